@@ -1,0 +1,73 @@
+"""The ``ascend-doctor`` command line.
+
+Subcommands live in their own modules and are imported only when used, so that
+``ascend-doctor --version`` and ``check`` start fast (see bench/).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Dict, List, Optional, Tuple
+
+import click
+
+from ascend_doctor import __version__
+
+# name -> (module, attribute, one-line help shown in `ascend-doctor --help`)
+SUBCOMMANDS: Dict[str, Tuple[str, str, str]] = {
+    "check": ("ascend_doctor.cli.check_cmd", "check", "Grade this machine (or a snapshot) for Ascend deployment."),
+    "checks": ("ascend_doctor.cli.catalogue_cmd", "checks", "List every check with its id and title."),
+    "explain": ("ascend_doctor.cli.catalogue_cmd", "explain", "Print what a check verifies, why, and how to fix it."),
+    "snapshot": ("ascend_doctor.cli.snapshot_cmd", "snapshot", "Capture this machine into a snapshot for support."),
+    "matrix": ("ascend_doctor.cli.matrix_cmd", "matrix", "Query, validate and update the compatibility matrix."),
+    "diagnose": ("ascend_doctor.cli.diagnose_cmd", "diagnose", "Explain the Ascend errors found in a log or paste."),
+    "model": ("ascend_doctor.cli.model_cmd", "model", "Inspect model weights and write/verify manifests."),
+    "plan": ("ascend_doctor.cli.plan_cmd", "plan", "Will this model fit, and on how many cards?"),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> List[str]:
+        return sorted(SUBCOMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> Optional[click.Command]:
+        entry = SUBCOMMANDS.get(cmd_name)
+        if entry is None:
+            return None
+        module_name, attr, _ = entry
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:  # a missing optional piece must not break the whole CLI
+            raise click.ClickException(f"command {cmd_name!r} is unavailable: {exc}") from exc
+        command: click.Command = getattr(module, attr)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # Short help comes from the table, so --help does not import every subcommand.
+        rows = [(name, SUBCOMMANDS[name][2]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+def _print_version(ctx: click.Context, _param: Any, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    from ascend_doctor.matrix.meta import shipped_matrix_version
+
+    click.echo(f"ascend-doctor {__version__} (compatibility matrix {shipped_matrix_version()})")
+    ctx.exit(0)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Print the tool and matrix versions and exit.")
+def main() -> None:
+    """Is this Ascend NPU server ready for DeepSeek? If not, what exactly is wrong?
+
+    \b
+    Examples:
+      ascend-doctor check                       # grade this machine
+      ascend-doctor check --format json -o r.json
+      ascend-doctor check --from snap.tar.gz    # replay a customer's snapshot
+      ascend-doctor explain ASC-DRV-001
+    """

@@ -1,0 +1,90 @@
+"""Helpers shared by every command: output options, writing output, one-line errors."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sys
+from typing import Any, Callable, Optional, TypeVar
+
+import click
+
+from ascend_doctor.exitcodes import ExitCode
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+FORMAT_CHOICES = ("text", "json")
+
+
+def output_options(func: F) -> F:
+    """Add ``--format text|json`` and ``-o/--output FILE`` to a command."""
+    func = click.option(
+        "-o",
+        "--output",
+        "output",
+        type=click.Path(dir_okay=False, writable=True),
+        default=None,
+        help="Write the result to FILE instead of standard output.",
+    )(func)
+    func = click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(FORMAT_CHOICES),
+        default="text",
+        show_default=True,
+        help="text for people, json for scripts (JSON goes to stdout or -o FILE).",
+    )(func)
+    return func
+
+
+def write_output(text: str, output: Optional[str]) -> None:
+    """Write the final result to -o FILE (atomically) or stdout."""
+    if not text.endswith("\n"):
+        text += "\n"
+    if output and output != "-":
+        tmp = f"{output}.tmp{os.getpid()}"
+        try:
+            with open(tmp, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, output)
+        except OSError as exc:
+            fail(f"cannot write {output}: {exc.strerror or exc}", ExitCode.INCOMPLETE)
+        return
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def dump_json(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False)
+
+
+def fail(message: str, code: int = ExitCode.USAGE) -> "NoReturn":  # type: ignore[name-defined]  # noqa: F821
+    """Print one clear error line on stderr and exit with a documented code."""
+    click.echo(f"ascend-doctor: error: {message}", err=True)
+    sys.exit(int(code))
+
+
+def stderr_console() -> Any:
+    """A rich console on stderr for progress and logs (never on stdout)."""
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False)
+
+
+def handle_errors(func: F) -> F:
+    """Turn unexpected exceptions in a command into one line + exit 3 (traceback with -v)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # pragma: no cover - exercised through CLI tests
+            if os.environ.get("ASCEND_DOCTOR_DEBUG"):
+                raise
+            fail(f"internal error: {type(exc).__name__}: {exc} (set ASCEND_DOCTOR_DEBUG=1 for a traceback)",
+                 ExitCode.INCOMPLETE)
+
+    return wrapper  # type: ignore[return-value]

@@ -1,0 +1,12 @@
+"""Exit codes: a documented contract for install scripts (see README, "Exit codes")."""
+
+from __future__ import annotations
+
+import enum
+
+
+class ExitCode(enum.IntEnum):
+    OK = 0  # nothing at or above the --fail-on threshold
+    FINDINGS = 1  # at least one FAIL (or WARN with --fail-on warn)
+    USAGE = 2  # bad command line (click's own code for usage errors)
+    INCOMPLETE = 3  # the doctor could not finish, or a check ended in ERROR and nothing failed

@@ -1,0 +1,259 @@
+"""The host abstraction: the only door through which ascend-doctor touches a machine.
+
+Two implementations exist: ``LiveHost`` (this machine, through subprocess / os / psutil) and
+``SnapshotHost`` (a captured machine snapshot, see docs/snapshot-format.md). Probes receive a
+``Host`` and never know which one they have; that is what makes every check testable without
+an NPU.
+
+Failures that are *facts about the machine* (a missing binary, permission denied, a hung
+command, a file that is not there) are returned as data (``CommandResult.status``) or raised as
+``HostFileError`` subclasses that callers catch; they are never generic exceptions.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import BinaryIO, Dict, List, Mapping, Optional, Sequence, Tuple
+
+try:  # Protocol is in typing from 3.8; keep the import explicit for readers.
+    from typing import Protocol
+except ImportError:  # pragma: no cover
+    from typing_extensions import Protocol  # type: ignore
+
+DEFAULT_TIMEOUT_S = 10.0
+# Files read through the host are bounded: version files are tiny, logs are streamed.
+DEFAULT_MAX_READ_BYTES = 4 * 1024 * 1024
+
+
+class CommandStatus(str, enum.Enum):
+    """How a command ended, as seen by the doctor."""
+
+    OK = "ok"  # it ran and exited (rc may still be non-zero)
+    NOT_FOUND = "not_found"  # the binary is not installed / not on PATH
+    PERMISSION_DENIED = "permission_denied"  # exec or the command itself refused us
+    TIMEOUT = "timeout"  # killed after the timeout: typical of npu-smi on a broken driver
+    ERROR = "error"  # could not be started for another reason
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """The outcome of running one command on a host."""
+
+    argv: Tuple[str, ...]
+    status: CommandStatus
+    returncode: Optional[int] = None
+    stdout: str = ""
+    stderr: str = ""
+    duration_s: float = 0.0
+    timeout_s: Optional[float] = None
+    detail: str = ""  # human explanation for non-OK statuses
+
+    @property
+    def ok(self) -> bool:
+        """Ran and exited 0."""
+        return self.status is CommandStatus.OK and self.returncode == 0
+
+    @property
+    def command_line(self) -> str:
+        return " ".join(self.argv)
+
+    def describe_failure(self) -> str:
+        """One line saying why this command did not give usable output."""
+        cmd = self.command_line
+        if self.status is CommandStatus.NOT_FOUND:
+            return f"`{cmd}`: command not found"
+        if self.status is CommandStatus.TIMEOUT:
+            return f"`{cmd}` did not answer within {self.timeout_s:g} s and was killed"
+        if self.status is CommandStatus.PERMISSION_DENIED:
+            return f"`{cmd}`: permission denied" + (f" ({self.detail})" if self.detail else "")
+        if self.status is CommandStatus.ERROR:
+            return f"`{cmd}` could not be run: {self.detail}"
+        err = (self.stderr.strip() or self.stdout.strip()).splitlines()
+        tail = f": {err[-1][:200]}" if err else ""
+        return f"`{cmd}` exited with status {self.returncode}{tail}"
+
+
+class HostFileError(Exception):
+    """Base class for file access problems that are facts, not bugs."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(f"{path}: {message}")
+        self.path = path
+        self.message = message
+
+
+class FileMissing(HostFileError):
+    pass
+
+
+class FilePermissionDenied(HostFileError):
+    pass
+
+
+class FileTooLarge(HostFileError):
+    pass
+
+
+class PathRefused(HostFileError):
+    """A snapshot path that would escape the snapshot (symlink or ``..``)."""
+
+
+class SnapshotError(Exception):
+    """The snapshot itself cannot be used (unreadable, malformed, hostile archive)."""
+
+
+@dataclass(frozen=True)
+class FileStat:
+    path: str
+    size: int
+    is_dir: bool
+    is_file: bool
+    is_symlink: bool
+    mtime: float = 0.0
+    mode: int = 0
+
+
+@dataclass(frozen=True)
+class MemoryInfo:
+    total_bytes: int
+    available_bytes: int
+    swap_total_bytes: int = 0
+    swap_free_bytes: int = 0
+
+
+@dataclass(frozen=True)
+class DiskUsage:
+    path: str
+    total_bytes: int
+    free_bytes: int
+
+
+@dataclass(frozen=True)
+class ProcessInfo:
+    pid: int
+    name: str
+    cmdline: Tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ListeningSocket:
+    address: str
+    port: int
+    pid: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class PythonEnv:
+    """The target interpreter (the one that will run torch), not the doctor's own."""
+
+    executable: Optional[str]
+    version: Optional[str]
+    packages: Mapping[str, str] = field(default_factory=dict)
+    error: Optional[str] = None  # why it could not be inspected, when it could not
+
+    def package(self, name: str) -> Optional[str]:
+        """Installed version of a distribution, matching names PEP 503-style."""
+        want = normalize_dist_name(name)
+        for key, value in self.packages.items():
+            if normalize_dist_name(key) == want:
+                return value
+        return None
+
+
+def normalize_dist_name(name: str) -> str:
+    return "".join("-" if c in "_." else c for c in name.lower())
+
+
+@dataclass(frozen=True)
+class HostInfo:
+    source: str  # "live" | "snapshot"
+    hostname: Optional[str]
+    arch: Optional[str]
+    kernel: Optional[str]
+    os: Optional[str]
+    origin: Optional[str] = None  # snapshot path, when a snapshot
+    captured_at: Optional[str] = None
+    tool_version: Optional[str] = None
+
+
+class Host(Protocol):
+    """Everything the doctor may ask of a machine."""
+
+    def info(self) -> HostInfo: ...
+
+    def run(self, argv: Sequence[str], timeout: Optional[float] = None) -> CommandResult:
+        """Run a command; never raises for missing binaries, denials or hangs."""
+        ...
+
+    def run_many(
+        self, commands: Sequence[Sequence[str]], timeout: Optional[float] = None
+    ) -> List[CommandResult]:
+        """Run independent commands (concurrently where the host can)."""
+        ...
+
+    def read_bytes(self, path: str, max_bytes: int = DEFAULT_MAX_READ_BYTES) -> bytes:
+        """Read a whole file; raises FileMissing / FilePermissionDenied / FileTooLarge / PathRefused."""
+        ...
+
+    def read_text(self, path: str, max_bytes: int = DEFAULT_MAX_READ_BYTES) -> str: ...
+
+    def open_binary(self, path: str) -> BinaryIO:
+        """Open a file for streaming (logs, weights). Same errors as read_bytes."""
+        ...
+
+    def exists(self, path: str) -> bool: ...
+
+    def is_dir(self, path: str) -> bool: ...
+
+    def stat(self, path: str) -> Optional[FileStat]:
+        """lstat-like: None when the path does not exist."""
+        ...
+
+    def listdir(self, path: str) -> List[str]:
+        """Names in a directory, sorted; [] when absent. Raises FilePermissionDenied."""
+        ...
+
+    def readlink(self, path: str) -> Optional[str]:
+        """Target of a symlink as stored, None when not a symlink."""
+        ...
+
+    def realpath(self, path: str) -> str:
+        """Resolve symlinks inside the host's view of the filesystem."""
+        ...
+
+    def env(self) -> Mapping[str, str]: ...
+
+    def memory(self) -> Optional[MemoryInfo]: ...
+
+    def cpu_count(self) -> Optional[int]: ...
+
+    def disk_usage(self, path: str) -> Optional[DiskUsage]: ...
+
+    def processes(self) -> Optional[List[ProcessInfo]]:
+        """Running processes, None when unknown (e.g. a snapshot without them)."""
+        ...
+
+    def listening_sockets(self) -> Optional[List[ListeningSocket]]: ...
+
+    def python_env(self) -> PythonEnv: ...
+
+
+def command_file_name(argv: Sequence[str]) -> str:
+    """Snapshot file stem for a command: the argv joined with ``_`` (``npu-smi_info``).
+
+    Path separators inside arguments are replaced too, so a name can never leave ``commands/``.
+    """
+    joined = "_".join(argv)
+    return joined.replace("/", "_").replace("\\", "_").replace("\x00", "_")
+
+
+def parse_env_lines(text: str) -> Dict[str, str]:
+    """Parse ``NAME=value`` lines (as printed by ``env``)."""
+    out: Dict[str, str] = {}
+    for line in text.splitlines():
+        if "=" in line:
+            key, _, value = line.partition("=")
+            if key and key.replace("_", "").isalnum():
+                out[key] = value
+    return out
