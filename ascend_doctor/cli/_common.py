@@ -6,7 +6,7 @@ import functools
 import json
 import os
 import sys
-from typing import Any, Callable, Optional, TypeVar
+from typing import Any, Callable, NoReturn, Optional, TypeVar
 
 import click
 
@@ -59,7 +59,7 @@ def dump_json(data: Any) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False)
 
 
-def fail(message: str, code: int = ExitCode.USAGE) -> "NoReturn":  # type: ignore[name-defined]  # noqa: F821
+def fail(message: str, code: int = ExitCode.USAGE) -> NoReturn:
     """Print one clear error line on stderr and exit with a documented code."""
     click.echo(f"ascend-doctor: error: {message}", err=True)
     sys.exit(int(code))

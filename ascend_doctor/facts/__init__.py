@@ -54,12 +54,26 @@ class UnknownFact(KeyError):
     pass
 
 
+class FactUnavailable(Exception):
+    """A fact that cannot be established on this host (not a bug): e.g. npu-smi is absent.
+
+    The runner turns it into SKIP for a check that did not catch it.
+    """
+
+    def __init__(self, reason: str, detail: Any = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.detail = detail
+
+
 class Facts:
     """Memoised access to facts about one host for one run."""
 
     def __init__(self, host: Host, options: Optional[RunOptions] = None) -> None:
         self.host = host
         self.options = options or RunOptions()
+        # The matrix is used by providers only to *name* things (chip family), never to judge.
+        self.matrix: Any = None
         self._values: Dict[str, Tuple[bool, Any]] = {}
         self._commands: Dict[Tuple[str, ...], CommandResult] = {}
         self._lock = threading.RLock()

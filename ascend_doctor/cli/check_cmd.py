@@ -1,0 +1,129 @@
+"""``ascend-doctor check``: grade this machine (or a snapshot of one)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Dict, Optional, Tuple
+
+import click
+
+from ascend_doctor.cli._common import fail, handle_errors, output_options, write_output
+from ascend_doctor.exitcodes import ExitCode
+
+
+def _split_prefixes(values: Tuple[str, ...]) -> Tuple[str, ...]:
+    out = []
+    for value in values:
+        out.extend(p.strip() for p in value.split(",") if p.strip())
+    return tuple(out)
+
+
+def load_matrix_or_exit(matrix_path: Optional[str]) -> Tuple[Any, Dict[str, Any]]:
+    from ascend_doctor.matrix import MatrixError, load_matrix
+
+    try:
+        matrix = load_matrix(matrix_path)
+    except MatrixError as exc:
+        fail(f"cannot load the compatibility matrix: {exc}", ExitCode.INCOMPLETE)
+    info = {"version": getattr(matrix, "version", None), "date": getattr(matrix, "date", None),
+            "origin": getattr(matrix, "origin", None)}
+    return matrix, info
+
+
+@click.command("check")
+@click.option("--from", "snapshot", metavar="SNAPSHOT", default=None,
+              help="Check a machine snapshot (directory or .tar.gz) instead of this machine.")
+@output_options
+@click.option("--timeout", type=click.FloatRange(0.1, 600), default=10.0, show_default=True,
+              help="Seconds to wait for each command (a hung npu-smi becomes a graded result).")
+@click.option("--python", "python", metavar="PATH", default=None,
+              help="Interpreter whose packages are checked (default: $VIRTUAL_ENV/bin/python, else python3).")
+@click.option("--select", multiple=True, metavar="PREFIX",
+              help="Run only checks whose id starts with PREFIX (repeatable or comma-separated).")
+@click.option("--ignore", multiple=True, metavar="PREFIX", help="Skip checks whose id starts with PREFIX.")
+@click.option("--fail-on", type=click.Choice(["fail", "warn"]), default="fail", show_default=True,
+              help="Lowest status that makes the exit code 1.")
+@click.option("--matrix", "matrix_path", metavar="FILE", default=None, envvar="ASCEND_DOCTOR_MATRIX",
+              help="Compatibility matrix to use instead of the shipped one (env: ASCEND_DOCTOR_MATRIX).")
+@click.option("--model", "model_dir", metavar="DIR", default=None, help="Also check this model directory.")
+@click.option("--verify", "verify_manifest", metavar="MANIFEST", default=None,
+              help="With --model: verify the weights against a manifest or sha256sum file.")
+@click.option("--config", "serving_config", metavar="FILE", default=None,
+              help="Also lint this serving configuration (MindIE config.json or a models: YAML/JSON).")
+@click.option("--vllm-args", "vllm_args", metavar="ARGS", default=None,
+              help='Also lint a vLLM-Ascend launch line, e.g. "vllm serve /models/R1 --tensor-parallel-size 16".')
+@click.option("-v", "--verbose", is_flag=True, help="Show evidence under each result.")
+@handle_errors
+def check(snapshot: Optional[str], fmt: str, output: Optional[str], timeout: float, python: Optional[str],
+          select: Tuple[str, ...], ignore: Tuple[str, ...], fail_on: str, matrix_path: Optional[str],
+          model_dir: Optional[str], verify_manifest: Optional[str], serving_config: Optional[str],
+          vllm_args: Optional[str], verbose: bool) -> None:
+    """Grade an Ascend server's readiness to serve DeepSeek.
+
+    \b
+    Examples:
+      ascend-doctor check
+      ascend-doctor check --format json -o report.json
+      ascend-doctor check --from customer-snapshot.tar.gz
+      ascend-doctor check --select ASC-DRV,ASC-CANN --fail-on warn
+      ascend-doctor check --model /data/DeepSeek-R1-W8A8 --config mindie-config.json
+
+    \b
+    Exit codes: 0 ready (nothing at or above --fail-on), 1 at least one FAIL (or WARN with
+    --fail-on warn), 2 usage error, 3 could not finish (unreadable snapshot, internal error)
+    or a check ended in ERROR while nothing failed.
+    """
+    from ascend_doctor.host.base import SnapshotError
+    from ascend_doctor.host.factory import make_host
+    from ascend_doctor.options import RunOptions
+
+    if verify_manifest and not model_dir:
+        raise click.UsageError("--verify needs --model DIR")
+    options = RunOptions(
+        timeout_s=timeout, python=python, select=_split_prefixes(select), ignore=_split_prefixes(ignore),
+        fail_on=fail_on, model_dir=model_dir, verify_manifest=verify_manifest, serving_config=serving_config,
+        vllm_args=vllm_args,
+    )
+    matrix, matrix_info = load_matrix_or_exit(matrix_path)
+    try:
+        host = make_host(snapshot, timeout, python)
+    except SnapshotError as exc:
+        fail(f"cannot read snapshot {snapshot}: {exc}", ExitCode.INCOMPLETE)
+    except OSError as exc:
+        fail(f"cannot read snapshot {snapshot}: {exc.strerror or exc}", ExitCode.INCOMPLETE)
+    try:
+        report = _run_with_progress(host, matrix, options, matrix_info)
+    finally:
+        close = getattr(host, "close", None)
+        if callable(close):
+            close()
+
+    if fmt == "json":
+        from ascend_doctor.render.json import report_to_json
+
+        write_output(report_to_json(report), output)
+    else:
+        _emit_text(report, output, verbose)
+    sys.exit(int(report.exit_code))
+
+
+def _run_with_progress(host: Any, matrix: Any, options: Any, matrix_info: Dict[str, Any]) -> Any:
+    from ascend_doctor.runner import run_checks
+
+    if not sys.stderr.isatty():
+        return run_checks(host, matrix, options, matrix_info)
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    with console.status("probing...") as status:
+        return run_checks(host, matrix, options, matrix_info,
+                          progress=lambda text: status.update(f"checking {text}"))
+
+
+def _emit_text(report: Any, output: Optional[str], verbose: bool) -> None:
+    from ascend_doctor.render.text import make_console, render_text, report_to_text
+
+    if output and output != "-":
+        write_output(report_to_text(report, color=False, verbose=verbose), output)
+        return
+    render_text(report, make_console(), verbose=verbose)

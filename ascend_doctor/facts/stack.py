@@ -1,0 +1,266 @@
+"""Facts about the installed Ascend software stack: driver, firmware, CANN packages.
+
+Where files live (``compat_facts.md`` §5): the driver root comes from
+``/etc/ascend_install.info`` (``Driver_Install_Path_Param``, default ``/usr/local/Ascend``);
+CANN ≤ 8.3 installs under ``ascend-toolkit/<ver>/<arch>-linux`` with a ``latest`` link,
+CANN ≥ 8.5 under ``cann-<ver>/<arch>-linux`` with ``cann`` / ``ascend-toolkit/latest`` links.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar
+
+from ascend_doctor.facts import Facts, provider
+from ascend_doctor.host.base import HostFileError
+
+DEFAULT_ROOT = "/usr/local/Ascend"
+ASCEND_INSTALL_INFO = "/etc/ascend_install.info"
+ARCH_DIRS = ("aarch64-linux", "x86_64-linux")
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ParsedFile:
+    """A version/install file read from the host, parsed or with the reason it could not be."""
+
+    path: str
+    info: Any = None  # the parser's record
+    error: Optional[str] = None
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"path": self.path, "error": self.error,
+                "info": self.info.to_dict() if hasattr(self.info, "to_dict") else self.info}
+
+
+@dataclass(frozen=True)
+class CannInstall:
+    """One CANN package install (toolkit, nnae, ops...) found on disk."""
+
+    kind: str  # toolkit | nnae | ops | kernels
+    version: Optional[str]
+    arch: Optional[str]
+    path: str  # the directory holding the *_install.info file
+    info_file: str
+    innerversion: Optional[str] = None
+    compatible_version: Tuple[Any, ...] = ()
+    package_name: Optional[str] = None
+    via_latest: bool = False  # reached through a `latest` / `cann` link
+    error: Optional[str] = None
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "kind": self.kind, "version": self.version, "arch": self.arch, "path": self.path,
+            "info_file": self.info_file, "innerversion": self.innerversion,
+            "compatible_version": [list(c) if isinstance(c, (tuple, list)) else c for c in self.compatible_version],
+            "package_name": self.package_name, "via_latest": self.via_latest, "error": self.error,
+        }
+
+
+@dataclass(frozen=True)
+class StackFacts:
+    """Everything found under the Ascend install roots."""
+
+    roots: Tuple[str, ...]
+    install_info: Optional[ParsedFile]
+    driver_root: str
+    drivers: Tuple[ParsedFile, ...] = ()  # every driver/version.info found, active one first
+    firmwares: Tuple[ParsedFile, ...] = ()
+    cann: Tuple[CannInstall, ...] = ()
+    notes: Tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def driver(self) -> Optional[ParsedFile]:
+        return self.drivers[0] if self.drivers else None
+
+    @property
+    def firmware(self) -> Optional[ParsedFile]:
+        return self.firmwares[0] if self.firmwares else None
+
+    @property
+    def driver_version(self) -> Optional[str]:
+        info = self.driver.info if self.driver else None
+        return getattr(info, "version", None) or getattr(info, "package_version", None)
+
+    @property
+    def firmware_version(self) -> Optional[str]:
+        info = self.firmware.info if self.firmware else None
+        return getattr(info, "version", None)
+
+    def toolkits(self) -> List[CannInstall]:
+        return [c for c in self.cann if c.kind == "toolkit" and not c.error]
+
+    def active_toolkit(self, env: Optional[Dict[str, str]] = None) -> Optional[CannInstall]:
+        """The toolkit set_env.sh points at, else the one behind `latest`, else the newest."""
+        toolkits = self.toolkits()
+        if not toolkits:
+            return None
+        home = (env or {}).get("ASCEND_HOME_PATH") or (env or {}).get("ASCEND_TOOLKIT_HOME")
+        if home:
+            home = home.rstrip("/")
+            for tk in toolkits:
+                if tk.path.startswith(home + "/") or tk.path == home or posixpath.dirname(tk.path) == home:
+                    return tk
+        for tk in toolkits:
+            if tk.via_latest:
+                return tk
+        from ascend_doctor.versions import AscendVersion
+
+        return max(toolkits, key=lambda t: AscendVersion.try_parse(t.version or "") or AscendVersion.parse("0.0"))
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "roots": list(self.roots), "driver_root": self.driver_root,
+            "install_info": self.install_info.to_dict() if self.install_info else None,
+            "drivers": [d.to_dict() for d in self.drivers], "firmwares": [f.to_dict() for f in self.firmwares],
+            "cann": [c.to_dict() for c in self.cann], "notes": list(self.notes),
+        }
+
+
+def _read_parsed(facts: Facts, path: str, parse: Callable[[str], T]) -> Optional[ParsedFile]:
+    """Read and parse one file; None when absent, ParsedFile(error=...) when unusable."""
+    host = facts.host
+    if not host.exists(path):
+        return None
+    try:
+        text = host.read_text(path, max_bytes=256 * 1024)
+    except HostFileError as exc:
+        return ParsedFile(path, None, exc.message)
+    try:
+        return ParsedFile(path, parse(text))
+    except ValueError as exc:  # the parsers' documented VersionFileError is a ValueError
+        return ParsedFile(path, None, str(exc))
+
+
+def _roots(facts: Facts, install_root: Optional[str]) -> List[str]:
+    env = facts.host.env()
+    candidates = [install_root, DEFAULT_ROOT]
+    home = env.get("HOME")
+    if home:
+        candidates.append(posixpath.join(home, "Ascend"))  # non-root installs
+    for var in ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME"):
+        value = env.get(var, "")
+        if "/ascend-toolkit" in value:
+            candidates.append(value.split("/ascend-toolkit")[0])
+        elif "/cann" in value:
+            candidates.append(value.split("/cann")[0])
+    roots: List[str] = []
+    for root in candidates:
+        if root and root not in roots and facts.host.is_dir(root):
+            roots.append(root.rstrip("/") or "/")
+    return roots
+
+
+@provider("stack")
+def stack(facts: Facts) -> StackFacts:
+    from ascend_doctor.parsers import version_files as vf
+
+    host = facts.host
+    install_info = _read_parsed(facts, ASCEND_INSTALL_INFO, vf.parse_ascend_install_info)
+    driver_root = DEFAULT_ROOT
+    notes: List[str] = []
+    if install_info and install_info.info and getattr(install_info.info, "driver_install_path", None):
+        driver_root = install_info.info.driver_install_path.rstrip("/") or "/"
+    roots = _roots(facts, driver_root)
+
+    drivers: List[ParsedFile] = []
+    firmwares: List[ParsedFile] = []
+    # The active driver is the one under the recorded driver root; others are leftovers.
+    for root in [driver_root] + [r for r in roots if r != driver_root]:
+        for sub, parse, bucket in (("driver", vf.parse_driver_version_info, drivers),
+                                   ("firmware", vf.parse_firmware_version_info, firmwares)):
+            found = _read_parsed(facts, posixpath.join(root, sub, "version.info"), parse)
+            if found and all(host.realpath(found.path) != host.realpath(f.path) for f in bucket):
+                bucket.append(found)
+
+    cann: List[CannInstall] = []
+    seen_real: Dict[str, int] = {}
+    for root in roots:
+        for install in _find_cann(facts, root):
+            real = host.realpath(install.info_file)
+            if real in seen_real:
+                # Same file reached twice (through `latest` and directly): keep one, remember the link.
+                idx = seen_real[real]
+                if install.via_latest and not cann[idx].via_latest:
+                    cann[idx] = install
+                continue
+            seen_real[real] = len(cann)
+            cann.append(install)
+    return StackFacts(tuple(roots), install_info, driver_root, tuple(drivers), tuple(firmwares), tuple(cann),
+                      tuple(notes))
+
+
+_INFO_FILES = (
+    ("toolkit", "ascend_toolkit_install.info"),
+    ("nnae", "ascend_nnae_install.info"),
+    ("ops", "ascend_ops_install.info"),
+)
+
+
+def _find_cann(facts: Facts, root: str) -> List[CannInstall]:
+    """Every *_install.info under the usual CANN places of one install root."""
+    host = facts.host
+    places: List[Tuple[str, bool]] = []  # (directory containing <arch>-linux, via_latest)
+    for product in ("ascend-toolkit", "nnae"):
+        base = posixpath.join(root, product)
+        for name in host.listdir(base):
+            if name in ("set_env.sh",):
+                continue
+            full = posixpath.join(base, name)
+            if host.is_dir(full):
+                places.append((full, name == "latest"))
+    for name in host.listdir(root):
+        full = posixpath.join(root, name)
+        if (name == "cann" or name.startswith("cann-")) and host.is_dir(full):
+            places.append((full, name == "cann"))
+    found: List[CannInstall] = []
+    for place, via_latest in places:
+        for arch_dir in ARCH_DIRS:
+            directory = posixpath.join(place, arch_dir)
+            for kind, file_name in _INFO_FILES:
+                path = posixpath.join(directory, file_name)
+                if host.exists(path):
+                    found.append(_cann_install(facts, kind, path, directory, via_latest))
+        # nnae and some images keep the info file directly in the version folder
+        for kind, file_name in _INFO_FILES:
+            path = posixpath.join(place, file_name)
+            if host.exists(path):
+                found.append(_cann_install(facts, kind, path, place, via_latest))
+    return found
+
+
+def _cann_install(facts: Facts, kind: str, path: str, directory: str, via_latest: bool) -> CannInstall:
+    from ascend_doctor.parsers.version_files import parse_cann_install_info
+
+    parsed = _read_parsed(facts, path, parse_cann_install_info)
+    info = parsed.info if parsed else None
+    if info is None:
+        return CannInstall(kind, None, None, directory, path, via_latest=via_latest,
+                           error=parsed.error if parsed else "unreadable")
+    return CannInstall(
+        kind=kind,
+        version=getattr(info, "version", None),
+        arch=getattr(info, "arch", None),
+        path=directory,
+        info_file=path,
+        innerversion=getattr(info, "innerversion", None),
+        compatible_version=tuple(getattr(info, "compatible_version", ()) or ()),
+        package_name=getattr(info, "package_name", None),
+        via_latest=via_latest,
+    )
+
+
+@provider("python_env")
+def python_env(facts: Facts) -> Any:
+    return facts.host.python_env()
+
+
+@provider("env")
+def env(facts: Facts) -> Dict[str, str]:
+    return dict(facts.host.env())
+
+
+@provider("host_info")
+def host_info(facts: Facts) -> Any:
+    return facts.host.info()

@@ -1,0 +1,49 @@
+"""The ``facts`` section of the report: the machine as support staff want to read it."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+from ascend_doctor.facts import Facts
+from ascend_doctor.jsonutil import jsonable
+
+# Python distributions worth showing in a report (the rest of the environment is noise).
+REPORTED_PACKAGES = (
+    "torch", "torch-npu", "torchvision", "torchair", "transformers", "vllm", "vllm-ascend", "mindie",
+    "mindie-llm", "mindspeed", "mindspore", "deepspeed", "numpy", "accelerate", "safetensors", "triton-ascend",
+)
+
+
+def report_facts(facts: Facts) -> Dict[str, Any]:
+    out: Dict[str, Any] = {}
+    smi = facts.try_get("npu_smi")
+    out["npu_smi_version"] = getattr(smi, "version", None)
+    out["devices"] = [jsonable(d) for d in (getattr(smi, "devices", None) or [])]
+    out["processes"] = [jsonable(p) for p in (getattr(smi, "processes", None) or [])]
+    chip = facts.try_get("npu_chip")
+    out["chip"] = jsonable(chip) if chip else None
+
+    stack = facts.try_get("stack")
+    out["driver_version"] = stack.driver_version if stack else None
+    out["firmware_version"] = stack.firmware_version if stack else None
+    cann: List[Dict[str, Any]] = []
+    if stack:
+        for install in stack.cann:
+            cann.append({"kind": install.kind, "version": install.version, "arch": install.arch,
+                         "path": install.path})
+    out["cann"] = cann
+
+    py = facts.try_get("python_env")
+    if py is not None:
+        packages = {name: py.package(name) for name in REPORTED_PACKAGES}
+        out["python"] = {
+            "executable": py.executable,
+            "version": py.version,
+            "packages": {k: v for k, v in packages.items() if v},
+            "error": py.error,
+        }
+    else:
+        out["python"] = None
+    container = facts.try_get("container")
+    out["container"] = jsonable(container) if container else None
+    return out

@@ -1,0 +1,128 @@
+"""Facts about the OS around the stack: device nodes, containers, visible-device variables."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+from ascend_doctor.facts import Facts, provider
+from ascend_doctor.host.base import HostFileError
+
+DEVICE_CONTROL_NODES = ("/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc")
+_DAVINCI_RE = re.compile(r"^davinci(\d+)$")
+
+
+@dataclass(frozen=True)
+class DeviceNodes:
+    davinci: Tuple[int, ...]  # N of every /dev/davinciN
+    control: Dict[str, bool]  # control node -> present
+
+    def to_dict(self) -> Dict[str, object]:
+        return {"davinci": list(self.davinci), "control": dict(self.control)}
+
+
+@provider("device_nodes")
+def device_nodes(facts: Facts) -> DeviceNodes:
+    host = facts.host
+    try:
+        names = host.listdir("/dev")
+    except HostFileError:
+        names = []
+    davinci = sorted(int(m.group(1)) for m in (_DAVINCI_RE.match(n) for n in names) if m)
+    control = {node: host.exists(node) for node in DEVICE_CONTROL_NODES}
+    return DeviceNodes(tuple(davinci), control)
+
+
+@dataclass(frozen=True)
+class ContainerInfo:
+    in_container: bool
+    runtime: Optional[str]  # docker | podman | kubernetes | containerd | lxc
+    evidence: Tuple[str, ...] = field(default_factory=tuple)
+
+    def to_dict(self) -> Dict[str, object]:
+        return {"in_container": self.in_container, "runtime": self.runtime, "evidence": list(self.evidence)}
+
+
+@provider("container")
+def container(facts: Facts) -> ContainerInfo:
+    host = facts.host
+    env = host.env()
+    evidence: List[str] = []
+    runtime: Optional[str] = None
+    if host.exists("/.dockerenv"):
+        evidence.append("/.dockerenv exists")
+        runtime = "docker"
+    if host.exists("/run/.containerenv"):
+        evidence.append("/run/.containerenv exists")
+        runtime = runtime or "podman"
+    if env.get("KUBERNETES_SERVICE_HOST"):
+        evidence.append("KUBERNETES_SERVICE_HOST is set")
+        runtime = "kubernetes"
+    if env.get("container"):
+        evidence.append(f"container={env['container']} in the environment")
+        runtime = runtime or env["container"]
+    try:
+        cgroup = host.read_text("/proc/1/cgroup", max_bytes=64 * 1024)
+    except HostFileError:
+        cgroup = ""
+    for word, name in (("kubepods", "kubernetes"), ("docker", "docker"), ("containerd", "containerd"),
+                       ("libpod", "podman"), ("lxc", "lxc")):
+        if word in cgroup:
+            evidence.append(f"/proc/1/cgroup mentions {word}")
+            runtime = runtime or name
+            break
+    return ContainerInfo(bool(evidence), runtime, tuple(evidence))
+
+
+@dataclass(frozen=True)
+class VisibleDevices:
+    """ASCEND_VISIBLE_DEVICES (container runtime: physical ids) and ASCEND_RT_VISIBLE_DEVICES
+    (the CANN runtime: logical indices among what the process sees)."""
+
+    visible: Optional[Tuple[int, ...]]
+    visible_raw: Optional[str]
+    rt_visible: Optional[Tuple[int, ...]]
+    rt_visible_raw: Optional[str]
+    errors: Tuple[str, ...] = ()
+
+    def to_dict(self) -> Dict[str, object]:
+        return {"ASCEND_VISIBLE_DEVICES": self.visible_raw, "ASCEND_RT_VISIBLE_DEVICES": self.rt_visible_raw,
+                "visible": list(self.visible) if self.visible is not None else None,
+                "rt_visible": list(self.rt_visible) if self.rt_visible is not None else None,
+                "errors": list(self.errors)}
+
+
+def parse_device_list(text: str) -> Tuple[int, ...]:
+    """``0,1,2`` / ``0-3`` / ``1,2,3,4,5,6,7,0`` -> ids, in the order given. ValueError on junk."""
+    ids: List[int] = []
+    for part in text.replace(" ", "").split(","):
+        if not part:
+            continue
+        if "-" in part:
+            lo, _, hi = part.partition("-")
+            a, b = int(lo), int(hi)
+            if b < a or b - a > 4096:
+                raise ValueError(f"bad range {part!r}")
+            ids.extend(range(a, b + 1))
+        else:
+            ids.append(int(part))
+    return tuple(ids)
+
+
+@provider("visible_devices")
+def visible_devices(facts: Facts) -> VisibleDevices:
+    env = facts.host.env()
+    errors: List[str] = []
+    parsed: Dict[str, Optional[Tuple[int, ...]]] = {}
+    for var in ("ASCEND_VISIBLE_DEVICES", "ASCEND_RT_VISIBLE_DEVICES"):
+        raw = env.get(var)
+        parsed[var] = None
+        if raw is None or raw.strip() == "" or raw.strip().lower() == "all":
+            continue
+        try:
+            parsed[var] = parse_device_list(raw)
+        except ValueError:
+            errors.append(f"{var}={raw!r} is not a list of device numbers")
+    return VisibleDevices(parsed["ASCEND_VISIBLE_DEVICES"], env.get("ASCEND_VISIBLE_DEVICES"),
+                          parsed["ASCEND_RT_VISIBLE_DEVICES"], env.get("ASCEND_RT_VISIBLE_DEVICES"), tuple(errors))

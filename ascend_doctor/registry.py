@@ -1,0 +1,83 @@
+"""The check catalogue: every module of ``ascend_doctor.checks`` (the top-level ``checks/``)."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from ascend_doctor.checkapi import Check, CheckSpec, validate_spec
+
+# Ids that were used once and must never be given to another check.
+RETIRED_IDS: frozenset = frozenset()
+
+
+_cache: Optional[Tuple[List[Check], List[str]]] = None
+
+
+def load_catalogue() -> Tuple[List[Check], List[str]]:
+    """Every check sorted by id, plus one message per module that could not be loaded.
+
+    A broken module must not take the whole catalogue down: the runner reports each
+    load problem as an ERROR result and runs the rest.
+    """
+    global _cache
+    if _cache is not None:
+        return list(_cache[0]), list(_cache[1])
+    import ascend_doctor.checks as pkg
+
+    found: List[Check] = []
+    problems: List[str] = []
+    seen: Dict[str, str] = {}
+    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        module_name = f"{pkg.__name__}.{info.name}"
+        try:
+            module = importlib.import_module(module_name)
+        except Exception as exc:
+            problems.append(f"{module_name}: cannot be imported: {type(exc).__name__}: {exc}")
+            continue
+        spec = getattr(module, "CHECK", None)
+        run = getattr(module, "run", None)
+        if not isinstance(spec, CheckSpec) or not callable(run):
+            problems.append(f"{module_name}: a check module must define CHECK (CheckSpec) and run(ctx)")
+            continue
+        spec_problems = validate_spec(spec)
+        if spec.id in seen:
+            spec_problems.append(f"{spec.id} is defined by both {seen[spec.id]} and {module_name}")
+        if spec.id in RETIRED_IDS:
+            spec_problems.append(f"{spec.id} is retired and may not be reused ({module_name})")
+        if spec_problems:
+            problems.extend(spec_problems)
+            continue
+        seen[spec.id] = module_name
+        found.append(Check(spec=spec, run=run, module=module_name))
+    found.sort(key=lambda c: c.spec.id)
+    _cache = (found, problems)
+    return list(found), list(problems)
+
+
+def all_checks() -> List[Check]:
+    return load_catalogue()[0]
+
+
+def matches(check_id: str, prefixes: Sequence[str]) -> bool:
+    cid = check_id.upper()
+    return any(cid.startswith(p.strip().upper()) for p in prefixes if p.strip())
+
+
+def select_checks(select: Sequence[str] = (), ignore: Sequence[str] = ()) -> List[Check]:
+    checks = all_checks()
+    if select:
+        checks = [c for c in checks if matches(c.spec.id, select)]
+    if ignore:
+        checks = [c for c in checks if not matches(c.spec.id, ignore)]
+    return checks
+
+
+def find_check(check_id: str) -> Optional[Check]:
+    for check in all_checks():
+        if check.spec.id.upper() == check_id.strip().upper():
+            return check
+    return None

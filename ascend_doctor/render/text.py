@@ -1,0 +1,134 @@
+"""The human report: rich text, grouped by area, worst first within a group.
+
+Everything that came from the machine (messages quote tool output) is added as
+``rich.text.Text`` so a ``[red]`` in an npu-smi line is printed, not interpreted.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from typing import IO, Dict, List, Optional
+
+from rich.console import Console
+from rich.text import Text
+
+from ascend_doctor.checkapi import Status
+from ascend_doctor.report import Report, Result
+
+STATUS_STYLE = {
+    Status.PASS: "green",
+    Status.WARN: "yellow",
+    Status.FAIL: "bold red",
+    Status.SKIP: "dim",
+    Status.ERROR: "magenta",
+}
+AREA_TITLES = {
+    "SMI": "npu-smi", "DEV": "Devices", "DRV": "Driver", "FW": "Firmware", "CANN": "CANN toolkit",
+    "OPS": "Kernels / ops package", "NNAL": "NNAL / ATB", "PY": "Python, torch and torch_npu",
+    "ENV": "Environment", "ENG": "Serving engines", "MIX": "Mixed installations", "CTR": "Containers",
+    "SYS": "Host resources", "LOG": "Logs", "MDL": "Model weights", "CFG": "Serving configuration",
+    "CORE": "ascend-doctor itself", "ARCH": "Architecture",
+}
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def clean(text: str) -> str:
+    """Drop terminal control characters from untrusted text (keeps newlines and tabs)."""
+    return _CONTROL_RE.sub("", text)
+
+
+def make_console(file: Optional[IO[str]] = None, color: Optional[bool] = None, width: Optional[int] = None
+                 ) -> Console:
+    no_color = bool(os.environ.get("NO_COLOR")) if color is None else not color
+    return Console(file=file, no_color=no_color, highlight=False, emoji=False, soft_wrap=False,
+                   force_terminal=True if color else None, width=width,
+                   color_system=None if no_color else "auto")
+
+
+def render_text(report: Report, console: Console, verbose: bool = False) -> None:
+    host = report.host
+    header = Text()
+    header.append("ascend-doctor ", style="bold")
+    header.append(f"{report.tool_version}  ")
+    origin = host.get("origin")
+    header.append(f"host: {host.get('hostname') or '?'} ({host.get('arch') or '?'}, {host.get('source')}"
+                  + (f": {origin}" if origin else "") + ")")
+    console.print(header)
+    matrix = report.matrix
+    if matrix:
+        console.print(Text(f"compatibility matrix {matrix.get('version', '?')} ({matrix.get('origin', '?')})",
+                           style="dim"))
+    _print_facts_line(report, console)
+    for note in report.notes:
+        console.print(Text(f"note: {clean(note)}", style="yellow"))
+
+    groups: Dict[str, List[Result]] = {}
+    for result in report.results:
+        groups.setdefault(result.id.split("-")[1] if "-" in result.id else "?", []).append(result)
+    for area, results in groups.items():
+        console.print()
+        console.print(Text(AREA_TITLES.get(area, area), style="bold underline"))
+        for result in results:
+            _print_result(result, console, verbose)
+    console.print()
+    _print_summary(report, console)
+
+
+def _print_facts_line(report: Report, console: Console) -> None:
+    facts = report.facts
+    parts = []
+    chip = facts.get("chip") or {}
+    if chip:
+        parts.append(f"{chip.get('chip_count')}× {chip.get('name')}")
+    for key, label in (("npu_smi_version", "npu-smi"), ("driver_version", "driver"),
+                       ("firmware_version", "firmware")):
+        if facts.get(key):
+            parts.append(f"{label} {facts[key]}")
+    cann = [c for c in facts.get("cann") or [] if c.get("kind") == "toolkit"]
+    if cann:
+        parts.append("CANN " + ", ".join(str(c.get("version")) for c in cann))
+    py = facts.get("python") or {}
+    pkgs = py.get("packages") or {}
+    for name in ("torch", "torch-npu", "vllm-ascend"):
+        if pkgs.get(name):
+            parts.append(f"{name} {pkgs[name]}")
+    if parts:
+        console.print(Text(" · ".join(parts), style="dim"))
+
+
+def _print_result(result: Result, console: Console, verbose: bool) -> None:
+    line = Text()
+    line.append(f"{result.status.value:<5} ", style=STATUS_STYLE[result.status])
+    line.append(f"{result.id} ", style="bold")
+    line.append(clean(result.title))
+    if result.scope:
+        line.append(f" [{clean(result.scope)}]", style="dim")
+    console.print(line)
+    message = Text("      " + clean(result.message).replace("\n", "\n      "))
+    console.print(message)
+    if result.remediation and result.status in (Status.FAIL, Status.WARN, Status.ERROR, Status.SKIP):
+        fix = Text("      fix: ", style="cyan")
+        fix.append(clean(result.remediation).replace("\n", "\n           "))
+        console.print(fix)
+    if verbose and result.evidence:
+        for key, value in result.evidence.items():
+            console.print(Text(f"      {key}: {clean(str(value))[:500]}", style="dim"))
+
+
+def _print_summary(report: Report, console: Console) -> None:
+    summary = report.summary()
+    line = Text("Summary: ", style="bold")
+    for status in (Status.FAIL, Status.WARN, Status.ERROR, Status.PASS, Status.SKIP):
+        line.append(f"{summary[status.value]} {status.value}", style=STATUS_STYLE[status])
+        line.append("  ")
+    line.append(f"(exit code {int(report.exit_code)})", style="dim")
+    console.print(line)
+
+
+def report_to_text(report: Report, color: bool = False, width: int = 100, verbose: bool = False) -> str:
+    buf = io.StringIO()
+    console = make_console(file=buf, color=color, width=width)
+    render_text(report, console, verbose=verbose)
+    return buf.getvalue()

@@ -1,0 +1,92 @@
+"""The report: what a run found, independent of how it is shown.
+
+``Report.to_dict()`` is the JSON contract described by ``docs/report-schema.json``
+(``schema_version`` below); renderers read a ``Report`` and nothing else.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, Optional
+
+from ascend_doctor.checkapi import Status
+from ascend_doctor.exitcodes import ExitCode
+from ascend_doctor.jsonutil import jsonable
+
+REPORT_SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Result:
+    """One graded line of the report (a check may produce several, each with a scope)."""
+
+    id: str
+    title: str
+    status: Status
+    message: str
+    remediation: str = ""
+    evidence: Mapping[str, Any] = field(default_factory=dict)
+    scope: Optional[str] = None
+    duration_s: float = 0.0
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "status": self.status.value,
+            "message": self.message,
+            "remediation": self.remediation,
+            "evidence": jsonable(dict(self.evidence)),
+            "scope": self.scope,
+            "duration_s": round(self.duration_s, 4),
+        }
+
+
+@dataclass
+class Report:
+    tool_version: str
+    matrix: Dict[str, Any]
+    host: Dict[str, Any]
+    facts: Dict[str, Any]
+    results: List[Result]
+    fail_on: str = "fail"
+    started_at: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+    duration_s: float = 0.0
+    notes: List[str] = field(default_factory=list)  # run-level remarks (e.g. snapshot warnings)
+
+    def summary(self) -> Dict[str, int]:
+        counts = {s.value: 0 for s in Status}
+        for result in self.results:
+            counts[result.status.value] += 1
+        return counts
+
+    @property
+    def exit_code(self) -> ExitCode:
+        return exit_code_for(self.results, self.fail_on)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "schema_version": REPORT_SCHEMA_VERSION,
+            "tool": {"name": "ascend-doctor", "version": self.tool_version},
+            "matrix": jsonable(self.matrix),
+            "host": jsonable(self.host),
+            "started_at": self.started_at,
+            "duration_s": round(self.duration_s, 3),
+            "fail_on": self.fail_on,
+            "facts": jsonable(self.facts),
+            "results": [r.to_dict() for r in self.results],
+            "summary": self.summary(),
+            "notes": list(self.notes),
+            "exit_code": int(self.exit_code),
+        }
+
+
+def exit_code_for(results: List[Result], fail_on: str = "fail") -> ExitCode:
+    """0 clean; 1 a FAIL (or a WARN with --fail-on warn); 3 an ERROR and nothing failed."""
+    statuses = {r.status for r in results}
+    if Status.FAIL in statuses or (fail_on == "warn" and Status.WARN in statuses):
+        return ExitCode.FINDINGS
+    if Status.ERROR in statuses:
+        return ExitCode.INCOMPLETE
+    return ExitCode.OK

@@ -1,0 +1,134 @@
+"""Run the selected checks against one host and collect a Report.
+
+Each check runs in isolation: an unmet precondition gives SKIP, ``NotApplicable`` gives
+SKIP, any other exception gives ERROR (with the exception named) and the run goes on.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from typing import Any, Callable, Dict, List, Optional
+
+from ascend_doctor import __version__
+from ascend_doctor.checkapi import PRECONDITIONS, Check, CheckContext, Finding, NotApplicable, Status
+from ascend_doctor.facts import Facts, FactUnavailable
+from ascend_doctor.host.base import Host
+from ascend_doctor.options import RunOptions
+from ascend_doctor.registry import load_catalogue, matches
+from ascend_doctor.report import Report, Result
+
+# Commands most checks need: started together so a hung npu-smi costs one timeout, not several.
+PREFETCH_COMMANDS = (("npu-smi", "info"), ("dmesg",))
+
+ProgressFunc = Callable[[str], None]
+
+
+def run_checks(
+    host: Host,
+    matrix: Any,
+    options: RunOptions,
+    matrix_info: Optional[Dict[str, Any]] = None,
+    progress: Optional[ProgressFunc] = None,
+) -> Report:
+    import ascend_doctor.preconditions  # noqa: F401  (registers the named preconditions)
+
+    started = time.monotonic()
+    facts = Facts(host, options)
+    facts.matrix = matrix
+    ctx = CheckContext(facts=facts, matrix=matrix, options=options)
+    checks, load_problems = load_catalogue()
+    selected = [c for c in checks if _selected(c.spec.id, options)]
+
+    results: List[Result] = [
+        Result("ASC-CORE-001", "Check catalogue loads", Status.ERROR, problem,
+               "Reinstall ascend-doctor; if it persists, report this line as a bug.")
+        for problem in load_problems
+    ]
+    if selected:
+        facts.prefetch_commands(PREFETCH_COMMANDS)
+    for check in selected:
+        if progress:
+            progress(f"{check.spec.id} {check.spec.title}")
+        results.extend(_run_one(check, ctx))
+
+    report = Report(
+        tool_version=__version__,
+        matrix=matrix_info or {},
+        host=_host_section(host),
+        facts=_facts_section(facts),
+        results=results,
+        fail_on=options.fail_on,
+        duration_s=time.monotonic() - started,
+    )
+    return report
+
+
+def _selected(check_id: str, options: RunOptions) -> bool:
+    if options.select and not matches(check_id, options.select):
+        return False
+    return not (options.ignore and matches(check_id, options.ignore))
+
+
+def _run_one(check: Check, ctx: CheckContext) -> List[Result]:
+    spec = check.spec
+    start = time.monotonic()
+
+    def result(status: Status, message: str, remediation: str = "", evidence: Optional[Dict[str, Any]] = None,
+               scope: Optional[str] = None) -> Result:
+        return Result(spec.id, spec.title, status, message, remediation, evidence or {}, scope,
+                      time.monotonic() - start)
+
+    try:
+        for name in spec.requires:
+            pre = PRECONDITIONS.get(name)
+            if pre is None:
+                return [result(Status.ERROR, f"unknown precondition {name!r} in {check.module}")]
+            reason = pre.test(ctx)
+            if reason:
+                return [result(Status.SKIP, reason)]
+        findings = list(check.run(ctx))
+    except NotApplicable as exc:
+        return [result(Status.SKIP, str(exc) or "not applicable on this host")]
+    except FactUnavailable as exc:
+        return [result(Status.SKIP, f"cannot be checked here: {exc.reason}")]
+    except Exception as exc:
+        tb = traceback.extract_tb(exc.__traceback__)
+        where = f"{tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno}" if tb else "?"
+        return [result(Status.ERROR, f"the check itself failed: {type(exc).__name__}: {exc}",
+                       "This is a bug in ascend-doctor, not in your machine; please report it with the JSON report.",
+                       {"exception": type(exc).__name__, "where": where})]
+    if not findings:
+        return [result(Status.ERROR, "the check produced no result",
+                       "This is a bug in ascend-doctor; please report it.")]
+    out = []
+    for finding in findings:
+        if not isinstance(finding, Finding):
+            out.append(result(Status.ERROR, f"the check yielded {type(finding).__name__}, not a Finding"))
+            continue
+        out.append(result(finding.status, finding.message, finding.remediation, dict(finding.evidence),
+                          finding.scope))
+    return out
+
+
+def _host_section(host: Host) -> Dict[str, Any]:
+    info = host.info()
+    return {
+        "source": info.source,
+        "hostname": info.hostname,
+        "arch": info.arch,
+        "kernel": info.kernel,
+        "os": info.os,
+        "origin": info.origin,
+        "captured_at": info.captured_at,
+    }
+
+
+# Facts the report always carries (computed if not already), in the schema's names.
+def _facts_section(facts: Facts) -> Dict[str, Any]:
+    from ascend_doctor.facts.summary import report_facts
+
+    try:
+        return report_facts(facts)
+    except Exception as exc:  # the facts section must never sink the report
+        return {"error": f"{type(exc).__name__}: {exc}"}
