@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import click
 
@@ -12,7 +12,7 @@ from ascend_doctor.exitcodes import ExitCode
 
 
 def _split_prefixes(values: Tuple[str, ...]) -> Tuple[str, ...]:
-    out = []
+    out: List[str] = []
     for value in values:
         out.extend(p.strip() for p in value.split(",") if p.strip())
     return tuple(out)

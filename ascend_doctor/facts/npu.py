@@ -29,7 +29,7 @@ def npu_smi(facts: Facts) -> object:
     try:
         return parse_npu_smi_info(result.stdout)
     except NpuSmiParseError as exc:
-        raise FactUnavailable(f"could not parse `npu-smi info` output: {exc}", result) from exc
+        raise FactUnavailable(str(exc), result) from exc
 
 
 # Fallback names -> families when the matrix cannot name a chip (kept minimal on purpose:
@@ -71,7 +71,7 @@ def npu_chip(facts: Facts) -> Optional[ChipSummary]:
         return None
     names = Counter(d.name for d in devices if d.name)
     name = names.most_common(1)[0][0] if names else "unknown"
-    capacities = [d.hbm_total_mb or d.memory_total_mb for d in devices if d.name == name]
+    capacities = [d.capacity_mb for d in devices if d.name == name]
     capacities = [c for c in capacities if c]
     return ChipSummary(
         name=name,

@@ -1,0 +1,102 @@
+"""Small helpers shared by check modules (not a check: the registry skips ``_`` modules)."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional, Set
+
+from ascend_doctor.checkapi import CheckContext, Finding, Status
+
+INSTALL_ROOT = "/usr/local/Ascend"
+
+
+def verdict_kind(verdict: Any) -> str:
+    kind = getattr(verdict, "kind", "unknown")
+    return str(getattr(kind, "value", kind)).lower()
+
+
+def verdict_finding(verdict: Any, subject: str, remediation: str, unknown_status: Status = Status.WARN) -> Finding:
+    """Map a matrix verdict to a finding.
+
+    recommended -> PASS; compatible -> PASS with the recommended pairing noted;
+    incompatible -> FAIL; unknown (not in the matrix) -> WARN by default: we cannot confirm it,
+    which is not the same as knowing it is wrong.
+    """
+    kind = verdict_kind(verdict)
+    message = str(getattr(verdict, "message", "") or subject)
+    suggestion = getattr(verdict, "suggestion", None)
+    sources = list(getattr(verdict, "sources", ()) or ())
+    evidence: Dict[str, Any] = {"verdict": kind, "sources": sources}
+    if kind == "recommended":
+        return Finding(Status.PASS, f"{subject}: {message}", "", evidence)
+    if kind == "compatible":
+        note = f" (recommended: {suggestion})" if suggestion else ""
+        return Finding(Status.PASS, f"{subject}: {message}{note}", "", evidence)
+    if kind == "incompatible":
+        fix = remediation + (f"\n{suggestion}" if suggestion else "")
+        return Finding(Status.FAIL, f"{subject}: {message}", fix.strip(), evidence)
+    fix = ("Not in the compatibility matrix, so it cannot be confirmed either way. "
+           + (f"{suggestion}. " if suggestion else "")
+           + "Check the release notes, or update the matrix: ascend-doctor matrix update --url URL")
+    return Finding(unknown_status, f"{subject}: {message}", fix, evidence)
+
+
+def owned_npus(ctx: CheckContext) -> Optional[Set[int]]:
+    """NPUs this container was given (ASCEND_VISIBLE_DEVICES), or None when not restricted."""
+    visible = ctx.facts.try_get("visible_devices")
+    ids = getattr(visible, "visible", None)
+    return set(ids) if ids else None
+
+
+def host_arch(ctx: CheckContext) -> Optional[str]:
+    info = ctx.facts.try_get("host_info")
+    return getattr(info, "arch", None)
+
+
+def in_container(ctx: CheckContext) -> bool:
+    info = ctx.facts.try_get("container")
+    return bool(getattr(info, "in_container", False))
+
+
+def driver_install_hint(ctx: CheckContext) -> str:
+    chip = ctx.facts.try_get("npu_chip")
+    family = getattr(chip, "family", None)
+    pkg = {"A2": "910b", "A3": "910b", "310P": "310p", "310B": "310b", "910": "910"}.get(str(family), "<chip>")
+    arch = host_arch(ctx) or "<arch>"
+    return (f"Install the driver, then the firmware, of one Ascend HDK release, and reboot:\n"
+            f"  ./Ascend-hdk-{pkg}-npu-driver_<version>_linux-{arch}.run --full --install-for-all\n"
+            f"  ./Ascend-hdk-{pkg}-npu-firmware_<version>.run --full\n"
+            f"  reboot\n"
+            f"(`ascend-doctor matrix lookup --cann <your CANN>` names the driver release to pick.)")
+
+
+CONTAINER_DRIVER_MOUNTS = (
+    "--device /dev/davinci0 --device /dev/davinci_manager --device /dev/devmm_svm --device /dev/hisi_hdc "
+    "-v /usr/local/dcmi:/usr/local/dcmi -v /usr/local/bin/npu-smi:/usr/local/bin/npu-smi "
+    "-v /usr/local/Ascend/driver/lib64/:/usr/local/Ascend/driver/lib64/ "
+    "-v /usr/local/Ascend/driver/version.info:/usr/local/Ascend/driver/version.info "
+    "-v /etc/ascend_install.info:/etc/ascend_install.info"
+)
+
+
+def code_text(code: Any) -> str:
+    """A release-code entry as written in version files: ``[V100R001C19]`` or ``[A,B]``."""
+    text = getattr(code, "text", None)
+    return str(text()) if callable(text) else str(code)
+
+
+def pip_pair_hint(ctx: CheckContext) -> str:
+    """`pip install torch==X torch-npu==Y` for the active CANN when the matrix knows the pair."""
+    stack = ctx.facts.try_get("stack")
+    toolkit = stack.active_toolkit(ctx.facts.try_get("env") or {}) if stack else None
+    cann = getattr(toolkit, "version", None)
+    if cann:
+        try:
+            rec = ctx.matrix.recommended_for_cann(cann) or {}
+        except Exception:
+            rec = {}
+        torch, torch_npu = rec.get("torch"), rec.get("torch_npu")
+        if torch and torch_npu:
+            return f"pip install torch=={torch} torch-npu=={torch_npu}   # the pair released for CANN {cann}"
+        return (f"pip install torch==<x> torch-npu==<y>  (ascend-doctor matrix lookup --cann {cann} lists the "
+                f"torch_npu releases for CANN {cann})")
+    return "pip install torch==<x> torch-npu==<y>  (ascend-doctor matrix show torch_npu lists the pairs)"

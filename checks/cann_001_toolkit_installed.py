@@ -1,0 +1,52 @@
+"""ASC-CANN-001: a CANN toolkit is installed, for this machine's architecture."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+
+from ._support import host_arch
+
+CHECK = CheckSpec(
+    id="ASC-CANN-001",
+    title="CANN toolkit installed for this architecture",
+    what=("Finds ascend_toolkit_install.info under ascend-toolkit/<ver>/<arch>-linux (CANN ≤ 8.3) and "
+          "cann-<ver>/<arch>-linux (CANN ≥ 8.5), reads version and arch, and compares arch with uname -m."),
+    why=("torch_npu, MindIE and vLLM-Ascend all load CANN's runtime and operator libraries. A toolkit built "
+         "for the other architecture (x86_64 on an aarch64 Kunpeng host) installs without complaint and then "
+         "fails to load."),
+    fix=("Install the toolkit for this architecture: ./Ascend-cann-toolkit_<version>_linux-$(uname -m).run "
+         "--install, then `source /usr/local/Ascend/ascend-toolkit/set_env.sh`."),
+)
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    stack = ctx.facts.get("stack")
+    arch = host_arch(ctx)
+    env = ctx.facts.try_get("env") or {}
+    broken = [c for c in stack.cann if c.kind == "toolkit" and c.error]
+    for install in broken:
+        yield Finding.fail(f"{install.info_file} cannot be read: {install.error}",
+                           "Reinstall the CANN toolkit: ./Ascend-cann-toolkit_<version>_linux-"
+                           f"{arch or '<arch>'}.run --install")
+    toolkit = stack.active_toolkit(env)
+    if toolkit is None:
+        if not broken:
+            yield Finding.fail(
+                "no CANN toolkit found (no ascend_toolkit_install.info under " + ", ".join(stack.roots or
+                                                                                         ["/usr/local/Ascend"]) + ")",
+                f"Install the CANN toolkit matching your driver (ascend-doctor matrix lookup --driver <version>):\n"
+                f"  ./Ascend-cann-toolkit_<version>_linux-{arch or '$(uname -m)'}.run --install\n"
+                f"  source /usr/local/Ascend/ascend-toolkit/set_env.sh")
+        return
+    if arch and toolkit.arch and toolkit.arch != arch:
+        yield Finding.fail(
+            f"CANN {toolkit.version} at {toolkit.path} is built for {toolkit.arch}, but this machine is {arch}.",
+            f"Uninstall it and install the {arch} package: ./Ascend-cann-toolkit_{toolkit.version}_linux-{arch}.run "
+            f"--install", toolkit_arch=toolkit.arch, machine_arch=arch)
+        return
+    others = [c.version for c in stack.toolkits() if c is not toolkit]
+    extra = f" (also installed: {', '.join(str(v) for v in others)})" if others else ""
+    yield Finding.passed(f"CANN toolkit {toolkit.version} ({toolkit.arch or 'arch not recorded'}) at "
+                         f"{toolkit.path}{extra}", version=toolkit.version, path=toolkit.path)

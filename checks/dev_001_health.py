@@ -1,0 +1,48 @@
+"""ASC-DEV-001: every NPU reports Health OK."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, Status
+
+from ._support import owned_npus
+
+CHECK = CheckSpec(
+    id="ASC-DEV-001",
+    title="NPU health is OK",
+    requires=("npu_devices",),
+    what="Reads the Health column of `npu-smi info` for every chip.",
+    why=("A chip in Warning, Alarm or Critical state has a hardware or driver fault; jobs that use it crash "
+         "or hang (HCCL timeouts, heartbeat lost) in ways that look like software bugs."),
+    fix=("Read the alarm codes: `npu-smi info -t health -i <NPU> -c <chip>`; check `dmesg` for driver errors; "
+         "reset the chip (`npu-smi set -t reset -i <NPU> -c <chip>`) or reboot; persistent alarms need "
+         "hardware service. Keep the faulty NPU out of ASCEND_RT_VISIBLE_DEVICES meanwhile."),
+)
+
+_SEVERITY = {"WARNING": Status.FAIL, "ALARM": Status.FAIL, "CRITICAL": Status.FAIL, "UNKNOWN": Status.WARN}
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    info = ctx.facts.get("npu_smi")
+    owned = owned_npus(ctx)
+    bad = 0
+    for dev in info.devices:
+        health = dev.health_status
+        if health == "OK":
+            continue
+        scope = f"NPU {dev.npu_id} chip {dev.chip_id}"
+        if owned is not None and dev.npu_id not in owned:
+            yield Finding(Status.PASS, f"{scope} reports {dev.health}, but it is not one of this container's "
+                          f"NPUs ({sorted(owned)}): for information only.", "", {"health": dev.health}, scope)
+            continue
+        bad += 1
+        status = _SEVERITY.get(health, Status.WARN)
+        yield Finding(status, f"{scope} ({dev.name}) reports Health {dev.health}.",
+                      f"npu-smi info -t health -i {dev.npu_id} -c {dev.chip_id}   # alarm codes\n"
+                      f"dmesg | grep -i -E 'davinci|heart|pcie' | tail -50\n"
+                      f"If the alarm stays after a reboot, take NPU {dev.npu_id} out of service "
+                      f"(leave it out of ASCEND_RT_VISIBLE_DEVICES) and open a hardware case.",
+                      {"health": dev.health, "npu_id": dev.npu_id, "chip_id": dev.chip_id}, scope)
+    if not bad:
+        yield Finding.passed(f"all {len(info.devices)} chips report Health OK")

@@ -1,0 +1,44 @@
+"""ASC-DEV-003: NPU memory is not already full."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+
+from ._support import owned_npus
+
+FULL_PCT = 95.0
+
+CHECK = CheckSpec(
+    id="ASC-DEV-003",
+    title=f"NPU memory use below {FULL_PCT:g} %",
+    requires=("npu_devices",),
+    what=f"Reads HBM (or device memory) use per chip from `npu-smi info`; WARN above {FULL_PCT:g} %.",
+    why=("Weights and the KV cache need nearly the whole HBM of every card; memory already taken by another "
+         "job means the deployment fails with EL0004 'Memory Allocation Failure' or 'NPU out of memory'."),
+    fix="Find what holds the memory (`npu-smi info` process table, `ps -fp <pid>`), stop it, or choose free "
+        "NPUs with ASCEND_RT_VISIBLE_DEVICES.",
+)
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    info = ctx.facts.get("npu_smi")
+    owned = owned_npus(ctx)
+    full = []
+    for dev in info.devices:
+        used, cap = dev.in_use_mb, dev.capacity_mb
+        if not used or not cap or (owned is not None and dev.npu_id not in owned):
+            continue
+        pct = 100.0 * used / cap
+        if pct > FULL_PCT:
+            full.append(dev)
+            procs = [p for p in info.processes if p.npu_id == dev.npu_id]
+            who = ", ".join(f"pid {p.pid}{' ' + p.name if p.name else ''}" for p in procs) or "no process listed"
+            yield Finding.warn(
+                f"NPU {dev.npu_id} chip {dev.chip_id}: {used} of {cap} MB in use ({pct:.0f} %), {who}.",
+                "Free it before deploying: kill <pid> (see `npu-smi info`), or pick other NPUs with "
+                "export ASCEND_RT_VISIBLE_DEVICES=<free ids>.",
+                used_mb=used, total_mb=cap, pct=round(pct, 1)).scoped(f"NPU {dev.npu_id} chip {dev.chip_id}")
+    if not full:
+        yield Finding.passed(f"every chip has more than {100 - FULL_PCT:g} % of its memory free")

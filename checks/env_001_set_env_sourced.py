@@ -1,0 +1,43 @@
+"""ASC-ENV-001: CANN's set_env.sh has been sourced in this shell."""
+
+from __future__ import annotations
+
+from typing import Iterator, List
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+
+CHECK = CheckSpec(
+    id="ASC-ENV-001",
+    title="CANN environment (set_env.sh) is loaded",
+    what=("Checks that ASCEND_HOME_PATH and ASCEND_OPP_PATH are set and exist, and that the driver's lib64 is "
+          "on LD_LIBRARY_PATH, as CANN's set_env.sh arranges."),
+    why=("Without them torch_npu prints 'ASCEND_OPP_PATH environment variable is not set', cannot find "
+         "libascend_hal.so, or loads operators from another CANN than the one you think."),
+    fix=("source /usr/local/Ascend/ascend-toolkit/set_env.sh (and /usr/local/Ascend/nnal/atb/set_env.sh for "
+         "MindIE / vLLM-Ascend); add the same line to ~/.bashrc or the container's entrypoint."),
+)
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    aenv = ctx.facts.get("ascend_env")
+    stack = ctx.facts.try_get("stack")
+    if stack is not None and not stack.toolkits():
+        raise NotApplicable("no CANN toolkit installed, so no set_env.sh to source (see ASC-CANN-001)")
+    script = aenv.set_env_scripts[0] if aenv.set_env_scripts else "/usr/local/Ascend/ascend-toolkit/set_env.sh"
+    source_line = f"source {script}"
+    persist = f"echo '{source_line}' >> ~/.bashrc"
+    problems: List[str] = []
+    for name in ("ASCEND_HOME_PATH", "ASCEND_OPP_PATH"):
+        if not aenv.values.get(name):
+            problems.append(f"{name} is not set")
+    for name in aenv.missing_paths:
+        problems.append(f"{name}={aenv.values.get(name)} does not exist")
+    if not aenv.driver_lib64_on_path:
+        problems.append(f"{aenv.driver_lib64} is not on LD_LIBRARY_PATH")
+    if problems:
+        yield Finding.fail("the CANN environment is not loaded: " + "; ".join(problems) + ".",
+                           f"{source_line}\n{persist}   # so every new shell has it",
+                           problems=problems, set_env_scripts=list(aenv.set_env_scripts))
+        return
+    yield Finding.passed(f"ASCEND_HOME_PATH={aenv.values['ASCEND_HOME_PATH']}, ASCEND_OPP_PATH set, driver "
+                         "lib64 on LD_LIBRARY_PATH")

@@ -1,0 +1,40 @@
+"""ASC-FW-001: the NPU firmware is installed and its version is readable."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+
+from ._support import driver_install_hint, in_container
+
+CHECK = CheckSpec(
+    id="ASC-FW-001",
+    title="NPU firmware installed",
+    what="Reads firmware/version.info next to the driver (Version = firmware number, package_version = HDK).",
+    why=("Firmware and driver ship together in one HDK release; a driver running with firmware of another "
+         "release fails at device start (507033) or behaves erratically."),
+    fix="Install the firmware of the same HDK release as the driver (driver first), then reboot.",
+)
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    stack = ctx.facts.get("stack")
+    if stack.driver is None:
+        raise NotApplicable("no driver installed, so no firmware to check (see ASC-DRV-001)")
+    firmware = stack.firmware
+    if firmware is None:
+        if in_container(ctx):
+            raise NotApplicable("firmware lives on the host and is not mounted into containers; "
+                                "check it on the host")
+        yield Finding.fail(f"no firmware version.info under {stack.driver_root}/firmware",
+                           driver_install_hint(ctx))
+        return
+    if firmware.info is None:
+        yield Finding.fail(f"{firmware.path} cannot be read: {firmware.error}",
+                           "Reinstall the firmware of your HDK release: ./Ascend-hdk-<chip>-npu-firmware_<v>.run "
+                           "--full, then reboot.")
+        return
+    info = firmware.info
+    hdk = f" (HDK {info.package_version})" if info.package_version else ""
+    yield Finding.passed(f"firmware {info.version}{hdk}", version=info.version, hdk=info.package_version)

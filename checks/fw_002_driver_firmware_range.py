@@ -1,0 +1,67 @@
+"""ASC-FW-002: driver and firmware accept each other."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
+
+from ._support import verdict_finding
+
+CHECK = CheckSpec(
+    id="ASC-FW-002",
+    title="Driver and firmware versions are within each other's range",
+    what=("Checks the firmware version against the driver's compatible_version_fw range, the driver version "
+          "against the firmware's compatible_version_drv list, and both against the compatibility matrix."),
+    why=("Out-of-range firmware is the classic result of upgrading one half of the HDK. Symptoms range from "
+         "'Failed to start the device' (507033) to devices missing from npu-smi."),
+    fix=("Install the firmware from the same HDK package set as the driver: "
+         "./Ascend-hdk-<chip>-npu-firmware_<version>.run --full, then reboot. "
+         "`ascend-doctor matrix lookup --driver <version>` lists the firmware of each driver release."),
+)
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    from ascend_doctor.parsers.version_files import driver_accepts_firmware, firmware_accepts_driver
+
+    stack = ctx.facts.get("stack")
+    drv, fw = stack.driver, stack.firmware
+    if drv is None or drv.info is None or fw is None or fw.info is None:
+        raise NotApplicable("needs both driver and firmware version.info (see ASC-DRV-001, ASC-FW-001)")
+    driver_version = drv.info.version or drv.info.package_version
+    fw_version = fw.info.version
+    by_driver = driver_accepts_firmware(drv.info, fw_version)
+    by_firmware = firmware_accepts_driver(fw.info, driver_version)
+    fw_range = ", ".join(f"[{lo},{hi}]" for lo, hi in (drv.info.compatible_version_fw or ()))
+    evidence = {"driver": driver_version, "firmware": fw_version, "driver_accepts_firmware": by_driver,
+                "firmware_accepts_driver": by_firmware, "compatible_version_fw": fw_range}
+    if by_driver is False and by_firmware is not True:
+        yield Finding(Status.FAIL,
+                      f"firmware {fw_version} is outside driver {driver_version}'s range {fw_range}"
+                      + (" and the firmware does not list this driver either" if by_firmware is False else ""),
+                      f"Install firmware in {fw_range} — the one shipped with HDK {driver_version}:\n"
+                      f"  ./Ascend-hdk-<chip>-npu-firmware_<version>.run --full && reboot\n"
+                      f"  (ascend-doctor matrix lookup --driver {driver_version} names it)",
+                      evidence)
+        return
+    if by_firmware is False and by_driver is not True:
+        yield Finding(Status.FAIL, f"firmware {fw_version} (HDK {fw.info.package_version}) does not accept "
+                      f"driver {driver_version}",
+                      f"Install the driver and firmware of one HDK release, then reboot "
+                      f"(ascend-doctor matrix lookup --driver {driver_version}).", evidence)
+        return
+    verdict = ctx.matrix.driver_vs_firmware(driver_version, fw_version,
+                                            compatible_version_fw=tuple(drv.info.compatible_version_fw or ()))
+    finding = verdict_finding(verdict, f"driver {driver_version} + firmware {fw_version}",
+                              f"Install the firmware of HDK {driver_version}, then reboot.",
+                              unknown_status=Status.PASS if (by_driver or by_firmware) else Status.WARN)
+    if by_driver or by_firmware:
+        # The files' own ranges decide; the matrix adds context (or nothing, when it has no row).
+        side = "driver range " + fw_range if by_driver else "firmware's driver list"
+        message = f"firmware {fw_version} is within the {side}"
+        if finding.status is Status.FAIL:
+            yield finding
+            return
+        yield Finding(Status.PASS, f"{message}; {finding.message}", "", {**evidence, **finding.evidence})
+        return
+    yield finding

@@ -1,0 +1,47 @@
+"""ASC-PY-001: torch and torch_npu are installed in the interpreter that will serve."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, Status
+
+from ._support import pip_pair_hint
+
+CHECK = CheckSpec(
+    id="ASC-PY-001",
+    title="torch and torch_npu installed",
+    what=("Asks the target interpreter (--python, else $VIRTUAL_ENV/bin/python, else python3) for its installed "
+          "distributions, without importing torch."),
+    why=("MindIE, vLLM-Ascend and MindSpeed all run on torch + torch_npu. A torch without torch_npu (or a "
+         "CUDA/CPU torch pulled in by another package) starts, then finds no NPU."),
+    fix="pip install torch==<version> torch-npu==<version> — the pair the matrix gives for your CANN.",
+)
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    py = ctx.facts.get("python_env")
+    if py.error:
+        yield Finding(Status.WARN, f"could not inspect the Python interpreter {py.executable or ''}: {py.error}",
+                      "Point ascend-doctor at the interpreter that will serve: ascend-doctor check --python "
+                      "/path/to/venv/bin/python")
+        return
+    torch = py.package("torch")
+    torch_npu = py.package("torch-npu")
+    where = f"in {py.executable} (Python {py.version})"
+    hint = pip_pair_hint(ctx)
+    if not torch and not torch_npu:
+        yield Finding.fail(f"neither torch nor torch_npu is installed {where}.", hint)
+        return
+    if not torch_npu:
+        yield Finding.fail(f"torch {torch} is installed but torch_npu is not {where}.", hint, torch=torch)
+        return
+    if not torch:
+        yield Finding.fail(f"torch_npu {torch_npu} is installed without torch {where}.", hint)
+        return
+    local = torch.split("+", 1)[1] if "+" in torch else ""
+    if local.startswith("cu"):
+        yield Finding.fail(f"torch {torch} is a CUDA build {where}; torch_npu needs the CPU build of torch.",
+                           hint, torch=torch, torch_npu=torch_npu)
+        return
+    yield Finding.passed(f"torch {torch} and torch_npu {torch_npu} {where}", torch=torch, torch_npu=torch_npu)

@@ -1,0 +1,27 @@
+"""ASC-PY-002: torch_npu was built for the installed torch."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+
+from ._support import pip_pair_hint, verdict_finding
+
+CHECK = CheckSpec(
+    id="ASC-PY-002",
+    title="torch_npu matches torch",
+    what="Looks up the installed torch_npu / torch pair in the compatibility matrix (Ascend/pytorch table).",
+    why=("Each torch_npu release is built against one torch release; another torch fails at import with "
+         "undefined symbols or a version assertion."),
+    fix="Install the torch release your torch_npu was built for (pip install torch==<x> torch-npu==<y>).",
+)
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    py = ctx.facts.get("python_env")
+    torch, torch_npu = py.package("torch"), py.package("torch-npu")
+    if not torch or not torch_npu:
+        raise NotApplicable("needs both torch and torch_npu (see ASC-PY-001)")
+    verdict = ctx.matrix.torch_npu_vs_torch(torch_npu, torch)
+    yield verdict_finding(verdict, f"torch_npu {torch_npu} with torch {torch}", pip_pair_hint(ctx))

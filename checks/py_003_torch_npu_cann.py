@@ -1,0 +1,29 @@
+"""ASC-PY-003: torch_npu was built for the installed CANN."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+
+from ._support import pip_pair_hint, verdict_finding
+
+CHECK = CheckSpec(
+    id="ASC-PY-003",
+    title="torch_npu matches CANN",
+    what="Looks up the installed torch_npu against the active CANN toolkit in the compatibility matrix.",
+    why=("torch_npu calls CANN's runtime and operator APIs of one release; with another CANN it fails at "
+         "init (ERR00100, 500001) or on the first operator."),
+    fix="Install the torch_npu release built for your CANN, or the CANN that torch_npu was built for.",
+)
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    py = ctx.facts.get("python_env")
+    torch_npu = py.package("torch-npu")
+    stack = ctx.facts.get("stack")
+    toolkit = stack.active_toolkit(ctx.facts.try_get("env") or {})
+    if not torch_npu or toolkit is None or not toolkit.version:
+        raise NotApplicable("needs torch_npu and a CANN toolkit (see ASC-PY-001, ASC-CANN-001)")
+    verdict = ctx.matrix.torch_npu_vs_cann(torch_npu, toolkit.version)
+    yield verdict_finding(verdict, f"torch_npu {torch_npu} with CANN {toolkit.version}", pip_pair_hint(ctx))

@@ -1,0 +1,92 @@
+"""ASC-SMI-001: npu-smi answers and lists the NPUs."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, Status
+from ascend_doctor.facts import FactUnavailable
+from ascend_doctor.host.base import CommandResult, CommandStatus
+
+from ._support import CONTAINER_DRIVER_MOUNTS, driver_install_hint, in_container
+
+CHECK = CheckSpec(
+    id="ASC-SMI-001",
+    title="npu-smi answers and lists the NPUs",
+    what="Runs `npu-smi info` (with a timeout) and reads its device table.",
+    why=("npu-smi talks to the driver through DCMI. If it is missing, hangs, or reports the device as used, "
+         "nothing else on the machine (CANN, torch_npu, MindIE, vLLM-Ascend) will be able to open the NPUs."),
+    fix=("Missing: install the Ascend driver (or mount npu-smi and /usr/local/dcmi into the container). "
+         "Hung: the driver is in a bad state; look at `dmesg`, reload the driver or reboot. "
+         "'-8020'/'-8005' (device is used): another container or process holds the NPUs; on the host, "
+         "`cat /proc/uda/namespace_node` shows the owning process; stop it or share with --privileged."),
+)
+
+# compat_facts.md §7: "dcmi model initialized failed, because the device is used. ret is -8020",
+# "dcmi module initialize failed. ret is -8005" (vllm-ascend #632, #2698)
+_DEVICE_USED = re.compile(r"ret is -80(20|05)|device is used", re.I)
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    result: CommandResult = ctx.facts.get("npu_smi_result")
+    text = f"{result.stdout}\n{result.stderr}"
+    if result.status is CommandStatus.NOT_FOUND:
+        fix = driver_install_hint(ctx)
+        if in_container(ctx):
+            fix = ("Inside a container, mount the host's driver tools and devices:\n  docker run "
+                   + CONTAINER_DRIVER_MOUNTS + " ...\n" + fix)
+        yield Finding.fail("`npu-smi` is not installed: no Ascend driver on this machine "
+                           "(or not mounted into this container).", fix)
+        return
+    if result.status is CommandStatus.TIMEOUT:
+        yield Finding.fail(
+            f"`npu-smi info` did not answer within {result.timeout_s:g} s and was killed. A hung npu-smi means "
+            "the driver or a device is in a bad state.",
+            "Look for driver errors: dmesg | grep -i -E 'davinci|drv_|npu|hdc' | tail -50\n"
+            "Then reload the driver or reboot the server; if it persists, reinstall the driver and firmware "
+            "of one HDK release.",
+            command=result.command_line, waited_s=result.timeout_s)
+        return
+    if _DEVICE_USED.search(text):
+        code = _DEVICE_USED.search(text)
+        yield Finding.fail(
+            "npu-smi reports the device is used by someone else "
+            f"({code.group(0) if code else 'device is used'}): another container or a host process holds "
+            "these NPUs.",
+            "On the host: cat /proc/uda/namespace_node   # find root_tgid of the process holding the device\n"
+            "  ps -o pid,cmd -p <root_tgid>; docker ps   # then stop that process or container\n"
+            "Containers that must share NPUs need --privileged.",
+            output=text.strip()[-500:])
+        return
+    if result.status is CommandStatus.PERMISSION_DENIED:
+        yield Finding.fail("`npu-smi info` was refused: permission denied.",
+                           "Run as root, or add the user to the driver's group: usermod -aG HwHiAiUser $USER "
+                           "(log in again afterwards).", output=text.strip()[-300:])
+        return
+    if not result.ok and not result.stdout.strip():
+        yield Finding.fail(f"npu-smi failed: {result.describe_failure()}",
+                           "Check the driver: dmesg | grep -i davinci | tail -50; reinstall the driver of your "
+                           "HDK release and reboot if the error persists.", output=text.strip()[-500:])
+        return
+    try:
+        info = ctx.facts.get("npu_smi")
+    except FactUnavailable as exc:
+        yield Finding(Status.WARN, exc.reason,
+                      "ascend-doctor does not know this npu-smi layout. Please attach the output of "
+                      "`npu-smi info` to a bug report; device checks are skipped meanwhile.",
+                      {"output_head": result.stdout[:800]})
+        return
+    if not info.devices:
+        yield Finding.fail("npu-smi answered but lists no NPU.",
+                           "Check that the cards are seen on the PCI bus: lspci | grep -i -E 'd801|d802|d500'; "
+                           "in a container, pass the devices: --device /dev/davinci0 ...")
+        return
+    npus = len(info.npu_ids)
+    chips = len(info.devices)
+    names = sorted({d.name for d in info.devices})
+    version = f" {info.version}" if info.version else ""
+    layout = f"{npus} NPUs" + (f" ({chips} chips)" if chips != npus else "")
+    note = f"; tolerated: {'; '.join(info.warnings)}" if info.warnings else ""
+    yield Finding.passed(f"npu-smi{version} lists {layout}: {', '.join(names)}{note}",
+                         npus=npus, chips=chips, names=names)
