@@ -13,6 +13,8 @@ from click.testing import CliRunner
 
 from ascend_doctor.cli import main
 
+from .report_schema import validate_report
+
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SCENARIOS = sorted(p for p in FIXTURES.iterdir() if (p / "expected.yaml").is_file()) if FIXTURES.is_dir() else []
 ORDER = ["PASS", "SKIP", "WARN", "ERROR", "FAIL"]
@@ -28,7 +30,10 @@ def run_scenario(path: Path, extra: List[str]) -> Dict[str, Any]:
     args = ["check", "--from", str(path), "--format", "json", *extra]
     result = CliRunner().invoke(main, args, catch_exceptions=False)
     assert result.exit_code in (0, 1, 3), result.output
-    return json.loads(result.stdout)
+    report = json.loads(result.stdout)
+    validate_report(report)
+    assert report["exit_code"] == result.exit_code
+    return report
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[p.name for p in SCENARIOS])

@@ -1,0 +1,58 @@
+"""The wheel ships checks/ and compat_matrix/ inside the package and works from anywhere.
+
+Builds the wheel, installs it into a brand-new virtual environment (no access to this
+checkout), and runs the installed `ascend-doctor` from an unrelated directory on a fixture.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from .report_schema import validate_report
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.slow
+def test_wheel_installs_and_runs_from_elsewhere(tmp_path: Path) -> None:
+    dist = tmp_path / "dist"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(ROOT)],
+                   check=True, cwd=tmp_path)
+    wheels = list(dist.glob("ascend_doctor-*.whl"))
+    assert len(wheels) == 1
+    names = zipfile.ZipFile(wheels[0]).namelist()
+    assert any(n.startswith("ascend_doctor/checks/drv_001_") for n in names), "checks/ not shipped"
+    assert any(n.startswith("ascend_doctor/compat_matrix/") and n.endswith(".yaml") for n in names), \
+        "compat_matrix/*.yaml not shipped"
+    assert not any(n.startswith(("checks/", "compat_matrix/", "tests/", "fixtures/")) for n in names), \
+        "top-level packages leaked into the wheel"
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    py = venv / "bin" / "python"
+    subprocess.run([str(py), "-m", "pip", "install", "-q", str(wheels[0])], check=True, cwd=tmp_path)
+    exe = venv / "bin" / "ascend-doctor"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+
+    version = subprocess.run([str(exe), "--version"], cwd=elsewhere, capture_output=True, text=True, check=True)
+    assert "ascend-doctor" in version.stdout and "matrix" in version.stdout
+
+    fixture = ROOT / "fixtures" / "healthy-8x910B3"
+    done = subprocess.run([str(exe), "check", "--from", str(fixture), "--format", "json"], cwd=elsewhere,
+                          capture_output=True, text=True)
+    assert done.returncode in (0, 1), done.stderr
+    report = json.loads(done.stdout)
+    validate_report(report)
+    assert report["host"]["source"] == "snapshot"
+    assert not [r for r in report["results"] if r["status"] == "ERROR"], report["results"]
+
+    text = subprocess.run([str(exe), "check", "--from", str(fixture)], cwd=elsewhere, capture_output=True,
+                          text=True)
+    assert "Summary:" in text.stdout and "ASC-DRV-001" in text.stdout
