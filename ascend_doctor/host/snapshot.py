@@ -1,0 +1,758 @@
+"""``SnapshotHost``: a captured machine (directory or ``.tar.gz``), read as if it were live.
+
+The layout is public and documented in docs/snapshot-format.md. A snapshot usually comes from
+someone else's machine, so it is *untrusted input*:
+
+* Archives are unpacked by hand (not ``extractall``) into a private temporary directory; every
+  member is checked first (absolute names, ``..``, links leading out, device files, sizes and
+  counts), and no member is ever written through a symlink.
+* Paths under ``files/`` are resolved component by component by our own code, never by the
+  OS: an absolute symlink target is re-rooted under ``files/`` (it meant a path of the captured
+  machine), a relative one is resolved from its folder, and anything that would climb out of
+  the snapshot is refused with ``PathRefused``. Symlink loops end after 40 links.
+* Nothing is ever executed: ``run`` answers from ``commands/``.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import posixpath
+import shutil
+import stat as statmod
+import tarfile
+import tempfile
+import zlib
+from dataclasses import dataclass
+from typing import Any, BinaryIO, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from ascend_doctor.host.base import (
+    DEFAULT_MAX_READ_BYTES,
+    CommandResult,
+    CommandStatus,
+    DiskUsage,
+    FileMissing,
+    FilePermissionDenied,
+    FileStat,
+    FileTooLarge,
+    HostInfo,
+    ListeningSocket,
+    MemoryInfo,
+    PathRefused,
+    ProcessInfo,
+    PythonEnv,
+    SnapshotError,
+    command_file_name,
+)
+from ascend_doctor.host.live import MAX_OUTPUT_BYTES, classify_exit
+from ascend_doctor.host.pyprobe import python_env_from_dict
+
+SNAPSHOT_FORMAT = 1
+META_FILES = ("snapshot.json", "env.json", "python.json", "host.json")
+MARKERS = (*META_FILES, "commands", "files")
+MAX_SYMLINKS = 40  # as the Linux kernel: more than this in one lookup is a loop
+MAX_JSON_BYTES = 16 * 1024 * 1024
+
+# Limits for unpacking an archive (a snapshot is a few MB; these leave plenty of room).
+MAX_MEMBERS = 50_000
+MAX_MEMBER_BYTES = 128 * 1024 * 1024
+MAX_TOTAL_BYTES = 512 * 1024 * 1024
+
+
+class _Missing(Exception):
+    """Internal: the path does not exist in the snapshot."""
+
+
+class _Loop(Exception):
+    """Internal: too many symlinks."""
+
+
+@dataclass(frozen=True)
+class _Resolved:
+    parts: Tuple[str, ...]  # components under the jail
+    disk: str  # where it is on our disk
+    lstat: os.stat_result
+
+
+def _split(path: str) -> List[str]:
+    return [p for p in path.split("/") if p not in ("", ".")]
+
+
+class _Jail:
+    """Resolves paths inside one directory of the snapshot without letting the OS follow links."""
+
+    def __init__(self, root: str, reroot_absolute: bool, label: str) -> None:
+        self.root = root
+        self.reroot_absolute = reroot_absolute  # files/: "/x" means files/x; elsewhere refused
+        self.label = label
+
+    def resolve(self, path: str, follow_last: bool = True) -> _Resolved:
+        """Resolve ``path``; raises PathRefused, _Missing or _Loop."""
+        parts, st = self._walk(path, follow_last, strict=True)
+        assert st is not None
+        return _Resolved(tuple(parts), os.path.join(self.root, *parts), st)
+
+    def lenient_parts(self, path: str) -> List[str]:
+        """Like ``os.path.realpath``: resolve what exists, keep a missing tail (or a loop) as
+        written. Still raises PathRefused for a path leading out."""
+        return self._walk(path, True, strict=False)[0]
+
+    def _walk(self, path: str, follow_last: bool, strict: bool) -> Tuple[List[str], Optional[os.stat_result]]:
+        if "\x00" in path:
+            raise PathRefused(path, "NUL byte in path")
+        pending = _split(path)
+        current: List[str] = []
+        links = 0
+        lexical = False  # set once (non-strict) we hit a missing part: the rest is text only
+        st: Optional[os.stat_result] = None
+        while pending:
+            name = pending.pop(0)
+            if name == "..":
+                if not current:
+                    raise PathRefused(path, f"leads outside the snapshot's {self.label}")
+                current.pop()
+                st = None
+                continue
+            candidate = [*current, name]
+            if lexical:
+                current = candidate
+                continue
+            disk = os.path.join(self.root, *candidate)
+            try:
+                st = os.lstat(disk)
+            except (FileNotFoundError, NotADirectoryError):
+                if strict:
+                    raise _Missing(path) from None
+                lexical, current = True, candidate
+                continue
+            except PermissionError:
+                raise FilePermissionDenied(path, "permission denied inside the snapshot") from None
+            if statmod.S_ISLNK(st.st_mode) and (pending or follow_last):
+                links += 1
+                if links > MAX_SYMLINKS:
+                    if strict:
+                        raise _Loop(path)
+                    lexical, current = True, candidate
+                    continue
+                target = os.readlink(disk)
+                if target.startswith("/"):
+                    if not self.reroot_absolute:
+                        raise PathRefused(path, f"symlink to absolute path {target!r} is not allowed here")
+                    current = []
+                pending = _split(target) + pending
+                st = None
+                continue
+            if pending and not statmod.S_ISDIR(st.st_mode):
+                if strict:
+                    raise _Missing(path)
+                lexical = True
+            current = candidate
+        if strict and st is None:  # ended on the jail root, or right after ".." / a symlink
+            try:
+                st = os.lstat(os.path.join(self.root, *current))
+            except OSError:
+                raise _Missing(path) from None
+        return current, st
+
+
+class SnapshotHost:
+    """A machine snapshot: see docs/snapshot-format.md."""
+
+    def __init__(self, path: str) -> None:
+        self.origin = path
+        self._tmpdir: Optional[str] = None
+        self._cleanup: Optional[Callable[[], None]] = None
+        if os.path.isdir(path):
+            base = path
+        elif os.path.isfile(path):
+            base = self._unpack(path)
+        elif os.path.exists(path):
+            raise SnapshotError(f"{path}: not a snapshot directory or .tar.gz archive")
+        else:
+            raise SnapshotError(f"{path}: no such snapshot (expected a directory or a .tar.gz file)")
+        try:
+            self.root = _snapshot_root(base, path)
+            self._top = _Jail(self.root, reroot_absolute=False, label="root")
+            files_dir = os.path.join(self.root, "files")
+            if os.path.islink(files_dir):
+                raise SnapshotError(f"{path}: files/ is a symlink; refused")
+            self._files = _Jail(files_dir, reroot_absolute=True, label="files/")
+            self._meta = self._load_json("snapshot.json") or {}
+            fmt = self._meta.get("format", SNAPSHOT_FORMAT)
+            if not isinstance(fmt, int) or isinstance(fmt, bool):
+                raise SnapshotError(f"{path}: snapshot.json: \"format\" must be an integer, got {fmt!r}")
+            if fmt > SNAPSHOT_FORMAT:
+                raise SnapshotError(
+                    f"{path}: snapshot format {fmt} is newer than this ascend-doctor understands "
+                    f"(format {SNAPSHOT_FORMAT}); upgrade ascend-doctor")
+            self._env = _string_map(self._load_json("env.json"), path, "env.json")
+            self._python = self._load_json("python.json")
+            self._host = self._load_json("host.json")
+        except BaseException:
+            self.close()
+            raise
+
+    # -- lifecycle ----------------------------------------------------------------------
+    def close(self) -> None:
+        """Delete the unpacked copy of an archive (also done at exit)."""
+        cleanup, self._cleanup = self._cleanup, None
+        if cleanup is not None:
+            cleanup()
+            atexit.unregister(cleanup)
+
+    def __enter__(self) -> SnapshotHost:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _unpack(self, archive: str) -> str:
+        tmp = tempfile.mkdtemp(prefix="ascend-doctor-snapshot-")
+
+        def cleanup() -> None:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+        self._tmpdir = tmp
+        self._cleanup = cleanup
+        atexit.register(cleanup)
+        try:
+            safe_extract(archive, tmp)
+        except BaseException:
+            self.close()
+            raise
+        return tmp
+
+    # -- metadata -----------------------------------------------------------------------
+    def _load_json(self, name: str) -> Optional[Dict[str, Any]]:
+        try:
+            resolved = self._top.resolve(name)
+        except _Missing:
+            return None
+        except (PathRefused, _Loop, FilePermissionDenied) as exc:
+            raise SnapshotError(f"{self.origin}: {name}: {_why(exc)}") from None
+        if not statmod.S_ISREG(resolved.lstat.st_mode):
+            raise SnapshotError(f"{self.origin}: {name} is not a regular file")
+        if resolved.lstat.st_size > MAX_JSON_BYTES:
+            raise SnapshotError(f"{self.origin}: {name} is larger than {MAX_JSON_BYTES} bytes")
+        try:
+            with _open_nofollow(resolved.disk) as fh:
+                data = json.loads(fh.read(MAX_JSON_BYTES).decode("utf-8"))
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise SnapshotError(f"{self.origin}: {name} is not valid JSON ({_one_line(exc)})") from None
+        except OSError as exc:
+            raise SnapshotError(f"{self.origin}: cannot read {name}: {exc.strerror or exc}") from None
+        if not isinstance(data, dict):
+            raise SnapshotError(f"{self.origin}: {name} must hold a JSON object, not {type(data).__name__}")
+        return data
+
+    def info(self) -> HostInfo:
+        meta = self._meta
+
+        def text(key: str) -> Optional[str]:
+            value = meta.get(key)
+            return str(value) if value is not None else None
+
+        return HostInfo(
+            source="snapshot",
+            hostname=text("hostname"),
+            arch=text("arch"),
+            kernel=text("kernel"),
+            os=text("os"),
+            origin=self.origin,
+            captured_at=text("captured_at"),
+            tool_version=text("tool_version"),
+        )
+
+    @property
+    def metadata(self) -> Mapping[str, Any]:
+        """snapshot.json as recorded (extra keys such as ``capture_notes`` included)."""
+        return dict(self._meta)
+
+    # -- commands -----------------------------------------------------------------------
+    def run(self, argv: Sequence[str], timeout: Optional[float] = None) -> CommandResult:
+        args = tuple(str(a) for a in argv)
+        stem = "commands/" + command_file_name(args)
+        try:
+            out = self._command_file(stem + ".out")
+            err = self._command_file(stem + ".err")
+            rc_text = self._command_file(stem + ".rc")
+            hung = self._command_file(stem + ".timeout")
+        except (PathRefused, _Loop, FilePermissionDenied) as exc:
+            return CommandResult(args, CommandStatus.ERROR, detail=f"snapshot refused: {_why(exc)}")
+        except OSError as exc:
+            return CommandResult(args, CommandStatus.ERROR,
+                                 detail=f"cannot read {stem}.* in the snapshot: {exc.strerror or exc}")
+        stdout = out or ""
+        stderr = err or ""
+        if hung is not None:
+            waited = _parse_float(hung)
+            if waited is None:
+                waited = timeout if timeout is not None else 0.0
+            return CommandResult(args, CommandStatus.TIMEOUT, stdout=stdout, stderr=stderr,
+                                 duration_s=waited, timeout_s=waited,
+                                 detail=f"hung when the snapshot was captured (killed after {waited:g} s)")
+        if out is None:
+            return CommandResult(args, CommandStatus.NOT_FOUND,
+                                 detail=f"not installed on the captured machine (no {stem}.out)")
+        returncode = 0
+        if rc_text is not None:
+            try:
+                returncode = int(rc_text.strip())
+            except ValueError:
+                return CommandResult(args, CommandStatus.ERROR, stdout=stdout, stderr=stderr,
+                                     detail=f"{stem}.rc does not hold an exit status: {rc_text.strip()[:40]!r}")
+        status, why = classify_exit(returncode, stderr)
+        return CommandResult(args, status, returncode=returncode, stdout=stdout, stderr=stderr,
+                             detail=why)
+
+    def _command_file(self, rel: str) -> Optional[str]:
+        try:
+            resolved = self._top.resolve(rel)
+        except _Missing:
+            return None
+        if not statmod.S_ISREG(resolved.lstat.st_mode):
+            return None
+        with _open_nofollow(resolved.disk) as fh:
+            return fh.read(MAX_OUTPUT_BYTES).decode("utf-8", errors="replace")
+
+    def run_many(self, commands: Sequence[Sequence[str]],
+                 timeout: Optional[float] = None) -> List[CommandResult]:
+        return [self.run(c, timeout) for c in commands]
+
+    # -- files --------------------------------------------------------------------------
+    def _resolve(self, path: str, follow_last: bool = True) -> Optional[_Resolved]:
+        """None when missing; raises PathRefused / FileMissing (loop) / FilePermissionDenied."""
+        try:
+            return self._files.resolve(path, follow_last)
+        except _Missing:
+            return None
+        except _Loop:
+            raise FileMissing(path, "too many levels of symbolic links (symlink loop in the snapshot)") from None
+
+    def _open_file(self, path: str, max_bytes: Optional[int]) -> BinaryIO:
+        resolved = self._resolve(path)
+        if resolved is None:
+            raise FileMissing(path, "no such file in the snapshot")
+        mode = resolved.lstat.st_mode
+        if statmod.S_ISDIR(mode):
+            raise FileMissing(path, "is a directory, not a file")
+        if not statmod.S_ISREG(mode):
+            raise FileMissing(path, "not a regular file")
+        if max_bytes is not None and resolved.lstat.st_size > max_bytes:
+            raise FileTooLarge(path, f"{resolved.lstat.st_size} bytes, more than the {max_bytes} allowed")
+        try:
+            return _open_nofollow(resolved.disk)
+        except PermissionError:
+            raise FilePermissionDenied(path, "permission denied") from None
+        except OSError as exc:
+            raise FileMissing(path, exc.strerror or str(exc)) from None
+
+    def read_bytes(self, path: str, max_bytes: int = DEFAULT_MAX_READ_BYTES) -> bytes:
+        with self._open_file(path, max_bytes) as fh:
+            data = fh.read(max_bytes + 1)
+        if len(data) > max_bytes:
+            raise FileTooLarge(path, f"larger than {max_bytes} bytes")
+        return data
+
+    def read_text(self, path: str, max_bytes: int = DEFAULT_MAX_READ_BYTES) -> str:
+        return self.read_bytes(path, max_bytes).decode("utf-8", errors="replace")
+
+    def open_binary(self, path: str) -> BinaryIO:
+        return self._open_file(path, None)
+
+    def exists(self, path: str) -> bool:
+        try:
+            return self._resolve(path) is not None
+        except FileMissing:  # a loop: does not exist, as os.path.exists says
+            return False
+
+    def is_dir(self, path: str) -> bool:
+        try:
+            resolved = self._resolve(path)
+        except FileMissing:
+            return False
+        return resolved is not None and statmod.S_ISDIR(resolved.lstat.st_mode)
+
+    def stat(self, path: str) -> Optional[FileStat]:
+        try:
+            resolved = self._resolve(path, follow_last=False)
+        except FileMissing:
+            return None
+        if resolved is None:
+            return None
+        st = resolved.lstat
+        is_link = statmod.S_ISLNK(st.st_mode)
+        target_mode = st.st_mode
+        if is_link:
+            try:
+                target = self._resolve(path)
+            except (FileMissing, PathRefused):
+                target = None
+            if target is not None:
+                target_mode = target.lstat.st_mode
+        return FileStat(path=path, size=st.st_size, is_dir=statmod.S_ISDIR(target_mode),
+                        is_file=statmod.S_ISREG(target_mode), is_symlink=is_link,
+                        mtime=st.st_mtime, mode=st.st_mode)
+
+    def listdir(self, path: str) -> List[str]:
+        try:
+            resolved = self._resolve(path)
+        except FileMissing:
+            return []
+        if resolved is None or not statmod.S_ISDIR(resolved.lstat.st_mode):
+            return []
+        try:
+            return sorted(os.listdir(resolved.disk))
+        except PermissionError:
+            raise FilePermissionDenied(path, "permission denied") from None
+        except OSError:
+            return []
+
+    def readlink(self, path: str) -> Optional[str]:
+        try:
+            resolved = self._resolve(path, follow_last=False)
+        except FileMissing:
+            return None
+        if resolved is None or not statmod.S_ISLNK(resolved.lstat.st_mode):
+            return None
+        return os.readlink(resolved.disk)
+
+    def realpath(self, path: str) -> str:
+        """Host-absolute path with symlinks resolved inside the snapshot.
+
+        Like ``os.path.realpath``: a missing tail (or a loop) is kept as written. A path that
+        leads outside the snapshot raises ``PathRefused``.
+        """
+        return "/" + "/".join(self._files.lenient_parts(path))
+
+    # -- system facts -------------------------------------------------------------------
+    def env(self) -> Mapping[str, str]:
+        return dict(self._env)
+
+    def _host_section(self, key: str) -> Any:
+        return (self._host or {}).get(key)
+
+    def memory(self) -> Optional[MemoryInfo]:
+        mem = self._host_section("memory")
+        if not isinstance(mem, dict):
+            return None
+        total, available = _int(mem.get("total_bytes")), _int(mem.get("available_bytes"))
+        if total is None or available is None:
+            return None
+        return MemoryInfo(total, available, _int(mem.get("swap_total_bytes")) or 0,
+                          _int(mem.get("swap_free_bytes")) or 0)
+
+    def cpu_count(self) -> Optional[int]:
+        return _int(self._host_section("cpu_count"))
+
+    def disk_usage(self, path: str) -> Optional[DiskUsage]:
+        """The recorded disk whose path is the closest parent of ``path``."""
+        disks = self._host_section("disks")
+        if not isinstance(disks, list):
+            return None
+        want = posixpath.normpath("/" + path.lstrip("/"))
+        best: Optional[DiskUsage] = None
+        for entry in disks:
+            if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
+                continue
+            where = posixpath.normpath(entry["path"])
+            total, free = _int(entry.get("total_bytes")), _int(entry.get("free_bytes"))
+            if total is None or free is None:
+                continue
+            inside = want == where or want.startswith(where.rstrip("/") + "/")
+            if inside and (best is None or len(where) > len(best.path)):
+                best = DiskUsage(where, total, free)
+        return best
+
+    def processes(self) -> Optional[List[ProcessInfo]]:
+        raw = self._host_section("processes")
+        if not isinstance(raw, list):
+            return None
+        found: List[ProcessInfo] = []
+        for entry in raw:
+            if not isinstance(entry, dict):
+                continue
+            pid = _int(entry.get("pid"))
+            if pid is None:
+                continue
+            cmdline = entry.get("cmdline") or []
+            if isinstance(cmdline, str):
+                cmdline = cmdline.split()
+            found.append(ProcessInfo(pid, str(entry.get("name") or ""),
+                                     tuple(str(a) for a in cmdline if a is not None)))
+        return found
+
+    def listening_sockets(self) -> Optional[List[ListeningSocket]]:
+        raw = self._host_section("listening")
+        if not isinstance(raw, list):
+            return None
+        found: List[ListeningSocket] = []
+        for entry in raw:
+            if not isinstance(entry, dict):
+                continue
+            port = _int(entry.get("port"))
+            if port is None:
+                continue
+            found.append(ListeningSocket(str(entry.get("address") or ""), port, _int(entry.get("pid"))))
+        return found
+
+    def python_env(self) -> PythonEnv:
+        if self._python is None:
+            return PythonEnv(executable=None, version=None,
+                             error="the snapshot has no python.json (Python environment not captured)")
+        return python_env_from_dict(self._python, None)
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers
+
+
+def _open_nofollow(disk: str) -> BinaryIO:
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    return os.fdopen(os.open(disk, flags), "rb")
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, _Loop):
+        return "symlink loop"
+    message = getattr(exc, "message", None)
+    return str(message) if message else _one_line(exc)
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:200]
+
+
+def _int(value: Any) -> Optional[int]:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value.strip())
+    return None
+
+
+def _parse_float(text: str) -> Optional[float]:
+    try:
+        value = float(text.strip())
+    except ValueError:
+        return None
+    return value if value >= 0 else None
+
+
+def _string_map(data: Optional[Dict[str, Any]], origin: str, name: str) -> Dict[str, str]:
+    if data is None:
+        return {}
+    out: Dict[str, str] = {}
+    for key, value in data.items():
+        if value is None:
+            continue
+        if isinstance(value, (dict, list)):
+            raise SnapshotError(f"{origin}: {name}: the value of {key!r} must be a string")
+        out[str(key)] = value if isinstance(value, str) else json.dumps(value)
+    return out
+
+
+def _snapshot_root(base: str, origin: str) -> str:
+    """The folder holding snapshot.json & co: ``base`` itself or its single sub-folder
+    (archives made with ``tar czf snap.tar.gz snap/`` and unpacked copies of them)."""
+    if any(os.path.lexists(os.path.join(base, m)) for m in MARKERS):
+        return base
+    try:
+        entries = os.listdir(base)
+    except OSError as exc:
+        raise SnapshotError(f"{origin}: cannot read the snapshot: {exc.strerror or exc}") from None
+    if len(entries) == 1:
+        inner = os.path.join(base, entries[0])
+        if (os.path.isdir(inner) and not os.path.islink(inner)
+                and any(os.path.lexists(os.path.join(inner, m)) for m in MARKERS)):
+            return inner
+    raise SnapshotError(
+        f"{origin}: does not look like an ascend-doctor snapshot "
+        f"(none of {', '.join(MARKERS)} found; create one with `ascend-doctor snapshot -o FILE.tar.gz`)")
+
+
+# ---------------------------------------------------------------------------------------------
+# Safe unpacking (we support Python 3.9: no tarfile extraction filters)
+
+
+def _member_parts(name: str, what: str, member: str) -> List[str]:
+    """Components of a member name (or hard-link target), refusing absolute names and ``..``."""
+    shown = repr(name) if name == member else f"{name!r} (link target of {member!r})"
+    if "\x00" in name:
+        raise SnapshotError(f"archive member {shown}: NUL byte in {what}")
+    if name.startswith("/") or (len(name) > 1 and name[1] == ":") or name.startswith("\\"):
+        raise SnapshotError(f"archive member {shown}: absolute {what} refused")
+    parts = _split(name.replace("\\", "/"))
+    if ".." in parts:
+        raise SnapshotError(f"archive member {shown}: '..' in {what} refused")
+    return parts
+
+
+def _check_symlink_target(parts: List[str], target: str, member: str) -> None:
+    """A symlink may point anywhere inside the snapshot; absolute targets only under files/.
+
+    ``parts`` are the member's path components. The snapshot may sit one folder deep in the
+    archive (``snap/files/...``), so files/ is looked for at both depths.
+    """
+    if "\x00" in target:
+        raise SnapshotError(f"archive member {member!r}: NUL byte in link target")
+    files_depth = 0  # number of leading components up to and including "files"
+    if len(parts) > 1 and parts[0] == "files":
+        files_depth = 1
+    elif len(parts) > 2 and parts[1] == "files" and parts[0] not in MARKERS:
+        files_depth = 2
+    if target.startswith("/"):
+        if files_depth:
+            return  # means a path of the captured machine: re-rooted under files/ when read
+        raise SnapshotError(f"archive member {member!r}: symlink to absolute path {target!r} "
+                            "outside files/ refused")
+    # Relative: walk it from the link's folder; inside files/ it may not climb above files/.
+    where = list(parts[:-1])
+    for piece in _split(target):
+        if piece == "..":
+            if len(where) <= files_depth:
+                outside = "files/" if files_depth else "the archive"
+                raise SnapshotError(f"archive member {member!r}: symlink {target!r} leads outside {outside}")
+            where.pop()
+        else:
+            where.append(piece)
+
+
+def _ensure_dirs(dest: str, parts: List[str], member: str) -> str:
+    """Create ``dest/parts...`` as folders, refusing to go through anything but a real folder."""
+    current = dest
+    for piece in parts:
+        current = os.path.join(current, piece)
+        try:
+            st = os.lstat(current)
+        except FileNotFoundError:
+            os.mkdir(current, 0o700)
+            continue
+        if not statmod.S_ISDIR(st.st_mode):
+            raise SnapshotError(f"archive member {member!r}: goes through {piece!r}, which is not a folder")
+    return current
+
+
+def _ensure_parent(dest: str, parts: List[str], member: str) -> str:
+    """Create the member's parent folders (never through a symlink); return the member's path."""
+    return os.path.join(_ensure_dirs(dest, parts[:-1], member), parts[-1])
+
+
+def _clear(path: str, member: str) -> None:
+    """Remove an earlier member of the same name (never follows a link)."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if statmod.S_ISDIR(st.st_mode):
+        raise SnapshotError(f"archive member {member!r}: replaces a folder")
+    os.unlink(path)
+
+
+def safe_extract(archive: str, dest: str, max_members: int = MAX_MEMBERS,
+                 max_member_bytes: int = MAX_MEMBER_BYTES, max_total_bytes: int = MAX_TOTAL_BYTES) -> None:
+    """Unpack a snapshot archive into the empty folder ``dest``, checking every member."""
+    try:
+        tar = tarfile.open(archive, "r:*")  # noqa: SIM115 - closed by `with tar` below
+    except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
+        raise SnapshotError(f"{archive}: not a snapshot directory or .tar.gz archive ({_one_line(exc)})") from None
+    count = 0
+    total = 0
+    try:
+        with tar:
+            while True:
+                try:
+                    member = tar.next()
+                except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
+                    raise SnapshotError(f"{archive}: damaged archive ({_one_line(exc)})") from None
+                if member is None:
+                    break
+                count += 1
+                if count > max_members:
+                    raise SnapshotError(f"{archive}: more than {max_members} members; refused")
+                # Check sizes before tarfile seeks past the data: a forged header with a huge
+                # size must not make us decompress gigabytes.
+                if member.size > max_member_bytes:
+                    raise SnapshotError(f"archive member {member.name!r}: {member.size} bytes, more than "
+                                        f"the {max_member_bytes} allowed")
+                total += max(member.size, 0)
+                if total > max_total_bytes:
+                    raise SnapshotError(f"archive member {member.name!r}: the archive unpacks to more than "
+                                        f"{max_total_bytes} bytes; refused")
+                _extract_member(tar, member, dest, archive)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise SnapshotError(f"{archive}: cannot unpack ({_one_line(exc)})") from None
+
+
+def _extract_member(tar: tarfile.TarFile, member: tarfile.TarInfo, dest: str, archive: str) -> None:
+    name = member.name
+    parts = _member_parts(name, "name", name)
+    if not parts:
+        return  # "./": the archive root itself
+    if member.isdir():
+        _ensure_dirs(dest, parts, name)
+        return
+    if member.issym():
+        _check_symlink_target(parts, member.linkname, name)
+        path = _ensure_parent(dest, parts, name)
+        _clear(path, name)
+        os.symlink(member.linkname, path)
+        return
+    if member.islnk():
+        # Hard links name another member of the archive: copy that member's data.
+        source_parts = _member_parts(member.linkname, "link target", name)
+        source = os.path.join(dest, *source_parts)
+        try:
+            st = os.lstat(source)
+        except OSError:
+            raise SnapshotError(f"archive member {name!r}: hard link to {member.linkname!r}, "
+                                "which is not an earlier file of the archive") from None
+        if not statmod.S_ISREG(st.st_mode) or _passes_symlink(dest, source_parts):
+            raise SnapshotError(f"archive member {name!r}: hard link to {member.linkname!r} refused")
+        path = _ensure_parent(dest, parts, name)
+        _clear(path, name)
+        with _open_nofollow(source) as src, _create(path) as out:
+            shutil.copyfileobj(src, out)
+        return
+    if member.isreg() and not member.issparse():
+        path = _ensure_parent(dest, parts, name)
+        _clear(path, name)
+        stream = tar.extractfile(member)
+        if stream is None:  # pragma: no cover - isreg() members always have data
+            raise SnapshotError(f"archive member {name!r}: no data")
+        written = 0
+        with stream, _create(path) as out:
+            while True:
+                chunk = stream.read(1024 * 1024)
+                if not chunk:
+                    break
+                written += len(chunk)
+                if written > member.size:  # pragma: no cover - tarfile stops at the declared size
+                    raise SnapshotError(f"archive member {name!r}: more data than declared")
+                out.write(chunk)
+        return
+    kind = ("device file" if (member.ischr() or member.isblk()) else
+            "FIFO" if member.isfifo() else "sparse file" if member.issparse() else "special member")
+    raise SnapshotError(f"archive member {name!r}: {kind} refused (snapshots store devices as empty files)")
+
+
+def _passes_symlink(dest: str, parts: List[str]) -> bool:
+    current = dest
+    for piece in parts:
+        current = os.path.join(current, piece)
+        try:
+            if statmod.S_ISLNK(os.lstat(current).st_mode):
+                return True
+        except OSError:
+            return True
+    return False
+
+
+def _create(path: str) -> BinaryIO:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    return os.fdopen(os.open(path, flags, 0o600), "wb")
