@@ -52,7 +52,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                 "(after the reboot, `npu-smi info` must show Version: " + installed + ")",
                 running=running, installed=installed)
             return
-        yield Finding.passed(f"running driver {running} = installed {installed}")
+        same_text = "=" if running == installed else "is the same release as"
+        yield Finding.passed(f"running driver {running} {same_text} installed {installed}")
         return
     if tool:
         same = _same(tool, installed)

@@ -86,7 +86,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     chips = len(info.devices)
     names = sorted({d.name for d in info.devices})
     version = f" {info.version}" if info.version else ""
-    layout = f"{npus} NPUs" + (f" ({chips} chips)" if chips != npus else "")
+    layout = f"{npus} NPU{'s' if npus != 1 else ''}" + (f" ({chips} chips)" if chips != npus else "")
     note = f"; tolerated: {'; '.join(info.warnings)}" if info.warnings else ""
     yield Finding.passed(f"npu-smi{version} lists {layout}: {', '.join(names)}{note}",
                          npus=npus, chips=chips, names=names)

@@ -24,12 +24,13 @@ STATUS_STYLE = {
     Status.SKIP: "dim",
     Status.ERROR: "magenta",
 }
+# Areas in the order a person fixes them: devices and driver first, the model last.
 AREA_TITLES = {
-    "SMI": "npu-smi", "DEV": "Devices", "DRV": "Driver", "FW": "Firmware", "CANN": "CANN toolkit",
-    "OPS": "Kernels / ops package", "NNAL": "NNAL / ATB", "PY": "Python, torch and torch_npu",
-    "ENV": "Environment", "ENG": "Serving engines", "MIX": "Mixed installations", "CTR": "Containers",
+    "CORE": "ascend-doctor itself", "SMI": "npu-smi", "DEV": "Devices", "CTR": "Containers",
+    "DRV": "Driver", "FW": "Firmware", "MIX": "Mixed installations", "CANN": "CANN toolkit",
+    "OPS": "Kernels / ops package", "NNAL": "NNAL / ATB", "ARCH": "Architecture",
+    "PY": "Python, torch and torch_npu", "ENG": "Serving engines", "ENV": "Environment",
     "SYS": "Host resources", "LOG": "Logs", "MDL": "Model weights", "CFG": "Serving configuration",
-    "CORE": "ascend-doctor itself", "ARCH": "Architecture",
 }
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -67,7 +68,8 @@ def render_text(report: Report, console: Console, verbose: bool = False) -> None
     groups: Dict[str, List[Result]] = {}
     for result in report.results:
         groups.setdefault(result.id.split("-")[1] if "-" in result.id else "?", []).append(result)
-    for area, results in groups.items():
+    order = list(AREA_TITLES)
+    for area, results in sorted(groups.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else 99):
         console.print()
         console.print(Text(AREA_TITLES.get(area, area), style="bold underline"))
         for result in results:
