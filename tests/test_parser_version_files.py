@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ascend_doctor.parsers import version_files as vf
+from ascend_doctor.parsers.collect_env import parse_collect_env
 from ascend_doctor.parsers.version_files import VersionFileError
 
 SAMPLES = Path(__file__).parent / "samples" / "version-files"
@@ -482,3 +483,109 @@ def test_arbitrary_text_parses_or_raises_version_file_error(kind: str, text: str
     if kind == "firmware":
         assert isinstance(record, vf.FirmwareVersionInfo)
         vf.firmware_accepts_driver(record, text[:40])
+
+
+# -- collect_env dumps ---------------------------------------------------------------------------
+ENV_SAMPLES = Path(__file__).parent / "samples" / "collect-env"
+
+# sample -> (layout, python, torch, torch_npu, vllm, vllm_ascend, cann, npu-smi version)
+COLLECT_ENV_TABLE: Dict[str, Tuple[object, ...]] = {
+    "llamafactory-tutorial-env-910B2-cann8.2.RC1.txt":
+        ("llamafactory", "3.11.14", "2.7.1+cpu", None, None, None, "8.2.RC1", None),
+    "vllm-3526-kylin-collapsed-localized-lscpu.txt":
+        ("collapsed", "3.8.18", "2.1.0", None, None, None, None, None),
+    "vllm-ascend-198-collect_env-vllm0.7.1-torchnpu2.5.1.txt":
+        ("collect_env", "3.10.15", "2.5.1", "2.5.1.dev20250218", "0.7.1", None, None, None),
+    "vllm-ascend-3002-A3-kunpeng5250Y-ubuntu24-torchnpu-dev-cann8.3.RC1-B085.txt":
+        ("vllm-ascend", "3.11.13", "2.7.1+cpu", "2.7.1.dev20250911", "0.10.2rc3.dev14+g72fc8aa41",
+         "0.10.2rc2.dev13+g99210941a.d20250916", "8.3.RC1", "25.2.0"),
+    "vllm-ascend-4148-300IDuo-openEuler-kernel-docker-cann8.3.RC1.txt":
+        ("vllm-ascend", "3.11.13", "2.7.1+cpu", "2.7.1", "0.11.0", "0.11.0rc1", "8.3.RC1", "25.2.0"),
+    "vllm-ascend-4480-A3-vllm0.11.2-cann8.3.RC2.txt":
+        ("vllm-ascend", "3.11.13", "2.7.1+cpu", "2.7.1", "0.11.2", "0.11.0rc1.dev393+g3c9d947d7.d20251124",
+         "8.3.RC2", "24.1.rc3.7"),
+    "vllm-ascend-6063-300IDuo-upstream-sectioned-collect_env-vllm0.10.0.txt":
+        ("vllm-sectioned", "3.11.13", "2.7.1+cpu", "2.7.1.dev20250724", "0.10.0", None, "8.2.RC1", None),
+    "vllm-ascend-6509-910B2-vllm0.14.1-cann8.5.0.txt":
+        ("vllm-ascend", "3.11.14", "2.9.0+cpu", "2.9.0", "0.14.1", "0.14.0rc1", "8.5.0", "25.5.0"),
+}
+
+
+def env_body(name: str) -> str:
+    text = (ENV_SAMPLES / name).read_text(encoding="utf-8")
+    assert text.startswith("# source:")
+    return text.split("# ---\n", 1)[1]
+
+
+def test_every_collect_env_sample_is_in_the_table() -> None:
+    assert sorted(p.name for p in ENV_SAMPLES.glob("*.txt")) == sorted(COLLECT_ENV_TABLE)
+
+
+@pytest.mark.parametrize("name", sorted(COLLECT_ENV_TABLE))
+def test_collect_env_versions(name: str) -> None:
+    env = parse_collect_env(env_body(name))
+    assert (env.layout, env.python_version, env.torch_version, env.torch_npu_version, env.vllm_version,
+            env.vllm_ascend_version, env.cann_version, env.npu_smi_version) == COLLECT_ENV_TABLE[name]
+    json.dumps(env.to_dict())
+
+
+def test_collect_env_details_new_template() -> None:
+    env = parse_collect_env(env_body("vllm-ascend-6509-910B2-vllm0.14.1-cann8.5.0.txt"))
+    assert env.os == "Ubuntu 22.04.5 LTS (aarch64)" and env.arch == "aarch64"
+    assert env.python_platform == "Linux-4.19.90-2107.6.0.0251.43.oe1.bclinux.aarch64-aarch64-with-glibc2.35"
+    assert env.env["ASCEND_TOOLKIT_HOME"] == "/usr/local/Ascend/cann-8.5.0"
+    assert env.env["ASCEND_VISIBLE_DEVICES"] == "1,2,3,4,5,6,7,0"
+    assert env.env["ASCEND_RUNTIME_OPTIONS"] == ""
+    assert env.cann is not None and env.cann.home == "/usr/local/Ascend/cann-8.5.0"
+    assert env.cann.innerversion == "V100R001C25SPC001B232"
+    assert env.packages["transformers"] == "4.57.6"
+    assert env.npu_smi_text is not None and "910B2" in env.npu_smi_text
+    assert env.warnings == ()
+
+
+def test_collect_env_sectioned_and_duplicated_env() -> None:
+    env = parse_collect_env(env_body("vllm-ascend-6063-300IDuo-upstream-sectioned-collect_env-vllm0.10.0.txt"))
+    assert env.cpu_model == "Kunpeng-920"
+    assert env.env["CUDA_VISIBLE_DEVICES"] == "4,5"
+    assert any("CUDA_VISIBLE_DEVICES set twice" in w for w in env.warnings)
+    assert env.cann is not None and env.cann.innerversion == "V100R001C22SPC001B231"
+
+
+def test_collect_env_bios_model_name_when_model_name_is_dash() -> None:
+    env = parse_collect_env(env_body("vllm-ascend-3002-A3-kunpeng5250Y-ubuntu24-torchnpu-dev-cann8.3.RC1-B085.txt"))
+    assert env.cpu_model == "Kunpeng 920 5250Y To be filled by O.E.M. CPU @ 2.0GHz"
+    assert env.env["ATB_HOME_PATH"].endswith("cxx_abi_0")
+
+
+def test_collect_env_llamafactory_bullets() -> None:
+    env = parse_collect_env(env_body("llamafactory-tutorial-env-910B2-cann8.2.RC1.txt"))
+    assert env.npu_type == "Ascend910B2"
+    assert env.labels["deepspeed version"] == "0.16.9"
+
+
+@pytest.mark.parametrize("text", ["", "hello\n", "\x00\x00", "a=b\n"])
+def test_collect_env_rejects_other_text(text: str) -> None:
+    with pytest.raises(VersionFileError):
+        parse_collect_env(text)
+
+
+_ENV_BODIES = [env_body(name) for name in sorted(COLLECT_ENV_TABLE)]
+
+
+@st.composite
+def mangled_env(draw: st.DrawFn) -> str:
+    text = draw(st.sampled_from(_ENV_BODIES))
+    for _ in range(draw(st.integers(0, 4))):
+        pos = draw(st.integers(0, len(text)))
+        text = text[:pos] + draw(_FRAGMENTS) + text[pos + draw(st.integers(0, 200)):]
+    return text
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.one_of(st.text(max_size=300), mangled_env()))
+def test_collect_env_parses_or_raises_version_file_error(text: str) -> None:
+    try:
+        env = parse_collect_env(text)
+    except VersionFileError:
+        return
+    json.dumps(env.to_dict())

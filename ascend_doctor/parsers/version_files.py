@@ -19,6 +19,7 @@ install.info
 nnal/atb, mindie, atb-models      :func:`parse_colon_version_info`            :class:`ColonVersionInfo`
 version.info (``key : value``)
 upgrade-tool ... --version        :func:`parse_upgrade_tool_versions`         :class:`UpgradeToolVersions`
+collect_env.py / env dumps        :func:`parse_collect_env`                   :class:`CollectEnv`
 ================================  =========================================  =================================
 
 Compatibility helpers: :func:`firmware_accepts_driver`, :func:`driver_accepts_firmware`,
@@ -35,6 +36,7 @@ from ascend_doctor.parsers.cann_component_info import (
     parse_component_version_info,
     parse_version_cfg,
 )
+from ascend_doctor.parsers.collect_env import CollectEnv, parse_collect_env
 from ascend_doctor.parsers.colon_version_info import ColonVersionInfo, parse_colon_version_info
 from ascend_doctor.parsers.driver_firmware_info import (
     CodeRange,
@@ -66,6 +68,7 @@ __all__ = [
     "CannInstallInfo",
     "CfgVersion",
     "CodeRange",
+    "CollectEnv",
     "ColonVersionInfo",
     "ComponentVersionInfo",
     "DeviceComponentVersion",
@@ -81,6 +84,7 @@ __all__ = [
     "firmware_accepts_driver",
     "parse_ascend_install_info",
     "parse_cann_install_info",
+    "parse_collect_env",
     "parse_colon_version_info",
     "parse_component_version_info",
     "parse_driver_version_info",

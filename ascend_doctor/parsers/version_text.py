@@ -117,7 +117,7 @@ class Pairs:
                 raise VersionFileError(self.kind, f"this looks like {other_kind}", number, text)
 
 
-def _clean_lines(text: object, kind: str) -> List[Tuple[int, str]]:
+def clean_lines(text: object, kind: str) -> List[Tuple[int, str]]:
     """Numbered, stripped, non-blank lines; raises on non-text or binary input."""
     if not isinstance(text, str):
         raise VersionFileError(kind, f"expected text, got {type(text).__name__}")
@@ -155,7 +155,7 @@ def read_pairs(text: object, kind: str, style: str = "=") -> Pairs:
     first_line: Optional[Tuple[int, str]] = None
     first_skipped: Optional[Tuple[int, str]] = None
     seen: Dict[str, int] = {}
-    for number, line in _clean_lines(text, kind):
+    for number, line in clean_lines(text, kind):
         if line.startswith("#"):
             continue
         if first_line is None:
