@@ -34,8 +34,10 @@ _VERSION_RE = re.compile(
     (?:[.\-]?(?P<pre>alpha|beta)\.?(?P<prenum>\d*))?
     (?:[.\-]?b(?P<build>\d+))?
     \s*$""",
-    re.IGNORECASE | re.VERBOSE,
+    re.IGNORECASE | re.VERBOSE | re.ASCII,
 )
+# Real version numbers are short; bounding the length keeps int() away from huge digit runs.
+_MAX_VERSION_LEN = 64
 
 
 class VersionError(ValueError):
@@ -59,6 +61,8 @@ class AscendVersion:
 
     @classmethod
     def parse(cls, text: str) -> AscendVersion:
+        if len(text or "") > _MAX_VERSION_LEN:
+            raise VersionError(f"not an Ascend version (too long): {text[:40]!r}...")
         match = _VERSION_RE.match(text or "")
         if not match:
             raise VersionError(f"not an Ascend version: {text!r}")
@@ -158,7 +162,8 @@ def same_release(a: str, b: str) -> bool:
     return bool(va and vb and va.same_release(vb))
 
 
-_RELEASE_CODE_RE = re.compile(r"^V(?P<v>\d+)R(?P<r>\d+)C(?P<c>\d+)(?:SPC(?P<spc>\d+))?(?:B(?P<b>\d+))?$", re.I)
+_RELEASE_CODE_RE = re.compile(r"^V(?P<v>\d{1,6})R(?P<r>\d{1,6})C(?P<c>\d{1,6})(?:SPC(?P<spc>\d{1,6}))?(?:B(?P<b>\d{1,9}))?$",
+                              re.I | re.ASCII)
 
 
 @dataclass(frozen=True)
