@@ -162,8 +162,8 @@ def same_release(a: str, b: str) -> bool:
     return bool(va and vb and va.same_release(vb))
 
 
-_RELEASE_CODE_RE = re.compile(r"^V(?P<v>\d{1,6})R(?P<r>\d{1,6})C(?P<c>\d{1,6})(?:SPC(?P<spc>\d{1,6}))?(?:B(?P<b>\d{1,9}))?$",
-                              re.I | re.ASCII)
+_RELEASE_CODE_RE = re.compile(
+    r"^V(?P<v>\d{1,6})R(?P<r>\d{1,6})C(?P<c>\d{1,6})(?:SPC(?P<spc>\d{1,6}))?(?:B(?P<b>\d{1,9}))?$", re.I | re.ASCII)
 
 
 @dataclass(frozen=True)
