@@ -1,0 +1,180 @@
+"""Facts for serving: the serving configuration, listening sockets, and the model to plan for.
+
+* ``serving_config`` - ``--config FILE`` (read through the host) or ``--vllm-args "..."``, parsed
+  by ``ascend_doctor.model.configlint`` into one ``ServingConfig``. A file that cannot be read or
+  parsed is not an exception: the record carries ``error`` and ASC-CFG-001 reports it.
+* ``listening_sockets`` - what is listening on this host (for "port already in use").
+* ``plan_model`` - the architecture (and, when the weights are there, the safetensors tally) of
+  ``--model``, or of the serving configuration's weight path, for the memory-fit checks.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from typing import Any, List, Optional, Tuple
+
+from ascend_doctor.facts import Facts, FactUnavailable, UnknownFact, provider
+from ascend_doctor.host.base import Host, HostFileError, ListeningSocket
+from ascend_doctor.model.arch import ArchError, ModelArch, arch_from_hf_config
+from ascend_doctor.model.families import ModelFamily, family_names, find_family
+from ascend_doctor.model.plan import TensorEntry, WeightTally, tally_tensors
+
+# MindIE refuses config files over 10 MB (service_parameter_configuration.md); so do we.
+MAX_CONFIG_BYTES = 10 * 1024 * 1024
+MAX_MODEL_CONFIG_BYTES = 4 * 1024 * 1024
+
+KIND_BUILTIN = "built-in"
+KIND_DIRECTORY = "directory"
+KIND_CONFIG = "config.json"
+
+
+@dataclass(frozen=True)
+class PlanModel:
+    """The model a memory plan is for, and where its numbers come from."""
+
+    ref: str  # what was given: a directory, a config.json, or a built-in name
+    kind: Optional[str] = None  # KIND_* (None when it could not be resolved)
+    arch: Optional[ModelArch] = None
+    tally: Optional[WeightTally] = None
+    family: Optional[ModelFamily] = None
+    error: Optional[str] = None
+    notes: Tuple[str, ...] = ()
+    torch_dtype: Optional[str] = None
+
+    @property
+    def name(self) -> str:
+        if self.family is not None:
+            return self.family.name
+        return self.ref.rstrip("/").rsplit("/", 1)[-1] or self.ref
+
+    @property
+    def checkpoint_precision(self) -> Optional[str]:
+        """The precision the weights on disk are in (from the headers, else config.json)."""
+        if self.tally is not None and self.tally.detected_precision:
+            return self.tally.detected_precision
+        if self.arch is not None and self.arch.quant_method:
+            method = self.arch.quant_method
+            return "fp8" if method == "fp8" else method if method in ("w8a8", "w8a16", "w4a8") else None
+        dtype = (self.torch_dtype or "").lower()
+        return {"bfloat16": "bf16", "float16": "fp16"}.get(dtype)
+
+
+def tally_from_model_facts(model_facts: Any, num_hidden_layers: int) -> Optional[WeightTally]:
+    """Sum the safetensors headers an inspection read; None unless every header was readable."""
+    headers = getattr(model_facts, "headers", None) or {}
+    if not headers or any(getattr(h, "error", None) for h in headers.values()):
+        return None
+    entries = [
+        TensorEntry(t.name, str(t.dtype).upper(), int(t.end - t.begin))
+        for h in headers.values()
+        for t in getattr(h, "tensors", {}).values()
+    ]
+    if not entries:
+        return None
+    return tally_tensors(entries, num_hidden_layers, file_count=len(headers),
+                         quant_type=getattr(model_facts, "description_quant_type", None))
+
+
+def _from_config_dict(ref: str, kind: str, cfg: Any, tally_source: Any = None) -> PlanModel:
+    try:
+        arch = arch_from_hf_config(cfg, name=ref.rstrip("/").rsplit("/", 1)[-1] or ref)
+    except ArchError as exc:
+        return PlanModel(ref, kind, error=f"{ref}: {exc}")
+    tally = tally_from_model_facts(tally_source, arch.num_hidden_layers) if tally_source is not None else None
+    notes: List[str] = []
+    if kind == KIND_DIRECTORY and tally is None:
+        notes.append("weights not counted from safetensors headers (none readable): computed from the architecture")
+    torch_dtype = cfg.get("torch_dtype") if isinstance(cfg.get("torch_dtype"), str) else None
+    return PlanModel(ref, kind, arch, tally, notes=tuple(notes), torch_dtype=torch_dtype)
+
+
+def _inspect_dir(host: Host, path: str) -> Any:
+    from ascend_doctor.model.inspect import inspect_model_dir
+
+    return inspect_model_dir(host, path)
+
+
+def load_plan_model(host: Host, ref: str, model_facts: Any = None) -> PlanModel:
+    """Resolve ``ref``: a model directory, a ``config.json`` file, or a built-in model name.
+
+    ``model_facts`` is an inspection already made of the same directory (the ``model`` fact),
+    reused instead of reading the headers again. Never raises for bad input: ``error`` says why.
+    """
+    ref = (ref or "").strip()
+    if not ref:
+        return PlanModel(ref, error="no model given")
+    stat = host.stat(ref)
+    if stat is not None and stat.is_dir:
+        inspected = model_facts
+        if inspected is None or getattr(inspected, "path", None) != ref:
+            try:
+                inspected = _inspect_dir(host, ref)
+            except Exception as exc:  # an inspection bug must not hide the plan: fall back to config.json
+                inspected = None
+                note = f"model inspection failed ({type(exc).__name__}: {exc}); reading config.json only"
+                plan_model = _read_config_file(host, ref.rstrip("/") + "/config.json", ref, KIND_DIRECTORY)
+                return dataclasses.replace(plan_model, notes=plan_model.notes + (note,))
+        cfg = getattr(inspected, "config", None)
+        if not isinstance(cfg, dict):
+            why = getattr(inspected, "config_error", None) or "no readable config.json"
+            return PlanModel(ref, KIND_DIRECTORY, error=f"{ref}: {why}")
+        return _from_config_dict(ref, KIND_DIRECTORY, cfg, inspected)
+    if stat is not None:
+        return _read_config_file(host, ref, ref, KIND_CONFIG)
+    family = find_family(ref)
+    if family is not None:
+        return PlanModel(ref, KIND_BUILTIN, family.arch(), family=family, notes=(
+            f"architecture from built-in data ({family.sources[0]})",), torch_dtype=str(
+            family.config.get("torch_dtype") or "") or None)
+    return PlanModel(ref, error=(
+        f"{ref!r} is not a model directory, a config.json, or a built-in model "
+        f"(built-in: {', '.join(family_names())})"))
+
+
+def _read_config_file(host: Host, path: str, ref: str, kind: str) -> PlanModel:
+    try:
+        text = host.read_text(path, MAX_MODEL_CONFIG_BYTES)
+    except HostFileError as exc:
+        return PlanModel(ref, kind, error=f"{path}: {exc.message}")
+    except (OSError, UnicodeDecodeError) as exc:
+        return PlanModel(ref, kind, error=f"{path}: cannot be read ({exc})")
+    try:
+        cfg = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        return PlanModel(ref, kind, error=f"{path}: invalid JSON ({exc})")
+    if not isinstance(cfg, dict):
+        return PlanModel(ref, kind, error=f"{path}: not a JSON object")
+    return _from_config_dict(ref, kind, cfg)
+
+
+# -- providers ------------------------------------------------------------------------------
+
+
+@provider("listening_sockets")
+def listening_sockets(facts: Facts) -> List[ListeningSocket]:
+    sockets = facts.host.listening_sockets()
+    if sockets is None:
+        raise FactUnavailable("the listening sockets of this host are not known (no permission, or a snapshot "
+                              "without them)")
+    return list(sockets)
+
+
+@provider("plan_model")
+def plan_model(facts: Facts) -> PlanModel:
+    """The model to plan memory for: ``--model``, else the serving configuration's weight path."""
+    ref = facts.options.model_dir
+    inspected = None
+    if ref:
+        try:
+            inspected = facts.try_get("model")
+        except UnknownFact:  # the model fact is optional here
+            inspected = None
+    else:
+        config = facts.try_get("serving_config")
+        paths = [m.weight_path for m in getattr(config, "models", ()) if getattr(m, "weight_path", None)]
+        if not paths:
+            raise FactUnavailable("no model given (--model) and no weight path in the serving configuration")
+        ref = paths[0]
+    return load_plan_model(facts.host, ref, inspected)

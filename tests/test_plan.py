@@ -1,0 +1,342 @@
+"""Memory plan: architecture counting, KV per token, the seed 003 §4.1 table, layouts, the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Dict
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from ascend_doctor.model import plan as P
+from ascend_doctor.model.arch import (
+    ArchError,
+    arch_from_hf_config,
+    count_params,
+    kv_elements_per_token,
+    kv_elements_per_token_per_card,
+)
+from ascend_doctor.model.families import FamilyDataError, find_family, load_families, parse_families
+
+SAMPLES = Path(__file__).parent / "samples" / "serving-configs"
+GB64 = P.chip_memory("910B3").hbm_bytes
+
+
+def sample_body(name: str) -> str:
+    """A copied sample without its `# source:` / `# what:` / `# ---` header."""
+    text = (SAMPLES / name).read_text(encoding="utf-8")
+    return text.split("# ---\n", 1)[1]
+
+
+def arch_of(name: str) -> Any:
+    family = find_family(name)
+    assert family is not None, name
+    return family.arch()
+
+
+def plan(name: str, precision: str, cards: int, hbm: int = GB64, **kw: Any) -> P.MemoryPlan:
+    arch = arch_of(name)
+    layout_keys = {k: kw.pop(k) for k in ("tp", "dp", "ep", "moe_tp") if k in kw}
+    layout = P.make_layout(cards=cards, moe=arch.is_moe, **layout_keys)
+    return P.plan_memory(arch, P.parse_precision(precision), hbm, layout, **kw)
+
+
+# -- parameter counts -------------------------------------------------------------------------
+
+# Published sizes (HF model pages); the test allows 2 %.
+PUBLISHED_B = {
+    "DeepSeek-V3": 671.0,
+    "DeepSeek-R1": 671.0,
+    "DeepSeek-R1-Distill-Qwen-1.5B": 1.78,  # untied lm_head; the Qwen2.5 base it came from is 1.54B
+    "DeepSeek-R1-Distill-Qwen-7B": 7.6,
+    "DeepSeek-R1-Distill-Qwen-14B": 14.8,
+    "DeepSeek-R1-Distill-Qwen-32B": 32.8,
+    "DeepSeek-R1-Distill-Llama-8B": 8.0,
+    "DeepSeek-R1-Distill-Llama-70B": 70.6,
+}
+
+
+@pytest.mark.parametrize("name,expected", sorted(PUBLISHED_B.items()))
+def test_param_count_of_each_builtin(name: str, expected: float) -> None:
+    total = count_params(arch_of(name)).total / 1e9
+    assert abs(total / expected - 1) < 0.02, (name, total)
+
+
+def test_deepseek_v3_count_excludes_mtp_and_checkpoint_includes_it() -> None:
+    params = count_params(arch_of("DeepSeek-V3"))
+    assert 670.5e9 < params.total < 671.5e9  # 671B excludes the MTP module
+    assert 13e9 < params.mtp < 14.5e9  # HF: "685B ... includes 14B of the MTP module"
+    assert 684e9 < params.total + params.mtp < 686e9
+    assert params.routed_experts > 0.97 * params.total
+
+
+def test_real_r1_config_counts_like_the_builtin() -> None:
+    cfg = json.loads(sample_body("model-config-hf-deepseek-r1-fp8.txt"))
+    arch = arch_from_hf_config(cfg)
+    assert arch.quant_method == "fp8" and arch.is_mla and arch.is_moe
+    assert count_params(arch) == count_params(arch_of("DeepSeek-R1"))
+    assert arch.moe_layer_count == 58
+
+
+def test_families_are_sourced_and_names_resolve() -> None:
+    families = load_families()
+    assert len(families) == 8
+    for family in families:
+        assert family.sources and all(s.startswith("http") or "corpus" in s for s in family.sources)
+    assert find_family("deepseek-ai/DeepSeek-R1").name == "DeepSeek-R1"
+    assert find_family("r1_distill_qwen_32b").name == "DeepSeek-R1-Distill-Qwen-32B"
+    assert find_family("no-such-model") is None
+    assert find_family("") is None
+
+
+def test_family_data_validation() -> None:
+    with pytest.raises(FamilyDataError, match="schema"):
+        parse_families({"schema": 2, "families": []})
+    with pytest.raises(FamilyDataError, match="sources"):
+        parse_families({"schema": 1, "families": [{"name": "x", "config": {}, "published_params_b": 1}]})
+    bad = {"name": "x", "sources": ["s"], "published_params_b": 1, "config": {"model_type": "llama"}}
+    with pytest.raises(FamilyDataError, match="hidden_size"):
+        parse_families({"schema": 1, "families": [bad]})
+    with pytest.raises(FamilyDataError):
+        parse_families(["not", "a", "mapping"])
+
+
+def test_shipped_yaml_is_safe_loadable() -> None:
+    path = Path(__file__).parents[1] / "compat_matrix" / "model_families.yaml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert len(parse_families(data)) == 8
+
+
+@pytest.mark.parametrize("cfg,message", [
+    ({}, "model_type"),
+    ({"model_type": "llama", "hidden_size": -1}, ">= 1"),
+    ({"model_type": "llama", "hidden_size": "4096"}, "integer"),
+    ({"model_type": "llama", "hidden_size": True}, "integer"),
+    ({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 2, "num_attention_heads": 32,
+      "num_key_value_heads": 64, "vocab_size": 10, "intermediate_size": 10}, "exceeds"),
+])
+def test_bad_configs_are_clear_errors(cfg: Dict[str, Any], message: str) -> None:
+    with pytest.raises(ArchError, match=message):
+        arch_from_hf_config(cfg)
+
+
+def test_non_dict_config_is_an_error() -> None:
+    with pytest.raises(ArchError, match="object"):
+        arch_from_hf_config([1, 2])  # type: ignore[arg-type]
+
+
+def test_unknown_model_type_is_approximate() -> None:
+    arch = arch_from_hf_config({"model_type": "mystery", "hidden_size": 64, "num_hidden_layers": 2,
+                                "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 128})
+    assert arch.approximate and arch.num_key_value_heads == 4
+
+
+# -- KV cache per token -----------------------------------------------------------------------
+
+
+def test_mla_kv_per_token_by_hand() -> None:
+    arch = arch_of("DeepSeek-R1")
+    # (kv_lora_rank 512 + qk_rope_head_dim 64) x 61 layers
+    assert kv_elements_per_token(arch) == 576 * 61 == 35136
+    # the latent is shared by all heads: TP does not shrink it
+    assert kv_elements_per_token_per_card(arch, 16) == 35136
+    assert P.kv_bytes_per_token_per_card(arch, 1, "bf16") == 70272
+
+
+def test_gqa_kv_per_token_by_hand() -> None:
+    arch = arch_of("DeepSeek-R1-Distill-Qwen-7B")
+    # 2 (K and V) x 4 KV heads x 128 head_dim x 28 layers
+    assert kv_elements_per_token(arch) == 2 * 4 * 128 * 28 == 28672
+    assert kv_elements_per_token_per_card(arch, 2) == 2 * 2 * 128 * 28
+    # TP 8 > 4 KV heads: one head per card, replicated
+    assert kv_elements_per_token_per_card(arch, 8) == 2 * 1 * 128 * 28
+    llama70 = arch_of("DeepSeek-R1-Distill-Llama-70B")
+    assert kv_elements_per_token(llama70) == 2 * 8 * 128 * 80
+
+
+# -- seed 003 §4.1 --------------------------------------------------------------------------
+
+
+def test_seed_7b_fp16_is_about_14_gib_and_fits_one_card() -> None:
+    p = plan("DeepSeek-R1-Distill-Qwen-7B", "fp16", 1, max_seq_len=4096)
+    assert 14.0 <= P.gib(p.weights.total_bytes) <= 15.2
+    assert p.card.verdict == P.VERDICT_FITS
+    # ...and on a 310P3 it fits with little to spare, as the seed says
+    small = plan("DeepSeek-R1-Distill-Qwen-7B", "fp16", 1, hbm=P.chip_memory("310P3").hbm_bytes)
+    assert small.fits and P.gib(small.card.free_bytes) < 3
+
+
+def test_seed_32b_fp16_does_not_fit_one_910b_but_w8a8_does() -> None:
+    assert plan("DeepSeek-R1-Distill-Qwen-32B", "fp16", 1).card.verdict == P.VERDICT_NO
+    assert plan("DeepSeek-R1-Distill-Qwen-32B", "bf16", 1).card.verdict == P.VERDICT_NO
+    int8 = plan("DeepSeek-R1-Distill-Qwen-32B", "w8a8", 1)
+    assert int8.fits and 30 < P.gib(int8.weights.total_bytes) < 34
+
+
+def test_seed_70b_int8_needs_two_cards() -> None:
+    assert not plan("DeepSeek-R1-Distill-Llama-70B", "w8a8", 1).fits
+    assert plan("DeepSeek-R1-Distill-Llama-70B", "w8a8", 2).fits
+
+
+def test_seed_671b_w8a8_fits_16_not_8_and_bf16_needs_32() -> None:
+    assert plan("DeepSeek-R1", "w8a8", 16).fits
+    assert plan("DeepSeek-R1", "w8a8", 8).card.verdict == P.VERDICT_NO
+    assert not plan("DeepSeek-R1", "bf16", 16).fits
+    assert plan("DeepSeek-R1", "bf16", 32).fits
+    table = P.smallest_cards_by_precision(arch_of("DeepSeek-R1"), GB64)
+    assert table["w8a8"] == 16 and table["bf16"] == 32 and table["fp16"] == 32
+
+
+def test_w8a8_keeps_embedding_head_norms_in_bf16() -> None:
+    arch = arch_of("DeepSeek-R1")
+    params = count_params(arch)
+    w8 = P.weights_from_arch(arch, P.PRECISIONS["w8a8"])
+    assert w8.total_bytes == params.kept * 2 + params.quantizable  # 16-bit kept, 1 byte the rest
+    # the seed's "671 GB at 8 bits" ignores the ~3.9 GB kept in bf16
+    assert 672e9 < w8.total_bytes < 674e9
+
+
+def test_seed_section_4_2_layout_tp2_ep8_on_16_cards() -> None:
+    p = plan("DeepSeek-R1", "fp8", 16, tp=2, ep=8, max_seq_len=8192, batch=64, kv_dtype="fp8")
+    assert p.layout == P.Layout(cards=16, tp=2, dp=8, ep=8, moe_tp=2)
+    assert p.card.sequences_requested == 8  # 64 sequences over 8 DP replicas
+    assert p.fits
+    assert any("FP8" in note for note in p.notes)
+
+
+def test_large_batch_gives_fewer_sequences_not_a_crash() -> None:
+    p = plan("DeepSeek-R1", "w8a8", 16, tp=8, dp=2, ep=16, max_seq_len=32768, batch=200)
+    assert p.card.verdict == P.VERDICT_FEWER
+    assert 0 < p.card.sequences_fit < p.card.sequences_requested
+
+
+def test_fixed_kv_budget_mindie_npu_mem_size() -> None:
+    ok = plan("DeepSeek-R1-Distill-Qwen-7B", "bf16", 1, kv_budget_bytes=8 * P.GIB)
+    assert ok.fits and ok.card.kv_bytes == 8 * P.GIB
+    too_big = plan("DeepSeek-R1-Distill-Qwen-7B", "bf16", 1, kv_budget_bytes=60 * P.GIB)
+    assert too_big.card.verdict == P.VERDICT_NO
+
+
+# -- layouts and inputs -------------------------------------------------------------------------
+
+
+def test_layout_defaults_and_errors() -> None:
+    assert P.make_layout(cards=8) == P.Layout(8, 8, 1, 1, 8)
+    assert P.make_layout(tp=4, dp=2) == P.Layout(8, 4, 2, 1, 4)
+    assert P.make_layout(cards=16, tp=8, ep=16) == P.Layout(16, 8, 2, 16, 1)
+    assert P.make_layout(cards=8, ep=4, moe=False) == P.Layout(8, 8, 1, 1, 8)
+    with pytest.raises(P.PlanError, match="tp x dp"):
+        P.make_layout(cards=8, tp=4, dp=4)
+    with pytest.raises(P.PlanError, match="does not divide"):
+        P.make_layout(cards=8, ep=3)
+    with pytest.raises(P.PlanError, match="positive"):
+        P.make_layout(cards=-1)
+    with pytest.raises(P.PlanError, match="ep x moe_tp"):
+        P.make_layout(cards=16, tp=16, ep=4, moe_tp=2)
+
+
+def test_precisions_chips_and_kv_dtypes() -> None:
+    assert P.parse_precision("INT8").name == "w8a8"
+    assert P.parse_precision("bfloat16").name == "bf16"
+    with pytest.raises(P.PlanError, match="unknown precision"):
+        P.parse_precision("int3")
+    assert P.chip_memory("Ascend910B3").hbm_bytes == 64 * P.GIB
+    assert P.chip_memory("910B4").hbm_bytes == 32 * P.GIB
+    assert P.chip_memory("A3").hbm_bytes == 64 * P.GIB
+    assert P.chip_memory("310P3").hbm_bytes == 21534 * P.MIB
+    with pytest.raises(P.PlanError, match="unknown chip"):
+        P.chip_memory("H100")
+    assert P.parse_kv_dtype("auto") is None and P.parse_kv_dtype("C8") == "int8"
+    with pytest.raises(P.PlanError):
+        P.parse_kv_dtype("int2")
+
+
+def test_plan_rejects_nonsense_numbers() -> None:
+    arch = arch_of("DeepSeek-R1-Distill-Qwen-7B")
+    layout = P.make_layout(cards=1)
+    for kw in ({"max_seq_len": 0}, {"batch": -3}):
+        with pytest.raises(P.PlanError):
+            P.plan_memory(arch, P.PRECISIONS["bf16"], GB64, layout, **kw)
+    with pytest.raises(P.PlanError):
+        P.plan_memory(arch, P.PRECISIONS["bf16"], 0, layout)
+
+
+def test_tally_from_safetensors_entries() -> None:
+    entries = [
+        P.TensorEntry("model.embed_tokens.weight", "BF16", 1000),
+        P.TensorEntry("lm_head.weight", "BF16", 1000),
+        P.TensorEntry("model.layers.0.self_attn.q_a_proj.weight", "I8", 500),
+        P.TensorEntry("model.layers.0.self_attn.q_a_proj.weight_scale", "F32", 8),
+        P.TensorEntry("model.layers.3.mlp.experts.7.up_proj.weight", "I8", 4000),
+        P.TensorEntry("model.layers.3.mlp.gate.weight", "BF16", 100),
+        P.TensorEntry("model.layers.61.mlp.experts.0.up_proj.weight", "I8", 999),  # MTP layer
+        P.TensorEntry("model.norm.weight", "BF16", 10),
+    ]
+    tally = P.tally_tensors(entries, num_hidden_layers=61)
+    assert tally.detected_precision == "w8a8"
+    assert tally.mtp_bytes == 999 and tally.expert_bytes == 4000
+    assert tally.main_bytes == 1000 + 1000 + 500 + 8 + 4000 + 100 + 10
+    weights = P.weights_from_tally(tally)
+    assert weights.expert_bytes == 4000 and weights.source == "safetensors headers"
+    assert P.tally_tensors(entries, 61, quant_type="W4A8").detected_precision == "w4a8"
+
+
+def test_plan_uses_tally_only_for_the_checkpoint_precision() -> None:
+    arch = arch_of("DeepSeek-R1-Distill-Qwen-7B")
+    tally = P.tally_tensors([P.TensorEntry("model.layers.0.mlp.up_proj.weight", "BF16", 15 * P.GIB)], 28)
+    same = P.plan_memory(arch, P.PRECISIONS["bf16"], GB64, P.make_layout(cards=1), tally=tally)
+    assert same.weights.source == "safetensors headers" and same.weights.total_bytes == 15 * P.GIB
+    other = P.plan_memory(arch, P.PRECISIONS["w8a8"], GB64, P.make_layout(cards=1), tally=tally)
+    assert other.weights.source == "architecture"
+    assert any("on disk is bf16" in note for note in other.notes)
+
+
+# -- the CLI ------------------------------------------------------------------------------------
+
+
+def run_plan(*args: str) -> Any:
+    from ascend_doctor.cli.plan_cmd import plan as plan_command
+
+    return CliRunner().invoke(plan_command, list(args))
+
+
+def test_cli_fits_exit_0_and_json() -> None:
+    result = run_plan("--model", "DeepSeek-R1", "--precision", "w8a8", "--chip", "910B3", "--cards", "16",
+                      "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["plan"]["per_card"]["verdict"] == "fits"
+    assert data["smallest_cards"]["w8a8"] == 16 and data["smallest_cards"]["bf16"] == 32
+
+
+def test_cli_does_not_fit_exit_1_and_text() -> None:
+    result = run_plan("--model", "DeepSeek-R1", "--precision", "w8a8", "--mem-gb", "64", "--cards", "8")
+    assert result.exit_code == 1, result.output
+    assert "does not fit" in result.output
+    assert "smallest card count" in result.output.lower()
+
+
+def test_cli_without_cards_prints_smallest_counts() -> None:
+    result = run_plan("--model", "r1-distill-qwen-32b", "--chip", "910B3", "--precision", "fp16")
+    assert result.exit_code == 0, result.output
+    assert "2 cards" in result.output or "2 x" in result.output
+
+
+def test_cli_usage_errors_exit_2(tmp_path: Path) -> None:
+    assert run_plan("--model", "DeepSeek-R1", "--chip", "H100").exit_code == 2
+    assert run_plan("--model", "no-such-model-name", "--chip", "910B3").exit_code == 2
+    assert run_plan("--model", "DeepSeek-R1", "--chip", "910B3", "--cards", "16", "--tp", "3").exit_code == 2
+    bad = tmp_path / "config.json"
+    bad.write_text("{not json", encoding="utf-8")
+    result = run_plan("--model", str(bad), "--chip", "910B3")
+    assert result.exit_code == 2 and "JSON" in result.output
+
+
+def test_cli_reads_a_config_json(tmp_path: Path) -> None:
+    cfg = tmp_path / "config.json"
+    cfg.write_text(sample_body("model-config-hf-deepseek-r1-fp8.txt"), encoding="utf-8")
+    result = run_plan("--model", str(cfg), "--precision", "w8a8", "--chip", "A3", "--cards", "16", "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["plan"]["params"]["total"] == count_params(arch_of("DeepSeek-R1")).total
