@@ -168,25 +168,25 @@ class SnapshotHost:
         elif os.path.isfile(path):
             base = self._unpack(path)
         elif os.path.exists(path):
-            raise SnapshotError(f"{path}: not a snapshot directory or .tar.gz archive")
+            raise SnapshotError("not a snapshot directory or .tar.gz archive")
         else:
-            raise SnapshotError(f"{path}: no such snapshot (expected a directory or a .tar.gz file)")
+            raise SnapshotError("no such file or directory (expected a snapshot directory or .tar.gz file)")
         try:
-            self.root = _snapshot_root(base, path)
+            self.root = _snapshot_root(base)
             self._top = _Jail(self.root, reroot_absolute=False, label="root")
             files_dir = os.path.join(self.root, "files")
             if os.path.islink(files_dir):
-                raise SnapshotError(f"{path}: files/ is a symlink; refused")
+                raise SnapshotError("files/ is a symlink; refused")
             self._files = _Jail(files_dir, reroot_absolute=True, label="files/")
             self._meta = self._load_json("snapshot.json") or {}
             fmt = self._meta.get("format", SNAPSHOT_FORMAT)
             if not isinstance(fmt, int) or isinstance(fmt, bool):
-                raise SnapshotError(f"{path}: snapshot.json: \"format\" must be an integer, got {fmt!r}")
+                raise SnapshotError(f"snapshot.json: \"format\" must be an integer, got {fmt!r}")
             if fmt > SNAPSHOT_FORMAT:
                 raise SnapshotError(
                     f"{path}: snapshot format {fmt} is newer than this ascend-doctor understands "
                     f"(format {SNAPSHOT_FORMAT}); upgrade ascend-doctor")
-            self._env = _string_map(self._load_json("env.json"), path, "env.json")
+            self._env = _string_map(self._load_json("env.json"), "env.json")
             self._python = self._load_json("python.json")
             self._host = self._load_json("host.json")
         except BaseException:
@@ -230,20 +230,20 @@ class SnapshotHost:
         except _Missing:
             return None
         except (PathRefused, _Loop, FilePermissionDenied) as exc:
-            raise SnapshotError(f"{self.origin}: {name}: {_why(exc)}") from None
+            raise SnapshotError(f"{name}: {_why(exc)}") from None
         if not statmod.S_ISREG(resolved.lstat.st_mode):
-            raise SnapshotError(f"{self.origin}: {name} is not a regular file")
+            raise SnapshotError(f"{name} is not a regular file")
         if resolved.lstat.st_size > MAX_JSON_BYTES:
-            raise SnapshotError(f"{self.origin}: {name} is larger than {MAX_JSON_BYTES} bytes")
+            raise SnapshotError(f"{name} is larger than {MAX_JSON_BYTES} bytes")
         try:
             with _open_nofollow(resolved.disk) as fh:
                 data = json.loads(fh.read(MAX_JSON_BYTES).decode("utf-8"))
         except (ValueError, UnicodeDecodeError) as exc:
-            raise SnapshotError(f"{self.origin}: {name} is not valid JSON ({_one_line(exc)})") from None
+            raise SnapshotError(f"{name} is not valid JSON ({_one_line(exc)})") from None
         except OSError as exc:
-            raise SnapshotError(f"{self.origin}: cannot read {name}: {exc.strerror or exc}") from None
+            raise SnapshotError(f"cannot read {name}: {exc.strerror or exc}") from None
         if not isinstance(data, dict):
-            raise SnapshotError(f"{self.origin}: {name} must hold a JSON object, not {type(data).__name__}")
+            raise SnapshotError(f"{name} must hold a JSON object, not {type(data).__name__}")
         return data
 
     def info(self) -> HostInfo:
@@ -544,7 +544,7 @@ def _parse_float(text: str) -> Optional[float]:
     return value if value >= 0 else None
 
 
-def _string_map(data: Optional[Dict[str, Any]], origin: str, name: str) -> Dict[str, str]:
+def _string_map(data: Optional[Dict[str, Any]], name: str) -> Dict[str, str]:
     if data is None:
         return {}
     out: Dict[str, str] = {}
@@ -552,12 +552,12 @@ def _string_map(data: Optional[Dict[str, Any]], origin: str, name: str) -> Dict[
         if value is None:
             continue
         if isinstance(value, (dict, list)):
-            raise SnapshotError(f"{origin}: {name}: the value of {key!r} must be a string")
+            raise SnapshotError(f"{name}: the value of {key!r} must be a string")
         out[str(key)] = value if isinstance(value, str) else json.dumps(value)
     return out
 
 
-def _snapshot_root(base: str, origin: str) -> str:
+def _snapshot_root(base: str) -> str:
     """The folder holding snapshot.json & co: ``base`` itself or its single sub-folder
     (archives made with ``tar czf snap.tar.gz snap/`` and unpacked copies of them)."""
     if any(os.path.lexists(os.path.join(base, m)) for m in MARKERS):
@@ -565,14 +565,14 @@ def _snapshot_root(base: str, origin: str) -> str:
     try:
         entries = os.listdir(base)
     except OSError as exc:
-        raise SnapshotError(f"{origin}: cannot read the snapshot: {exc.strerror or exc}") from None
+        raise SnapshotError(f"cannot read the snapshot: {exc.strerror or exc}") from None
     if len(entries) == 1:
         inner = os.path.join(base, entries[0])
         if (os.path.isdir(inner) and not os.path.islink(inner)
                 and any(os.path.lexists(os.path.join(inner, m)) for m in MARKERS)):
             return inner
     raise SnapshotError(
-        f"{origin}: does not look like an ascend-doctor snapshot "
+        "does not look like an ascend-doctor snapshot "
         f"(none of {', '.join(MARKERS)} found; create one with `ascend-doctor snapshot -o FILE.tar.gz`)")
 
 
@@ -660,7 +660,7 @@ def safe_extract(archive: str, dest: str, max_members: int = MAX_MEMBERS,
     try:
         tar = tarfile.open(archive, "r:*")  # noqa: SIM115 - closed by `with tar` below
     except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
-        raise SnapshotError(f"{archive}: not a snapshot directory or .tar.gz archive ({_one_line(exc)})") from None
+        raise SnapshotError(f"not a snapshot directory or .tar.gz archive ({_one_line(exc)})") from None
     count = 0
     total = 0
     try:
@@ -669,12 +669,12 @@ def safe_extract(archive: str, dest: str, max_members: int = MAX_MEMBERS,
                 try:
                     member = tar.next()
                 except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
-                    raise SnapshotError(f"{archive}: damaged archive ({_one_line(exc)})") from None
+                    raise SnapshotError(f"damaged archive ({_one_line(exc)})") from None
                 if member is None:
                     break
                 count += 1
                 if count > max_members:
-                    raise SnapshotError(f"{archive}: more than {max_members} members; refused")
+                    raise SnapshotError(f"more than {max_members} members; refused")
                 # Check sizes before tarfile seeks past the data: a forged header with a huge
                 # size must not make us decompress gigabytes.
                 if member.size > max_member_bytes:
@@ -686,7 +686,7 @@ def safe_extract(archive: str, dest: str, max_members: int = MAX_MEMBERS,
                                         f"{max_total_bytes} bytes; refused")
                 _extract_member(tar, member, dest, archive)
     except (OSError, EOFError, zlib.error) as exc:
-        raise SnapshotError(f"{archive}: cannot unpack ({_one_line(exc)})") from None
+        raise SnapshotError(f"cannot unpack ({_one_line(exc)})") from None
 
 
 def _extract_member(tar: tarfile.TarFile, member: tarfile.TarInfo, dest: str, archive: str) -> None:

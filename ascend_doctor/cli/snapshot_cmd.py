@@ -1,0 +1,62 @@
+"""``ascend-doctor snapshot``: record this machine so it can be checked elsewhere."""
+
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+import click
+
+from ascend_doctor.cli._common import fail, handle_errors, stderr_console
+from ascend_doctor.exitcodes import ExitCode
+from ascend_doctor.host.base import DEFAULT_TIMEOUT_S
+
+
+@click.command("snapshot")
+@click.option("-o", "--output", "output", required=True, metavar="FILE.tar.gz|DIR/",
+              help="Where to write the snapshot: a .tar.gz archive, or a folder when the name ends with /.")
+@click.option("--timeout", type=click.FloatRange(0.1, 600), default=DEFAULT_TIMEOUT_S, show_default=True,
+              help="Seconds to wait for each command (a hung npu-smi is recorded as hung).")
+@click.option("--python", "python", metavar="PATH", default=None,
+              help="Interpreter whose packages are recorded (default: $VIRTUAL_ENV/bin/python, else python3).")
+@handle_errors
+def snapshot(output: str, timeout: float, python: Optional[str]) -> None:
+    """Capture this machine into a snapshot for support or offline checking.
+
+    Records the outputs of npu-smi, dmesg, lspci ..., the Ascend version files and
+    `latest` links, the /dev/davinci* nodes, environment variables, the target Python's
+    packages and memory/disk/process facts. Values of variables whose names contain TOKEN,
+    KEY, SECRET, PASSWORD, PASSWD or CREDENTIAL are replaced by <redacted>; review the
+    snapshot before sharing it. Model weights are never read.
+
+    \b
+    Examples:
+      ascend-doctor snapshot -o node07.tar.gz
+      ascend-doctor snapshot -o node07/ --timeout 20 --python /opt/venv/bin/python
+      ascend-doctor check --from node07.tar.gz     # replay it on any machine
+    """
+    from ascend_doctor.host.capture import capture_snapshot
+
+    console = stderr_console()
+    as_dir = output.endswith("/") or output.endswith(os.sep)
+    if not as_dir:
+        parent = os.path.dirname(os.path.abspath(output))
+        if not os.path.isdir(parent):
+            fail(f"cannot write {output}: folder {parent} does not exist", ExitCode.USAGE)
+        if os.path.isdir(output):
+            fail(f"{output} is a folder: add a trailing / to write the snapshot into it", ExitCode.USAGE)
+
+    def progress(message: str) -> None:
+        console.print(f"[dim]snapshot:[/dim] {message}")
+
+    try:
+        summary = capture_snapshot(output, timeout_s=timeout, python=python, progress=progress)
+    except FileExistsError as exc:
+        fail(f"{exc}; choose an empty or new folder", ExitCode.USAGE)
+    except OSError as exc:
+        fail(f"cannot write {output}: {exc.strerror or exc}", ExitCode.INCOMPLETE)
+    for note in summary.notes:
+        console.print(f"[yellow]note:[/yellow] {note}", markup=True, highlight=False)
+    console.print(f"snapshot written to [bold]{summary.output}[/bold] "
+                  f"({summary.commands} commands, {summary.files} files). Secret-looking environment "
+                  "values were redacted; review before sharing.")
