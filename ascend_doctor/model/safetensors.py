@@ -1,0 +1,256 @@
+"""Read safetensors headers directly: 8-byte little-endian length N, then N bytes of JSON.
+
+No third-party loader and no tensor data: a weights file is judged from its first 8 + N bytes
+and its size. N is bounded before anything is read, so a hostile or corrupt length (2^63, a
+zero-filled pre-allocated file) costs nothing. The validation mirrors what the safetensors
+library refuses at load time (offsets must tile the data buffer from 0 with no holes, each
+tensor's byte count must equal numel x dtype size, the buffer must end exactly at end of file),
+so a file that passes here loads, and one that fails is named with the reason.
+
+Format reference: https://github.com/huggingface/safetensors (README, "Format").
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO, Dict, List, Optional, Tuple
+
+from ascend_doctor.host.base import HostFileError
+from ascend_doctor.model.files import FileSource
+
+MAX_HEADER_BYTES = 100 * 1024 * 1024
+LFS_POINTER_PREFIX = b"version https://git-lfs.github.com/spec/v1"
+MAX_LFS_POINTER_BYTES = 1024
+
+# Bits per element of every dtype the safetensors format names (sub-byte types are packed).
+DTYPE_BITS: Dict[str, int] = {
+    "BOOL": 8,
+    "U8": 8,
+    "I8": 8,
+    "F8_E5M2": 8,
+    "F8_E4M3": 8,
+    "F8_E8M0": 8,
+    "I16": 16,
+    "U16": 16,
+    "F16": 16,
+    "BF16": 16,
+    "I32": 32,
+    "U32": 32,
+    "F32": 32,
+    "F64": 64,
+    "I64": 64,
+    "U64": 64,
+    "F4": 4,
+    "F6_E2M3": 6,
+    "F6_E3M2": 6,
+}
+FP8_DTYPES = ("F8_E4M3", "F8_E5M2")
+FLOAT_DTYPES = ("BF16", "F16", "F32", "F64")
+
+
+class HeaderError(ValueError):
+    """A safetensors header that cannot be used; ``kind`` is a stable code."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    name: str
+    dtype: str
+    shape: Tuple[int, ...]
+    begin: int
+    end: int
+
+    @property
+    def numel(self) -> int:
+        count = 1
+        for dim in self.shape:
+            count *= dim
+        return count
+
+
+@dataclass
+class SafetensorsHeader:
+    """What one ``.safetensors`` file declares, or why it could not be read."""
+
+    rel: str
+    file_size: int
+    header_len: Optional[int] = None
+    expected_size: Optional[int] = None
+    metadata: Dict[str, str] = field(default_factory=dict)
+    tensors: Dict[str, TensorInfo] = field(default_factory=dict)
+    error_kind: Optional[str] = None
+    error: Optional[str] = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def params_by_dtype(self) -> Dict[str, int]:
+        out: Dict[str, int] = {}
+        for tensor in self.tensors.values():
+            out[tensor.dtype] = out.get(tensor.dtype, 0) + tensor.numel
+        return out
+
+    def bytes_by_dtype(self) -> Dict[str, int]:
+        out: Dict[str, int] = {}
+        for tensor in self.tensors.values():
+            out[tensor.dtype] = out.get(tensor.dtype, 0) + (tensor.end - tensor.begin)
+        return out
+
+
+def header_length(first8: bytes, file_size: int) -> int:
+    """N from the first 8 bytes, refusing values that cannot be a real header."""
+    if len(first8) < 8:
+        raise HeaderError("truncated", f"file is only {file_size} bytes: too short for a safetensors header")
+    if first8 == b"\x00" * 8:
+        raise HeaderError("zero-filled", "zero-filled header (pre-allocated file that was never written?)")
+    (length,) = struct.unpack("<Q", first8)
+    if length > file_size - 8:
+        raise HeaderError(
+            "length-too-large",
+            f"header length {length} is larger than the file ({file_size} bytes; truncated download?)",
+        )
+    if length > MAX_HEADER_BYTES:
+        raise HeaderError(
+            "length-over-bound",
+            f"header length {length} exceeds the {MAX_HEADER_BYTES // (1024 * 1024)} MiB bound "
+            "(corrupt file or not safetensors)",
+        )
+    if length < 2:
+        raise HeaderError("json-invalid", f"header length {length} is too small to hold JSON")
+    return length
+
+
+def _int_list(value: Any) -> Optional[List[int]]:
+    if not isinstance(value, list):
+        return None
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value):
+        return None
+    return list(value)
+
+
+def parse_header_json(raw: bytes) -> Tuple[Dict[str, TensorInfo], Dict[str, str]]:
+    """Parse and validate the JSON part of a header (the bytes after the length)."""
+    if not raw.strip(b"\x00 "):
+        raise HeaderError("zero-filled", "header bytes are all zero (pre-allocated file that was never written?)")
+    try:
+        doc = json.loads(raw.decode("utf-8").rstrip(" \x00"))
+    except UnicodeDecodeError as exc:
+        raise HeaderError("json-invalid", f"header is not UTF-8 text (byte {exc.start})") from None
+    except ValueError as exc:
+        raise HeaderError("json-invalid", f"header is not valid JSON: {exc}") from None
+    if not isinstance(doc, dict):
+        raise HeaderError("schema-invalid", "header JSON is not an object")
+    metadata: Dict[str, str] = {}
+    tensors: Dict[str, TensorInfo] = {}
+    for name, info in doc.items():
+        if name == "__metadata__":
+            if not isinstance(info, dict) or not all(isinstance(v, str) for v in info.values()):
+                raise HeaderError("schema-invalid", "__metadata__ must map strings to strings")
+            metadata = dict(info)
+            continue
+        if not isinstance(info, dict):
+            raise HeaderError("schema-invalid", f"tensor {name!r}: entry is not an object")
+        dtype = info.get("dtype")
+        shape = _int_list(info.get("shape"))
+        offsets = _int_list(info.get("data_offsets"))
+        if not isinstance(dtype, str) or shape is None or offsets is None or len(offsets) != 2:
+            raise HeaderError("schema-invalid", f"tensor {name!r}: needs dtype, shape and data_offsets [begin, end]")
+        begin, end = offsets
+        if end < begin:
+            raise HeaderError("schema-invalid", f"tensor {name!r}: data_offsets end {end} < begin {begin}")
+        tensors[name] = TensorInfo(name, dtype, tuple(shape), begin, end)
+    _validate_layout(tensors)
+    return tensors, metadata
+
+
+def _validate_layout(tensors: Dict[str, TensorInfo]) -> None:
+    """Offsets tile [0, max end) without holes or overlaps; byte counts match the shapes."""
+    position = 0
+    for tensor in sorted(tensors.values(), key=lambda t: (t.begin, t.end)):
+        if tensor.begin != position:
+            what = "overlaps the previous tensor" if tensor.begin < position else "leaves a hole"
+            raise HeaderError("schema-invalid", f"tensor {tensor.name!r}: data_offsets {what} at byte {position}")
+        bits = DTYPE_BITS.get(tensor.dtype)
+        if bits is not None:
+            want = (tensor.numel * bits + 7) // 8
+            if want != tensor.end - tensor.begin:
+                raise HeaderError(
+                    "schema-invalid",
+                    f"tensor {tensor.name!r}: {tensor.end - tensor.begin} bytes declared but "
+                    f"{tensor.dtype}{list(tensor.shape)} needs {want}",
+                )
+        position = tensor.end
+
+
+def expected_file_size(header_len: int, tensors: Dict[str, TensorInfo]) -> int:
+    data_end = max((t.end for t in tensors.values()), default=0)
+    return 8 + header_len + data_end
+
+
+def _read_exact(fh: BinaryIO, count: int) -> bytes:
+    chunks: List[bytes] = []
+    remaining = count
+    while remaining > 0:
+        chunk = fh.read(min(remaining, 16 * 1024 * 1024))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_header(src: FileSource, path: str, rel: str, file_size: int) -> SafetensorsHeader:
+    """Read and judge one file's header; never raises for bad files, records why instead."""
+    result = SafetensorsHeader(rel=rel, file_size=file_size)
+    try:
+        with src.open_binary(path) as fh:
+            first8 = _read_exact(fh, 8)
+            if first8.startswith(LFS_POINTER_PREFIX[:8]):
+                first8 += _read_exact(fh, len(LFS_POINTER_PREFIX) - 8)
+                if first8.startswith(LFS_POINTER_PREFIX):
+                    raise HeaderError("lfs-pointer", "Git LFS pointer file, not the weights (run `git lfs pull`)")
+            first8 = first8[:8]
+            length = header_length(first8, file_size)
+            raw = _read_exact(fh, length)
+            if len(raw) < length:  # the file shrank under us, or the host lied about its size
+                raise HeaderError("truncated", f"header declares {length} bytes but only {len(raw)} could be read")
+            tensors, metadata = parse_header_json(raw)
+    except HeaderError as exc:
+        result.error_kind, result.error = exc.kind, exc.message
+        return result
+    except HostFileError as exc:
+        result.error_kind, result.error = "unreadable", exc.message
+        return result
+    except OSError as exc:
+        result.error_kind, result.error = "unreadable", exc.strerror or str(exc)
+        return result
+    result.header_len = length
+    result.tensors, result.metadata = tensors, metadata
+    result.expected_size = expected_file_size(length, tensors)
+    if result.expected_size != file_size:
+        diff = file_size - result.expected_size
+        if diff < 0:
+            result.error_kind = "size-mismatch"
+            result.error = (
+                f"file is {file_size} bytes but its header declares {result.expected_size}: "
+                f"{-diff} bytes missing (truncated download?)"
+            )
+        else:
+            result.error_kind = "size-mismatch"
+            result.error = (
+                f"file is {file_size} bytes but its header declares {result.expected_size}: "
+                f"{diff} unexpected bytes after the last tensor"
+            )
+    return result
+
+
+def is_lfs_pointer(data: bytes) -> bool:
+    return data.startswith(LFS_POINTER_PREFIX)
