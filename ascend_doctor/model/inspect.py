@@ -1,0 +1,226 @@
+"""Inspect a model directory: read what is cheap to read, judge it, return ``ModelFacts``.
+
+Reads: the directory listing (bounded), ``config.json``, ``*.safetensors.index.json``,
+``quant_model_description*.json``, ``modeling_*.py``, the first bytes of small files (Git LFS
+pointers) and each safetensors header (8 + N bytes). Never tensor data, so a 700 GB model or a
+100 GB sparse file is inspected in about the time it takes to open its files.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Set, Tuple
+
+from ascend_doctor.host.base import FileTooLarge, HostFileError
+from ascend_doctor.model import integrity
+from ascend_doctor.model import records as R
+from ascend_doctor.model.files import DEFAULT_MAX_DEPTH, DEFAULT_MAX_ENTRIES, FileSource, join, walk_model_dir
+from ascend_doctor.model.provenance import DESCRIPTION_RE, classify
+from ascend_doctor.model.records import ModelFacts
+from ascend_doctor.model.safetensors import MAX_LFS_POINTER_BYTES, SafetensorsHeader, is_lfs_pointer, read_header
+
+__all__ = ["InspectLimits", "ModelFacts", "inspect_model_dir"]
+
+PICKLE_WEIGHT_RE = re.compile(r"^(pytorch_model.*\.bin|.*\.pth?)$")
+MODELING_RE = re.compile(r"^modeling_[\w.-]*\.py$")
+
+
+@dataclass(frozen=True)
+class InspectLimits:
+    max_entries: int = DEFAULT_MAX_ENTRIES
+    max_depth: int = DEFAULT_MAX_DEPTH
+    max_json_bytes: int = 64 * 1024 * 1024  # a 671B model's index / description is ~10 MB
+    max_code_bytes: int = 4 * 1024 * 1024
+    max_small_files: int = 2000  # small files opened to look for Git LFS pointers
+    header_workers: int = 8  # headers are read concurrently: network filesystems have latency
+
+
+class _DuplicateKeys:
+    """``object_pairs_hook`` that remembers keys seen twice in one object (last one wins)."""
+
+    def __init__(self) -> None:
+        self.duplicates: List[str] = []
+
+    def __call__(self, pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
+        seen: Set[str] = set()
+        for key, _ in pairs:
+            if key in seen and key not in self.duplicates:
+                self.duplicates.append(key)
+            seen.add(key)
+        return dict(pairs)
+
+
+def load_json(src: FileSource, path: str, max_bytes: int) -> Tuple[Any, Optional[str], List[str]]:
+    """(document, error, duplicate keys). Errors are messages, never exceptions."""
+    try:
+        raw = src.read_bytes(path, max_bytes)
+    except FileTooLarge:
+        return None, f"larger than {max_bytes // (1024 * 1024)} MiB: refused", []
+    except HostFileError as exc:
+        return None, exc.message, []
+    except OSError as exc:
+        return None, exc.strerror or str(exc), []
+    if is_lfs_pointer(raw):
+        return None, "Git LFS pointer file, not the JSON (run `git lfs pull`)", []
+    hook = _DuplicateKeys()
+    try:
+        text = raw.decode("utf-8-sig")
+        doc = json.loads(text, object_pairs_hook=hook)
+    except UnicodeDecodeError as exc:
+        return None, f"not UTF-8 text (byte {exc.start})", []
+    except ValueError as exc:  # JSONDecodeError says where
+        return None, f"invalid JSON: {exc}", []
+    except RecursionError:
+        return None, "invalid JSON: nested too deeply", []
+    return doc, None, hook.duplicates
+
+
+def inspect_model_dir(src: FileSource, path: str, limits: InspectLimits = InspectLimits()) -> ModelFacts:
+    facts = ModelFacts(path=path)
+    listing = walk_model_dir(src, path, limits.max_entries, limits.max_depth)
+    facts.exists, facts.is_dir = listing.exists, listing.is_dir
+    if not listing.exists:
+        facts.add(R.NOT_FOUND, R.ERROR, f"{path} does not exist")
+        facts.provenance = R.Provenance(R.NONE, "no model: the path does not exist")
+        return facts
+    if not listing.is_dir:
+        integrity.walk_problems(listing, facts)
+        if not facts.problems:
+            facts.add(R.NOT_A_DIRECTORY, R.ERROR, f"{path} is a file; give the directory that holds config.json "
+                      "and the weights")
+        facts.provenance = R.Provenance(R.NONE, "no model: not a directory")
+        return facts
+
+    integrity.walk_problems(listing, facts)
+    model_files = listing.model_files()
+    facts.files = [(e.rel, e.size) for e in model_files]
+    facts.file_count = len(model_files)
+    facts.total_bytes = sum(e.size for e in model_files)
+    root_names = [e.rel for e in model_files if "/" not in e.rel]
+    integrity.partial_downloads(listing, facts)
+
+    weight_files = sorted(n for n in root_names if n.endswith(".safetensors"))
+    facts.weight_files = tuple(weight_files)
+    facts.pickle_weight_files = tuple(sorted(n for n in root_names if PICKLE_WEIGHT_RE.match(n)))
+
+    _scan_lfs_pointers(src, path, model_files, limits, facts)
+    config = _load_config(src, path, root_names, limits, facts)
+
+    # -- indexes and shards ---------------------------------------------------------------------
+    index_names = sorted(n for n in root_names if n.endswith(".safetensors.index.json"))
+    facts.index_files = tuple(index_names)
+    named: Set[str] = set()
+    weight_maps: List[Tuple[str, Dict[str, str]]] = []
+    for name in index_names:
+        doc, error, _ = load_json(src, join(path, name), limits.max_json_bytes)
+        if error:
+            facts.add(R.INDEX_INVALID, R.ERROR, f"{name}: {error}", name)
+            continue
+        shards, weight_map = integrity.check_index(name, doc, weight_files, facts)
+        named |= shards
+        weight_maps.append((name, weight_map))
+    integrity.extra_shards(weight_files, named, index_names, facts)
+    integrity.shard_series(weight_files, named, facts)
+
+    # -- headers ----------------------------------------------------------------------------------
+    sizes = {e.rel: e.size for e in model_files}
+    facts.headers = _read_headers(src, path, weight_files, sizes, limits)
+    integrity.header_problems(facts.headers, facts)
+    for header in facts.headers.values():
+        facts.tensor_count += len(header.tensors)
+        for dtype, count in header.params_by_dtype().items():
+            facts.params_by_dtype[dtype] = facts.params_by_dtype.get(dtype, 0) + count
+        for dtype, count in header.bytes_by_dtype().items():
+            facts.bytes_by_dtype[dtype] = facts.bytes_by_dtype.get(dtype, 0) + count
+    for index_name, weight_map in weight_maps:
+        integrity.tensors_vs_index(weight_map, facts.headers, index_name, facts)
+
+    # -- msmodelslim description --------------------------------------------------------------
+    descriptions = sorted(n for n in root_names if DESCRIPTION_RE.match(n))
+    facts.description_files = tuple(descriptions)
+    if descriptions:
+        main = "quant_model_description.json" if "quant_model_description.json" in descriptions else descriptions[0]
+        doc, error, _ = load_json(src, join(path, main), limits.max_json_bytes)
+        if error or not isinstance(doc, dict):
+            facts.add(R.DESCRIPTION_INVALID, R.ERROR, f"{main}: {error or 'not a JSON object'}", main)
+        else:
+            quant_type = doc.get("model_quant_type")
+            facts.description_quant_type = quant_type.upper() if isinstance(quant_type, str) else None
+            integrity.tensors_vs_description(doc, main, facts.headers, facts)
+
+    facts.modeling = integrity.scan_modeling(_read_modeling(src, path, root_names, limits))
+
+    provenance, extra = classify(config, descriptions, facts.description_quant_type, weight_files,
+                                 facts.pickle_weight_files, facts.headers)
+    facts.provenance = provenance
+    facts.problems.extend(extra)
+    facts.tokenizer_files = integrity.tokenizer(root_names, facts if provenance.kind != R.NONE else None)
+    if "config.json" not in root_names and provenance.kind != R.NONE:
+        facts.add(R.CONFIG_MISSING, R.ERROR, "config.json is missing", "config.json")
+    if provenance.kind == R.NONE:
+        others = len(model_files)
+        facts.add(R.NO_MODEL, R.ERROR, f"{path} holds no model: no config.json and no *.safetensors or "
+                  f"pytorch_model*.bin weights ({others} other file(s))")
+    elif facts.pickle_weight_files and not weight_files:
+        facts.add(R.PICKLE_WEIGHTS, R.WARNING, "weights are PyTorch pickle files: their integrity and dtypes "
+                  "cannot be checked without loading them (prefer safetensors)", facts.pickle_weight_files[0])
+    return facts
+
+
+def _load_config(src: FileSource, path: str, root_names: List[str], limits: InspectLimits,
+                 facts: ModelFacts) -> Optional[Dict[str, Any]]:
+    if "config.json" not in root_names:
+        return None  # reported after classification, when there is a model to miss it
+    doc, error, duplicates = load_json(src, join(path, "config.json"), limits.max_json_bytes)
+    if error is None and not isinstance(doc, dict):
+        error = "not a JSON object"
+    if error is not None:
+        facts.config_error = error
+        facts.add(R.CONFIG_INVALID, R.ERROR, f"config.json: {error}", "config.json")
+        return None
+    for key in duplicates:
+        facts.add(R.CONFIG_DUPLICATE_KEY, R.WARNING, f"config.json sets \"{key}\" more than once; loaders keep "
+                  "only the last value", "config.json")
+    facts.config = doc
+    return doc
+
+
+def _scan_lfs_pointers(src: FileSource, path: str, model_files: List[Any], limits: InspectLimits,
+                       facts: ModelFacts) -> None:
+    # .safetensors files are judged by the header reader, which recognises pointers itself.
+    small = [e for e in model_files if e.size <= MAX_LFS_POINTER_BYTES and not e.rel.endswith(".safetensors")]
+    for entry in small[: limits.max_small_files]:
+        try:
+            head = src.read_bytes(join(path, entry.rel), MAX_LFS_POINTER_BYTES + 1024)
+        except (HostFileError, OSError):
+            continue  # unreadable files are reported by the walk or by whoever needs them
+        if is_lfs_pointer(head):
+            facts.add(R.LFS_POINTER, R.ERROR, f"{entry.rel} is a Git LFS pointer, not the file (run `git lfs pull`)",
+                      entry.rel)
+
+
+def _read_headers(src: FileSource, path: str, weight_files: List[str], sizes: Dict[str, int],
+                  limits: InspectLimits) -> Dict[str, SafetensorsHeader]:
+    def one(rel: str) -> SafetensorsHeader:
+        return read_header(src, join(path, rel), rel, sizes.get(rel, 0))
+
+    if len(weight_files) <= 1 or limits.header_workers <= 1:
+        return {rel: one(rel) for rel in weight_files}
+    with ThreadPoolExecutor(max_workers=min(limits.header_workers, len(weight_files))) as pool:
+        return dict(zip(weight_files, pool.map(one, weight_files)))
+
+
+def _read_modeling(src: FileSource, path: str, root_names: List[str],
+                   limits: InspectLimits) -> Dict[str, Optional[str]]:
+    out: Dict[str, Optional[str]] = {}
+    for name in root_names:
+        if not MODELING_RE.match(name):
+            continue
+        try:
+            out[name] = src.read_bytes(join(path, name), limits.max_code_bytes).decode("utf-8", "replace")
+        except (HostFileError, OSError):
+            out[name] = None
+    return out

@@ -1,0 +1,271 @@
+"""Classify where a model directory comes from, from its files alone, and say why.
+
+Rules (sources in docs/model-checks.md):
+
+* **HuggingFace original FP8** (DeepSeek-V3/R1 as published): ``F8_E4M3`` tensors with
+  ``*.weight_scale_inv`` companions, ``config.json`` ``quantization_config.quant_method: fp8``
+  with ``weight_block_size``.
+* **msmodelslim quantized** (W8A8, W8A8_DYNAMIC, W8A16, W4A8...): a
+  ``quant_model_description*.json`` and/or ``quant_model_weight_*.safetensors`` and int8 tensors
+  with ``weight_scale`` / ``weight_offset`` / ``deq_scale`` / ``input_scale`` companions. Layout:
+  msmodelslim writes ``quant_model_description.json`` by default (what vLLM-Ascend reads); with
+  ``--mindie_format`` it writes ``quant_model_description_<type>.json`` and adds
+  ``"quantize": "<type>"`` to ``config.json`` (MindIE 2.1.RC1 and older).
+* **Float** (BF16 / FP16 / FP32): float tensors, no quantization. A ``deepseek_v3`` model in
+  BF16 was converted from the FP8 original (DeepSeek publishes V3/R1 in FP8 only).
+* **Other quantized**: a ``quantization_config`` with another ``quant_method`` (gptq, awq,
+  compressed-tensors...).
+* **Unknown** when none of these is decided by the evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from ascend_doctor.model import records as R
+from ascend_doctor.model.safetensors import FP8_DTYPES, SafetensorsHeader
+
+DESCRIPTION_RE = re.compile(r"^quant_model_description(?:_(?P<suffix>[A-Za-z0-9_]+))?\.json$")
+QUANT_WEIGHT_RE = re.compile(r"^quant_model_weight_(?P<type>[a-z0-9_]+?)(?:-\d+-of-\d+)?\.safetensors$")
+# Companion tensors msmodelslim writes next to an int8 weight.
+QUANT_AUX_SUFFIXES = ("weight_scale", "weight_offset", "deq_scale", "input_scale", "input_offset", "quant_bias")
+# Model types whose only official release is FP8 (so BF16 means "converted").
+FP8_ORIGINAL_MODEL_TYPES = ("deepseek_v3", "deepseek_v32")
+
+
+@dataclass
+class TensorStats:
+    """What the tensor names and dtypes say, with one example name per signal."""
+
+    fp8_count: int = 0
+    fp8_example: Optional[str] = None
+    fp8_dtypes: Dict[str, int] = field(default_factory=dict)
+    scale_inv_count: int = 0
+    int8_weight_count: int = 0
+    int8_example: Optional[str] = None
+    aux_counts: Dict[str, int] = field(default_factory=dict)
+    params_by_dtype: Dict[str, int] = field(default_factory=dict)
+    readable_headers: int = 0
+
+    @property
+    def float_params(self) -> Dict[str, int]:
+        return {d: n for d, n in self.params_by_dtype.items() if d in ("BF16", "F16", "F32")}
+
+
+def tensor_stats(headers: Mapping[str, SafetensorsHeader]) -> TensorStats:
+    stats = TensorStats()
+    for rel in sorted(headers):
+        header = headers[rel]
+        if not header.tensors:
+            continue
+        stats.readable_headers += 1
+        for name in sorted(header.tensors):
+            tensor = header.tensors[name]
+            stats.params_by_dtype[tensor.dtype] = stats.params_by_dtype.get(tensor.dtype, 0) + tensor.numel
+            if tensor.dtype in FP8_DTYPES:
+                stats.fp8_count += 1
+                stats.fp8_dtypes[tensor.dtype] = stats.fp8_dtypes.get(tensor.dtype, 0) + 1
+                # Prefer an expert weight as the example: it is what people recognise.
+                if stats.fp8_example is None or (".experts." in name and ".experts." not in stats.fp8_example):
+                    stats.fp8_example = name
+            if name.endswith("weight_scale_inv"):
+                stats.scale_inv_count += 1
+            if tensor.dtype == "I8" and name.endswith(".weight"):
+                stats.int8_weight_count += 1
+                if stats.int8_example is None:
+                    stats.int8_example = name
+            last = name.rsplit(".", 1)[-1]
+            if last in QUANT_AUX_SUFFIXES:
+                stats.aux_counts[last] = stats.aux_counts.get(last, 0) + 1
+    return stats
+
+
+def _quant_type_from_names(description_files: Sequence[str], weight_files: Sequence[str]) -> Optional[str]:
+    for name in description_files:
+        match = DESCRIPTION_RE.match(name)
+        if match and match.group("suffix"):
+            return match.group("suffix").upper()
+    for name in weight_files:
+        match = QUANT_WEIGHT_RE.match(name.rsplit("/", 1)[-1])
+        if match:
+            return match.group("type").upper()
+    return None
+
+
+def _fmt_list(value: Any) -> str:
+    return "[" + ",".join(str(v) for v in value) + "]" if isinstance(value, list) else str(value)
+
+
+def classify(
+    config: Optional[Mapping[str, Any]],
+    description_files: Sequence[str],
+    description_quant_type: Optional[str],
+    weight_files: Sequence[str],
+    pickle_files: Sequence[str],
+    headers: Mapping[str, SafetensorsHeader],
+) -> Tuple[R.Provenance, List[R.Problem]]:
+    """Decide the provenance; also return problems that only the classification can see."""
+    stats = tensor_stats(headers)
+    problems: List[R.Problem] = []
+    qc = config.get("quantization_config") if config else None
+    qc = qc if isinstance(qc, dict) else None
+    quant_method = str(qc.get("quant_method", "")).lower() if qc else ""
+    model_type = str(config.get("model_type", "")) if config else ""
+    quantize_key = config.get("quantize") if config else None
+
+    if config is None and not weight_files and not pickle_files:
+        return R.Provenance(R.NONE, "no model files found"), problems
+
+    # -- msmodelslim ---------------------------------------------------------------------------
+    quant_names = [w for w in weight_files if QUANT_WEIGHT_RE.match(w.rsplit("/", 1)[-1])]
+    modelslim_tensors = stats.int8_weight_count > 0 and bool(stats.aux_counts)
+    # msmodelslim also writes its per-tensor description into config.json (quantization_config
+    # with model_quant_type and the FLOAT/W8A8 tags, as in MindIE-Turbo's documentation).
+    qc_quant_type = qc.get("model_quant_type") if qc else None
+    if description_files or quant_names or modelslim_tensors or isinstance(qc_quant_type, str):
+        evidence: List[str] = []
+        if description_files:
+            evidence.append("quantization description " + ", ".join(description_files))
+        if quant_names:
+            more = f" (+{len(quant_names) - 1} more)" if len(quant_names) > 1 else ""
+            evidence.append(f"weights named {quant_names[0]}{more}")
+        if modelslim_tensors:
+            aux = ", ".join(f"{k} x{v}" for k, v in sorted(stats.aux_counts.items()))
+            evidence.append(f"{stats.int8_weight_count} int8 weights (e.g. {stats.int8_example}) with {aux}")
+        if isinstance(qc_quant_type, str):
+            evidence.append(f"config.json quantization_config.model_quant_type={qc_quant_type}")
+        quant_type = description_quant_type or _quant_type_from_names(description_files, weight_files)
+        if quant_type is None and isinstance(qc_quant_type, str):
+            quant_type = qc_quant_type.upper()
+        if quant_type is None and isinstance(quantize_key, str):
+            quant_type = quantize_key.upper()
+        layout, layout_why = _modelslim_layout(description_files, quantize_key)
+        evidence.append(layout_why)
+        if not description_files and not isinstance(qc_quant_type, str):
+            problems.append(R.Problem(
+                R.DESCRIPTION_MISSING, R.ERROR,
+                "msmodelslim-style weights without quant_model_description.json: neither vLLM-Ascend nor MindIE "
+                "can tell which layers are quantized",
+            ))
+        if quant_method == "fp8":
+            problems.append(R.Problem(
+                R.FP8_CONFIG_LEFTOVER, R.ERROR,
+                "config.json still declares quantization_config.quant_method=fp8 but the weights are msmodelslim "
+                "quantized", "config.json",
+            ))
+        label = f"msmodelslim {quant_type or 'quantized'} ({_layout_label(layout)})"
+        if stats.fp8_count:
+            evidence.append(f"also {stats.fp8_count} FP8 tensors (e.g. {stats.fp8_example}): mixed directory")
+        return R.Provenance(R.MSMODELSLIM, label, tuple(evidence), quant_type, layout), problems
+
+    # -- HuggingFace FP8 original ------------------------------------------------------------
+    fp8_config = quant_method == "fp8"
+    if stats.fp8_count:
+        evidence = []
+        dtypes = "/".join(sorted(stats.fp8_dtypes))
+        scale = f" with {stats.scale_inv_count} weight_scale_inv tensors" if stats.scale_inv_count else ""
+        evidence.append(f"{stats.fp8_count} {dtypes} tensors (e.g. {stats.fp8_example}){scale}")
+        if fp8_config and qc is not None:
+            evidence.append(_fp8_config_evidence(qc))
+        label = "HuggingFace original FP8"
+        block = qc.get("weight_block_size") if qc else None
+        if qc and isinstance(block, list):
+            label += f" ({qc.get('fmt', 'fp8')}, {'x'.join(str(b) for b in block)} blocks)"
+        return R.Provenance(R.HF_FP8, label, tuple(evidence)), problems
+    if fp8_config and qc is not None and stats.readable_headers == 0:
+        evidence = [_fp8_config_evidence(qc), "no readable safetensors header to confirm the tensor dtypes"]
+        label = "HuggingFace original FP8 (declared by config.json only)"
+        return R.Provenance(R.HF_FP8, label, tuple(evidence)), problems
+
+    # -- float ---------------------------------------------------------------------------------
+    floats = stats.float_params
+    if floats:
+        dominant = max(floats, key=lambda d: floats[d])
+        total = sum(stats.params_by_dtype.values()) or 1
+        share = 100.0 * floats[dominant] / total
+        kind = {"BF16": R.FLOAT_BF16, "F16": R.FLOAT_FP16, "F32": R.FLOAT_FP32}[dominant]
+        evidence = [f"{share:.0f}% of {total:,} parameters are {dominant} across {stats.readable_headers} "
+                    "safetensors file(s)"]
+        converted = None
+        if model_type in FP8_ORIGINAL_MODEL_TYPES:
+            converted = True
+            evidence.append(f"model_type {model_type} is published in FP8 only, so these weights were converted "
+                            "(e.g. with fp8_cast_bf16.py)")
+        if fp8_config and qc is not None:
+            converted = True
+            evidence.append(_fp8_config_evidence(qc) + " although no tensor is FP8")
+            problems.append(R.Problem(
+                R.FP8_CONFIG_LEFTOVER, R.ERROR,
+                f"config.json still declares quantization_config.quant_method=fp8 but the weights are {dominant}",
+                "config.json",
+            ))
+        if quant_method and quant_method != "fp8":
+            evidence.append(f"config.json quantization_config.quant_method={quant_method}")
+            return R.Provenance(R.OTHER_QUANTIZED, f"{quant_method}-quantized (not msmodelslim)",
+                                tuple(evidence)), problems
+        if not qc:
+            evidence.append("config.json has no quantization_config")
+        label = {"BF16": "BF16", "F16": "FP16", "F32": "FP32"}[dominant] + " weights"
+        if converted:
+            label = f"{label} converted from the FP8 original"
+        return R.Provenance(kind, label, tuple(evidence), converted_from_fp8=converted), problems
+
+    # -- undecided -------------------------------------------------------------------------------
+    evidence = []
+    if quant_method:
+        evidence.append(f"config.json quantization_config.quant_method={quant_method}")
+        if stats.readable_headers:
+            return R.Provenance(R.OTHER_QUANTIZED, f"{quant_method}-quantized (not msmodelslim)",
+                                tuple(evidence)), problems
+    if pickle_files:
+        evidence.append(f"weights are PyTorch pickle files ({pickle_files[0]}...), whose dtypes cannot be read "
+                        "without loading them")
+    if weight_files and stats.readable_headers == 0:
+        evidence.append("no safetensors header could be read")
+    if not weight_files and not pickle_files:
+        evidence.append("config.json but no weight files")
+    torch_dtype = config.get("torch_dtype") if config else None
+    if torch_dtype:
+        evidence.append(f"config.json torch_dtype={torch_dtype} (a hint, not proof)")
+    return R.Provenance(R.UNKNOWN, "unknown: the evidence does not decide", tuple(evidence)), problems
+
+
+def _fp8_config_evidence(qc: Mapping[str, Any]) -> str:
+    parts = ["config.json quantization_config.quant_method=fp8"]
+    if "fmt" in qc:
+        parts.append(f"fmt={qc.get('fmt')}")
+    if "weight_block_size" in qc:
+        parts.append(f"weight_block_size={_fmt_list(qc.get('weight_block_size'))}")
+    return ", ".join(parts)
+
+
+def _modelslim_layout(description_files: Sequence[str], quantize_key: Any) -> Tuple[str, str]:
+    plain = "quant_model_description.json" in description_files
+    suffixed = [d for d in description_files if d != "quant_model_description.json"]
+    has_key = isinstance(quantize_key, str) and bool(quantize_key)
+    if plain and suffixed:
+        return R.LAYOUT_BOTH, (f"both quant_model_description.json (vLLM-Ascend) and {suffixed[0]} "
+                               "(MindIE naming) are present")
+    if suffixed and has_key:
+        return R.LAYOUT_MINDIE, (f"{suffixed[0]} and config.json \"quantize\": \"{quantize_key}\": "
+                                 "msmodelslim --mindie_format output (MindIE 2.1.RC1 and older)")
+    if suffixed:
+        return R.LAYOUT_MINDIE, (f"{suffixed[0]} (suffixed name, older msmodelslim / MindIE naming); "
+                                 "vLLM-Ascend reads only quant_model_description.json")
+    if plain and not has_key:
+        return R.LAYOUT_VLLM_ASCEND, ("quant_model_description.json and no \"quantize\" key in config.json: "
+                                      "msmodelslim default layout, read by vLLM-Ascend")
+    if plain:
+        return R.LAYOUT_UNKNOWN, (f"quant_model_description.json (vLLM-Ascend) but config.json also has "
+                                  f"\"quantize\": \"{quantize_key}\" (MindIE style): layout undecided")
+    return R.LAYOUT_UNKNOWN, "no quantization description file: layout undecided"
+
+
+def _layout_label(layout: str) -> str:
+    return {
+        R.LAYOUT_VLLM_ASCEND: "vLLM-Ascend layout",
+        R.LAYOUT_MINDIE: "MindIE layout",
+        R.LAYOUT_BOTH: "vLLM-Ascend and MindIE layouts",
+    }.get(layout, "layout unknown")
