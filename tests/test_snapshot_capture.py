@@ -8,7 +8,7 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import pytest
 
@@ -101,8 +101,11 @@ class FakeLiveHost(LiveHost):
         self.ran.append(key)
         return self.answers.get(key, CommandResult(key, CommandStatus.NOT_FOUND))
 
-    def python_env(self) -> PythonEnv:
-        return PythonEnv("/opt/venv/bin/python", "3.10.14", {"torch": "2.1.0", "torch-npu": "2.1.0.post8"})
+    def python_probe(self) -> Tuple[PythonEnv, Dict[str, Any]]:
+        raw = {"executable": "/opt/venv/bin/python", "version": "3.10.14",
+               "packages": {"torch": "2.1.0", "torch-npu": "2.1.0.post8"},
+               "path": ["/opt/venv/lib/python310.zip", "/opt/venv/lib/python3.10/site-packages"]}
+        return PythonEnv(raw["executable"], raw["version"], raw["packages"]), raw
 
     def env(self) -> Dict[str, str]:
         return {"ASCEND_RT_VISIBLE_DEVICES": "0,1", "HF_TOKEN": "hf_abc", "OPENAI_API_KEY": "sk-1",
@@ -139,6 +142,8 @@ def fake_root(tmp_path: Path) -> Path:
     write(root / "dev/davinci0", "")
     write(root / "dev/davinci_manager", "")
     write(root / "dev/null", "")
+    write(root / "opt/venv/lib/python3.10/site-packages" / capture.TORCH_CONFIG_FILE, "torch cmake config\n")
+    write(root / "opt/venv/lib/python3.10/site-packages/torch/__init__.py", "")
     return root
 
 
@@ -201,6 +206,9 @@ def test_capture_fake_machine_and_read_back(fake_root: Path, tmp_path: Path,
         assert env["https_proxy"] == "http://<redacted>@proxy.example:8080"
         assert env["ASCEND_RT_VISIBLE_DEVICES"] == "0,1"
         assert host.python_env().package("torch_npu") == "2.1.0.post8"
+        site = "/opt/venv/lib/python3.10/site-packages"
+        assert host.read_text(f"{site}/{capture.TORCH_CONFIG_FILE}") == "torch cmake config\n"
+        assert not host.exists(f"{site}/torch/__init__.py")
         assert host.info().tool_version and host.info().captured_at
         assert host.memory() is not None and host.cpu_count()
         assert host.disk_usage("/") is not None

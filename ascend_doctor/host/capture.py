@@ -45,6 +45,7 @@ CAPTURE_COMMANDS: Tuple[Tuple[str, ...], ...] = (
     ("lspci",),
     ("lscpu",),
     ("/usr/local/Ascend/driver/tools/upgrade-tool", "--device_index", "-1", "--component", "-1", "--version"),
+    ("sh", "-c", "ulimit -n"),
 )
 
 # Run for the first NPU only ("{npu}" is its id), when `npu-smi info` answered.
@@ -104,6 +105,14 @@ CAPTURE_PATHS: Tuple[CapturePath, ...] = (
     CapturePath("{root}/mindie/latest/version.info"),
     CapturePath("{root}/mindie/*/version.info"),
     CapturePath("{root}/atb-models/version.info"),
+    # Operator kernels: which SoC folders exist, and which have a binary_info_config.json
+    CapturePath("{root}/ascend-toolkit/*/opp/built-in/op_impl/ai_core/tbe/kernel", LIST),
+    CapturePath("{root}/ascend-toolkit/*/opp/built-in/op_impl/ai_core/tbe/kernel/config", LIST),
+    CapturePath("{root}/ascend-toolkit/*/opp/built-in/op_impl/ai_core/tbe/kernel/config/*/binary_info_config.json",
+                EMPTY),
+    CapturePath("{root}/cann*/opp/built-in/op_impl/ai_core/tbe/kernel", LIST),
+    CapturePath("{root}/cann*/opp/built-in/op_impl/ai_core/tbe/kernel/config", LIST),
+    CapturePath("{root}/cann*/opp/built-in/op_impl/ai_core/tbe/kernel/config/*/binary_info_config.json", EMPTY),
     # Driver pieces whose presence matters inside containers
     CapturePath("{root}/driver/lib64/driver/libascend_hal.so", EMPTY),
     CapturePath("{root}/driver/tools/hccn_tool", EMPTY),
@@ -131,7 +140,10 @@ CAPTURE_PATHS: Tuple[CapturePath, ...] = (
     CapturePath("/proc/sys/fs/file-max"),
     CapturePath("/proc/sys/net/core/somaxconn"),
     CapturePath("/sys/kernel/mm/transparent_hugepage/enabled"),
+    CapturePath("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
 )
+# Copied from each folder of the target Python's sys.path (the C++ ABI torch was built with).
+TORCH_CONFIG_FILE = "torch/share/cmake/Torch/TorchConfig.cmake"
 
 DEFAULT_ASCEND_ROOT = "/usr/local/Ascend"
 # File contents are copied only when their real path is under one of these (plus the install
@@ -287,11 +299,15 @@ def _build(tree: str, live: LiveHost, timeout_s: float, say: Progress, summary: 
     for entry in CAPTURE_PATHS:
         for host_path in _expand(entry.pattern, roots, fs_root):
             copier.record(host_path, entry.mode)
-    summary.files = copier.files
 
     say("recording environment, Python packages and system facts")
     _write_json(os.path.join(tree, "env.json"), redact_env(live.env()))
-    _write_json(os.path.join(tree, "python.json"), python_record(live))
+    py_record = python_record(live)
+    _write_json(os.path.join(tree, "python.json"), py_record)
+    for folder in py_record.get("path") or []:
+        if isinstance(folder, str) and folder.startswith("/"):
+            copier.record(folder.rstrip("/") + "/" + TORCH_CONFIG_FILE, COPY)
+    summary.files = copier.files
     _write_json(os.path.join(tree, "host.json"), host_record(live))
     info = live.info()
     meta: Dict[str, Any] = {
@@ -426,6 +442,8 @@ class _Copier:
             self.summary.notes.append(message)
 
     def _allowed(self, host_path: str) -> bool:
+        if host_path.endswith("/" + TORCH_CONFIG_FILE):
+            return True  # wherever the target Python keeps torch
         return any(host_path == r or host_path.startswith(r.rstrip("/") + "/") for r in self.allowed)
 
     def record(self, host_path: str, mode: str) -> None:
@@ -579,9 +597,12 @@ class _Copier:
 
 
 def python_record(live: LiveHost) -> Dict[str, Any]:
-    env = live.python_env()
+    env, raw = live.python_probe()
     record: Dict[str, Any] = {"executable": env.executable, "version": env.version,
                               "packages": dict(sorted(env.packages.items()))}
+    path = raw.get("path")
+    if isinstance(path, list):
+        record["path"] = [p for p in path if isinstance(p, str)]
     if env.error:
         record["error"] = env.error
     return record

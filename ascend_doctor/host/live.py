@@ -26,7 +26,7 @@ import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import IO, BinaryIO, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import IO, Any, BinaryIO, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ascend_doctor.host.base import (
     DEFAULT_MAX_READ_BYTES,
@@ -446,14 +446,19 @@ class LiveHost:
         return found or sys.executable
 
     def python_env(self) -> PythonEnv:
-        from ascend_doctor.host.pyprobe import parse_probe_output, probe_source
+        return self.python_probe()[0]
+
+    def python_probe(self) -> Tuple[PythonEnv, Dict[str, Any]]:
+        """The target Python as a ``PythonEnv``, plus the probe's raw JSON (with ``path``,
+        its sys.path); the raw part is {} when the interpreter could not be inspected."""
+        from ascend_doctor.host.pyprobe import parse_probe_record, probe_source
 
         exe = self.target_python()
         result = self.run([exe, "-c", probe_source()], timeout=self.timeout_s)
         if not result.ok:
             return PythonEnv(executable=exe, version=None,
-                             error=f"could not inspect {exe}: {result.describe_failure()}")
-        return parse_probe_output(result.stdout, exe)
+                             error=f"could not inspect {exe}: {result.describe_failure()}"), {}
+        return parse_probe_record(result.stdout, exe)
 
 
 def _os_pretty_name(path: str = "/etc/os-release") -> Optional[str]:

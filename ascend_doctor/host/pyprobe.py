@@ -11,7 +11,7 @@ one JSON object. The bottom part (``probe_source``, ``parse_probe_output``) runs
 import json
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 if TYPE_CHECKING:  # typing only: the probe must not import the doctor at run time
     from ascend_doctor.host.base import PythonEnv
@@ -103,6 +103,8 @@ def collect() -> Dict[str, Any]:
         "executable": sys.executable,
         "version": "{}.{}.{}".format(*sys.version_info[:3]),
         "packages": packages,
+        # Where packages live (capture copies torch's TorchConfig.cmake from there).
+        "path": [p for p in sys.path if p],
     }
 
 
@@ -134,6 +136,11 @@ def probe_source() -> str:
 
 def parse_probe_output(stdout: str, executable: str) -> "PythonEnv":
     """Turn the probe's JSON into a ``PythonEnv``; garbage gives an error, never an exception."""
+    return parse_probe_record(stdout, executable)[0]
+
+
+def parse_probe_record(stdout: str, executable: str) -> "Tuple[PythonEnv, Dict[str, Any]]":
+    """The ``PythonEnv`` and the raw JSON object ({} when the output was unusable)."""
     from ascend_doctor.host.base import PythonEnv
 
     text = stdout.strip()
@@ -141,16 +148,16 @@ def parse_probe_output(stdout: str, executable: str) -> "PythonEnv":
     candidates = [line for line in text.splitlines() if line.startswith("{")]
     if not candidates:
         return PythonEnv(executable=executable, version=None,
-                         error=f"{executable} did not print the expected JSON: {_snippet(text)}")
+                         error=f"{executable} did not print the expected JSON: {_snippet(text)}"), {}
     try:
         data = json.loads(candidates[-1])
     except ValueError:
         return PythonEnv(executable=executable, version=None,
-                         error=f"{executable} printed malformed JSON: {_snippet(candidates[-1])}")
+                         error=f"{executable} printed malformed JSON: {_snippet(candidates[-1])}"), {}
     if not isinstance(data, dict):
         return PythonEnv(executable=executable, version=None,
-                         error=f"{executable} printed JSON that is not an object")
-    return python_env_from_dict(data, executable)
+                         error=f"{executable} printed JSON that is not an object"), {}
+    return python_env_from_dict(data, executable), data
 
 
 def python_env_from_dict(data: Dict[str, Any], default_executable: Optional[str]) -> "PythonEnv":
