@@ -1,0 +1,80 @@
+"""Fact providers for model weights: ``model`` (inspection) and ``model_manifest_check``.
+
+Weights are read through ``facts.host`` so a snapshot works like a live host. The manifest
+given with ``--verify`` is an input file of this run (like ``--config``), so it is read from
+the machine running the doctor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, Optional
+
+from ascend_doctor.facts import Facts, provider
+from ascend_doctor.model.files import LocalFiles, walk_model_dir
+from ascend_doctor.model.inspect import inspect_model_dir
+from ascend_doctor.model.manifest import (
+    ManifestError,
+    VerifyResult,
+    hash_total,
+    load_manifest,
+    verify_manifest,
+    verify_plan,
+)
+from ascend_doctor.model.progress import byte_progress, progress_wanted
+from ascend_doctor.model.records import ModelFacts
+
+
+class NoModelGiven(ValueError):
+    pass
+
+
+@provider("model")
+def model(facts: Facts) -> ModelFacts:
+    path = facts.options.model_dir
+    if not path:
+        raise NoModelGiven("no model directory given (use --model DIR)")
+    return inspect_model_dir(facts.host, path)
+
+
+@dataclass(frozen=True)
+class ManifestCheck:
+    """The outcome of ``--verify``: the comparison, or why the manifest could not be used."""
+
+    manifest_path: str
+    model_dir: str
+    result: Optional[VerifyResult] = None
+    error: Optional[str] = None
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "manifest": self.manifest_path,
+            "model_dir": self.model_dir,
+            "error": self.error,
+            "result": self.result.to_dict() if self.result else None,
+        }
+
+
+def _progress_flag(facts: Facts) -> Optional[bool]:
+    for key, value in facts.options.extra:
+        if key == "progress":
+            return value.lower() in ("1", "true", "yes", "on")
+    return None
+
+
+@provider("model_manifest_check")
+def model_manifest_check(facts: Facts) -> ManifestCheck:
+    model_dir, manifest_path = facts.options.model_dir, facts.options.verify_manifest
+    if not model_dir or not manifest_path:
+        raise NoModelGiven("--verify needs --model DIR and a manifest file")
+    try:
+        manifest = load_manifest(LocalFiles(), manifest_path)
+    except ManifestError as exc:
+        return ManifestCheck(manifest_path, model_dir, error=str(exc))
+    listing = walk_model_dir(facts.host, model_dir)
+    if not listing.exists or not listing.is_dir:
+        return ManifestCheck(manifest_path, model_dir, error=f"{model_dir} is not a directory")
+    plan = verify_plan(manifest, listing)
+    with byte_progress(hash_total(plan[0]), "verifying weights", progress_wanted(_progress_flag(facts))) as advance:
+        result = verify_manifest(facts.host, model_dir, manifest, on_bytes=advance, listing=listing, plan=plan)
+    return ManifestCheck(manifest_path, model_dir, result=result)

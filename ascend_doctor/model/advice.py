@@ -1,0 +1,135 @@
+"""Pure helpers the model checks share: engine arguments, sizes, and the fix-it commands.
+
+Commands and versions come from Huawei's and the projects' own guides (see
+docs/model-checks.md for every source): msmodelslim ``quant_deepseek_w8a8.py --from_fp8``
+(Huawei Cloud ModelArts "准备W8A8权重", msit ``msmodelslim/example/DeepSeek/README.md``) and the
+NPU port of DeepSeek's ``fp8_cast_bf16.py`` (``modelers.cn/MindIE/deepseekv3``, ``NPU_inference/``).
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from typing import List, Optional, Sequence
+
+# Huawei's DeepSeek-V3/R1 quantization example caps host memory at this (hiascend
+# techArticles/20250222-1: max_memory={..., "cpu": "1500GiB"}).
+HUAWEI_EXAMPLE_CPU_MEMORY = "1500GiB"
+MSIT_BRANCH = "8.0.RC1_ZS2.0_20251230"  # the branch the ModelArts W8A8 guide recommends
+
+
+@dataclass(frozen=True)
+class EngineArgs:
+    """The few vLLM arguments the model checks care about."""
+
+    argv: Sequence[str]
+    quantization: Optional[str] = None
+    tokenizer: Optional[str] = None
+    dtype: Optional[str] = None
+
+    @property
+    def given(self) -> bool:
+        return bool(self.argv)
+
+
+def _value(argv: List[str], names: Sequence[str]) -> Optional[str]:
+    for i, arg in enumerate(argv):
+        for name in names:
+            if arg == name and i + 1 < len(argv):
+                return argv[i + 1]
+            if name.startswith("--") and arg.startswith(name + "="):
+                return arg.split("=", 1)[1]
+    return None
+
+
+def parse_engine_args(text: Optional[str]) -> EngineArgs:
+    """Parse ``--vllm-args "..."`` (shell quoting honoured; bad quoting falls back to spaces)."""
+    if not text:
+        return EngineArgs(argv=())
+    try:
+        argv = shlex.split(text)
+    except ValueError:
+        argv = text.split()
+    # vLLM accepts both --quantization and -q, and underscores for dashes.
+    norm = [a.replace("_", "-") if a.startswith("--") else a for a in argv]
+    return EngineArgs(
+        argv=tuple(argv),
+        quantization=_value(norm, ("--quantization", "-q")),
+        tokenizer=_value(norm, ("--tokenizer",)),
+        dtype=_value(norm, ("--dtype",)),
+    )
+
+
+def human_bytes(count: float) -> str:
+    value = float(count)
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if value < 1000 or unit == "TB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1000
+    return f"{value:.1f} TB"  # pragma: no cover
+
+
+def human_params(count: int) -> str:
+    if count >= 1_000_000_000:
+        return f"{count / 1e9:.1f}B"
+    if count >= 1_000_000:
+        return f"{count / 1e6:.1f}M"
+    return f"{count:,}"
+
+
+def dotless(name: str) -> str:
+    """A directory name without '.', for tools that refuse dots in weight paths."""
+    return name.replace(".", "_")
+
+
+def base_name(path: str) -> str:
+    stripped = path.rstrip("/")
+    return stripped.rsplit("/", 1)[-1] or stripped
+
+
+def sibling(path: str, suffix: str) -> str:
+    stripped = path.rstrip("/")
+    parent, _, name = stripped.rpartition("/")
+    new = dotless(name) + suffix
+    return f"{parent}/{new}" if parent else new
+
+
+def _in(directory: str, name: str) -> str:
+    return f"{directory.rstrip('/')}/{name}"
+
+
+def fp8_conversion_commands(model_dir: str, total_params: int) -> str:
+    """Both ways from FP8 to W8A8, as commands, with the host resources they need."""
+    bf16 = human_bytes(2 * total_params)
+    w8a8 = sibling(model_dir, "-W8A8")
+    bf16_dir = sibling(model_dir, "-BF16")
+    q = shlex.quote
+    return "\n".join([
+        "Convert the weights on an Ascend host with NPUs (quantization runs on them) and host RAM for the "
+        f"model in BF16: about {bf16} here (Huawei's V3/R1 example sets max_memory cpu={HUAWEI_EXAMPLE_CPU_MEMORY}).",
+        "Before either path: pip install transformers==4.48.2, and neutralise the flash_attn imports in "
+        "modeling_deepseek.py (see ASC-MDL-003).",
+        "(a) FP8 straight to W8A8 with msmodelslim (no BF16 copy on disk):",
+        f"    git clone https://gitee.com/ascend/msit -b {MSIT_BRANCH} && cd msit/msmodelslim && bash install.sh",
+        "    cd example/DeepSeek",
+        f"    python3 quant_deepseek_w8a8.py --model_path {q(model_dir)} --save_path {q(w8a8)} "
+        "--dynamic --disable_anti --quant_mtp --from_fp8",
+        f"(b) FP8 to BF16 first (needs {bf16} free disk; keeps a reusable BF16 copy), then W8A8:",
+        "    git clone https://modelers.cn/MindIE/deepseekv3.git && cd deepseekv3/NPU_inference",
+        f"    python fp8_cast_bf16.py --input-fp8-hf-path {q(model_dir)} --output-bf16-hf-path {q(bf16_dir)}",
+        f"    cp {q(_in(model_dir, 'config.json'))} {q(model_dir.rstrip('/'))}/tokenizer*.json "
+        f"{q(model_dir.rstrip('/'))}/*.py {q(bf16_dir + '/')}   # config, tokenizer and code are not converted",
+        "    python3 -c \"import json,sys; p=sys.argv[1]; c=json.load(open(p)); c.pop('quantization_config', None); "
+        f"json.dump(c, open(p, 'w'), indent=2)\" {q(bf16_dir + '/config.json')}",
+        "    cd msit/msmodelslim/example/DeepSeek   # msmodelslim installed as in (a)",
+        f"    python3 quant_deepseek_w8a8.py --model_path {q(bf16_dir)} --save_path {q(w8a8)} "
+        "--dynamic --disable_anti --quant_mtp --from_bf16",
+        f"Then serve {w8a8} (vLLM-Ascend: --quantization ascend). Keep '.' out of the output path.",
+    ])
+
+
+def drop_quantization_config_command(config_path: str) -> str:
+    q = shlex.quote(config_path)
+    return (f"cp {q} {shlex.quote(config_path + '.bak')} && python3 -c \"import json,sys; p=sys.argv[1]; "
+            "c=json.load(open(p)); c.pop('quantization_config', None); json.dump(c, open(p, 'w'), indent=2)\" "
+            f"{q}")

@@ -1,0 +1,46 @@
+"""ASC-MDL-001: say what the model directory is, and which files and tensors say so."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.model import records as R
+from ascend_doctor.model.records import ModelFacts
+
+CHECK = CheckSpec(
+    id="ASC-MDL-001",
+    title="Model provenance is identified",
+    what="Classifies the weights from the files themselves: HuggingFace original FP8, converted BF16/FP16, "
+    "msmodelslim quantized (W8A8, W8A8_DYNAMIC, W8A16, W4A8; MindIE or vLLM-Ascend layout), or unknown.",
+    why="What to do next depends on it: FP8 originals must be converted before an Ascend NPU can load them, "
+    "msmodelslim weights need the engine's Ascend quantization, and a directory with no model fails late "
+    "and obscurely inside the engine.",
+    fix="Point --model at the directory that holds config.json and the *.safetensors files; if the "
+    "provenance is unknown, check where the weights came from (ModelScope/HuggingFace page, conversion log).",
+    requires=("model",),
+    tags=("model",),
+)
+
+_NO_MODEL_FIX = ("Pass the directory that holds config.json and the weights, e.g. "
+                 "`ascend-doctor check --model /data/models/DeepSeek-R1-W8A8`; list it with `ls -la DIR`.")
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    facts: ModelFacts = ctx.facts.get("model")
+    fatal = facts.problems_with(R.NOT_FOUND, R.NOT_A_DIRECTORY, R.NO_MODEL)
+    if fatal or facts.provenance.kind == R.NONE:
+        message = fatal[0].message if fatal else f"{facts.path}: {facts.provenance.label}"
+        yield Finding.fail(message, _NO_MODEL_FIX, provenance=facts.provenance.to_dict())
+        return
+    prov = facts.provenance
+    why = "; ".join(prov.evidence)
+    if prov.kind == R.UNKNOWN:
+        yield Finding.warn(
+            f"provenance unknown: {why or 'no deciding evidence'}",
+            "Check the model's download page or conversion log; re-download as safetensors if the weights are "
+            "pickle files.",
+            provenance=prov.to_dict(),
+        )
+        return
+    yield Finding.passed(f"{prov.label}: {why}", provenance=prov.to_dict())

@@ -1,0 +1,60 @@
+"""ASC-MDL-002: FP8 weights cannot be loaded by 910B / A3 (or older) NPUs."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Optional
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.model import records as R
+from ascend_doctor.model.advice import fp8_conversion_commands, human_bytes, human_params
+from ascend_doctor.model.grading import require_model
+from ascend_doctor.model.records import ModelFacts
+
+CHECK = CheckSpec(
+    id="ASC-MDL-002",
+    title="Weights are in a format this NPU can load (not FP8)",
+    what="Fails when the weights are the HuggingFace FP8 originals (F8_E4M3 tensors, quant_method fp8) and the "
+    "host's NPUs are 910B (A2), A3 or older.",
+    why="Ascend devices do not load FP8 weights (hiascend 'DeepSeek 应用最佳实践之量化', vLLM-Ascend quantization "
+    "guide); the engine fails while loading, after minutes of startup.",
+    fix="Convert on an NPU host: msmodelslim `quant_deepseek_w8a8.py --from_fp8` straight to W8A8, or "
+    "`fp8_cast_bf16.py` (NPU port) to BF16 and then W8A8. Both need host RAM for the model in BF16 "
+    "(about 1.4 TB for DeepSeek-V3/R1).",
+    requires=("model",),
+    tags=("model", "fit"),
+)
+
+_NO_FP8 = ("A2", "A3", "310P", "310B", "910")
+
+
+def _chip(ctx: CheckContext) -> Any:
+    try:
+        return ctx.facts.try_get("npu_chip")
+    except KeyError:  # provider not available in this build
+        return None
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    facts: ModelFacts = ctx.facts.get("model")
+    require_model(facts)
+    if facts.provenance.kind != R.HF_FP8:
+        yield Finding.passed(f"weights are not FP8 ({facts.provenance.label})")
+        return
+    chip = _chip(ctx)
+    family: Optional[str] = getattr(chip, "family", None)
+    name = getattr(chip, "name", None)
+    params = facts.total_params
+    fix = fp8_conversion_commands(facts.path, params)
+    evidence = {"provenance": facts.provenance.to_dict(), "params": params, "bf16_bytes": 2 * params,
+                "chip": name, "family": family}
+    size = f"{human_params(params)} parameters, {human_bytes(2 * params)} in BF16" if params else "size unknown"
+    if family in _NO_FP8:
+        yield Finding.fail(f"FP8 weights ({size}) on {name or family} ({family}): Ascend NPUs do not load FP8",
+                           fix, **evidence)
+    elif family == "950":
+        yield Finding.warn(f"FP8 weights ({size}) on {name or family}: FP8 loading on the 950 series is not "
+                           "verified by this tool", "Check the engine's release notes for 950 FP8 support; "
+                           "otherwise convert:\n" + fix, **evidence)
+    else:
+        yield Finding.warn(f"FP8 weights ({size}); the NPU type is unknown, and 910B/A3 NPUs do not load FP8",
+                           fix, **evidence)

@@ -1,0 +1,55 @@
+"""ASC-MDL-006: config.json was written by a newer transformers than the one installed."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from packaging.version import InvalidVersion, Version
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.model.grading import require_model
+from ascend_doctor.model.records import ModelFacts
+
+CHECK = CheckSpec(
+    id="ASC-MDL-006",
+    title="Installed transformers is not older than the model's",
+    what="Compares `transformers_version` in config.json with transformers in the target Python.",
+    why="A config written by a newer transformers can use fields or model types the installed one does not "
+    "know; msmodelslim's DeepSeek scripts need transformers 4.48.2 (msit DeepSeek README, hiascend "
+    "quantization article).",
+    fix="Install a transformers at least as new as config.json's, within what your vLLM/MindIE release "
+    "supports, e.g. `pip install transformers==4.48.2` for msmodelslim DeepSeek quantization.",
+    requires=("model",),
+    tags=("model", "fit"),
+)
+
+
+def _env(ctx: CheckContext) -> Any:
+    try:
+        return ctx.facts.try_get("python_env")
+    except KeyError:
+        return None
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    facts: ModelFacts = ctx.facts.get("model")
+    require_model(facts)
+    wanted = facts.config_value("transformers_version")
+    if not isinstance(wanted, str) or not wanted:
+        raise NotApplicable("config.json has no transformers_version")
+    env = _env(ctx)
+    installed = env.package("transformers") if env is not None else None
+    if not installed:
+        raise NotApplicable("transformers is not installed in the target Python (or it could not be inspected)")
+    try:
+        newer = Version(wanted) > Version(installed)
+    except InvalidVersion:
+        raise NotApplicable(f"cannot compare transformers versions {wanted!r} and {installed!r}") from None
+    if newer:
+        yield Finding.warn(
+            f"config.json was written by transformers {wanted}; the target Python has {installed}",
+            f"pip install 'transformers>={wanted}'  (stay within the range your vLLM / MindIE release supports)",
+            config_version=wanted, installed=installed,
+        )
+        return
+    yield Finding.passed(f"transformers {installed} installed; config.json written by {wanted}")

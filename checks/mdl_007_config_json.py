@@ -1,0 +1,42 @@
+"""ASC-MDL-007: config.json is present and parseable."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.model import records as R
+from ascend_doctor.model.grading import findings_for, require_model
+from ascend_doctor.model.records import ModelFacts, Problem
+
+CHECK = CheckSpec(
+    id="ASC-MDL-007",
+    title="config.json is present and valid",
+    what="config.json exists, is a JSON object, and sets each key once.",
+    why="Every engine reads the architecture from config.json first; a missing or broken file stops loading, "
+    "and a key written twice (as in vllm-project/vllm-ascend#1713) silently keeps only the last value.",
+    fix="Copy config.json from the model's original repository (same revision), or fix the JSON error it names.",
+    requires=("model",),
+    tags=("model", "integrity"),
+)
+
+
+def _fix(problem: Problem) -> str:
+    if problem.code == R.CONFIG_DUPLICATE_KEY:
+        return ("Edit config.json so the key appears once, keeping the value you mean "
+                "(`python3 -m json.tool config.json` shows what loaders will see).")
+    if problem.code == R.CONFIG_MISSING:
+        return "Copy config.json from the original model repository (same revision) into the directory."
+    return ("Fix the JSON at the position named (`python3 -m json.tool config.json`), or copy config.json again "
+            "from the original repository.")
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    facts: ModelFacts = ctx.facts.get("model")
+    require_model(facts)
+    problems = facts.problems_with(R.CONFIG_MISSING, R.CONFIG_INVALID, R.CONFIG_DUPLICATE_KEY)
+    if problems:
+        yield from findings_for(problems, _fix)
+        return
+    yield Finding.passed(f"config.json parsed (model_type {facts.config_value('model_type')}, architectures "
+                         f"{facts.config_value('architectures')})")

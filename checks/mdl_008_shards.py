@@ -1,0 +1,47 @@
+"""ASC-MDL-008: every shard the index names is present, and no stray shard is."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.model import records as R
+from ascend_doctor.model.grading import findings_for, require_model
+from ascend_doctor.model.records import ModelFacts, Problem
+
+CHECK = CheckSpec(
+    id="ASC-MDL-008",
+    title="All weight shards are present",
+    what="Each shard named in *.safetensors.index.json exists; numbered shard series (x-00003-of-00056) are "
+    "complete; no *.safetensors file is left that no index names.",
+    why="A missing shard fails the load after the engine has spent minutes on the others; a stray shard "
+    "usually means two downloads or conversions were mixed in one directory.",
+    fix="Download the missing shards again (same revision), e.g. `huggingface-cli download REPO FILE "
+    "--local-dir DIR` or `modelscope download --model REPO FILE --local_dir DIR`; move stray shards out.",
+    requires=("model",),
+    tags=("model", "integrity"),
+)
+
+
+def _fix(problem: Problem) -> str:
+    if problem.code == R.SHARD_EXTRA:
+        return f"Move it out of the model directory: `mkdir -p stray && mv {problem.path} stray/`"
+    if problem.code == R.INDEX_INVALID:
+        return "Download the index file again from the model repository (same revision)."
+    return (f"Download {problem.path} again from the same revision, e.g. `huggingface-cli download REPO "
+            f"{problem.path} --local-dir DIR` or `modelscope download --model REPO {problem.path} --local_dir DIR`.")
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    facts: ModelFacts = ctx.facts.get("model")
+    require_model(facts)
+    problems = facts.problems_with(R.SHARD_MISSING, R.SHARD_SERIES_GAP, R.INDEX_INVALID, R.SHARD_EXTRA)
+    if problems:
+        yield from findings_for(problems, _fix)
+        return
+    if not facts.weight_files:
+        yield Finding.passed("no safetensors shards to check" + (" (PyTorch .bin weights)"
+                                                                  if facts.pickle_weight_files else ""))
+        return
+    index = f", all named by {', '.join(facts.index_files)}" if facts.index_files else ""
+    yield Finding.passed(f"{len(facts.weight_files)} safetensors file(s) present{index}")

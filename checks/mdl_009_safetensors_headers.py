@@ -1,0 +1,49 @@
+"""ASC-MDL-009: each safetensors header parses and its file has the size the header declares."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.model import records as R
+from ascend_doctor.model.advice import human_bytes, human_params
+from ascend_doctor.model.grading import findings_for, require_model
+from ascend_doctor.model.records import ModelFacts, Problem
+
+CHECK = CheckSpec(
+    id="ASC-MDL-009",
+    title="Safetensors headers are valid and files complete",
+    what="Reads each *.safetensors header directly (8-byte length + JSON, bounded) and checks the file size "
+    "equals 8 + header length + the end of the last tensor, as the safetensors loader requires.",
+    why="A truncated or zero-filled shard (interrupted copy, full disk, pre-allocated download) is otherwise "
+    "found only when the engine reaches it, with an unhelpful error.",
+    fix="Download or copy the named files again and compare against a manifest "
+    "(`ascend-doctor model verify DIR manifest.json`).",
+    requires=("model",),
+    tags=("model", "integrity"),
+)
+
+
+def _fix(problem: Problem) -> str:
+    if problem.code == R.HEADER_UNREADABLE:
+        return f"Make {problem.path} readable by this user (`ls -l`, `chmod a+r`), or copy it again."
+    return (f"Copy or download {problem.path} again (same revision), then check it with "
+            "`ascend-doctor model verify DIR manifest.json` against a manifest from a good copy.")
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    facts: ModelFacts = ctx.facts.get("model")
+    require_model(facts)
+    problems = facts.problems_with(R.HEADER_INVALID, R.SIZE_MISMATCH, R.HEADER_UNREADABLE)
+    if problems:
+        yield from findings_for(problems, _fix)
+        return
+    if not facts.headers:
+        yield Finding.passed("no safetensors files to check")
+        return
+    dtypes = ", ".join(f"{d} {human_params(n)}" for d, n in sorted(facts.params_by_dtype.items()))
+    yield Finding.passed(
+        f"{len(facts.headers)} safetensors header(s) valid, sizes match ({human_bytes(facts.total_bytes)}; "
+        f"{facts.tensor_count} tensors: {dtypes or 'none'})",
+        params_by_dtype=dict(facts.params_by_dtype),
+    )

@@ -1,0 +1,40 @@
+"""ASC-MDL-010: no Git LFS pointer files and no unfinished downloads."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.model import records as R
+from ascend_doctor.model.grading import findings_for, require_model
+from ascend_doctor.model.records import ModelFacts, Problem
+
+CHECK = CheckSpec(
+    id="ASC-MDL-010",
+    title="Downloads are complete (no LFS pointers, no partial files)",
+    what="Finds Git LFS pointer files (a `git clone` without git-lfs) and files left by unfinished downloads "
+    "(*.incomplete from huggingface_hub, *.part, *.partial, *.aria2).",
+    why="A pointer file is ~130 bytes of text where gigabytes of weights should be; a partial download means "
+    "a shard is missing or short. Both fail the load late.",
+    fix="Run `git lfs install && git lfs pull` in a cloned repository, or resume the download with the same "
+    "tool (huggingface-cli / modelscope download resume unfinished files).",
+    requires=("model",),
+    tags=("model", "integrity"),
+)
+
+
+def _fix(problem: Problem) -> str:
+    if problem.code == R.LFS_POINTER:
+        return "In the cloned repository: `git lfs install && git lfs pull` (or download the file directly)."
+    return ("Resume the download with the tool that started it (e.g. run the same `huggingface-cli download` or "
+            "`modelscope download` command again), then delete the leftover file.")
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    facts: ModelFacts = ctx.facts.get("model")
+    require_model(facts)
+    problems = facts.problems_with(R.LFS_POINTER, R.PARTIAL_DOWNLOAD)
+    if problems:
+        yield from findings_for(problems, _fix)
+        return
+    yield Finding.passed(f"no LFS pointers or partial downloads among {facts.file_count} file(s)")

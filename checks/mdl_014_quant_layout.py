@@ -1,0 +1,57 @@
+"""ASC-MDL-014: the msmodelslim output layout is the one the engine reads."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.model import records as R
+from ascend_doctor.model.advice import parse_engine_args
+from ascend_doctor.model.grading import require_model
+from ascend_doctor.model.records import ModelFacts
+
+CHECK = CheckSpec(
+    id="ASC-MDL-014",
+    title="Quantized weights use the layout the engine reads",
+    what="For msmodelslim weights: vLLM-Ascend reads only quant_model_description.json; MindIE 2.1.RC1 and "
+    "older read the --mindie_format layout (quant_model_description_<type>.json plus \"quantize\" in "
+    "config.json).",
+    why="With the other layout's description name vLLM-Ascend cannot find the quantization description and "
+    "refuses to start (vllm_ascend quantization config: MODELSLIM_CONFIG_FILENAME).",
+    fix="For vLLM-Ascend copy the suffixed description to quant_model_description.json; for MindIE <= "
+    "2.1.RC1 quantize with msmodelslim --mindie_format.",
+    requires=("model",),
+    tags=("model", "fit", "serving"),
+)
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    facts: ModelFacts = ctx.facts.get("model")
+    require_model(facts)
+    prov = facts.provenance
+    if prov.kind != R.MSMODELSLIM:
+        raise NotApplicable("weights are not msmodelslim quantized")
+    args = parse_engine_args(ctx.options.vllm_args)
+    plain = "quant_model_description.json" in facts.description_files
+    if args.given:
+        if plain:
+            yield Finding.passed("quant_model_description.json present: vLLM-Ascend can read the quantization")
+            return
+        if not facts.description_files:
+            yield Finding.fail("no quant_model_description*.json: vLLM-Ascend cannot load these weights",
+                               "Copy quant_model_description.json from the msmodelslim output directory.")
+            return
+        source = f"{facts.path.rstrip('/')}/{facts.description_files[0]}"
+        target = f"{facts.path.rstrip('/')}/quant_model_description.json"
+        yield Finding.fail(
+            f"{facts.description_files[0]} is MindIE naming; vLLM-Ascend reads only quant_model_description.json",
+            f"cp {shlex.quote(source)} {shlex.quote(target)}   # a copy keeps the MindIE name working too",
+            description_files=list(facts.description_files),
+        )
+        return
+    yield Finding.passed(f"{prov.label}: " + {
+        R.LAYOUT_VLLM_ASCEND: "readable by vLLM-Ascend and MindIE newer than 2.1.RC1",
+        R.LAYOUT_MINDIE: "readable by MindIE; vLLM-Ascend needs quant_model_description.json",
+        R.LAYOUT_BOTH: "readable by vLLM-Ascend and MindIE",
+    }.get(prov.layout or "", "layout undecided; give --vllm-args to check it against vLLM-Ascend"))

@@ -1,0 +1,40 @@
+"""ASC-MDL-015: a converted or quantized model still declares FP8 in config.json."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.model import records as R
+from ascend_doctor.model.advice import drop_quantization_config_command
+from ascend_doctor.model.grading import require_model
+from ascend_doctor.model.records import ModelFacts
+
+CHECK = CheckSpec(
+    id="ASC-MDL-015",
+    title="config.json does not declare FP8 for non-FP8 weights",
+    what="Fails when config.json keeps quantization_config.quant_method=fp8 but the tensors are BF16/FP16 "
+    "or msmodelslim int8.",
+    why="Huawei's guides say to delete that block for Ascend (transformers: 'Unknown quantization type, got "
+    "fp8'); vLLM would pick its FP8 method and reject the weights or clash with --quantization ascend.",
+    fix="Delete quantization_config from config.json (keep a backup).",
+    requires=("model",),
+    tags=("model", "fit"),
+)
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    facts: ModelFacts = ctx.facts.get("model")
+    require_model(facts)
+    if facts.provenance.kind == R.HF_FP8:
+        raise NotApplicable("the weights are FP8: the block is correct for them (see ASC-MDL-002)")
+    qc = facts.quantization_config
+    if not qc or str(qc.get("quant_method", "")).lower() != "fp8":
+        yield Finding.passed("config.json declares no FP8 quantization")
+        return
+    config_path = f"{facts.path.rstrip('/')}/config.json"
+    yield Finding.fail(
+        f"config.json declares quantization_config.quant_method=fp8 but the weights are {facts.provenance.label}",
+        drop_quantization_config_command(config_path),
+        quantization_config=qc,
+    )

@@ -1,0 +1,40 @@
+"""ASC-MDL-016: the weight path contains '.', which Huawei's deployment guide says breaks service start."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.model.advice import sibling
+from ascend_doctor.model.grading import require_model
+from ascend_doctor.model.records import ModelFacts
+
+CHECK = CheckSpec(
+    id="ASC-MDL-016",
+    title="Weight path has no '.' in it",
+    what="Warns when a directory name in the weight path contains '.' (e.g. DeepSeek-V3.1-W8A8).",
+    why="Huawei Cloud's DeepSeek deployment guide: a weight path containing '.' (such as "
+    "/data/model/DeepSeek-V3.1-W8A8) makes the service fail to start; use letters, digits, '-' and '_' only.",
+    fix="Rename the directory without dots (e.g. DeepSeek-V3_1-W8A8) and point the service at the new path.",
+    requires=("model",),
+    tags=("model", "serving"),
+)
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    facts: ModelFacts = ctx.facts.get("model")
+    require_model(facts)
+    parts = [p for p in facts.path.split("/") if p not in ("", ".", "..")]
+    dotted = [p for p in parts if "." in p]
+    if not dotted:
+        yield Finding.passed(f"{facts.path}: no '.' in the path")
+        return
+    last = facts.path.rstrip("/").rsplit("/", 1)[-1]
+    if "." in last:
+        fix = f"mv {shlex.quote(facts.path.rstrip('/'))} {shlex.quote(sibling(facts.path, ''))}"
+        fix += "   # then use the new path in the service configuration"
+    else:
+        fix = (f"Move the weights to a path without '.' (the parts {', '.join(dotted)} contain one), "
+               "e.g. /data/models/NAME, and use that path in the service configuration.")
+    yield Finding.warn(f"{facts.path}: {', '.join(repr(p) for p in dotted)} contain '.'", fix, dotted=dotted)

@@ -1,0 +1,44 @@
+"""ASC-MDL-017: every file of the model directory can be read (no denied files, broken links, loops)."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.model import records as R
+from ascend_doctor.model.grading import findings_for, require_model
+from ascend_doctor.model.records import ModelFacts, Problem
+
+CHECK = CheckSpec(
+    id="ASC-MDL-017",
+    title="Model directory is fully readable",
+    what="Walks the directory (bounded: 10 000 entries, 4 levels, symlinked directories not followed) and "
+    "reports unreadable files, broken symlinks, symlink loops and special files.",
+    why="The engine runs as a service user; a file it cannot read, or a link into a cache that was cleaned, "
+    "fails the load after startup has already taken minutes.",
+    fix="Fix permissions (`chmod -R a+rX DIR`) and re-create broken links (or copy the files they pointed to).",
+    requires=("model",),
+    tags=("model", "integrity"),
+)
+
+
+def _fix(problem: Problem) -> str:
+    if problem.code == R.UNREADABLE:
+        return f"Give the service user read access: `chmod a+rX '{problem.path}'` (and its parent directories)."
+    if problem.code in (R.SYMLINK_BROKEN, R.SYMLINK_LOOP):
+        return (f"Replace the link `{problem.path}` by the real file (`ls -l` shows where it points; a HuggingFace "
+                "cache link breaks when the blob was deleted: download again).")
+    if problem.code == R.LISTING_TRUNCATED:
+        return "Point --model at the model directory itself, not at a parent holding many models."
+    return "Remove it from the model directory, or replace it with the regular file it stands for."
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    facts: ModelFacts = ctx.facts.get("model")
+    require_model(facts)
+    problems = facts.problems_with(R.UNREADABLE, R.SYMLINK_BROKEN, R.SYMLINK_LOOP, R.SPECIAL_FILE,
+                                   R.LISTING_TRUNCATED)
+    if problems:
+        yield from findings_for(problems, _fix)
+        return
+    yield Finding.passed(f"{facts.file_count} file(s) readable")

@@ -1,0 +1,44 @@
+"""ASC-MDL-018: what the weights hold: dtypes and parameter counts, from the headers."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.model import records as R
+from ascend_doctor.model.advice import human_bytes, human_params
+from ascend_doctor.model.grading import findings_for, require_model
+from ascend_doctor.model.records import ModelFacts, Problem
+
+CHECK = CheckSpec(
+    id="ASC-MDL-018",
+    title="Weight dtypes and parameter counts are known",
+    what="Sums parameters and bytes per dtype over all safetensors headers.",
+    why="The parameter count and dtype decide memory needs and whether the NPU can run them; pickle (.bin) "
+    "weights cannot be inspected without loading them.",
+    fix="Prefer safetensors weights (most repositories publish both); convert .bin once with transformers "
+    "`save_pretrained(..., safe_serialization=True)`.",
+    requires=("model",),
+    tags=("model",),
+)
+
+
+def _fix(problem: Problem) -> str:
+    return ("Download the safetensors version of the model, or convert once with "
+            "save_pretrained(safe_serialization=True).")
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    facts: ModelFacts = ctx.facts.get("model")
+    require_model(facts)
+    pickles = facts.problems_with(R.PICKLE_WEIGHTS)
+    if pickles:
+        yield from findings_for(pickles, _fix)
+        return
+    if not facts.params_by_dtype:
+        yield Finding.passed("no tensors to count")
+        return
+    parts = ", ".join(f"{d}: {human_params(n)} params / {human_bytes(facts.bytes_by_dtype.get(d, 0))}"
+                      for d, n in sorted(facts.params_by_dtype.items(), key=lambda kv: -kv[1]))
+    yield Finding.passed(f"{human_params(facts.total_params)} parameters in {facts.tensor_count} tensors ({parts})",
+                         params_by_dtype=dict(facts.params_by_dtype), bytes_by_dtype=dict(facts.bytes_by_dtype))
