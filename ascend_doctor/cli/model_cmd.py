@@ -1,0 +1,164 @@
+"""``ascend-doctor model``: inspect weights, write a manifest, verify against one."""
+
+from __future__ import annotations
+
+import os
+from typing import List, Optional
+
+import click
+
+from ascend_doctor.cli._common import dump_json, fail, handle_errors, output_options, write_output
+from ascend_doctor.exitcodes import ExitCode
+
+
+def _dir_arg(directory: str) -> str:
+    # Absolute paths make messages and remediation commands pasteable from any directory.
+    return os.path.abspath(directory) if directory not in ("", "/") else directory
+
+
+@click.group("model", context_settings={"help_option_names": ["-h", "--help"]})
+def model() -> None:
+    """Inspect model weights, and write or verify manifests of them.
+
+    \b
+    Examples:
+      ascend-doctor model inspect /data/models/DeepSeek-R1
+      ascend-doctor model inspect /data/models/DeepSeek-R1-W8A8 --format json -o facts.json
+      ascend-doctor model manifest /data/models/DeepSeek-R1-W8A8 -o manifest.json
+      ascend-doctor model verify /data/models/DeepSeek-R1-W8A8 manifest.json
+      ascend-doctor check --model /data/models/DeepSeek-R1-W8A8 --verify manifest.json
+    """
+
+
+@model.command("inspect")
+@click.argument("directory", metavar="DIR", type=click.Path(file_okay=True, dir_okay=True))
+@output_options
+@handle_errors
+def inspect_cmd(directory: str, fmt: str, output: Optional[str]) -> None:
+    """Show what a model directory holds: provenance and why, dtypes, parameter counts, problems.
+
+    Reads config.json, the index and description files and each safetensors header (never the
+    tensor data), so it takes seconds even for a 700 GB model.
+
+    \b
+    Examples:
+      ascend-doctor model inspect /data/models/DeepSeek-R1
+      ascend-doctor model inspect . --format json | jq .provenance
+
+    \b
+    Exit codes: 0 no problem that stops loading, 1 at least one (e.g. a missing shard),
+    2 usage error.
+    """
+    from ascend_doctor.model import records as R
+    from ascend_doctor.model.files import LocalFiles
+    from ascend_doctor.model.inspect import inspect_model_dir
+    from ascend_doctor.model.render import render_model_facts
+
+    facts = inspect_model_dir(LocalFiles(), _dir_arg(directory))
+    text = dump_json(facts.to_dict()) if fmt == "json" else render_model_facts(facts)
+    write_output(text, output)
+    if any(p.severity == R.ERROR for p in facts.problems):
+        raise SystemExit(int(ExitCode.FINDINGS))
+
+
+def _jobs_option(func):  # type: ignore[no-untyped-def]
+    return click.option("-j", "--jobs", type=click.IntRange(1, 64), default=None,
+                        help="Files hashed in parallel (default: the number of CPUs, at most 16).")(func)
+
+
+def _progress_option(func):  # type: ignore[no-untyped-def]
+    return click.option("--progress/--no-progress", "progress", default=None,
+                        help="Progress bar on stderr (default: only when stderr is a terminal).")(func)
+
+
+@model.command("manifest")
+@click.argument("directory", metavar="DIR", type=click.Path(file_okay=False, dir_okay=True))
+@click.option("-o", "--output", "output", metavar="FILE", default=None,
+              help="Write the manifest to FILE (default: standard output).")
+@click.option("--sha256sum", "as_sha256sum", is_flag=True,
+              help="Write `sha256sum` format (checkable with `sha256sum -c`) instead of JSON.")
+@_jobs_option
+@_progress_option
+@handle_errors
+def manifest_cmd(directory: str, output: Optional[str], as_sha256sum: bool, jobs: Optional[int],
+                 progress: Optional[bool]) -> None:
+    """Record the size and SHA-256 of every file of a model.
+
+    Files are hashed in parallel. Download-tool folders (.git, .cache) are left out. Copy the
+    manifest to the other nodes and verify there: that proves every node holds the same weights.
+
+    \b
+    Examples:
+      ascend-doctor model manifest /data/models/DeepSeek-R1-W8A8 -o manifest.json
+      ascend-doctor model manifest . --sha256sum -o SHA256SUMS    # then: sha256sum -c SHA256SUMS
+    """
+    from ascend_doctor.model.files import LocalFiles, walk_model_dir
+    from ascend_doctor.model.manifest import build_manifest, listing_total
+    from ascend_doctor.model.progress import byte_progress, progress_wanted
+
+    root = _dir_arg(directory)
+    src = LocalFiles()
+    listing = walk_model_dir(src, root)
+    if not listing.exists:
+        fail(f"{root} does not exist", ExitCode.USAGE)
+    if not listing.is_dir:
+        fail(f"{root} is not a directory", ExitCode.USAGE)
+    with byte_progress(listing_total(listing), "hashing", progress_wanted(progress)) as advance:
+        manifest, problems = build_manifest(src, root, jobs, advance, listing)
+    if problems:
+        _echo_problems(problems)
+        fail(f"{len(problems)} file(s) could not be hashed; no manifest written", ExitCode.INCOMPLETE)
+    write_output(manifest.to_sha256sum() if as_sha256sum else manifest.to_json(), output)
+    click.echo(f"{len(manifest.entries)} files, {manifest.total_bytes} bytes", err=True)
+
+
+def _echo_problems(problems: List[str]) -> None:
+    for line in problems[:50]:
+        click.echo(f"  {line}", err=True)
+    if len(problems) > 50:
+        click.echo(f"  ... and {len(problems) - 50} more", err=True)
+
+
+@model.command("verify")
+@click.argument("directory", metavar="DIR", type=click.Path(file_okay=False, dir_okay=True))
+@click.argument("manifest_path", metavar="MANIFEST", type=click.Path(dir_okay=False))
+@output_options
+@_jobs_option
+@_progress_option
+@handle_errors
+def verify_cmd(directory: str, manifest_path: str, fmt: str, output: Optional[str], jobs: Optional[int],
+               progress: Optional[bool]) -> None:
+    """Check a model directory against a manifest (ours, or a sha256sum file).
+
+    Reports each file whose size or SHA-256 differs, each file missing, and each file not in
+    the manifest. Files are hashed in parallel; a file whose size already differs is not read.
+
+    \b
+    Examples:
+      ascend-doctor model verify /data/models/DeepSeek-R1-W8A8 manifest.json
+      ascend-doctor model verify . SHA256SUMS --format json -o verify.json
+
+    \b
+    Exit codes: 0 identical, 1 differences found, 2 usage error, 3 manifest unusable.
+    """
+    from ascend_doctor.model.files import LocalFiles, walk_model_dir
+    from ascend_doctor.model.manifest import ManifestError, hash_total, load_manifest, verify_manifest, verify_plan
+    from ascend_doctor.model.progress import byte_progress, progress_wanted
+    from ascend_doctor.model.render import render_verify
+
+    root = _dir_arg(directory)
+    src = LocalFiles()
+    try:
+        manifest = load_manifest(src, manifest_path)
+    except ManifestError as exc:
+        fail(f"manifest unusable: {exc}", ExitCode.INCOMPLETE)
+    listing = walk_model_dir(src, root)
+    if not listing.exists or not listing.is_dir:
+        fail(f"{root} is not a directory", ExitCode.USAGE)
+    plan = verify_plan(manifest, listing)
+    with byte_progress(hash_total(plan[0]), "verifying", progress_wanted(progress)) as advance:
+        result = verify_manifest(src, root, manifest, jobs, advance, listing, plan)
+    text = dump_json(result.to_dict()) if fmt == "json" else render_verify(result, manifest_path)
+    write_output(text, output)
+    if not result.ok:
+        raise SystemExit(int(ExitCode.FINDINGS))
