@@ -26,8 +26,9 @@ def render_model_facts(facts: ModelFacts) -> str:
     if facts.exists and facts.is_dir:
         if facts.config is not None:
             cfg = facts.config
-            lines.append(f"  config.json: model_type {cfg.get('model_type')}, architectures {cfg.get('architectures')}, "
-                         f"torch_dtype {cfg.get('torch_dtype')}, transformers {cfg.get('transformers_version')}")
+            lines.append(f"  config.json: model_type {cfg.get('model_type')}, "
+                         f"architectures {cfg.get('architectures')}, torch_dtype {cfg.get('torch_dtype')}, "
+                         f"transformers {cfg.get('transformers_version')}")
         if facts.modeling.files:
             state = _MODELING.get(facts.modeling.state, facts.modeling.state)
             lines.append(f"  modeling code: {', '.join(facts.modeling.files)}: {state}")
