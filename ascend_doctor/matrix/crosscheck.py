@@ -1,0 +1,215 @@
+"""Checks across rows: duplicates, versions that no table names, inconsistent pairings."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
+
+from ascend_doctor.matrix.errors import Problem
+from ascend_doctor.matrix.records import (
+    CannRelease,
+    ChipEntry,
+    ChipFamily,
+    HdkRelease,
+    PtaRelease,
+    ReleaseCodeSample,
+    Row,
+    TorchNpuRow,
+    TorchPython,
+    VllmAscendRow,
+)
+from ascend_doctor.matrix.specs import ascend, ascend_spec, release_rank, same_public, try_ascend, try_pypi
+from ascend_doctor.versions import AscendVersion
+
+
+def normalize_chip_name(name: str) -> str:
+    """``Ascend910B3`` / ``ascend 910b3`` / ``910B3`` -> ``910b3``.
+
+    ``Ascend910`` keeps its prefix: npu-smi prints it on A3, while a bare ``910`` names the
+    first-generation chip family, so the two must not collapse into one key.
+    """
+    text = re.sub(r"\s+", "", name or "").lower()
+    if text.startswith("ascend") and text != "ascend910":
+        text = text[len("ascend"):]
+    return text
+
+
+def crosscheck(sections: Dict[str, List[Row]]) -> List[Problem]:
+    problems: List[Problem] = []
+    problems.extend(_duplicates(sections))
+    resolvers = _resolvers(sections)
+    for rows in sections.values():
+        for row in rows:
+            problems.extend(_references(row, resolvers))
+    problems.extend(_release_code_sides(sections.get("release_codes", []), resolvers))
+    problems.extend(_pta_consistency(sections))
+    problems.extend(_chips(sections))
+    return problems
+
+
+def _problem(row: Row, name: str, message: str) -> Problem:
+    return Problem(row.loc.file, row.line(name), f"{row.path}.{name}" if name else row.path, message)
+
+
+# -- duplicates -------------------------------------------------------------------------------
+
+def _duplicates(sections: Dict[str, List[Row]]) -> List[Problem]:
+    problems = []
+    for rows in sections.values():
+        seen: Dict[Any, Row] = {}
+        for row in rows:
+            key_fields = type(row).KEY
+            if not key_fields:
+                continue
+            key = tuple(_normalized(row, name) for name in key_fields)
+            if key in seen:
+                first = seen[key]
+                shown = ", ".join(f"{n}={getattr(row, n)!r}" for n in key_fields if getattr(row, n))
+                problems.append(_problem(row, "", f"duplicate entry ({shown}); first at {first.loc}"))
+            else:
+                seen[key] = row
+    return problems
+
+
+def _normalized(row: Row, name: str) -> Any:
+    value = getattr(row, name)
+    if value is None:
+        return None
+    spec = next(f for f in dataclasses.fields(row) if f.name == name)
+    kind = spec.metadata.get("kind")
+    try:
+        return kind.normalize(value) if kind is not None else value
+    except Exception:  # an unparsable value was already reported; compare it as text
+        return str(value)
+
+
+# -- references -------------------------------------------------------------------------------
+
+Resolver = Callable[[str], bool]
+
+
+def _resolvers(sections: Dict[str, List[Row]]) -> Dict[str, Resolver]:
+    cann: List[AscendVersion] = []
+    for row in sections.get("cann_releases", []):
+        assert isinstance(row, CannRelease)
+        cann.extend(v for v in (try_ascend(row.version), *(try_ascend(c) for c in row.community)) if v)
+    hdk = [v for v in (try_ascend(r.version) for r in sections.get("hdk_releases", [])
+                       if isinstance(r, HdkRelease)) if v]
+    pta = [v for v in (try_ascend(r.pta) for r in sections.get("pta_releases", [])
+                       if isinstance(r, PtaRelease)) if v]
+    torch = [v for v in (try_pypi(r.torch) for r in sections.get("torch_python", [])
+                         if isinstance(r, TorchPython)) if v]
+    torch_npu = [v for v in (try_pypi(r.version) for r in sections.get("torch_npu", [])
+                             if isinstance(r, TorchNpuRow)) if v]
+    vllm_ascend = [v for v in (try_pypi(r.version) for r in sections.get("vllm_ascend", [])
+                               if isinstance(r, VllmAscendRow)) if v]
+    families = {r.family for r in sections.get("chip_families", []) if isinstance(r, ChipFamily)}
+
+    def ascend_in(table: Sequence[AscendVersion]) -> Resolver:
+        def resolve(text: str) -> bool:
+            try:
+                spec = ascend_spec(text)
+            except ValueError:
+                return True  # reported by the field check
+            if not spec.is_exact:
+                return True  # ranges and wildcards need not name a listed release
+            actual = ascend(text)
+            # the table must name the release; a patch build of it (24.1.rc2.2) counts
+            return any(release_rank(listed, actual) >= 0 or release_rank(actual, listed) >= 0
+                       for listed in table)
+        return resolve
+
+    def pypi_in(table: Sequence[Any]) -> Resolver:
+        def resolve(text: str) -> bool:
+            version = try_pypi(text)
+            return version is None or any(same_public(version, listed) for listed in table)
+        return resolve
+
+    return {
+        "cann": ascend_in(cann),
+        "hdk": ascend_in(hdk),
+        "pta": ascend_in(pta),
+        "torch": pypi_in(torch),
+        "torch_npu": pypi_in(torch_npu),
+        "vllm_ascend": pypi_in(vllm_ascend),
+        "family": lambda text: text in families,
+    }
+
+
+_TABLE_NAMES = {
+    "cann": "cann_releases",
+    "hdk": "hdk_releases",
+    "pta": "pta_releases",
+    "torch": "torch_python",
+    "torch_npu": "torch_npu",
+    "vllm_ascend": "vllm_ascend",
+    "family": "chip_families",
+}
+
+
+def _references(row: Row, resolvers: Dict[str, Resolver]) -> Iterable[Problem]:
+    for spec in dataclasses.fields(row):
+        table = spec.metadata.get("ref")
+        value = getattr(row, spec.name)
+        if not table or value is None:
+            continue
+        values = value if isinstance(value, tuple) else (value,)
+        for item in values:
+            if not resolvers[table](item):
+                yield _problem(row, spec.name, f"{item!r} is not listed in {_TABLE_NAMES[table]}")
+
+
+def _release_code_sides(rows: List[Row], resolvers: Dict[str, Resolver]) -> Iterable[Problem]:
+    for row in rows:
+        assert isinstance(row, ReleaseCodeSample)
+        table = "hdk" if row.side == "driver" else "cann"
+        if not resolvers[table](row.version):
+            yield _problem(row, "version", f"{row.version!r} is not listed in {_TABLE_NAMES[table]}")
+
+
+def _pta_consistency(sections: Dict[str, List[Row]]) -> Iterable[Problem]:
+    pta_cann = {}
+    for row in sections.get("pta_releases", []):
+        assert isinstance(row, PtaRelease)
+        version = try_ascend(row.pta)
+        if version is not None:
+            pta_cann[version.sort_key] = row.cann
+    for row in sections.get("torch_npu", []):
+        assert isinstance(row, TorchNpuRow)
+        pta = try_ascend(row.pta) if row.pta else None
+        if pta is None or pta.sort_key not in pta_cann:
+            continue
+        expected = try_ascend(pta_cann[pta.sort_key])
+        actual = try_ascend(row.cann)
+        if expected and actual and not expected.same_release(actual):
+            yield _problem(row, "cann", f"PTA {row.pta} ships for CANN {pta_cann[pta.sort_key]}, not {row.cann}")
+        if row.branch and row.pta and not row.branch.lower().endswith("-" + row.pta.lower()):
+            yield _problem(row, "branch", f"branch {row.branch!r} does not end with the PTA version {row.pta!r}")
+        if row.branch and try_pypi(row.torch) is not None and not row.branch.startswith(f"v{row.torch}-"):
+            yield _problem(row, "branch", f"branch {row.branch!r} does not start with v{row.torch}-")
+
+
+def _chips(sections: Dict[str, List[Row]]) -> Iterable[Problem]:
+    names: Dict[str, Row] = {}
+    for row in sections.get("chips", []):
+        assert isinstance(row, ChipEntry)
+        for name in (row.name, *row.aliases):
+            key = normalize_chip_name(name)
+            if key in names and names[key] is not row:
+                yield _problem(row, "aliases" if name != row.name else "name",
+                               f"chip name {name!r} is already used by {names[key].path} ({names[key].loc})")
+            names[key] = row
+        for pattern in row.patterns:
+            error = _regex_error(pattern)
+            if error:
+                yield _problem(row, "patterns", f"invalid pattern {pattern!r}: {error}")
+
+
+def _regex_error(pattern: str) -> Optional[str]:
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        return str(exc)
+    return None
+

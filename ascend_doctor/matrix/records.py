@@ -1,0 +1,451 @@
+"""Typed records of the compatibility matrix: one dataclass per table (section) of the YAML.
+
+Field metadata (``fld``) says how each YAML value is checked and, with ``ref``, which table a
+version must exist in (checked by ``crosscheck``). Versions are kept as written; the query code
+parses them with the cached helpers of ``specs``.
+"""
+
+# ruff: noqa: RUF009  -- fld() returns a dataclasses.field carrying the schema metadata
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar, Dict, Mapping, Optional, Tuple
+
+from ascend_doctor.matrix.errors import Location
+from ascend_doctor.matrix.schema import (
+    AscendSpecKind,
+    AscendVersionKind,
+    Bool,
+    Choice,
+    CodeListKind,
+    DriverPatternsKind,
+    FirmwareRangesKind,
+    Int,
+    ListOf,
+    MatrixVersionKind,
+    OpenMapping,
+    PypiVersionKind,
+    PySpecKind,
+    ReleaseCodeKind,
+    SourceKind,
+    Struct,
+    Text,
+    Tristate,
+    fld,
+)
+
+ASCEND = AscendVersionKind()
+ASCEND_SPEC = AscendSpecKind()
+PYPI = PypiVersionKind()
+PYSPEC = PySpecKind()
+TEXT = Text()
+SOURCE = SourceKind()
+VERDICTS = ("recommended", "compatible", "incompatible")
+ENGINES = ("vllm-ascend", "mindie", "mindspeed")
+DTYPES = ("bf16", "fp16", "int8", "fp8")
+FAMILIES = ("A2", "A3", "310P", "310B", "910", "950", "310")
+
+
+@dataclass(frozen=True)
+class Row:
+    """Common bookkeeping: where the row was read (not part of equality)."""
+
+    loc: Location = field(default=Location(), compare=False, repr=False)
+    lines: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
+    path: str = field(default="", compare=False, repr=False)
+
+    KEY: ClassVar[Tuple[str, ...]] = ()
+
+    def line(self, name: str) -> int:
+        return self.lines.get(name, self.loc.line)
+
+
+# -- meta -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Snapshot(Row):
+    repo: str = fld(TEXT, required=True)
+    commit: str = fld(TEXT, required=True)
+    date: str = fld(TEXT, required=True)
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+    KEY = ("repo",)
+
+
+@dataclass(frozen=True)
+class Gap(Row):
+    topic: str = fld(TEXT, required=True)
+    text: str = fld(TEXT, required=True)
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+
+
+# -- HDK <-> CANN -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class HdkRelease(Row):
+    version: str = fld(ASCEND, required=True)
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+    KEY = ("version",)
+
+
+@dataclass(frozen=True)
+class CannRelease(Row):
+    version: str = fld(ASCEND, required=True)
+    community: Tuple[str, ...] = fld(ListOf(ASCEND), factory=tuple)
+    prerelease: bool = fld(Bool(), default=False)
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+    KEY = ("version",)
+
+
+@dataclass(frozen=True)
+class HdkCannRow(Row):
+    cann: str = fld(ASCEND, required=True, ref="cann")
+    hdk: Tuple[str, ...] = fld(ListOf(ASCEND_SPEC, min_items=1), required=True, factory=tuple, ref="hdk")
+    verdict: str = fld(Choice(*VERDICTS), required=True)
+    origin: str = fld(Choice("official", "installer", "quick_install", "product"), required=True)
+    firmware: Optional[str] = fld(ASCEND)
+    flavor: Tuple[str, ...] = fld(ListOf(Text()), factory=tuple)
+    products: Tuple[str, ...] = fld(ListOf(Text()), factory=tuple)
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+    KEY = ("cann", "hdk", "verdict", "origin", "flavor", "products")
+
+
+@dataclass(frozen=True)
+class HdkCannList(Row):
+    product: str = fld(TEXT, required=True)
+    cann: Tuple[str, ...] = fld(ListOf(ASCEND, min_items=1), required=True, factory=tuple, ref="cann")
+    hdk: Tuple[str, ...] = fld(ListOf(ASCEND, min_items=1), required=True, factory=tuple, ref="hdk")
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+    KEY = ("product",)
+
+
+@dataclass(frozen=True)
+class Caveat(Row):
+    feature: str = fld(TEXT, required=True)
+    hdk: Optional[str] = fld(ASCEND_SPEC)
+    cann: Optional[str] = fld(ASCEND_SPEC)
+    message: str = fld(TEXT, required=True)
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    KEY = ("feature",)
+
+
+@dataclass(frozen=True)
+class ReleaseCodeSample(Row):
+    side: str = fld(Choice("driver", "cann", "nnae"), required=True)
+    version: str = fld(ASCEND, required=True)
+    innerversion: str = fld(ReleaseCodeKind(), required=True)
+    compatible_version: str = fld(CodeListKind(), required=True)
+    compatible_version_fw: Optional[str] = fld(FirmwareRangesKind())
+    uncertain: bool = fld(Bool(), default=False)
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+    KEY = ("side", "version", "innerversion", "compatible_version", "compatible_version_fw")
+
+
+@dataclass(frozen=True)
+class CodeAlignment(Row):
+    code: str = fld(ReleaseCodeKind(), required=True)
+    cann: Tuple[str, ...] = fld(ListOf(ASCEND), factory=tuple, ref="cann")
+    hdk: Tuple[str, ...] = fld(ListOf(ASCEND), factory=tuple, ref="hdk")
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+    KEY = ("code",)
+
+
+@dataclass(frozen=True)
+class FirmwareRelease(Row):
+    firmware: str = fld(ASCEND, required=True)
+    hdk: str = fld(ASCEND, required=True, ref="hdk")
+    flavor: Tuple[str, ...] = fld(ListOf(Text()), factory=tuple)
+    compatible_version_drv: Optional[str] = fld(DriverPatternsKind())
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+    KEY = ("firmware",)
+
+
+# -- torch_npu ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PtaRelease(Row):
+    pta: str = fld(ASCEND, required=True)
+    cann: str = fld(ASCEND, required=True, ref="cann")
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    KEY = ("pta",)
+
+
+@dataclass(frozen=True)
+class TorchNpuRow(Row):
+    version: str = fld(PYPI, required=True)
+    torch: str = fld(PYPI, required=True, ref="torch")
+    cann: str = fld(ASCEND, required=True, ref="cann")
+    branch: Optional[str] = fld(TEXT)
+    pta: Optional[str] = fld(ASCEND, ref="pta")
+    status: str = fld(Choice("active", "historical"), required=True)
+    origin: str = fld(Choice("table", "release_note", "installer"), required=True)
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+    KEY = ("version", "cann")
+
+
+@dataclass(frozen=True)
+class TorchNpuPython(Row):
+    torch_npu: Tuple[str, ...] = fld(ListOf(PYPI, min_items=1), required=True, factory=tuple, ref="torch_npu")
+    python: str = fld(PYSPEC, required=True)
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+    KEY = ("torch_npu",)
+
+
+@dataclass(frozen=True)
+class TorchPython(Row):
+    torch: str = fld(PYPI, required=True)
+    python: Optional[str] = fld(PYSPEC)
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+    KEY = ("torch",)
+
+
+@dataclass(frozen=True)
+class TorchNpuCann(Row):
+    pta: Tuple[str, ...] = fld(ListOf(ASCEND, min_items=1), required=True, factory=tuple, ref="pta")
+    cann: Tuple[str, ...] = fld(ListOf(ASCEND, min_items=1), required=True, factory=tuple, ref="cann")
+    verdict: str = fld(Choice(*VERDICTS), required=True)
+    uncertain: bool = fld(Bool(), default=False)
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+    KEY = ("pta", "cann")
+
+
+@dataclass(frozen=True)
+class TorchNpuRuntimeMap(Row):
+    cann: str = fld(ASCEND, required=True, ref="cann")
+    torch_npu: Tuple[str, ...] = fld(ListOf(PYPI, min_items=1), required=True, factory=tuple)
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+    KEY = ("cann",)
+
+
+@dataclass(frozen=True)
+class TorchNpuHardware(Row):
+    families: Tuple[str, ...] = fld(ListOf(Choice(*FAMILIES), min_items=1), required=True, factory=tuple)
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+
+
+# -- vLLM-Ascend ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class VllmAscendRow(Row):
+    version: str = fld(PYPI, required=True)
+    vllm: Tuple[str, ...] = fld(ListOf(PYPI, min_items=1), required=True, factory=tuple)
+    python: str = fld(PYSPEC, required=True)
+    cann: str = fld(ASCEND, required=True, ref="cann")
+    torch: str = fld(PYPI, required=True, ref="torch")
+    torch_npu: str = fld(PYPI, required=True)
+    triton_ascend: Optional[str] = fld(PYPI)
+    mooncake: Optional[str] = fld(PYPI)
+    mindie_turbo: Optional[str] = fld(PYPI)
+    status: str = fld(Choice("current", "removed"), required=True)
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+    KEY = ("version",)
+
+
+@dataclass(frozen=True)
+class VllmAscendBuild(Row):
+    tags: Tuple[str, ...] = fld(ListOf(PYPI, min_items=1), required=True, factory=tuple, ref="vllm_ascend")
+    base_image: str = fld(TEXT, required=True)
+    cann: str = fld(ASCEND, required=True, ref="cann")
+    python: str = fld(PYPI, required=True)
+    torch: Optional[str] = fld(PYSPEC)
+    torch_npu: Optional[str] = fld(PYSPEC)
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+    KEY = ("tags",)
+
+
+@dataclass(frozen=True)
+class Note(Row):
+    topic: str = fld(TEXT, required=True)
+    text: str = fld(TEXT, required=True)
+    nnal: Optional[str] = fld(ASCEND, ref="cann")
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+
+
+# -- MindIE / MindSpeed / others --------------------------------------------------------------
+
+@dataclass(frozen=True)
+class MindieRow(Row):
+    version: str = fld(ASCEND, required=True)
+    cann: str = fld(ASCEND, required=True, ref="cann")
+    hdk: Tuple[str, ...] = fld(ListOf(ASCEND), factory=tuple, ref="hdk")
+    hdk_as_cann: Optional[str] = fld(ASCEND, ref="cann")
+    pta: Optional[str] = fld(ASCEND, ref="pta")
+    torch: Tuple[str, ...] = fld(ListOf(PYPI), factory=tuple, ref="torch")
+    mindspore: Optional[str] = fld(TEXT)
+    mindcluster: Optional[str] = fld(TEXT)
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+    KEY = ("version",)
+
+
+@dataclass(frozen=True)
+class MindieUnconfirmed(Row):
+    version: str = fld(ASCEND, required=True)
+    likely_cann: str = fld(ASCEND, required=True, ref="cann")
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    KEY = ("version",)
+
+
+@dataclass(frozen=True)
+class MindieMotor(Row):
+    version: str = fld(ASCEND, required=True)
+    mindcluster: Optional[str] = fld(TEXT)
+    vllm: Optional[str] = fld(PYPI)
+    vllm_ascend: Optional[str] = fld(PYPI, ref="vllm_ascend")
+    mooncake: Optional[str] = fld(PYPI)
+    hdk: Tuple[str, ...] = fld(ListOf(ASCEND), factory=tuple, ref="hdk")
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+    KEY = ("version",)
+
+
+@dataclass(frozen=True)
+class MindspeedRow(Row):
+    version: str = fld(ASCEND, required=True)
+    pta: Optional[str] = fld(ASCEND, ref="pta")
+    cann: Tuple[str, ...] = fld(ListOf(ASCEND, min_items=1), required=True, factory=tuple, ref="cann")
+    torch: Optional[str] = fld(PYPI, ref="torch")
+    python: Optional[str] = fld(PYSPEC)
+    hardware: Optional[str] = fld(TEXT)
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+    KEY = ("version",)
+
+
+@dataclass(frozen=True)
+class ProductCann(Row):
+    """MindStudio / MindSpore releases and the CANN releases they name."""
+
+    version: str = fld(TEXT, required=True)
+    cann: Tuple[str, ...] = fld(ListOf(ASCEND, min_items=1), required=True, factory=tuple, ref="cann")
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+    KEY = ("version",)
+
+
+# -- chips ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class KernelsPackage:
+    legacy: Optional[str] = fld(TEXT)  # CANN <= 8.3: Ascend-cann-kernels-<chip>_<ver>_linux-<arch>.run
+    ops: Optional[str] = fld(TEXT)  # CANN >= 8.5: Ascend-cann-<chip>-ops_<ver>_linux-<arch>.run
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+
+
+@dataclass(frozen=True)
+class DtypeSupport:
+    supported: object = fld(Tristate(), required=True, nullable=True)  # True / False / "partial" / None
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+
+
+@dataclass(frozen=True)
+class EngineSupport:
+    support: str = fld(Choice("supported", "experimental", "unsupported", "unknown"), required=True)
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+
+
+@dataclass(frozen=True)
+class Requirement:
+    cann: Optional[str] = fld(ASCEND_SPEC)
+    hdk: Optional[str] = fld(ASCEND_SPEC)
+    applies_to: str = fld(TEXT, required=True)
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+
+
+@dataclass(frozen=True)
+class ChipFamily(Row):
+    family: str = fld(Choice(*FAMILIES), required=True)
+    description: str = fld(TEXT, required=True)
+    image_flavor: Optional[str] = fld(TEXT)
+    soc_version_default: Optional[str] = fld(TEXT)
+    soc_enum: Optional[str] = fld(TEXT)
+    pci_device_id: Optional[str] = fld(TEXT)
+    kernels_package: Optional[KernelsPackage] = fld(Struct(KernelsPackage))
+    dtypes: Dict[str, DtypeSupport] = fld(OpenMapping(Struct(DtypeSupport), DTYPES), required=True, factory=dict)
+    engines: Dict[str, EngineSupport] = fld(OpenMapping(Struct(EngineSupport), ENGINES), required=True,
+                                            factory=dict)
+    requirements: Tuple[Requirement, ...] = fld(ListOf(Struct(Requirement)), factory=tuple)
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+    KEY = ("family",)
+
+
+@dataclass(frozen=True)
+class ChipEntry(Row):
+    name: str = fld(TEXT, required=True)
+    family: str = fld(Choice(*FAMILIES), required=True, ref="family")
+    soc_version: Optional[str] = fld(TEXT)
+    soc_enum: Optional[int] = fld(Int())
+    memory_mb: Tuple[int, ...] = fld(ListOf(Int()), factory=tuple)
+    aliases: Tuple[str, ...] = fld(ListOf(Text()), factory=tuple)
+    patterns: Tuple[str, ...] = fld(ListOf(Text()), factory=tuple)
+    dies_per_npu: Optional[int] = fld(Int())
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+    KEY = ("name",)
+
+
+@dataclass(frozen=True)
+class Meta:
+    schema_version: int = fld(Int(), required=True)
+    version: str = fld(MatrixVersionKind(), required=True)
+    date: str = fld(Text(r"^\d{4}-\d{2}-\d{2}$", "a date written YYYY-MM-DD (quoted)"), required=True)
+    title: Optional[str] = fld(TEXT)
+    include: Tuple[str, ...] = fld(ListOf(Text(r"^[A-Za-z0-9_.-]+\.ya?ml$", "a sibling .yaml file name")),
+                                   factory=tuple)
+
+
+# Section name -> record class. The order is the order of `matrix show`.
+SECTIONS: Dict[str, type] = {
+    "snapshots": Snapshot,
+    "gaps": Gap,
+    "hdk_releases": HdkRelease,
+    "cann_releases": CannRelease,
+    "hdk_cann": HdkCannRow,
+    "hdk_cann_lists": HdkCannList,
+    "hdk_cann_caveats": Caveat,
+    "release_codes": ReleaseCodeSample,
+    "release_code_alignment": CodeAlignment,
+    "firmware_releases": FirmwareRelease,
+    "pta_releases": PtaRelease,
+    "torch_npu": TorchNpuRow,
+    "torch_npu_python": TorchNpuPython,
+    "torch_python": TorchPython,
+    "torch_npu_cann": TorchNpuCann,
+    "torch_npu_runtime_map": TorchNpuRuntimeMap,
+    "torch_npu_hardware": TorchNpuHardware,
+    "vllm_ascend": VllmAscendRow,
+    "vllm_ascend_builds": VllmAscendBuild,
+    "vllm_ascend_notes": Note,
+    "mindie": MindieRow,
+    "mindie_unconfirmed": MindieUnconfirmed,
+    "mindie_motor": MindieMotor,
+    "mindspeed": MindspeedRow,
+    "mindstudio": ProductCann,
+    "mindspore": ProductCann,
+    "chip_families": ChipFamily,
+    "chips": ChipEntry,
+}
+
+# Sections a complete matrix must have (the others may be empty or absent).
+REQUIRED_SECTIONS = ("hdk_releases", "cann_releases", "hdk_cann", "torch_npu", "torch_python",
+                     "vllm_ascend", "mindie", "chip_families", "chips")
