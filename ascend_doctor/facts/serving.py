@@ -16,13 +16,20 @@ from dataclasses import dataclass
 from typing import Any, List, Optional, Tuple
 
 from ascend_doctor.facts import Facts, FactUnavailable, UnknownFact, provider
-from ascend_doctor.host.base import Host, HostFileError, ListeningSocket
+from ascend_doctor.host.base import FileMissing, FileTooLarge, Host, HostFileError, ListeningSocket
 from ascend_doctor.model.arch import ArchError, ModelArch, arch_from_hf_config
+from ascend_doctor.model.configlint import (
+    MAX_CONFIG_BYTES,
+    ServingConfig,
+    WeightDir,
+    failed_config,
+    looks_like_hub_id,
+    parse_serving_text,
+    parse_vllm_args,
+)
 from ascend_doctor.model.families import ModelFamily, family_names, find_family
 from ascend_doctor.model.plan import TensorEntry, WeightTally, tally_tensors
 
-# MindIE refuses config files over 10 MB (service_parameter_configuration.md); so do we.
-MAX_CONFIG_BYTES = 10 * 1024 * 1024
 MAX_MODEL_CONFIG_BYTES = 4 * 1024 * 1024
 
 KIND_BUILTIN = "built-in"
@@ -105,8 +112,11 @@ def load_plan_model(host: Host, ref: str, model_facts: Any = None) -> PlanModel:
     ref = (ref or "").strip()
     if not ref:
         return PlanModel(ref, error="no model given")
-    stat = host.stat(ref)
-    if stat is not None and stat.is_dir:
+    try:
+        is_dir, exists = host.is_dir(ref), host.exists(ref)
+    except HostFileError as exc:
+        return PlanModel(ref, error=f"{ref}: {exc.message}")
+    if is_dir:
         inspected = model_facts
         if inspected is None or getattr(inspected, "path", None) != ref:
             try:
@@ -121,7 +131,7 @@ def load_plan_model(host: Host, ref: str, model_facts: Any = None) -> PlanModel:
             why = getattr(inspected, "config_error", None) or "no readable config.json"
             return PlanModel(ref, KIND_DIRECTORY, error=f"{ref}: {why}")
         return _from_config_dict(ref, KIND_DIRECTORY, cfg, inspected)
-    if stat is not None:
+    if exists:
         return _read_config_file(host, ref, ref, KIND_CONFIG)
     family = find_family(ref)
     if family is not None:
@@ -150,6 +160,72 @@ def _read_config_file(host: Host, path: str, ref: str, kind: str) -> PlanModel:
 
 
 # -- providers ------------------------------------------------------------------------------
+
+
+def _read_text(host: Host, path: str) -> str:
+    """Through the host; for a snapshot that lacks the file, the doctor's own machine (the
+    configuration is an input of this run, like a manifest given with --verify)."""
+    try:
+        return host.read_text(path, MAX_CONFIG_BYTES)
+    except FileMissing:
+        if getattr(host.info(), "source", "live") != "snapshot":
+            raise
+    from ascend_doctor.model.files import LocalFiles
+
+    return LocalFiles().read_bytes(path, MAX_CONFIG_BYTES).decode("utf-8")
+
+
+def read_serving_config(host: Host, path: str) -> ServingConfig:
+    """Read and parse a configuration file through the host; problems become ``error``."""
+    try:
+        text = _read_text(host, path)
+    except FileTooLarge:
+        return failed_config(path, f"{path} is larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MB: refused (MindIE "
+                                   "refuses such files too)")
+    except HostFileError as exc:
+        return failed_config(path, f"{path}: {exc.message}")
+    except UnicodeDecodeError:
+        return failed_config(path, f"{path}: not UTF-8 text")
+    except OSError as exc:
+        return failed_config(path, f"{path}: cannot be read ({exc.strerror or exc})")
+    return parse_serving_text(text, path)
+
+
+@provider("serving_config")
+def serving_config(facts: Facts) -> ServingConfig:
+    """``--config FILE`` (read through the host), else ``--vllm-args``."""
+    options = facts.options
+    if options.serving_config:
+        config = read_serving_config(facts.host, options.serving_config)
+        if options.vllm_args:
+            config = dataclasses.replace(config, notes=config.notes + (
+                "--vllm-args was also given; only --config is linted",))
+        return config
+    if options.vllm_args:
+        return parse_vllm_args(options.vllm_args)
+    raise FactUnavailable("no serving configuration given (use --config FILE or --vllm-args \"...\")")
+
+
+@provider("serving_weight_dirs")
+def serving_weight_dirs(facts: Facts) -> List[WeightDir]:
+    """Whether each weight path of the serving configuration is a directory with config.json."""
+    config: ServingConfig = facts.get("serving_config")
+    out: List[WeightDir] = []
+    for model in config.models:
+        path = model.weight_path
+        if not path or (config.kind == "vllm" and looks_like_hub_id(path) and not facts.host.exists(path)):
+            continue
+        try:
+            exists, is_dir = facts.host.exists(path), facts.host.is_dir(path)
+            has_config = is_dir and facts.host.exists(path.rstrip("/") + "/config.json")
+        except HostFileError as exc:
+            out.append(WeightDir(path, True, False, False, exc.message))
+            continue
+        except OSError as exc:
+            out.append(WeightDir(path, True, False, False, exc.strerror or str(exc)))
+            continue
+        out.append(WeightDir(path, exists, is_dir, has_config))
+    return out
 
 
 @provider("listening_sockets")

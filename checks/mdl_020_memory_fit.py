@@ -1,0 +1,140 @@
+"""ASC-MDL-020: the model fits in the NPUs' memory with the serving settings (or the defaults)."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Iterator, List, Optional
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.model.configlint import PlanInputs, ServingConfig, plan_inputs
+from ascend_doctor.model.plan import (
+    DEFAULT_RESERVE,
+    GIB,
+    MIB,
+    VERDICT_FEWER,
+    VERDICT_FITS,
+    MemoryPlan,
+    PlanError,
+    Reserve,
+    make_layout,
+    parse_precision,
+    plan_memory,
+    smallest_cards,
+)
+
+QUANTIZED = ("w8a8", "w8a16", "w4a8")
+
+CHECK = CheckSpec(
+    id="ASC-MDL-020",
+    title="Model fits in NPU memory",
+    what="Plans the memory of one card for the model (--model, or the serving configuration's weight path, or a "
+    "built-in DeepSeek name): weights split by TP/EP, KV cache for the configured max sequence length and batch, "
+    "a runtime reserve. FAIL when the weights plus one full-length sequence do not fit; WARN when the configured "
+    "batch of full-length sequences does not.",
+    why="An out-of-memory at load time costs many minutes per attempt (EL0004 'Memory Allocation Failure'); the "
+    "card count is a purchasing decision that should be made before the hardware arrives (seed 003 §4.1).",
+    fix="Use more cards (the finding names how many), 8-bit weights (W8A8), a shorter maxSeqLen / --max-model-len, "
+    "or a smaller batch; `ascend-doctor plan --model ... --chip ...` shows the arithmetic.",
+    requires=(),
+    tags=("model", "fit", "serving"),
+)
+
+
+def _gib(value: int) -> str:
+    return f"{value / GIB:,.1f} GiB"
+
+
+def _serving(ctx: CheckContext) -> Optional[ServingConfig]:
+    if not (ctx.options.serving_config or ctx.options.vllm_args):
+        return None
+    config = ctx.facts.try_get("serving_config")
+    return config if isinstance(config, ServingConfig) and config.ok else None
+
+
+def _precision(inputs: PlanInputs, checkpoint: Optional[str], notes: List[str]) -> str:
+    """The configured precision; with vLLM's --quantization ascend, the msmodelslim type of the weights."""
+    if inputs.precision:
+        return inputs.precision
+    if inputs.ascend_quantization:
+        if checkpoint in QUANTIZED:
+            return str(checkpoint)
+        notes.append("--quantization ascend with weights whose msmodelslim type is not known here: planned as W8A8")
+        return "w8a8"
+    return checkpoint or "bf16"
+
+
+def _message(plan: MemoryPlan, chip_name: str) -> str:
+    card, layout = plan.card, plan.layout
+    return (f"{plan.model_name} {plan.precision.name} on {layout.cards} x {chip_name} ({_gib(card.hbm_bytes)}; "
+            f"TP {layout.tp} x DP {layout.dp}" + (f", EP {layout.ep} x MoE-TP {layout.moe_tp}" if plan.arch.is_moe
+                                                  else "")
+            + f"): per card weights {_gib(card.weights_bytes)}, KV cache {_gib(card.kv_bytes)} "
+            f"({card.sequences_requested} x {plan.max_seq_len} tokens), reserve {_gib(card.reserve_bytes)}, "
+            f"free {_gib(card.free_bytes)}")
+
+
+def _evidence(plan: MemoryPlan) -> Any:
+    data = plan.as_dict()
+    return {"plan": data, "notes": list(plan.notes)}
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    if not (ctx.options.model_dir or ctx.options.serving_config or ctx.options.vllm_args):
+        raise NotApplicable("no model given (use --model DIR|NAME, or --config / --vllm-args)")
+    model = ctx.facts.get("plan_model")
+    if model.error or model.arch is None:
+        raise NotApplicable(f"cannot plan memory: {model.error or 'no architecture'}")
+    arch = model.arch
+    chip = ctx.facts.try_get("npu_chip")
+    hbm_mb = getattr(chip, "hbm_mb", None)
+    if not hbm_mb:
+        raise NotApplicable("npu-smi reports no NPU memory on this host; plan offline with "
+                            f"`ascend-doctor plan --model {model.ref} --chip 910B3`")
+    hbm = int(hbm_mb) * MIB
+    chip_name = str(getattr(chip, "name", "NPU"))
+    config = _serving(ctx)
+    inputs = plan_inputs(config, arch.max_position_embeddings)
+    cards = inputs.cards or int(getattr(chip, "chip_count", 0) or 1)
+    extra_notes: List[str] = []
+    try:
+        layout = make_layout(cards=cards, tp=inputs.tp, dp=inputs.dp, ep=inputs.ep, moe_tp=inputs.moe_tp,
+                             moe=arch.is_moe)
+        precision = parse_precision(_precision(inputs, model.checkpoint_precision, extra_notes))
+        reserve = DEFAULT_RESERVE if inputs.reserve_fraction is None else Reserve(
+            DEFAULT_RESERVE.fixed_bytes, max(0.0, inputs.reserve_fraction))
+        kv_budget = inputs.kv_budget_gib * GIB if inputs.kv_budget_gib else None
+        common: Dict[str, Any] = dict(max_seq_len=inputs.max_seq_len, batch=inputs.batch, kv_dtype=inputs.kv_dtype,
+                                      reserve=reserve, tally=model.tally, include_mtp=inputs.include_mtp)
+        plan = plan_memory(arch, precision, hbm, layout, kv_budget_bytes=kv_budget, name=model.name,
+                           **common)
+    except PlanError as exc:
+        raise NotApplicable(f"the parallel settings cannot be planned ({exc}); see ASC-CFG-003") from exc
+    notes = list(inputs.notes) + extra_notes + list(model.notes) + list(plan.notes)
+    evidence = _evidence(plan)
+    evidence["notes"] = notes
+    message = _message(plan, chip_name)
+    card = plan.card
+    if card.verdict == VERDICT_FITS:
+        yield Finding.passed(f"{message}: fits, margin {card.margin_fraction:.0%} of the card", **evidence)
+        return
+    if card.verdict == VERDICT_FEWER:
+        yield Finding.warn(
+            f"{message}: the weights fit but the KV cache holds only {card.sequences_fit} of the "
+            f"{card.sequences_requested} full-length sequence(s) per replica",
+            "Expect queuing under full load, or lower the batch (MindIE maxBatchSize / vLLM --max-num-seqs) or the "
+            "max sequence length, use an 8-bit KV cache, or add cards. Details: `ascend-doctor plan --model "
+            f"{model.ref} --mem-gb {hbm / GIB:g} --cards {layout.cards} --max-seq-len {plan.max_seq_len} "
+            f"--batch {plan.batch}`",
+            **evidence)
+        return
+    better = smallest_cards(arch, precision, hbm, **common)
+    options = []
+    if better is not None:
+        options.append(f"{better.layout.cards} x {chip_name} at {precision.name}")
+    if precision.name in ("bf16", "fp16"):
+        int8 = smallest_cards(arch, parse_precision("w8a8"), hbm, **common)
+        if int8 is not None:
+            options.append(f"{int8.layout.cards} x {chip_name} with W8A8 weights (msmodelslim)")
+    fix = ("It needs " + " or ".join(options) if options else "It does not fit on up to 128 such cards") + (
+        f" (now {layout.cards}); or lower the max sequence length. Arithmetic: `ascend-doctor plan --model "
+        f"{model.ref} --mem-gb {hbm / GIB:g}`")
+    yield Finding.fail(f"{message}: does not fit, short by {_gib(-card.free_bytes)} per card", fix, **evidence)
