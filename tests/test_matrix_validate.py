@@ -150,7 +150,8 @@ def test_wrong_types(tmp_path: Path) -> None:
 
 
 def test_unparseable_version_and_spec(tmp_path: Path) -> None:
-    text = MINIMAL.replace('hdk: ["24.1.RC2"]', 'hdk: ["~=24"]').replace('python: ">=3.8,<3.12"', 'python: "3.8 to 3.11"')
+    text = (MINIMAL.replace('hdk: ["24.1.RC2"]', 'hdk: ["~=24"]')
+            .replace('python: ">=3.8,<3.12"', 'python: "3.8 to 3.11"'))
     path = write(tmp_path, text)
     found = problems(path)
     assert any(p.startswith(f"{path}:9 hdk_cann[0].hdk[0]: '~=24' is not an Ascend version spec") for p in found)
@@ -226,7 +227,8 @@ def test_node_budget(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_include_problems_name_the_included_file(tmp_path: Path) -> None:
     write(tmp_path, "cann_releases:\n  - {version: \"8.0.RC3\"}\n", "part.yaml")
     meta = MINIMAL.replace('cann_releases:\n  - {version: "8.0.RC3", source: "https://example.invalid/cann"}\n', "")
-    path = write(tmp_path, meta.replace('date: "2026-01-01"\n', 'date: "2026-01-01"\ninclude: [part.yaml, gone.yaml]\n'))
+    meta = meta.replace('date: "2026-01-01"\n', 'date: "2026-01-01"\ninclude: [part.yaml, gone.yaml]\n')
+    path = write(tmp_path, meta)
     found = problems(path)
     part = os.path.join(str(tmp_path), "part.yaml")
     assert f"{part}:2 cann_releases[0].source: missing required key (every entry needs a source)" in found
@@ -249,4 +251,4 @@ def test_records_are_frozen() -> None:
     doc = load_document(shipped_matrix_path())
     row = doc.sections["hdk_releases"][0]
     with pytest.raises(dataclasses.FrozenInstanceError):
-        row.version = "1"  # type: ignore[misc]
+        row.path = "x"  # type: ignore[misc]

@@ -1,0 +1,120 @@
+"""Chip lookups: any npu-smi / SoC spelling -> what the matrix knows about that chip."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from ascend_doctor.matrix.crosscheck import normalize_chip_name
+from ascend_doctor.matrix.records import ChipEntry, ChipFamily, DtypeSupport, EngineSupport, KernelsPackage, Requirement
+
+
+@dataclass(frozen=True)
+class ChipInfo:
+    name: str  # the matrix's name for it (``910B3``, ``Ascend910``…)
+    family: str  # A2, A3, 310P, 310B, 910, 950, 310
+    memory_mb: Tuple[int, ...]  # per chip (per die on A3) as seen in the field; empty = not recorded
+    dtypes: Dict[str, DtypeSupport]  # bf16 / fp16 / int8 / fp8 -> supported True/False/"partial"/None
+    kernels_package: Optional[KernelsPackage]  # .legacy (CANN <= 8.3) / .ops (CANN >= 8.5) templates
+    soc_version: Optional[str]
+    vllm_ascend_support: str  # supported / experimental / unsupported / unknown
+    mindie_support: str
+    sources: Tuple[str, ...]
+    description: str = ""
+    matched_by: str = "name"  # name / alias / pattern (a pattern gives the family only)
+    query: str = ""
+    soc_enum: Optional[int] = None
+    soc_version_default: Optional[str] = None
+    image_flavor: Optional[str] = None
+    engines: Dict[str, EngineSupport] = field(default_factory=dict)
+    requirements: Tuple[Requirement, ...] = ()
+    dies_per_npu: Optional[int] = None
+    notes: Tuple[str, ...] = ()
+
+    def dtype_supported(self, dtype: str) -> Any:
+        entry = self.dtypes.get(dtype.lower())
+        return entry.supported if entry is not None else None
+
+    def kernels_file(self, cann: str, arch: str = "$(uname -m)") -> Optional[str]:
+        """The kernels/ops .run file name for a CANN release (``ops`` naming from CANN 8.5)."""
+        from ascend_doctor.matrix.specs import try_ascend
+
+        if self.kernels_package is None:
+            return None
+        version = try_ascend(cann)
+        modern = version is not None and (version.major, version.minor) >= (8, 5)
+        template = self.kernels_package.ops if modern else self.kernels_package.legacy
+        template = template or self.kernels_package.ops or self.kernels_package.legacy
+        if not template:
+            return None
+        return template.replace("{cann}", cann).replace("{arch}", arch)
+
+
+class ChipIndex:
+    def __init__(self, chips: Sequence[ChipEntry], families: Sequence[ChipFamily]) -> None:
+        self.families: Dict[str, ChipFamily] = {f.family: f for f in families}
+        self.entries = list(chips)
+        self._by_name: Dict[str, Tuple[ChipEntry, str]] = {}
+        for entry in chips:
+            self._by_name.setdefault(normalize_chip_name(entry.name), (entry, "name"))
+            for alias in entry.aliases:
+                self._by_name.setdefault(normalize_chip_name(alias), (entry, "alias"))
+        self._patterns: List[Tuple[re.Pattern[str], ChipEntry]] = []
+        for entry in chips:
+            for pattern in entry.patterns:
+                try:
+                    self._patterns.append((re.compile(pattern, re.IGNORECASE), entry))
+                except re.error:
+                    continue  # reported by validation
+
+    def lookup(self, name: str) -> Optional[ChipInfo]:
+        query = (name or "").strip()
+        key = normalize_chip_name(query)
+        if not key:
+            return None
+        hit = self._by_name.get(key)
+        if hit is not None:
+            entry, how = hit
+            return self._info(entry, how, query)
+        for pattern, entry in self._patterns:
+            if pattern.search(key):
+                return self._info(entry, "pattern", query)
+        return None
+
+    def _info(self, entry: ChipEntry, how: str, query: str) -> ChipInfo:
+        family = self.families.get(entry.family)
+        engines = dict(family.engines) if family else {}
+        notes = [n for n in (entry.note, family.note if family else None) if n]
+        exact = how != "pattern"
+        if not exact:
+            notes.insert(0, f"{query!r} matched a pattern of {entry.name}: family only, memory not recorded")
+        sources: List[str] = list(entry.source)
+        if family:
+            sources.extend(s for s in family.source if s not in sources)
+        return ChipInfo(
+            name=entry.name if exact else query,
+            family=entry.family,
+            memory_mb=entry.memory_mb if exact else (),
+            dtypes=dict(family.dtypes) if family else {},
+            kernels_package=family.kernels_package if family else None,
+            soc_version=entry.soc_version if exact else None,
+            vllm_ascend_support=_support(engines, "vllm-ascend"),
+            mindie_support=_support(engines, "mindie"),
+            sources=tuple(sources),
+            description=family.description if family else "",
+            matched_by=how,
+            query=query,
+            soc_enum=entry.soc_enum if exact else None,
+            soc_version_default=family.soc_version_default if family else None,
+            image_flavor=family.image_flavor if family else None,
+            engines=engines,
+            requirements=family.requirements if family else (),
+            dies_per_npu=entry.dies_per_npu,
+            notes=tuple(notes),
+        )
+
+
+def _support(engines: Dict[str, EngineSupport], engine: str) -> str:
+    entry = engines.get(engine)
+    return entry.support if entry is not None else "unknown"

@@ -1,0 +1,357 @@
+"""Serving/training engines (vLLM-Ascend, MindIE, MindSpeed) against the rest of the stack.
+
+Which mismatches are INCOMPATIBLE and which are only UNKNOWN follows what each source says:
+vLLM-Ascend is a plugin for one vLLM release and pins torch/torch_npu in requirements.txt; MindIE
+"must be used with" its CANN release; a different CANN for vLLM-Ascend or MindSpeed is simply not
+documented (UNKNOWN), even though the project recommends one complete row.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
+
+from packaging.version import Version
+
+from ascend_doctor.matrix.pytorch import describe_python
+from ascend_doctor.matrix.records import MindieRow, MindspeedRow, TorchNpuRow, VllmAscendBuild, VllmAscendRow
+from ascend_doctor.matrix.specs import (
+    pyspec,
+    python_in,
+    python_version,
+    release_rank,
+    same_public,
+    spec_matches,
+    try_ascend,
+    try_pypi,
+)
+from ascend_doctor.matrix.verdict import Verdict, VerdictKind, unknown
+
+if TYPE_CHECKING:
+    from ascend_doctor.matrix.model import Matrix
+
+ENGINES = ("vllm-ascend", "mindie", "mindspeed")
+ENGINE_NAMES = {"vllm-ascend": "vLLM-Ascend", "mindie": "MindIE", "mindspeed": "MindSpeed"}
+_ALIASES = {"vllm_ascend": "vllm-ascend", "vllmascend": "vllm-ascend", "mindie-service": "mindie",
+            "mindie_service": "mindie", "mindspeed-llm": "mindspeed"}
+
+Result = List[Tuple[str, Verdict]]
+
+
+def normalize_engine(engine: str) -> Optional[str]:
+    key = (engine or "").strip().lower()
+    key = _ALIASES.get(key, key)
+    return key if key in ENGINES else None
+
+
+def find_vllm_row(m: Matrix, version: str) -> Optional[VllmAscendRow]:
+    wanted = try_pypi(version)
+    if wanted is None:
+        return None
+    return next((r for r in m.vllm_ascend_rows if same_public(Version(r.version), wanted)), None)
+
+
+def builds_for(m: Matrix, version: str) -> Optional[VllmAscendBuild]:
+    wanted = try_pypi(version)
+    if wanted is None:
+        return None
+    return next((b for b in m.vllm_builds if any(same_public(Version(t), wanted) for t in b.tags)), None)
+
+
+def find_mindie_row(m: Matrix, version: str) -> Optional[MindieRow]:
+    wanted = try_ascend(version.replace("MindIE", "").strip())
+    if wanted is None:
+        return None
+    return next((r for r in m.mindie_rows if _ascend_same(r.version, version)), None)
+
+
+def find_mindspeed_row(m: Matrix, version: str) -> Optional[MindspeedRow]:
+    # published as 1.0.RC3_core_r0.6.0: the part before "_core" names the release
+    base = version.split("_core")[0].strip()
+    return next((r for r in m.mindspeed_rows if _ascend_same(r.version, base)), None)
+
+
+def _ascend_same(row_version: str, actual_text: str) -> bool:
+    row, actual = try_ascend(row_version), try_ascend(actual_text.replace("MindIE", "").strip())
+    return row is not None and actual is not None and release_rank(row, actual) >= 0
+
+
+def engine_vs_stack(m: Matrix, engine: str, version: str, *, cann: Optional[str] = None,
+                    torch: Optional[str] = None, torch_npu: Optional[str] = None, vllm: Optional[str] = None,
+                    python: Optional[str] = None, driver: Optional[str] = None) -> Result:
+    key = normalize_engine(engine)
+    if key is None:
+        return [("engine", unknown(f"unknown engine {engine!r} (expected one of {', '.join(ENGINES)})"))]
+    if key == "vllm-ascend":
+        return _vllm(m, version, cann, torch, torch_npu, vllm, python, driver)
+    if key == "mindie":
+        return _mindie(m, version, cann, torch, torch_npu, python, driver)
+    return _mindspeed(m, version, cann, torch, torch_npu, python, driver)
+
+
+# -- vLLM-Ascend ------------------------------------------------------------------------------
+
+def _vllm(m: Matrix, version: str, cann: Optional[str], torch: Optional[str], torch_npu: Optional[str],
+          vllm: Optional[str], python: Optional[str], driver: Optional[str]) -> Result:
+    row = find_vllm_row(m, version)
+    if row is None:
+        return [("engine", unknown(f"vLLM-Ascend {version} is not in the matrix", _nearest_vllm(m, version)))]
+    name = f"vLLM-Ascend {row.version}"
+    build = builds_for(m, row.version)
+    sources = row.source + (build.source if build else ())
+    result: Result = []
+    if vllm:
+        wanted = try_pypi(vllm)
+        if wanted is None:
+            result.append(("vllm", unknown(f"cannot read the vLLM version {vllm!r}")))
+        elif any(same_public(Version(v), wanted) for v in row.vllm):
+            result.append(("vllm", Verdict(VerdictKind.RECOMMENDED, f"{name} is the plugin for vLLM "
+                                           f"{' / '.join(row.vllm)}", row.source)))
+        else:
+            result.append(("vllm", Verdict(VerdictKind.INCOMPATIBLE,
+                                           f"{name} is the plugin for vLLM {' / '.join(row.vllm)}, not {vllm}",
+                                           row.source, f"pip install vllm=={row.vllm[0]}")))
+    if cann:
+        result.append(("cann", _cann_for_row(name, row.cann, cann, sources, strict=False)))
+    if torch:
+        result.append(("torch", _pinned(name, "torch", row.torch, build.torch if build else None, torch, sources)))
+    if torch_npu:
+        result.append(("torch_npu", _pinned(name, "torch-npu", row.torch_npu, build.torch_npu if build else None,
+                                            torch_npu, sources)))
+    if python:
+        result.append(("python", _python(name, row.python, python, build.python if build else None, sources)))
+    if driver:
+        verdict = m.cann_vs_driver(row.cann, driver).with_prefix(f"{name} uses CANN {row.cann}: ")
+        result.append(("driver", verdict.with_notes(_caveats(m, row.cann, driver))))
+    return result
+
+
+def _nearest_vllm(m: Matrix, version: str) -> Optional[str]:
+    wanted = try_pypi(version)
+    if wanted is None:
+        return None
+    same = [r.version for r in m.vllm_ascend_rows if Version(r.version).release[:3] == wanted.release[:3]]
+    if same:
+        return f"releases of the same line in the matrix: {', '.join(same)}"
+    return "see `ascend-doctor matrix show vllm-ascend`"
+
+
+def _pinned(name: str, package: str, row_value: str, pin: Optional[str], actual: str,
+            sources: Tuple[str, ...]) -> Verdict:
+    actual_v = try_pypi(actual)
+    if actual_v is None:
+        return unknown(f"cannot read the {package} version {actual!r}")
+    if same_public(Version(row_value), actual_v):
+        return Verdict(VerdictKind.RECOMMENDED, f"{name} is released with {package} {row_value}", sources)
+    if pin:
+        if pyspec(pin).contains(Version(actual_v.public), prereleases=True):
+            return Verdict(VerdictKind.COMPATIBLE, f"{name} requires {package}{pin}; {actual} satisfies it", sources)
+        return Verdict(VerdictKind.INCOMPATIBLE, f"{name} requires {package}{pin} (its requirements.txt), not "
+                       f"{actual}", sources, f"pip install {package}=={row_value}")
+    return unknown(f"{name} is released with {package} {row_value}; {actual} is not documented for it",
+                   f"pip install {package}=={row_value}", sources)
+
+
+def _python(name: str, spec: str, actual: str, image_python: Optional[str], sources: Tuple[str, ...]) -> Verdict:
+    contained = python_in(spec, actual)
+    if contained is None:
+        return unknown(f"cannot read the Python version {actual!r}")
+    shown = describe_python(spec)
+    if not contained:
+        return Verdict(VerdictKind.INCOMPATIBLE, f"{name} supports Python {shown}, not {actual}", sources,
+                       f"use Python {shown}")
+    found = python_version(actual)
+    if image_python and found is not None and found.release[:2] == Version(image_python).release[:2]:
+        return Verdict(VerdictKind.RECOMMENDED, f"{name}'s release image uses Python {image_python}", sources)
+    return Verdict(VerdictKind.COMPATIBLE, f"{name} supports Python {shown}", sources)
+
+
+def _cann_for_row(name: str, row_cann: str, actual: str, sources: Tuple[str, ...], *, strict: bool,
+                  rule_source: Sequence[str] = ()) -> Verdict:
+    actual_v, row_v = try_ascend(actual), try_ascend(row_cann)
+    if actual_v is None or row_v is None:
+        return unknown(f"cannot read the CANN version {actual!r}")
+    if release_rank(row_v, actual_v) >= 0:
+        return Verdict(VerdictKind.RECOMMENDED, f"{name} is released with CANN {row_cann}", sources)
+    if strict:
+        return Verdict(VerdictKind.INCOMPATIBLE, f"{name} must be used with CANN {row_cann}, not {actual}",
+                       sources + tuple(rule_source), f"install CANN {row_cann}")
+    return unknown(f"{name} is released with CANN {row_cann}; CANN {actual} is not documented for it",
+                   f"install CANN {row_cann} (select one complete row of the release matrix)", sources)
+
+
+def _caveats(m: Matrix, cann: str, driver: str) -> List[str]:
+    notes = []
+    cann_v, driver_v = try_ascend(cann), try_ascend(driver)
+    for caveat in m.caveats:
+        if "vLLM-Ascend" not in caveat.feature or not (caveat.hdk or caveat.cann):
+            continue
+        hit_hdk = bool(caveat.hdk and driver_v is not None and spec_matches(caveat.hdk, driver_v))
+        hit_cann = bool(caveat.cann and cann_v is not None and spec_matches(caveat.cann, cann_v))
+        if hit_hdk or hit_cann:
+            notes.append(f"{caveat.feature}: {caveat.message} ({'; '.join(caveat.source)})")
+    return notes
+
+
+# -- MindIE -----------------------------------------------------------------------------------
+
+_MINDIE_RULE = ("MindIE release notes: MindIE与CANN版本必须配套使用 (MindIE must be used with its CANN release)",)
+
+
+def _mindie(m: Matrix, version: str, cann: Optional[str], torch: Optional[str], torch_npu: Optional[str],
+            python: Optional[str], driver: Optional[str]) -> Result:
+    row = find_mindie_row(m, version)
+    if row is None:
+        pending = next((u for u in m.mindie_unconfirmed if _ascend_same(u.version, version)), None)
+        if pending is not None:
+            return [("engine", unknown(f"MindIE {pending.version}'s CANN pairing is not confirmed (likely CANN "
+                                       f"{pending.likely_cann})", None, pending.source))]
+        return [("engine", unknown(f"MindIE {version} is not in the matrix", "see `ascend-doctor matrix show mindie`"))]
+    name = f"MindIE {row.version}"
+    result: Result = []
+    if cann:
+        result.append(("cann", _cann_for_row(name, row.cann, cann, row.source, strict=True,
+                                             rule_source=_MINDIE_RULE)))
+    if driver:
+        result.append(("driver", _mindie_driver(m, row, driver)))
+    pta_rows = [r for r in m.torch_npu_rows if row.pta and r.pta and _ascend_same(r.pta, row.pta)]
+    if torch:
+        result.append(("torch", _mindie_torch(name, row, pta_rows, torch)))
+    if torch_npu:
+        result.append(("torch_npu", _via_pta(m, name, row.pta, row.cann, pta_rows, torch_npu)))
+    if python:
+        result.append(("python", _python_via_packages(m, name, torch_npu, torch, python)))
+    return result
+
+
+def _mindie_driver(m: Matrix, row: MindieRow, driver: str) -> Verdict:
+    name = f"MindIE {row.version}"
+    driver_v = try_ascend(driver)
+    if driver_v is None:
+        return unknown(f"cannot read the driver version {driver!r}")
+    if row.hdk:
+        listed = [h for h in row.hdk if (v := try_ascend(h)) is not None and release_rank(v, driver_v) >= 0]
+        if listed:
+            return Verdict(VerdictKind.COMPATIBLE, f"{name} lists HDK {', '.join(row.hdk)}", row.source)
+        oldest = min((v for v in (try_ascend(h) for h in row.hdk) if v), key=lambda v: v.sort_key)
+        if driver_v.sort_key < oldest.sort_key:
+            return Verdict(VerdictKind.INCOMPATIBLE, f"{name} lists HDK {', '.join(row.hdk)}; driver {driver} is "
+                           "older than all of them", row.source, f"install HDK {row.hdk[0]}", inferred=True)
+        return unknown(f"{name} lists HDK {', '.join(row.hdk)}; driver {driver} is not among them",
+                       f"install HDK {row.hdk[0]}", row.source)
+    cann = row.hdk_as_cann or row.cann
+    prefix = f"{name}: HDK as for CANN {cann}: " if row.hdk_as_cann else f"{name} uses CANN {cann}: "
+    return m.cann_vs_driver(cann, driver).with_prefix(prefix)
+
+
+def _mindie_torch(name: str, row: MindieRow, pta_rows: Sequence[TorchNpuRow], torch: str) -> Verdict:
+    torch_v = try_pypi(torch)
+    if torch_v is None:
+        return unknown(f"cannot read the torch version {torch!r}")
+    if row.torch:
+        if any(same_public(Version(t), torch_v) for t in row.torch):
+            return Verdict(VerdictKind.RECOMMENDED, f"{name} ships packages for torch {' / '.join(row.torch)}",
+                           row.source)
+        return Verdict(VerdictKind.INCOMPATIBLE, f"{name} ships packages for torch {' / '.join(row.torch)} only, "
+                       f"not {torch}", row.source, f"pip install torch=={row.torch[-1]}")
+    torches = sorted({r.torch for r in pta_rows}, key=Version)
+    if any(same_public(Version(t), torch_v) for t in torches):
+        return Verdict(VerdictKind.COMPATIBLE, f"{name} uses PTA {row.pta}, released for torch {', '.join(torches)}",
+                       row.source)
+    if torches:
+        return unknown(f"{name} uses PTA {row.pta}, released for torch {', '.join(torches)}; not {torch}",
+                       f"pip install torch=={torches[-1]}", row.source)
+    return unknown(f"no torch version is recorded for {name}")
+
+
+def _via_pta(m: Matrix, name: str, pta: Optional[str], cann: str, pta_rows: Sequence[TorchNpuRow],
+             torch_npu: str) -> Verdict:
+    npu_v = try_pypi(torch_npu)
+    if npu_v is None:
+        return unknown(f"cannot read the torch_npu version {torch_npu!r}")
+    versions = [r.version for r in pta_rows]
+    if any(try_pypi(v) == npu_v for v in versions):
+        return Verdict(VerdictKind.RECOMMENDED, f"{name} uses PTA {pta}, which includes torch_npu {torch_npu}",
+                       tuple(dict.fromkeys(s for r in pta_rows for s in r.source)))
+    verdict = m.torch_npu_vs_cann(torch_npu, cann)
+    if verdict.ok:
+        return verdict.with_prefix(f"{name} uses CANN {cann}: ")
+    hint = f"torch_npu for PTA {pta}: {', '.join(versions)}" if versions else verdict.suggestion
+    return unknown(f"{name} uses PTA {pta or '?'} / CANN {cann}; torch_npu {torch_npu} is not one of its releases",
+                   hint, verdict.sources)
+
+
+def _python_via_packages(m: Matrix, name: str, torch_npu: Optional[str], torch: Optional[str],
+                         python: str) -> Verdict:
+    if torch_npu:
+        return m.torch_npu_vs_python(torch_npu, python)
+    if torch:
+        return m.torch_vs_python(torch, python)
+    return unknown(f"{name} does not state a Python range; give --torch or --torch-npu to judge Python")
+
+
+# -- MindSpeed --------------------------------------------------------------------------------
+
+def _mindspeed(m: Matrix, version: str, cann: Optional[str], torch: Optional[str], torch_npu: Optional[str],
+               python: Optional[str], driver: Optional[str]) -> Result:
+    row = find_mindspeed_row(m, version)
+    if row is None:
+        return [("engine", unknown(f"MindSpeed {version} is not in the matrix",
+                                   "see `ascend-doctor matrix show mindspeed`"))]
+    name = f"MindSpeed {row.version}"
+    own_cann = mindspeed_cann(m, row)
+    result: Result = []
+    if cann:
+        cann_v = try_ascend(cann)
+        listed = [c for c in row.cann if cann_v is not None and (v := try_ascend(c)) and release_rank(v, cann_v) >= 0]
+        if cann_v is None:
+            result.append(("cann", unknown(f"cannot read the CANN version {cann!r}")))
+        elif listed and own_cann and _ascend_same(own_cann, cann):
+            result.append(("cann", Verdict(VerdictKind.RECOMMENDED, f"{name} (PTA {row.pta}) is released with CANN "
+                                           f"{own_cann}", row.source)))
+        elif listed:
+            result.append(("cann", Verdict(VerdictKind.COMPATIBLE, f"{name} lists CANN {', '.join(row.cann)}",
+                                           row.source)))
+        else:
+            result.append(("cann", unknown(f"{name} lists CANN {', '.join(row.cann)}, not {cann}",
+                                           f"install CANN {own_cann or row.cann[-1]}", row.source)))
+    if torch:
+        torch_v = try_pypi(torch)
+        if torch_v is None:
+            result.append(("torch", unknown(f"cannot read the torch version {torch!r}")))
+        elif row.torch and same_public(Version(row.torch), torch_v):
+            result.append(("torch", Verdict(VerdictKind.RECOMMENDED, f"{name} is built on PyTorch {row.torch}",
+                                            row.source)))
+        elif row.torch:
+            result.append(("torch", Verdict(VerdictKind.INCOMPATIBLE, f"{name} is built on PyTorch {row.torch}, "
+                                            f"not {torch}", row.source, f"pip install torch=={row.torch}")))
+        else:
+            result.append(("torch", unknown(f"{name} does not state a PyTorch version")))
+    pta_rows = [r for r in m.torch_npu_rows if row.pta and r.pta and _ascend_same(r.pta, row.pta)]
+    if torch_npu:
+        result.append(("torch_npu", _via_pta(m, name, row.pta, own_cann or row.cann[-1], pta_rows, torch_npu)))
+    if python:
+        if row.python:
+            result.append(("python", _python(name, row.python, python, None, row.source)))
+        else:
+            result.append(("python", _python_via_packages(m, name, torch_npu, torch, python)))
+    if driver:
+        cann_for_driver = own_cann or row.cann[-1]
+        result.append(("driver", m.cann_vs_driver(cann_for_driver, driver)
+                       .with_prefix(f"{name} uses CANN {cann_for_driver}: ")))
+    return result
+
+
+def mindspeed_cann(m: Matrix, row: MindspeedRow) -> Optional[str]:
+    """The CANN release of a MindSpeed row's PTA, when the row lists it."""
+    if not row.pta:
+        return None
+    for pta in m.pta_releases:
+        if _ascend_same(pta.pta, row.pta) and any(_ascend_same(c, pta.cann) for c in row.cann):
+            return pta.cann
+    return None
+
+
+def python_choice(spec: str, candidates: Sequence[str]) -> Optional[str]:
+    """The highest of ``candidates`` (``3.12``…) inside ``spec``."""
+    inside = [c for c in candidates if python_in(spec, c)]
+    return max(inside, key=Version) if inside else None

@@ -1,0 +1,343 @@
+"""HDK (driver, firmware) <-> CANN verdicts."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
+
+from ascend_doctor.matrix.records import FirmwareRelease, HdkCannRow, ReleaseCodeSample
+from ascend_doctor.matrix.specs import (
+    CodeRange,
+    code_listed,
+    firmware_in_ranges,
+    format_code_ranges,
+    format_firmware_ranges,
+    parse_code_list,
+    parse_driver_patterns,
+    parse_firmware_ranges,
+    release_rank,
+    spec_matches,
+    try_ascend,
+)
+from ascend_doctor.matrix.verdict import (
+    TIER_INFERRED,
+    TIER_PUBLISHED,
+    TIER_WEAK,
+    Evidence,
+    Verdict,
+    VerdictKind,
+    decide,
+    unknown,
+)
+from ascend_doctor.versions import AscendVersion, ReleaseCode, VersionError
+
+if TYPE_CHECKING:
+    from ascend_doctor.matrix.model import Matrix
+
+ORIGIN_TEXT = {
+    "official": "official release documentation",
+    "installer": "the Ascend installer (ascend-deployer)",
+    "quick_install": "the Ascend docs quick-install page",
+    "product": "a product release note",
+}
+ORIGIN_PRIORITY = {"official": 0, "installer": 1, "quick_install": 2, "product": 3}
+
+
+def best_rank_rows(rows: Sequence[HdkCannRow], cann: AscendVersion) -> List[HdkCannRow]:
+    """Rows naming this CANN; when a more specific spelling (an alpha, a patch) has rows, only those."""
+    ranked = []
+    for row in rows:
+        version = try_ascend(row.cann)
+        rank = release_rank(version, cann) if version is not None else -1
+        if rank >= 0:
+            ranked.append((rank, row))
+    if not ranked:
+        return []
+    top = max(rank for rank, _ in ranked)
+    return [row for rank, row in ranked if rank == top]
+
+
+def _applies(row: HdkCannRow, product: Optional[str], flavor: Optional[str]) -> bool:
+    if row.products and not (product and any(p.lower() in product.lower() for p in row.products)):
+        return False
+    return not (flavor and row.flavor and flavor not in row.flavor)
+
+
+def _where(row: HdkCannRow) -> str:
+    text = ORIGIN_TEXT[row.origin]
+    if row.flavor:
+        text += f", {'/'.join(row.flavor)} column"
+    if row.products:
+        text += f", {'/'.join(row.products)}"
+    return text
+
+
+def recommended_driver(m: Matrix, cann: AscendVersion, flavor: Optional[str] = None,
+                       product: Optional[str] = None) -> Optional[Tuple[HdkCannRow, str]]:
+    """The HDK release a CANN release is paired with, preferring official > installer > quick-install."""
+    candidates = []
+    for index, row in enumerate(best_rank_rows(m.hdk_cann, cann)):
+        if row.verdict != "recommended" or not _applies(row, product, flavor):
+            continue
+        if row.products and not product:
+            continue
+        for spec in row.hdk:
+            if try_ascend(spec) is not None:  # an exact release, not a range
+                candidates.append((ORIGIN_PRIORITY[row.origin], index, row, spec))
+    if not candidates:
+        return None
+    _, _, row, spec = min(candidates, key=lambda c: (c[0], c[1]))
+    return row, spec
+
+
+def firmware_for_hdk(m: Matrix, hdk: AscendVersion,
+                     flavor: Optional[str] = None) -> Optional[Tuple[str, Tuple[str, ...]]]:
+    """The firmware version shipped in an HDK release, with its sources."""
+    found: List[Tuple[int, str, Tuple[str, ...]]] = []
+    for fw in m.firmware_releases:
+        version = try_ascend(fw.hdk)
+        if version is not None and version.same_release(hdk):
+            preferred = 0 if (not flavor or not fw.flavor or flavor in fw.flavor) else 1
+            found.append((preferred, fw.firmware, fw.source))
+    if not found:
+        return None
+    found.sort(key=lambda f: f[0])
+    return found[0][1], found[0][2]
+
+
+def suggestion_for_cann(m: Matrix, cann: AscendVersion, flavor: Optional[str] = None) -> Optional[str]:
+    hit = recommended_driver(m, cann, flavor)
+    if hit is None:
+        return None
+    row, spec = hit
+    return f"CANN {row.cann} is paired with driver {spec} (recommended; {ORIGIN_TEXT[row.origin]})"
+
+
+# -- CANN <-> driver --------------------------------------------------------------------------
+
+def cann_vs_driver(m: Matrix, cann: str, driver: str, *, cann_innerversion: Optional[str] = None,
+                   cann_compatible: Sequence[str] = (), driver_innerversion: Optional[str] = None,
+                   driver_compatible: Sequence[str] = (), product: Optional[str] = None,
+                   chip: Optional[str] = None) -> Verdict:
+    cann_v, driver_v = try_ascend(cann), try_ascend(driver)
+    if cann_v is None:
+        return unknown(f"cannot read the CANN version {cann!r}")
+    if driver_v is None:
+        return unknown(f"cannot read the driver version {driver!r}")
+    flavor = None
+    if chip:
+        info = m.chip(chip)
+        flavor = info.image_flavor if info is not None else None
+    evidence: List[Evidence] = []
+    notes: List[str] = []
+    if cann_v.pre and not m.knows_cann_exactly(cann_v):
+        notes.append(f"community/pre-release {cann} is read as CANN {cann_v.release}")
+    for row in best_rank_rows(m.hdk_cann, cann_v):
+        if not any(spec_matches(spec, driver_v) for spec in row.hdk):
+            continue
+        if not _applies(row, product, flavor):
+            if row.products:
+                notes.append(f"for {'/'.join(row.products)}, CANN {row.cann} is paired with HDK {', '.join(row.hdk)}")
+            continue
+        evidence.append(Evidence(VerdictKind(row.verdict), _row_message(row, driver), row.source, TIER_PUBLISHED,
+                                 (row.note,) if row.note else ()))
+    code_evidence = _code_evidence(m, cann_v, driver_v, cann, driver, cann_innerversion, cann_compatible,
+                                   driver_innerversion, driver_compatible)
+    if code_evidence is not None:
+        evidence.append(code_evidence)
+    evidence.extend(_colisting(m, cann_v, driver_v, cann, driver))
+    known = m.knows_cann(cann_v)
+    if not known and not evidence:
+        verdict = unknown(f"CANN {cann} is not in the matrix", suggestion_for_cann(m, cann_v, flavor))
+    else:
+        verdict = decide(evidence, f"no source pairs CANN {cann} with driver {driver}",
+                         suggestion_for_cann(m, cann_v, flavor))
+        if verdict.kind is VerdictKind.UNKNOWN and verdict.suggestion is None:
+            verdict = unknown(verdict.message, f"see `ascend-doctor matrix lookup --cann {cann}`")
+    return verdict.with_notes(notes)
+
+
+def _row_message(row: HdkCannRow, driver: str) -> str:
+    hdk = ", ".join(row.hdk)
+    if row.verdict == "recommended":
+        return f"CANN {row.cann} is paired with driver {hdk} ({_where(row)})"
+    if row.verdict == "compatible":
+        return f"CANN {row.cann} supports driver {driver}: HDK {hdk} ({_where(row)})"
+    return f"CANN {row.cann} does not support driver {driver} (HDK {hdk}; {_where(row)})"
+
+
+def _samples(m: Matrix, sides: Tuple[str, ...], version: AscendVersion) -> List[ReleaseCodeSample]:
+    result = []
+    for sample in m.release_codes:
+        sample_v = try_ascend(sample.version)
+        if sample.side in sides and sample_v is not None and sample_v.same_release(version) \
+                and sample_v.pre == version.pre:
+            result.append(sample)
+    result.sort(key=lambda s: s.uncertain)  # certain samples first
+    return result
+
+
+def _aligned_code(m: Matrix, side: str, version: AscendVersion) -> Optional[Tuple[ReleaseCode, Tuple[str, ...]]]:
+    for row in m.code_alignment:
+        names = row.cann if side == "cann" else row.hdk
+        for name in names:
+            named = try_ascend(name)
+            if named is not None and named.same_release(version):
+                return ReleaseCode.parse(row.code), row.source
+    return None
+
+
+def _side_codes(m: Matrix, side: str, version: AscendVersion, given_code: Optional[str],
+                given_list: Sequence[str], host_file: str
+                ) -> Tuple[Optional[ReleaseCode], List[CodeRange], List[str], List[str]]:
+    """(own code, compatible ranges, sources, notes) for one side, host data first."""
+    sources: List[str] = []
+    notes: List[str] = []
+    code = ReleaseCode.try_parse(given_code) if given_code else None
+    ranges: List[CodeRange] = []
+    if given_list:
+        try:
+            ranges = parse_code_list(list(given_list))
+        except VersionError as exc:
+            notes.append(f"ignored this host's {host_file} compatible_version: {exc}")
+    if code is not None or ranges:
+        sources.append(f"this host's {host_file}")
+    samples = _samples(m, ("cann", "nnae") if side == "cann" else ("driver",), version)
+    if code is None and samples:
+        code = ReleaseCode.parse(samples[0].innerversion)
+        sources.extend(s for s in samples[0].source if s not in sources)
+    if not ranges and samples:
+        ranges = parse_code_list(samples[0].compatible_version)
+        sources.extend(s for s in samples[0].source if s not in sources)
+    if code is None:
+        aligned = _aligned_code(m, side, version)
+        if aligned is not None:
+            code = aligned[0]
+            sources.extend(s for s in aligned[1] if s not in sources)
+    return code, ranges, sources, notes
+
+
+def _code_evidence(m: Matrix, cann_v: AscendVersion, driver_v: AscendVersion, cann: str, driver: str,
+                   cann_innerversion: Optional[str], cann_compatible: Sequence[str],
+                   driver_innerversion: Optional[str], driver_compatible: Sequence[str]) -> Optional[Evidence]:
+    c_code, c_ranges, c_sources, c_notes = _side_codes(m, "cann", cann_v, cann_innerversion, cann_compatible,
+                                                       "ascend_toolkit_install.info")
+    d_code, d_ranges, d_sources, d_notes = _side_codes(m, "driver", driver_v, driver_innerversion,
+                                                       driver_compatible, "driver version.info")
+    sources = tuple(dict.fromkeys(c_sources + d_sources))
+    notes = tuple(c_notes + d_notes) + (
+        "inference from release codes: the installer's exact rule is not documented (either side listing "
+        "the other is accepted)",)
+    cann_lists_driver = code_listed(d_code, c_ranges) if d_code and c_ranges else None
+    driver_lists_cann = code_listed(c_code, d_ranges) if c_code and d_ranges else None
+    if cann_lists_driver:
+        assert d_code is not None
+        return Evidence(VerdictKind.COMPATIBLE,
+                        f"CANN {cann}'s compatible_version {format_code_ranges(c_ranges)} lists driver {driver} "
+                        f"({d_code.base})", sources, TIER_INFERRED, notes)
+    if driver_lists_cann:
+        assert c_code is not None
+        return Evidence(VerdictKind.COMPATIBLE,
+                        f"driver {driver}'s compatible_version {format_code_ranges(d_ranges)} lists CANN {cann} "
+                        f"({c_code.base})", sources, TIER_INFERRED, notes)
+    if cann_lists_driver is False and driver_lists_cann is False:
+        assert c_code is not None and d_code is not None
+        return Evidence(VerdictKind.INCOMPATIBLE,
+                        f"neither lists the other: CANN {cann} ({c_code.base}) accepts "
+                        f"{format_code_ranges(c_ranges)}, driver {driver} ({d_code.base}) accepts "
+                        f"{format_code_ranges(d_ranges)}", sources, TIER_INFERRED, notes)
+    return None
+
+
+def _colisting(m: Matrix, cann_v: AscendVersion, driver_v: AscendVersion, cann: str, driver: str) -> List[Evidence]:
+    result = []
+    for listing in m.hdk_cann_lists:
+        cann_hit = any(release_rank(v, cann_v) >= 0 for v in (try_ascend(c) for c in listing.cann) if v)
+        hdk_hit = any(release_rank(v, driver_v) >= 0 for v in (try_ascend(h) for h in listing.hdk) if v)
+        if cann_hit and hdk_hit:
+            result.append(Evidence(
+                VerdictKind.COMPATIBLE,
+                f"{listing.product} lists both CANN {cann} and HDK {driver} (a co-existence list, not a pairing)",
+                listing.source, TIER_WEAK))
+    return result
+
+
+# -- driver <-> firmware ----------------------------------------------------------------------
+
+def driver_vs_firmware(m: Matrix, driver: str, firmware: str, *,
+                       compatible_version_fw: Sequence[Tuple[str, str]] = (),
+                       firmware_compatible_drv: Sequence[Tuple[str, str]] = ()) -> Verdict:
+    driver_v, firmware_v = try_ascend(driver), try_ascend(firmware)
+    if driver_v is None:
+        return unknown(f"cannot read the driver version {driver!r}")
+    if firmware_v is None:
+        return unknown(f"cannot read the firmware version {firmware!r}")
+    if firmware_v.major >= 20:  # an HDK number (firmware package_version), not the 7.x firmware number
+        if firmware_v.same_release(driver_v):
+            return Verdict(VerdictKind.RECOMMENDED,
+                           f"driver {driver} and firmware package {firmware} come from the same HDK release")
+        return unknown(f"driver {driver} and firmware package {firmware} are from different HDK releases; "
+                       "compare the firmware's own Version= (7.x) number instead")
+    evidence: List[Evidence] = []
+    owners = [fw for fw in m.firmware_releases if _same_firmware(fw, firmware_v)]
+    for fw in owners:
+        hdk_v = try_ascend(fw.hdk)
+        if hdk_v is not None and hdk_v.same_release(driver_v):
+            evidence.append(Evidence(VerdictKind.RECOMMENDED,
+                                     f"firmware {firmware} is the firmware of HDK {fw.hdk}, as is driver {driver}",
+                                     fw.source, TIER_PUBLISHED, (fw.note,) if fw.note else ()))
+    if compatible_version_fw:
+        evidence.append(_fw_range_evidence(firmware_v, firmware, driver, list(compatible_version_fw),
+                                           ("this host's driver version.info (compatible_version_fw)",),
+                                           TIER_PUBLISHED))
+    else:
+        for sample in _samples(m, ("driver",), driver_v)[:1]:
+            if sample.compatible_version_fw:
+                ranges = parse_firmware_ranges(sample.compatible_version_fw)
+                evidence.append(_fw_range_evidence(firmware_v, firmware, driver,
+                                                   [(lo.original, hi.original) for lo, hi in ranges],
+                                                   sample.source, TIER_INFERRED))
+    patterns = list(firmware_compatible_drv)
+    pattern_sources: Tuple[str, ...] = ("this host's firmware version.info (compatible_version_drv)",)
+    if not patterns:
+        for fw in owners:
+            if fw.compatible_version_drv:
+                patterns = [(p.low, p.high) for p in parse_driver_patterns(fw.compatible_version_drv)]
+                pattern_sources = fw.source
+                break
+    if patterns:
+        parsed = parse_driver_patterns(patterns)
+        listed = "".join(str(p) for p in parsed)
+        if any(p.matches(driver) for p in parsed):
+            evidence.append(Evidence(VerdictKind.COMPATIBLE, f"firmware {firmware} accepts driver {driver} ({listed})",
+                                     pattern_sources, TIER_PUBLISHED))
+        else:
+            evidence.append(Evidence(VerdictKind.INCOMPATIBLE,
+                                     f"firmware {firmware} does not accept driver {driver} (it lists {listed})",
+                                     pattern_sources, TIER_PUBLISHED))
+    paired = firmware_for_hdk(m, driver_v)
+    suggestion = (f"driver {driver_v.release} ships with firmware {paired[0]}" if paired else None)
+    verdict = decide(evidence, f"no source pairs driver {driver} with firmware {firmware}", suggestion)
+    if verdict.kind is VerdictKind.UNKNOWN and owners:
+        hdks = ", ".join(sorted({fw.hdk for fw in owners}))
+        verdict = unknown(f"firmware {firmware} belongs to HDK {hdks}; nothing says it works with driver {driver}",
+                          suggestion, tuple(s for fw in owners for s in fw.source))
+    return verdict
+
+
+def _same_firmware(fw: FirmwareRelease, firmware: AscendVersion) -> bool:
+    version = try_ascend(fw.firmware)
+    return version is not None and version == firmware
+
+
+def _fw_range_evidence(firmware_v: AscendVersion, firmware: str, driver: str, pairs: List[Tuple[str, str]],
+                       sources: Tuple[str, ...], tier: int) -> Evidence:
+    try:
+        ranges = parse_firmware_ranges(pairs)
+    except VersionError:
+        return Evidence(VerdictKind.UNKNOWN, "unreadable compatible_version_fw", sources, 0)
+    shown = format_firmware_ranges(ranges)
+    if firmware_in_ranges(firmware_v, ranges):
+        return Evidence(VerdictKind.COMPATIBLE, f"firmware {firmware} is within driver {driver}'s range {shown}",
+                        sources, tier)
+    return Evidence(VerdictKind.INCOMPATIBLE, f"firmware {firmware} is outside driver {driver}'s range {shown}",
+                    sources, tier)

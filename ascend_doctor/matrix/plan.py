@@ -1,0 +1,398 @@
+"""``matrix plan``: a complete recommended stack for a chip and an engine, with install steps.
+
+The plan walks the engine's releases from the highest down and keeps the first whose every
+pairing (driver, firmware, CANN, torch, torch_npu, Python, engine) is recommended or compatible
+with what the caller fixed. Components the caller did not fix take the release's own pairing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
+
+from packaging.version import Version
+
+from ascend_doctor.matrix import hdk, pytorch
+from ascend_doctor.matrix.chips import ChipInfo
+from ascend_doctor.matrix.engines import (
+    ENGINE_NAMES,
+    builds_for,
+    mindspeed_cann,
+    normalize_engine,
+    python_choice,
+)
+from ascend_doctor.matrix.records import MindieRow, MindspeedRow, VllmAscendRow
+from ascend_doctor.matrix.specs import release_rank, spec_matches, try_ascend, try_pypi
+from ascend_doctor.matrix.verdict import Verdict, VerdictKind
+
+if TYPE_CHECKING:
+    from ascend_doctor.matrix.model import Matrix
+
+PYTHONS = ("3.13", "3.12", "3.11", "3.10", "3.9", "3.8")
+HDK_FILE_FLAVOR = {"A2": "910b", "310P": "310p", "910": "910"}
+FIXABLE = ("driver", "firmware", "cann", "python", "torch", "torch_npu", "vllm", "version")
+ARCH = "$(uname -m)"
+
+
+class PlanError(Exception):
+    """No stack can be planned (unknown chip, unsupported engine, nothing satisfies the fixed parts)."""
+
+
+@dataclass(frozen=True)
+class InstallStep:
+    title: str
+    commands: Tuple[str, ...] = ()
+    note: Optional[str] = None
+
+    def to_dict(self) -> Dict[str, Any]:
+        data: Dict[str, Any] = {"title": self.title, "commands": list(self.commands)}
+        if self.note:
+            data["note"] = self.note
+        return data
+
+
+@dataclass(frozen=True)
+class StackPlan:
+    chip: str
+    family: str
+    engine: str
+    versions: Dict[str, str]
+    pairings: Tuple[Tuple[str, Verdict], ...]
+    steps: Tuple[InstallStep, ...]
+    notes: Tuple[str, ...] = ()
+    skipped: Tuple[str, ...] = ()  # higher releases that did not fit, and why
+    fixed: Dict[str, str] = field(default_factory=dict)
+    matrix: Dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "chip": self.chip,
+            "family": self.family,
+            "engine": self.engine,
+            "fixed": dict(self.fixed),
+            "versions": dict(self.versions),
+            "pairings": [{"pair": name, **verdict.to_dict()} for name, verdict in self.pairings],
+            "steps": [step.to_dict() for step in self.steps],
+            "notes": list(self.notes),
+            "skipped": list(self.skipped),
+            "matrix": dict(self.matrix),
+        }
+
+
+def normalize_fixed(fixed: Dict[str, str], engine: str) -> Dict[str, str]:
+    result = {}
+    for key, value in fixed.items():
+        if value is None or str(value).strip() == "":
+            continue
+        name = key.strip().lower().replace("-", "_")
+        if name in ("torchnpu", "torch_npu"):
+            name = "torch_npu"
+        elif name in (engine.replace("-", "_"), "engine", "engine_version"):
+            name = "version"
+        if name not in FIXABLE:
+            raise PlanError(f"cannot fix {key!r} (fixable: {', '.join(FIXABLE)})")
+        result[name] = str(value).strip()
+    return result
+
+
+def make_plan(m: Matrix, chip: str, engine: str, fixed: Dict[str, str], *, stable_only: bool = False) -> StackPlan:
+    key = normalize_engine(engine)
+    if key is None:
+        raise PlanError(f"unknown engine {engine!r} (expected one of {', '.join(ENGINE_NAMES)})")
+    info = m.chip(chip)
+    if info is None:
+        raise PlanError(f"unknown chip {chip!r} (see `ascend-doctor matrix show chips`)")
+    wanted = normalize_fixed(fixed, key)
+    notes: List[str] = []
+    support = info.engines.get(key)
+    if support is not None and support.support == "unsupported":
+        raise PlanError(f"{ENGINE_NAMES[key]} does not support {info.name} ({info.family}): "
+                        f"{support.note or ''} ({'; '.join(support.source)})".replace(":  (", ": ("))
+    if support is not None and support.support != "supported":
+        notes.append(f"{ENGINE_NAMES[key]} support for {info.family} is {support.support}"
+                     + (f": {support.note}" if support.note else "") + f" ({'; '.join(support.source)})")
+    skipped: List[str] = []
+    for row in _candidates(m, key, wanted, stable_only):
+        stack, reason = _stack(m, key, row, wanted, info)
+        if stack is None:
+            skipped.append(f"{ENGINE_NAMES[key]} {row.version}: {reason}")
+            continue
+        pairings = _pairings(m, key, stack, info)
+        bad = [(name, v) for name, v in pairings if not v.ok and not _tolerated(name, v, wanted)]
+        if bad:
+            name, verdict = bad[0]
+            skipped.append(f"{ENGINE_NAMES[key]} {row.version}: {name}: {verdict.kind.value} — {verdict.message}")
+            continue
+        unverified = [f"{name}: not recorded in the matrix ({v.message})" for name, v in pairings if not v.ok]
+        extra = _extras(m, key, row, stack)
+        if "python" not in wanted and key != "vllm-ascend" and not getattr(row, "python", None):
+            extra.append(f"{ENGINE_NAMES[key]} {row.version} states no Python range: Python {stack['python']} is the "
+                         f"highest PyTorch {stack['torch']} supports")
+        return StackPlan(
+            chip=info.name, family=info.family, engine=key, versions=stack,
+            pairings=tuple(pairings), steps=tuple(_steps(key, stack, info)),
+            notes=tuple(notes + unverified + extra), skipped=tuple(skipped), fixed=wanted,
+            matrix=m.identity())
+    detail = "; ".join(skipped[:5]) + ("; …" if len(skipped) > 5 else "")
+    fixed_text = ", ".join(f"{k}={v}" for k, v in wanted.items()) or "nothing fixed"
+    raise PlanError(f"no {ENGINE_NAMES[key]} release fits {info.name} with {fixed_text}"
+                    + (f" ({detail})" if detail else ""))
+
+
+def _tolerated(name: str, verdict: Verdict, wanted: Dict[str, str]) -> bool:
+    """An UNKNOWN pairing between parts we chose (not fixed) only lacks data; it does not disqualify."""
+    if verdict.kind is not VerdictKind.UNKNOWN:
+        return False
+    parts = ["version" if p in ENGINE_NAMES else p for p in name.split(" vs ")]
+    return not any(p in wanted for p in parts)
+
+
+# -- candidates -------------------------------------------------------------------------------
+
+def _candidates(m: Matrix, engine: str, wanted: Dict[str, str], stable_only: bool) -> List[Any]:
+    version = wanted.get("version")
+    if engine == "vllm-ascend":
+        vrows = [r for r in m.vllm_ascend_rows if not version or _pypi_eq(r.version, version)]
+        if stable_only and not version:
+            vrows = [r for r in vrows if not Version(r.version).is_prerelease]
+        # rows still in the published table first, each group highest first
+        return sorted(vrows, key=lambda r: (r.status == "current", Version(r.version)), reverse=True)
+    rows: Sequence[Any] = m.mindie_rows if engine == "mindie" else m.mindspeed_rows
+    arows = [r for r in rows if not version or _ascend_eq(r.version, version.split("_core")[0])]
+    if stable_only and not version:
+        arows = [r for r in arows if (v := try_ascend(r.version)) is not None and v.stage == 2]
+    return sorted(arows, key=lambda r: try_ascend(r.version).sort_key, reverse=True)  # type: ignore[union-attr]
+
+
+def _pypi_eq(a: str, b: str) -> bool:
+    va, vb = try_pypi(a), try_pypi(b.lstrip("v"))
+    return va is not None and va == vb
+
+
+def _ascend_eq(a: str, b: str) -> bool:
+    va, vb = try_ascend(a), try_ascend(b)
+    return va is not None and vb is not None and release_rank(va, vb) >= 0
+
+
+# -- one candidate's stack --------------------------------------------------------------------
+
+def _stack(m: Matrix, engine: str, row: Any, wanted: Dict[str, str],
+           info: ChipInfo) -> Tuple[Optional[Dict[str, str]], str]:
+    if engine == "vllm-ascend":
+        assert isinstance(row, VllmAscendRow)
+        base = {"cann": row.cann, "torch": row.torch, "torch_npu": row.torch_npu, "vllm": row.vllm[0]}
+        build = builds_for(m, row.version)
+        python_spec: Optional[str] = row.python
+        image_python = build.python if build else None
+    elif engine == "mindie":
+        assert isinstance(row, MindieRow)
+        base = {"cann": row.cann}
+        torch_choice = wanted.get("torch") or (sorted(row.torch, key=Version)[-1] if row.torch else None)
+        pair = _pta_pair(m, row.pta, row.cann, torch_choice)
+        if pair is not None:
+            base["torch"], base["torch_npu"] = pair
+        python_spec, image_python = None, None
+    else:
+        assert isinstance(row, MindspeedRow)
+        cann = mindspeed_cann(m, row) or row.cann[-1]
+        base = {"cann": cann}
+        pair = _pta_pair(m, row.pta, cann, wanted.get("torch") or row.torch)
+        if pair is not None:
+            base["torch"], base["torch_npu"] = pair
+        python_spec, image_python = row.python, None
+    stack: Dict[str, str] = {}
+    stack.update(base)
+    for name in ("cann", "torch", "torch_npu", "vllm"):
+        if name in wanted:
+            stack[name] = wanted[name]
+    if "torch" not in stack or "torch_npu" not in stack:
+        return None, "no torch / torch_npu release is recorded for it"
+    python = wanted.get("python") or _pick_python(m, python_spec, stack["torch"], image_python)
+    if python is None:
+        return None, "no Python version satisfies both the engine and PyTorch"
+    stack["python"] = python
+    cann_v = try_ascend(stack["cann"])
+    if cann_v is None:
+        return None, f"cannot read CANN {stack['cann']!r}"
+    # MindIE 3.0.0 states "HDK: same as CANN 8.5.0": pick the driver of that release
+    hdk_cann = try_ascend(getattr(row, "hdk_as_cann", None) or "") or cann_v
+    driver = wanted.get("driver") or _pick_driver(m, hdk_cann, info)
+    if driver is None:
+        return None, f"no driver release is documented for CANN {stack['cann']}"
+    firmware = wanted.get("firmware")
+    if firmware is None:
+        driver_v = try_ascend(driver)
+        found = hdk.firmware_for_hdk(m, driver_v, info.image_flavor) if driver_v else None
+        firmware = found[0] if found else None
+    ordered: Dict[str, str] = {"driver": driver}
+    if firmware:
+        ordered["firmware"] = firmware
+    ordered["cann"] = stack["cann"]
+    kernels = info.kernels_file(stack["cann"], ARCH)
+    if kernels:
+        ordered["kernels"] = kernels
+    ordered["nnal"] = cann_v.release if not cann_v.pre else stack["cann"]
+    ordered["python"] = stack["python"]
+    ordered["torch"] = stack["torch"]
+    ordered["torch_npu"] = stack["torch_npu"]
+    if "vllm" in stack:
+        ordered["vllm"] = stack["vllm"]
+    ordered[engine] = row.version
+    return ordered, ""
+
+
+def _pta_pair(m: Matrix, pta: Optional[str], cann: str, torch: Optional[str]) -> Optional[Tuple[str, str]]:
+    """(torch, torch_npu) of a PTA release — for ``torch`` when given, else the highest."""
+    rows = [r for r in m.torch_npu_rows if pta and r.pta and _ascend_eq(r.pta, pta)]
+    if not rows:
+        cann_v = try_ascend(cann)
+        pair = pytorch.recommended_pair(m, cann_v, torch) if cann_v else None
+        return (pair.torch, pair.version) if pair else None
+    if torch:
+        wanted = try_pypi(torch)
+        rows = [r for r in rows if wanted is not None and Version(r.torch) == Version(wanted.public)]
+        if not rows:
+            return None
+    best = max(rows, key=lambda r: (r.origin == "table", Version(r.torch), Version(r.version)))
+    return best.torch, best.version
+
+
+def _pick_python(m: Matrix, spec: Optional[str], torch: str, image_python: Optional[str]) -> Optional[str]:
+    torch_v = try_pypi(torch)
+    torch_rows = [r for r in m.torch_python if torch_v is not None and Version(r.torch) == Version(torch_v.public)]
+    torch_spec = torch_rows[0].python if torch_rows and torch_rows[0].python else None
+    candidates = [p for p in PYTHONS if (spec is None or python_choice(spec, [p])) and
+                  (torch_spec is None or python_choice(torch_spec, [p]))]
+    if image_python and image_python in candidates:
+        return image_python
+    return candidates[0] if candidates and (spec or torch_spec) else None
+
+
+def _pick_driver(m: Matrix, cann_v: Any, info: ChipInfo) -> Optional[str]:
+    hit = hdk.recommended_driver(m, cann_v, info.image_flavor)
+    if hit is not None:
+        return hit[1]
+    ordered = sorted(m.hdk_releases, key=lambda r: try_ascend(r.version).sort_key,  # type: ignore[union-attr]
+                     reverse=True)
+    compatible = [r.version for r in ordered if m.cann_vs_driver(cann_v.release, r.version).ok]
+    return compatible[0] if compatible else None
+
+
+# -- pairings ---------------------------------------------------------------------------------
+
+def _pairings(m: Matrix, engine: str, stack: Dict[str, str], info: ChipInfo) -> List[Tuple[str, Verdict]]:
+    driver, cann = stack["driver"], stack["cann"]
+    pairs: List[Tuple[str, Verdict]] = [("cann vs driver", m.cann_vs_driver(cann, driver, chip=info.name))]
+    if "firmware" in stack:
+        pairs.append(("driver vs firmware", m.driver_vs_firmware(driver, stack["firmware"])))
+    pairs.append(("torch_npu vs cann", m.torch_npu_vs_cann(stack["torch_npu"], cann)))
+    pairs.append(("torch_npu vs torch", m.torch_npu_vs_torch(stack["torch_npu"], stack["torch"])))
+    pairs.append(("torch vs python", m.torch_vs_python(stack["torch"], stack["python"])))
+    engine_name = ENGINE_NAMES[engine]
+    for component, verdict in m.engine_vs_stack(engine, stack[engine], cann=cann, torch=stack["torch"],
+                                                torch_npu=stack["torch_npu"], vllm=stack.get("vllm"),
+                                                python=stack["python"]):
+        pairs.append((f"{engine} vs {component}", verdict.with_prefix("" if engine_name in verdict.message
+                                                                      else f"{engine_name}: ")))
+    if engine in ("vllm-ascend", "mindie"):
+        pairs.extend(_requirements(info, cann, driver))
+    return pairs
+
+
+def _requirements(info: ChipInfo, cann: str, driver: str) -> List[Tuple[str, Verdict]]:
+    result = []
+    cann_v, driver_v = try_ascend(cann), try_ascend(driver)
+    for req in info.requirements:
+        problems = []
+        if req.cann and cann_v is not None and not spec_matches(req.cann, cann_v):
+            problems.append(f"CANN {req.cann}")
+        if req.hdk and driver_v is not None and not spec_matches(req.hdk, driver_v):
+            problems.append(f"HDK {req.hdk}")
+        label = f"chip requirement ({req.applies_to})"
+        if problems:
+            result.append((label, Verdict(VerdictKind.INCOMPATIBLE, f"{req.applies_to} need {' and '.join(problems)}",
+                                          req.source)))
+        else:
+            result.append((label, Verdict(VerdictKind.COMPATIBLE,
+                                          f"{req.applies_to} need CANN {req.cann or 'any'} and HDK {req.hdk or 'any'}",
+                                          req.source)))
+    return result
+
+
+def _extras(m: Matrix, engine: str, row: Any, stack: Dict[str, str]) -> List[str]:
+    notes = []
+    if engine == "vllm-ascend":
+        assert isinstance(row, VllmAscendRow)
+        if row.triton_ascend:
+            notes.append(f"vLLM-Ascend {row.version} pairs with Triton Ascend {row.triton_ascend}")
+        if row.mooncake:
+            notes.append(f"vLLM-Ascend {row.version} pairs with Mooncake {row.mooncake}")
+        if row.mindie_turbo:
+            notes.append(f"vLLM-Ascend {row.version}: install mindie-turbo {row.mindie_turbo}")
+        if row.status == "removed":
+            notes.append(f"vLLM-Ascend {row.version} was removed from the published matrix")
+        build = builds_for(m, row.version)
+        if build is not None:
+            notes.append(f"release image base: {build.base_image}")
+    npu_v = try_pypi(stack["torch_npu"])
+    if npu_v is not None and (npu_v.is_prerelease or npu_v.local):
+        notes.append(f"torch_npu {stack['torch_npu']} is a development build: install it from the engine's "
+                     "release image or with `pip install --pre`")
+    return notes
+
+
+# -- install steps ----------------------------------------------------------------------------
+
+def _steps(engine: str, stack: Dict[str, str], info: ChipInfo) -> List[InstallStep]:
+    flavor = HDK_FILE_FLAVOR.get(info.family)
+    driver = stack["driver"]
+    driver_file = driver.lower()
+    firmware = stack.get("firmware")
+    steps = []
+    if flavor:
+        commands = [f"bash Ascend-hdk-{flavor}-npu-driver_{driver_file}_linux-{ARCH}.run --full --install-for-all"]
+        if firmware:
+            commands.append(f"bash Ascend-hdk-{flavor}-npu-firmware_{firmware}.run --full")
+        else:
+            commands.append(f"bash Ascend-hdk-{flavor}-npu-firmware_<firmware of HDK {driver}>.run --full")
+        note = f"both from the Ascend HDK {driver} release (hiascend.com)"
+    else:
+        commands = [f"# install the NPU driver and firmware of Ascend HDK {driver} for {info.family} "
+                    "(package names per product on hiascend.com), with --full"]
+        note = "the matrix records no HDK package names for this chip family"
+    steps.append(InstallStep(f"Install the NPU driver {driver} and firmware {firmware or '(same HDK)'}",
+                             tuple(commands), note))
+    steps.append(InstallStep("Reboot so the new driver and firmware take effect",
+                             ("reboot", f"npu-smi info   # after the reboot: Version {driver}")))
+    cann = stack["cann"]
+    steps.append(InstallStep(f"Install the CANN toolkit {cann}",
+                             (f"bash Ascend-cann-toolkit_{cann}_linux-{ARCH}.run --install",
+                              "source /usr/local/Ascend/ascend-toolkit/set_env.sh")))
+    if "kernels" in stack:
+        steps.append(InstallStep(f"Install the operator package for {info.name} ({info.family})",
+                                 (f"bash {stack['kernels']} --install",)))
+    steps.append(InstallStep(f"Install NNAL {stack['nnal']} (ATB, needed for libatb.so)",
+                             (f"bash Ascend-cann-nnal_{stack['nnal']}_linux-{ARCH}.run --install",
+                              "source /usr/local/Ascend/nnal/atb/set_env.sh")))
+    python = stack["python"]
+    steps.append(InstallStep(f"Use Python {python}", (f"python{python} -m venv ~/ascend-venv",
+                                                       "source ~/ascend-venv/bin/activate")))
+    steps.append(InstallStep(f"Install PyTorch {stack['torch']}", (f"pip install torch=={stack['torch']}",)))
+    steps.append(InstallStep(f"Install torch_npu {stack['torch_npu']}",
+                             (f"pip install torch-npu=={stack['torch_npu']}",
+                              'python -c "import torch, torch_npu; print(torch_npu.npu.device_count())"')))
+    version = stack[engine]
+    if engine == "vllm-ascend":
+        steps.append(InstallStep(f"Install vLLM {stack.get('vllm')} and vLLM-Ascend {version}",
+                                 (f"pip install vllm=={stack.get('vllm')} vllm-ascend=={version}",),
+                                 f"or run the release image quay.io/ascend/vllm-ascend:v{version}"))
+    elif engine == "mindie":
+        steps.append(InstallStep(f"Install MindIE {version}",
+                                 (f"# install the MindIE {version} packages for CANN {cann} (hiascend.com)",),
+                                 "MindIE must be used with its own CANN release"))
+    else:
+        steps.append(InstallStep(f"Install MindSpeed {version}",
+                                 ("git clone https://github.com/Ascend/MindSpeed.git",
+                                  "cd MindSpeed && pip install -e ."),
+                                 f"check out the branch of release {version} (README 版本配套表)"))
+    return steps

@@ -1,0 +1,218 @@
+"""torch_npu <-> torch <-> CANN <-> Python verdicts."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, List, Optional, Sequence
+
+from packaging.version import Version
+
+from ascend_doctor.matrix.records import TorchNpuRow, VllmAscendRow
+from ascend_doctor.matrix.specs import (
+    pyspec,
+    python_in,
+    python_version,
+    release_rank,
+    same_public,
+    try_ascend,
+    try_pypi,
+)
+from ascend_doctor.matrix.verdict import Verdict, VerdictKind, unknown
+from ascend_doctor.versions import AscendVersion
+
+if TYPE_CHECKING:
+    from ascend_doctor.matrix.model import Matrix
+
+ORIGIN_TEXT = {
+    "table": "Ascend/pytorch compatibility table",
+    "release_note": "hiascend release note",
+    "installer": "ascend-deployer version map",
+}
+
+
+def describe_python(spec_text: str) -> str:
+    """``>=3.8,<3.12`` -> ``3.8-3.11``; anything else as written."""
+    lower = upper = None
+    for spec in pyspec(spec_text):
+        if spec.operator == ">=":
+            lower = spec.version
+        elif spec.operator == "<":
+            upper = Version(spec.version)
+    if lower and upper is not None and upper.release[0] == 3 and len(upper.release) >= 2:
+        return f"{lower}-{upper.release[0]}.{upper.release[1] - 1}"
+    return spec_text
+
+
+def rows_for_torch_npu(m: Matrix, torch_npu: Version) -> List[TorchNpuRow]:
+    return [row for row in m.torch_npu_rows if try_pypi(row.version) == torch_npu]
+
+
+def vllm_rows_for_torch_npu(m: Matrix, torch_npu: Version) -> List[VllmAscendRow]:
+    return [row for row in m.vllm_ascend_rows if try_pypi(row.torch_npu) == torch_npu]
+
+
+def rows_for_cann(m: Matrix, cann: AscendVersion) -> List[TorchNpuRow]:
+    """torch_npu rows of this CANN release (the most specific spelling wins: 6.3.RC3.1 over 6.3.RC3)."""
+    ranked = []
+    for row in m.torch_npu_rows:
+        version = try_ascend(row.cann)
+        rank = release_rank(version, cann) if version is not None else -1
+        if rank >= 0:
+            ranked.append((rank, row))
+    if not ranked:
+        return []
+    top = max(rank for rank, _ in ranked)
+    return [row for rank, row in ranked if rank == top]
+
+
+def recommended_pair(m: Matrix, cann: AscendVersion, torch: Optional[str] = None) -> Optional[TorchNpuRow]:
+    """The highest torch_npu released for a CANN (for ``torch`` when given); table rows first."""
+    rows = rows_for_cann(m, cann)
+    if torch:
+        wanted = try_pypi(torch)
+        rows = [r for r in rows if wanted is not None and same_public(Version(r.torch), wanted)]
+    if not rows:
+        return None
+    order = {"table": 0, "release_note": 1, "installer": 2}
+    return min(rows, key=lambda r: (order[r.origin], [-x for x in Version(r.version).release],
+                                    -(Version(r.version).post or 0)))
+
+
+def _list(versions: Sequence[str]) -> str:
+    return ", ".join(versions)
+
+
+# -- torch_npu <-> torch ----------------------------------------------------------------------
+
+def torch_npu_vs_torch(m: Matrix, torch_npu: str, torch: str) -> Verdict:
+    npu_v, torch_v = try_pypi(torch_npu), try_pypi(torch)
+    if npu_v is None:
+        return unknown(f"cannot read the torch_npu version {torch_npu!r}")
+    if torch_v is None:
+        return unknown(f"cannot read the torch version {torch!r}")
+    rows = rows_for_torch_npu(m, npu_v)
+    pairs = [(r.torch, r.source, f"branch {r.branch}" if r.branch else ORIGIN_TEXT[r.origin]) for r in rows]
+    pairs += [(r.torch, r.source, f"vLLM-Ascend {r.version} row") for r in vllm_rows_for_torch_npu(m, npu_v)]
+    matching = [p for p in pairs if same_public(Version(p[0]), torch_v)]
+    if matching:
+        return Verdict(VerdictKind.RECOMMENDED,
+                       f"torch_npu {torch_npu} is built for PyTorch {matching[0][0]} ({matching[0][2]})",
+                       tuple(dict.fromkeys(s for p in matching for s in p[1])))
+    if pairs:
+        wanted = pairs[0][0]
+        return Verdict(VerdictKind.INCOMPATIBLE,
+                       f"torch_npu {torch_npu} is built for PyTorch {wanted} ({pairs[0][2]}), not {torch}",
+                       tuple(dict.fromkeys(s for p in pairs for s in p[1])),
+                       f"pip install torch=={wanted}")
+    # Not in any table: torch_npu versions carry the PyTorch version they are built for.
+    base = Version(".".join(str(x) for x in npu_v.release[:3]))
+    sources = ("github.com/Ascend/pytorch COMPATIBILITY.en.md (branch v{PyTorch}-{PTA}: the PyTorch version "
+               "matching the TorchNPU)",)
+    if same_public(base, Version(".".join(str(x) for x in torch_v.release[:3]))):
+        return Verdict(VerdictKind.COMPATIBLE,
+                       f"torch_npu {torch_npu} is not in the matrix; its version names PyTorch {base}, as installed",
+                       sources, inferred=True)
+    return Verdict(VerdictKind.INCOMPATIBLE,
+                   f"torch_npu {torch_npu} is not in the matrix, but its version names PyTorch {base}, not {torch}",
+                   sources, f"pip install torch=={base}", inferred=True)
+
+
+# -- torch_npu <-> CANN -----------------------------------------------------------------------
+
+def torch_npu_vs_cann(m: Matrix, torch_npu: str, cann: str) -> Verdict:
+    npu_v, cann_v = try_pypi(torch_npu), try_ascend(cann)
+    if npu_v is None:
+        return unknown(f"cannot read the torch_npu version {torch_npu!r}")
+    if cann_v is None:
+        return unknown(f"cannot read the CANN version {cann!r}")
+    suggestion = _suggest_for_cann(m, cann_v, npu_v)
+    rows = rows_for_torch_npu(m, npu_v)
+    matching = [r for r in rows if _cann_matches(r.cann, cann_v)]
+    if matching:
+        others = [r for r in rows if r not in matching]
+        notes = tuple(f"{ORIGIN_TEXT[r.origin]} pairs it with CANN {r.cann}" for r in others)
+        notes += tuple(r.note for r in matching if r.note)
+        first = matching[0]
+        where = f"branch {first.branch}" if first.branch else ORIGIN_TEXT[first.origin]
+        return Verdict(VerdictKind.RECOMMENDED, f"torch_npu {torch_npu} is released for CANN {first.cann} ({where})",
+                       tuple(dict.fromkeys(s for r in matching for s in r.source)), notes=notes)
+    vllm_rows = [r for r in vllm_rows_for_torch_npu(m, npu_v) if _cann_matches(r.cann, cann_v)]
+    if vllm_rows:
+        return Verdict(VerdictKind.RECOMMENDED,
+                       f"vLLM-Ascend {vllm_rows[0].version} pairs torch_npu {torch_npu} with CANN {vllm_rows[0].cann}",
+                       vllm_rows[0].source)
+    for statement in m.torch_npu_cann:
+        ptas = [try_ascend(p) for p in statement.pta]
+        row_ptas = [try_ascend(r.pta) for r in rows if r.pta]
+        if any(p and rp and p.same_release(rp) for p in ptas for rp in row_ptas) and \
+                any(_cann_matches(c, cann_v) for c in statement.cann):
+            pta = next(r.pta for r in rows if r.pta)
+            uncertain = (statement.note,) if statement.uncertain and statement.note else ()
+            return Verdict(VerdictKind(statement.verdict),
+                           f"PTA {pta} (torch_npu {torch_npu}) lists CANN {cann} as compatible",
+                           statement.source, suggestion, inferred=False, notes=uncertain)
+    for entry in m.torch_npu_runtime_map:
+        if _cann_matches(entry.cann, cann_v) and not any(try_pypi(v) == npu_v for v in entry.torch_npu):
+            return Verdict(VerdictKind.INCOMPATIBLE,
+                           f"with CANN {entry.cann} torch_npu accepts only {_list(entry.torch_npu)}; {torch_npu} "
+                           "prints 'CANN package version … and PyTorch version … do not match'",
+                           entry.source, suggestion)
+    if rows:
+        canns = _list(sorted({r.cann for r in rows}))
+        return unknown(f"torch_npu {torch_npu} is released for CANN {canns}; no source says it works with CANN {cann}",
+                       suggestion, tuple(dict.fromkeys(s for r in rows for s in r.source)))
+    return unknown(f"torch_npu {torch_npu} is not in the matrix", suggestion)
+
+
+def _cann_matches(row_cann: str, cann_v: AscendVersion) -> bool:
+    version = try_ascend(row_cann)
+    return version is not None and release_rank(version, cann_v) >= 0
+
+
+def _suggest_for_cann(m: Matrix, cann_v: AscendVersion, torch_npu: Version) -> Optional[str]:
+    rows = rows_for_cann(m, cann_v)
+    if not rows:
+        return None
+    same_torch = [r for r in rows if Version(r.torch).release[:2] == torch_npu.release[:2]]
+    pick = same_torch or rows
+    versions = ", ".join(f"{r.version} (torch {r.torch})" for r in pick)
+    return f"CANN {cann_v.release} is released with torch_npu {versions}"
+
+
+# -- Python -----------------------------------------------------------------------------------
+
+def torch_vs_python(m: Matrix, torch: str, python: str) -> Verdict:
+    torch_v = try_pypi(torch)
+    if torch_v is None:
+        return unknown(f"cannot read the torch version {torch!r}")
+    if python_version(python) is None:
+        return unknown(f"cannot read the Python version {python!r}")
+    rows = [r for r in m.torch_python if same_public(Version(r.torch), torch_v)]
+    if not rows:
+        return unknown(f"PyTorch {torch} is not in the matrix")
+    row = rows[0]
+    if not row.python:
+        return unknown(f"no Python list is recorded for PyTorch {row.torch}", None, row.source)
+    shown = describe_python(row.python)
+    if python_in(row.python, python):
+        return Verdict(VerdictKind.COMPATIBLE, f"PyTorch {row.torch} supports Python {shown}", row.source)
+    return Verdict(VerdictKind.INCOMPATIBLE, f"PyTorch {row.torch} supports Python {shown}, not {python}",
+                   row.source, f"use Python {shown}, or a PyTorch release that supports Python {python}")
+
+
+def torch_npu_vs_python(m: Matrix, torch_npu: str, python: str) -> Verdict:
+    npu_v = try_pypi(torch_npu)
+    if npu_v is None:
+        return unknown(f"cannot read the torch_npu version {torch_npu!r}")
+    if python_version(python) is None:
+        return unknown(f"cannot read the Python version {python!r}")
+    for entry in m.torch_npu_python:
+        if any(try_pypi(v) == npu_v for v in entry.torch_npu):
+            shown = describe_python(entry.python)
+            if python_in(entry.python, python):
+                return Verdict(VerdictKind.COMPATIBLE, f"torch_npu {torch_npu} supports Python {shown}", entry.source)
+            return Verdict(VerdictKind.INCOMPATIBLE, f"torch_npu {torch_npu} supports Python {shown}, not {python}",
+                           entry.source, f"use Python {shown}")
+    rows = rows_for_torch_npu(m, npu_v)
+    if rows:
+        return torch_vs_python(m, rows[0].torch, python).with_prefix(f"torch_npu {torch_npu}: ")
+    return unknown(f"torch_npu {torch_npu} is not in the matrix")

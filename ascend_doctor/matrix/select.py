@@ -1,0 +1,85 @@
+"""Which matrix a run uses: ``--matrix FILE`` > ``$ASCEND_DOCTOR_MATRIX`` > an updated copy newer
+than the shipped one > the shipped matrix. Every Matrix carries its ``origin`` for the report."""
+
+from __future__ import annotations
+
+import os
+from typing import Dict, List, Optional, Tuple
+
+from packaging.version import InvalidVersion, Version
+
+from ascend_doctor.matrix.errors import MatrixError
+from ascend_doctor.matrix.loader import Document, load_document
+from ascend_doctor.matrix.meta import (
+    ENV_MATRIX,
+    read_matrix_version,
+    shipped_matrix_path,
+    user_matrix_path,
+)
+from ascend_doctor.matrix.model import Matrix
+
+_CACHE: Dict[Tuple[str, bool], Tuple[Tuple[Tuple[str, int, int], ...], Document]] = {}
+
+
+def _stamp(paths: List[str]) -> Tuple[Tuple[str, int, int], ...]:
+    stamps = []
+    for path in paths:
+        try:
+            st = os.stat(path)
+            stamps.append((path, st.st_mtime_ns, st.st_size))
+        except OSError:
+            stamps.append((path, -1, -1))
+    return tuple(stamps)
+
+
+def load_document_cached(path: str, *, allow_include: bool = True) -> Document:
+    """Parse once per process while the files do not change (checks call load_matrix repeatedly)."""
+    key = (os.path.abspath(path), allow_include)
+    cached = _CACHE.get(key)
+    if cached is not None and cached[0] == _stamp(cached[1].files):
+        return cached[1]
+    doc = load_document(path, allow_include=allow_include)
+    _CACHE[key] = (_stamp(doc.files), doc)
+    return doc
+
+
+def open_matrix(path: str, origin: str, *, allow_include: bool = True) -> Matrix:
+    doc = load_document_cached(path, allow_include=allow_include)
+    if doc.problems or doc.meta is None:
+        raise MatrixError(doc.problems)
+    return Matrix(doc, origin)
+
+
+def is_newer(candidate: Optional[str], reference: Optional[str]) -> bool:
+    """PEP 440 comparison of matrix versions; an unreadable candidate is never newer."""
+    if not candidate:
+        return False
+    try:
+        cand = Version(candidate)
+    except InvalidVersion:
+        return False
+    try:
+        return reference is None or cand > Version(reference)
+    except InvalidVersion:
+        return True
+
+
+def load_matrix(path: Optional[str] = None) -> Matrix:
+    """The matrix for this run. Raises MatrixError when an explicitly chosen file is invalid."""
+    if path:
+        return open_matrix(path, f"file: {path}")
+    env = os.environ.get(ENV_MATRIX, "").strip()
+    if env:
+        return open_matrix(env, f"env {ENV_MATRIX}: {env}")
+    shipped = shipped_matrix_path()
+    user = user_matrix_path()
+    warnings: List[str] = []
+    if os.path.isfile(user) and is_newer(read_matrix_version(user), read_matrix_version(shipped)):
+        try:
+            return open_matrix(user, f"user: {user}", allow_include=False)
+        except MatrixError as exc:
+            # a broken update must never stop the doctor: fall back to what shipped, say so
+            warnings.append(f"ignored the updated matrix {user}: {exc}")
+    matrix = open_matrix(shipped, "shipped")
+    matrix.warnings.extend(warnings)
+    return matrix
