@@ -1,0 +1,226 @@
+"""Literal prefilter: which byte strings must appear in a line for a signature to match.
+
+Running ~100 regexes on every line of a 2 GB log is far too slow in Python. Instead, each
+signature pattern is analysed once: we derive a set of literals such that every match of the
+pattern contains at least one of them (``required_literals``). From those we pick short
+"needles" that start with one of a few *pivot* bytes (``plan_needles``), and build one regex per
+pivot byte. A regex that starts with a fixed byte is searched by the regex engine with a fast
+memchr-like scan, so a chunk is examined with a handful of C-speed passes; only the few lines
+that contain a needle are decoded and checked against the full patterns.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from dataclasses import dataclass
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+
+# ``sre_parse`` was renamed ``re._parser`` in 3.11 (the old name warns); both parse the same way.
+try:
+    _parser: Any = importlib.import_module("re._parser")
+    _constants: Any = importlib.import_module("re._constants")
+except ImportError:  # Python 3.9 / 3.10
+    _parser = importlib.import_module("sre_parse")
+    _constants = importlib.import_module("sre_constants")
+
+_LITERAL = _constants.LITERAL
+_SUBPATTERN = _constants.SUBPATTERN
+_BRANCH = _constants.BRANCH
+_REPEATS = (_constants.MAX_REPEAT, _constants.MIN_REPEAT)
+
+# Needles shorter than this would match too often to be worth it.
+MIN_NEEDLE = 4
+# Needles at least this long are selective enough; shorter ones only when the literal is short.
+GOOD_NEEDLE = 8
+
+# Characters a JSON string may escape, and non-ASCII text (may be written as \\uXXXX): a needle
+# never spans them, so JSON-escaped pastes still hit the prefilter.
+_UNSAFE = frozenset('"\\/')
+
+
+def required_literals(pattern: str) -> Optional[FrozenSet[str]]:
+    """Literals of which at least one occurs in every match of ``pattern``; None if unknown.
+
+    Conservative by construction: alternations contribute only when every branch yields a
+    literal; optional parts never contribute.
+    """
+    try:
+        parsed = _parser.parse(pattern)
+    except (re.error, RecursionError):
+        return None
+    found = _best_of_sequence(list(parsed))
+    return frozenset(found) if found else None
+
+
+def _best_of_sequence(items: Sequence[Tuple[Any, Any]]) -> Optional[Set[str]]:
+    candidates: List[Set[str]] = []
+    run: List[str] = []
+
+    def flush() -> None:
+        if run:
+            candidates.append({"".join(run)})
+            run.clear()
+
+    for op, arg in items:
+        if op is _LITERAL:
+            run.append(chr(arg))
+            continue
+        flush()
+        sub: Optional[Set[str]] = None
+        if op is _SUBPATTERN:
+            sub = _best_of_sequence(list(arg[-1]))
+        elif op is _BRANCH:
+            branches = [_best_of_sequence(list(b)) for b in arg[1]]
+            if branches and all(branches):
+                sub = set().union(*[b for b in branches if b])
+        elif op in _REPEATS and arg[0] >= 1:
+            sub = _best_of_sequence(list(arg[2]))
+        if sub:
+            candidates.append(sub)
+    flush()
+    if not candidates:
+        return None
+    # Prefer the set whose shortest member is longest (most selective), then fewer members.
+    return max(candidates, key=lambda s: (min(len(x) for x in s), -len(s)))
+
+
+def _char_cost(ch: str) -> float:
+    """Relative cost of searching for ``ch`` as a pivot byte in typical Ascend logs.
+
+    Roughly the byte's share (percent) of log text: each occurrence stops the fast scan and
+    costs a trie attempt. Measured on plog/vLLM/dmesg text: spaces, digits and common
+    lower-case letters are frequent; most upper-case letters and punctuation are rare.
+    """
+    if ch == " ":
+        return 14.0
+    if ch in "etaoinsrhldcu":
+        return 4.0
+    if ch in "=-:._,[]()/":
+        return 3.0
+    if ch.isdigit():
+        return 3.0
+    if ch.islower():
+        return 1.0
+    if ch in "EINORSTUMFCP":
+        return 0.6
+    if ch.isupper():
+        return 0.15
+    return 0.1
+
+
+# One more pass over every chunk costs about as much as a pivot byte with 1% of hits.
+_PASS_COST = 1.0
+
+
+@dataclass(frozen=True)
+class NeedlePlan:
+    """How the prefilter searches: needles grouped by their first (pivot) byte."""
+
+    by_pivot: Mapping[str, Tuple[str, ...]]  # pivot char -> needles starting with it
+    needles_of: Mapping[str, Tuple[str, ...]]  # literal -> its needle(s)
+
+    @property
+    def needles(self) -> List[str]:
+        return sorted({n for group in self.by_pivot.values() for n in group})
+
+
+def _safe_runs(literal: str) -> List[Tuple[int, int]]:
+    runs: List[Tuple[int, int]] = []
+    start = None
+    for i, ch in enumerate(literal + '"'):
+        safe = ch not in _UNSAFE and ord(ch) <= 127 and i < len(literal)
+        if safe and start is None:
+            start = i
+        elif not safe and start is not None:
+            runs.append((start, i))
+            start = None
+    return runs
+
+
+def _needle_options(literal: str) -> Dict[str, str]:
+    """For each usable pivot char of a literal, the longest safe needle starting with it.
+
+    A needle must be long enough to be selective (``GOOD_NEEDLE`` chars, or nearly the whole
+    safe run when the literal is shorter): short needles such as "error" would turn half the
+    lines of a log into candidates.
+    """
+    runs = _safe_runs(literal)
+    if not runs:
+        return {}
+    longest = max(end - start for start, end in runs)
+    # Short literals (error codes such as "507033") may drop their first character, which lets
+    # all codes of one family share a pivot ("07033", "07899" ... pivot on "0").
+    need = max(MIN_NEEDLE, min(GOOD_NEEDLE, longest - 1))
+    options: Dict[str, str] = {}
+    for start, end in runs:
+        for i in range(start, end - need + 1):
+            ch = literal[i]
+            candidate = literal[i:end]
+            if len(candidate) > len(options.get(ch, "")):
+                options[ch] = candidate
+    return options
+
+
+def plan_needles(literals: Iterable[str]) -> NeedlePlan:
+    """Choose few, rare pivot bytes such that every literal gets a needle (greedy set cover)."""
+    options = {lit: _needle_options(lit) for lit in set(literals)}
+    # A literal with no safe window (too short, or all unsafe chars) is searched as itself.
+    chosen_for: Dict[str, str] = {lit: lit for lit, opts in options.items() if not opts}
+    pending = {lit for lit, opts in options.items() if opts}
+    pivots: Set[str] = set()
+    while pending:
+        best_char = ""
+        best_score = -1.0
+        for ch in {c for lit in pending for c in options[lit]}:
+            covered = sum(1 for lit in pending if ch in options[lit])
+            cost = _char_cost(ch) + (0.0 if ch in pivots else _PASS_COST)
+            score = covered / cost
+            if score > best_score or (score == best_score and ch < best_char):
+                best_char, best_score = ch, score
+        pivots.add(best_char)
+        for lit in [lit for lit in pending if best_char in options[lit]]:
+            chosen_for[lit] = options[lit][best_char]
+            pending.discard(lit)
+    by_pivot: Dict[str, Set[str]] = {}
+    for needle in chosen_for.values():
+        by_pivot.setdefault(needle[0], set()).add(needle)
+    return NeedlePlan(
+        by_pivot={k: tuple(sorted(v)) for k, v in sorted(by_pivot.items())},
+        needles_of={lit: (needle,) for lit, needle in chosen_for.items()},
+    )
+
+
+def trie_pattern(words: Iterable[str]) -> str:
+    """A regex matching any of ``words``, with common prefixes factored out.
+
+    Factoring keeps the regex engine from re-trying every word at each candidate position.
+    """
+    root: Dict[str, Any] = {}
+    for word in words:
+        node = root
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: Dict[str, Any]) -> str:
+        keys = sorted(k for k in node if k)
+        terminal = "" in node
+        if not keys:
+            return ""
+        alternatives = [re.escape(k) + build(node[k]) for k in keys]
+        body = alternatives[0] if len(alternatives) == 1 else "(?:" + "|".join(alternatives) + ")"
+        if terminal:
+            body = "(?:" + body + ")?"
+        return body
+
+    return build(root)
+
+
+def compile_pivot_regexes(plan: NeedlePlan) -> List[Tuple[str, re.Pattern[bytes]]]:
+    """One bytes regex per pivot byte; each starts with that fixed byte (fast engine scan)."""
+    compiled = []
+    for pivot, needles in plan.by_pivot.items():
+        source = trie_pattern(needles)
+        compiled.append((pivot, re.compile(source.encode("utf-8"))))
+    return compiled

@@ -1,0 +1,353 @@
+"""Streaming log scanner: find every known signature in a log of any size, in bounded memory.
+
+The input is read in binary chunks (1 MiB). In each chunk a literal prefilter (see
+``literals.py``) finds the few lines that can possibly match; only those are decoded
+(``errors="replace"``), unwrapped (``normalize.expand_line``) and matched against the full
+patterns. Memory is bounded by one chunk plus one line segment: a physical line longer than
+``max_segment`` (a whole log JSON-escaped into one line, or garbage without newlines) is cut
+into segments, preferably at an escaped ``\\n``, that keep the same line number.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from typing import Any, BinaryIO, Callable, Dict, List, Optional, Sequence, Tuple
+
+from ascend_doctor.logscan.literals import compile_pivot_regexes, plan_needles
+from ascend_doctor.logscan.normalize import expand_line
+from ascend_doctor.logscan.signatures import Signature, SignatureDB, load_signatures
+
+DEFAULT_CHUNK = 1 << 20
+DEFAULT_MAX_SEGMENT = 1 << 20
+MAX_SHOWN_CHARS = 400  # of a matched line, for display and JSON
+
+
+@dataclass(frozen=True)
+class SignatureHit:
+    """One signature found in one input: how often, where first/last, and the first line."""
+
+    signature: Signature
+    count: int  # physical lines that matched
+    first_line: int
+    last_line: int
+    first_text: str
+    # For generic wrappers (ERR99999, EE1001 ...): the most specific signature found with them.
+    secondary_of: Optional[str] = None
+
+    @property
+    def id(self) -> str:
+        return self.signature.id
+
+    def to_dict(self) -> Dict[str, Any]:
+        sig = self.signature
+        return {
+            "id": sig.id,
+            "title": sig.title,
+            "category": sig.category,
+            "specificity": sig.specificity,
+            "generic": sig.generic,
+            "fault": sig.fault,
+            "secondary_of": self.secondary_of,
+            "count": self.count,
+            "first_line": self.first_line,
+            "last_line": self.last_line,
+            "line_text": self.first_text,
+            "meaning": sig.meaning,
+            "causes": list(sig.causes),
+            "check_next": list(sig.check_next),
+            "fix": list(sig.fix),
+            "source": list(sig.source),
+        }
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    source: str
+    hits: Tuple[SignatureHit, ...]  # most specific first; generic wrappers last
+    lines: int  # physical lines read
+    bytes_read: int
+    matched_lines: int  # physical lines with at least one signature (what `grep -c` counts)
+    complete: bool = True  # False when a byte or time budget stopped the scan early
+    stop_reason: str = ""
+    long_lines: int = 0  # physical lines longer than the segment size (cut into pieces)
+    binary: bool = False  # the input contains NUL bytes: probably not a text log
+    elapsed_s: float = 0.0
+
+    @property
+    def primary(self) -> Optional[SignatureHit]:
+        return self.hits[0] if self.hits else None
+
+    @property
+    def found(self) -> bool:
+        return bool(self.hits)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "source": self.source,
+            "bytes_read": self.bytes_read,
+            "lines": self.lines,
+            "matched_lines": self.matched_lines,
+            "complete": self.complete,
+            "stop_reason": self.stop_reason,
+            "long_lines": self.long_lines,
+            "binary": self.binary,
+            "elapsed_s": round(self.elapsed_s, 3),
+            "findings": [hit.to_dict() for hit in self.hits],
+        }
+
+
+def order_hits(hits: Sequence[SignatureHit]) -> Tuple[SignatureHit, ...]:
+    """Most specific first; generic wrappers last, pointing at the most specific cause."""
+
+    def key(hit: SignatureHit) -> Tuple[int, int, str]:
+        return (-hit.signature.specificity, hit.first_line, hit.signature.id)
+
+    specific = sorted((h for h in hits if not h.signature.generic), key=key)
+    generic = sorted((h for h in hits if h.signature.generic), key=key)
+    if specific:
+        top = specific[0].signature.id
+        generic = [replace(h, secondary_of=top) for h in generic]
+    return tuple(specific + generic)
+
+
+def shown_text(text: str, start: int, end: int, limit: int = MAX_SHOWN_CHARS) -> str:
+    """The line as shown to people: whole when short, else a window around the match."""
+    if len(text) <= limit:
+        return text.strip()
+    left = max(0, min(start - limit // 4, len(text) - limit))
+    window = text[left : left + limit].strip()
+    return ("…" if left > 0 else "") + window + ("…" if left + limit < len(text) else "")
+
+
+class _Accumulator:
+    __slots__ = ("count", "first_line", "first_text", "last_line")
+
+    def __init__(self, line: int, text: str) -> None:
+        self.count = 1
+        self.first_line = line
+        self.last_line = line
+        self.first_text = text
+
+
+class LogScanner:
+    """Reusable scanner for one signature database (building the prefilter costs ~ms)."""
+
+    def __init__(
+        self,
+        db: Optional[SignatureDB] = None,
+        chunk_size: int = DEFAULT_CHUNK,
+        max_segment: int = DEFAULT_MAX_SEGMENT,
+    ) -> None:
+        self.db = db if db is not None else load_signatures()
+        self.chunk_size = max(4096, chunk_size)
+        self.max_segment = max(1024, max_segment)
+        literals = {lit for sig in self.db.signatures for lit in sig.literals}
+        self.plan = plan_needles(literals)
+        self._pivots = [(pivot.encode("utf-8"), rx) for pivot, rx in compile_pivot_regexes(self.plan)]
+        # Signatures with no usable literal are checked on every line (slow, but correct).
+        self._always = tuple(sig for sig in self.db.signatures if not sig.literals)
+        # needle -> signatures that need it; a line is checked only against those.
+        by_needle: Dict[bytes, List[Signature]] = {}
+        for sig in self.db.signatures:
+            for lit in sig.literals:
+                for needle in self.plan.needles_of[lit]:
+                    by_needle.setdefault(needle.encode("utf-8"), []).append(sig)
+        self._sigs_by_needle: Dict[bytes, Tuple[Signature, ...]] = {k: tuple(v) for k, v in by_needle.items()}
+        # A trie regex prefers the longest needle; shorter needles that are prefixes of the
+        # matched text must count too.
+        self._prefixes: Dict[bytes, Tuple[bytes, ...]] = {
+            needle: tuple(n for n in by_needle if needle.startswith(n)) for needle in by_needle
+        }
+        self._order = {sig.id: i for i, sig in enumerate(self.db.signatures)}
+
+    # -- public entry points ------------------------------------------------------------------
+
+    def scan_path(self, path: str, max_bytes: Optional[int] = None, deadline: Optional[float] = None) -> ScanResult:
+        with open(path, "rb") as stream:
+            return self.scan_stream(stream, path, max_bytes=max_bytes, deadline=deadline)
+
+    def scan_bytes(self, data: bytes, source: str = "<bytes>") -> ScanResult:
+        import io
+
+        return self.scan_stream(io.BytesIO(data), source)
+
+    def scan_text(self, text: str, source: str = "<text>") -> ScanResult:
+        return self.scan_bytes(text.encode("utf-8", errors="replace"), source)
+
+    def scan_stream(
+        self,
+        stream: BinaryIO,
+        source: str = "<stream>",
+        max_bytes: Optional[int] = None,
+        deadline: Optional[float] = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> ScanResult:
+        """Scan a binary stream to its end, or until ``max_bytes`` / the ``deadline`` (clock time)."""
+        run = _Run(self, source)
+        started = clock()
+        carry = b""
+        line_no = 1
+        stop_reason = ""
+        while True:
+            if deadline is not None and clock() > deadline:
+                stop_reason = "time budget"
+                break
+            want = self.chunk_size
+            if max_bytes is not None:
+                left = max_bytes - run.bytes_read
+                if left <= 0:
+                    if stream.read(1):
+                        stop_reason = "byte budget"
+                    break
+                want = min(want, left)
+            data = stream.read(want)
+            if not data:
+                break
+            if run.bytes_read == 0 and b"\x00" in data[:65536]:
+                run.binary = True
+            run.bytes_read += len(data)
+            buf = carry + data if carry else data
+            last_nl = buf.rfind(b"\n")
+            if last_nl >= 0:
+                block = buf[: last_nl + 1]
+                carry = buf[last_nl + 1 :]
+                run.process_block(block, line_no)
+                line_no += block.count(b"\n")
+            else:
+                carry = buf
+            carry = run.cut_long_line(carry, line_no)
+        if carry and not stop_reason:
+            run.process_block(carry, line_no)
+            line_no += 1
+        elif carry:
+            line_no += 1
+        return ScanResult(
+            source=source,
+            hits=order_hits(run.hits()),
+            lines=line_no - 1,
+            bytes_read=run.bytes_read,
+            matched_lines=run.matched_lines,
+            complete=not stop_reason,
+            stop_reason=stop_reason,
+            long_lines=len(run.long_line_numbers),
+            binary=run.binary,
+            elapsed_s=clock() - started,
+        )
+
+
+class _Run:
+    """State of one scan."""
+
+    def __init__(self, scanner: LogScanner, source: str) -> None:
+        self.scanner = scanner
+        self.source = source
+        self.bytes_read = 0
+        self.binary = False
+        self.matched_lines = 0
+        self._last_matched_line = 0
+        self._acc: Dict[str, _Accumulator] = {}
+        self.long_line_numbers: set = set()
+
+    def hits(self) -> List[SignatureHit]:
+        by_id = {sig.id: sig for sig in self.scanner.db.signatures}
+        return [
+            SignatureHit(by_id[sig_id], acc.count, acc.first_line, acc.last_line, acc.first_text)
+            for sig_id, acc in self._acc.items()
+        ]
+
+    def cut_long_line(self, carry: bytes, line_no: int) -> bytes:
+        """Process the head of an over-long line so the carried tail stays bounded."""
+        limit = self.scanner.max_segment
+        while len(carry) > limit:
+            self.long_line_numbers.add(line_no)
+            cut = carry.rfind(b"\\n", limit // 2, limit)
+            cut = cut + 2 if cut >= 0 else limit
+            self.process_block(carry[:cut], line_no)
+            carry = carry[cut:]
+        return carry
+
+    def process_block(self, block: bytes, first_line: int) -> None:
+        """Find candidate lines in a run of whole lines (or one segment) and match them."""
+        starts = set()
+        for pivot, regex in self.scanner._pivots:
+            if pivot not in block:
+                continue
+            pos = 0
+            while True:
+                match = regex.search(block, pos)
+                if match is None:
+                    break
+                start = block.rfind(b"\n", 0, match.start()) + 1
+                starts.add(start)
+                end = block.find(b"\n", match.end())
+                if end < 0:
+                    break
+                pos = end + 1
+        if self.scanner._always:
+            starts.update(self._all_line_starts(block))
+        if not starts:
+            return
+        line = first_line
+        counted_to = 0
+        for start in sorted(starts):
+            line += block.count(b"\n", counted_to, start)
+            counted_to = start
+            end = block.find(b"\n", start)
+            self._match_line(block[start : end if end >= 0 else len(block)], line)
+
+    @staticmethod
+    def _all_line_starts(block: bytes) -> List[int]:
+        starts = [0]
+        pos = block.find(b"\n")
+        while pos >= 0 and pos + 1 < len(block):
+            starts.append(pos + 1)
+            pos = block.find(b"\n", pos + 1)
+        return starts
+
+    def _match_line(self, raw: bytes, line: int) -> None:
+        scanner = self.scanner
+        found: Dict[str, Signature] = {}
+        for pivot, regex in scanner._pivots:
+            if pivot not in raw:
+                continue
+            for match in regex.finditer(raw):
+                for needle in scanner._prefixes.get(match.group(), ()):
+                    for sig in scanner._sigs_by_needle[needle]:
+                        found[sig.id] = sig
+        candidates = sorted(found.values(), key=lambda s: scanner._order[s.id])
+        candidates.extend(scanner._always)
+        if not candidates:
+            return
+        logical = expand_line(raw.decode("utf-8", errors="replace"))
+        matched_any = False
+        for sig in candidates:
+            for text in logical:
+                found_at = sig.regex.search(text)
+                if found_at:
+                    self._record(sig.id, line, text, found_at.start(), found_at.end())
+                    matched_any = True
+                    break
+        if matched_any and line != self._last_matched_line:
+            self.matched_lines += 1
+            self._last_matched_line = line
+
+    def _record(self, sig_id: str, line: int, text: str, start: int, end: int) -> None:
+        acc = self._acc.get(sig_id)
+        if acc is None:
+            self._acc[sig_id] = _Accumulator(line, shown_text(text, start, end))
+        elif acc.last_line != line:  # a long line cut into segments counts once
+            acc.count += 1
+            acc.last_line = line
+
+
+_DEFAULT: Dict[str, LogScanner] = {}
+
+
+def default_scanner() -> LogScanner:
+    """The scanner for the shipped database, built once per process."""
+    path = load_signatures().path
+    scanner = _DEFAULT.get(path)
+    if scanner is None:
+        scanner = _DEFAULT[path] = LogScanner(load_signatures())
+    return scanner
