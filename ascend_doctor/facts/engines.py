@@ -1,0 +1,451 @@
+"""Facts about what sits on top of CANN: the kernels/ops package, NNAL/ATB, MindIE, the engines.
+
+On-disk layout read here (sources in brackets):
+
+* Kernels package, CANN <= 8.3 (``Ascend-cann-kernels-<chip>_<ver>_linux-<arch>.run``):
+  ``<cann home>/opp_kernel/version.info`` with ``Version=`` / ``version_dir=`` (compat_facts §5.5;
+  corpus ``version-files/notes-800IA2-opp_kernel-version.info-8.2.RC1.txt``; the ``latest/opp_kernel``
+  link in ``version-files/toolkit-latest-ls-8.2.RC2-symlinks.txt``).
+* CANN >= 8.5 ops package (``Ascend-cann-<chip>-ops_<ver>_linux-<arch>.run``): an
+  ``ascend_ops_install.info`` next to the toolkit's, found by the ``stack`` provider (kind ``ops``).
+* The chip the binary kernels were built for: one folder per SoC under
+  ``<opp>/built-in/op_impl/ai_core/tbe/kernel/`` and ``.../tbe/kernel/config/<soc>/binary_info_config.json``
+  -- the file whose absence gives ``EZ1001 ... binary_info_config.json failed, please check if the
+  opp_kernel package is installed`` (vllm-ascend#237). SoC folder names seen in CANN trees and
+  custom-op build scripts: ``ascend910b`` (A2), ``ascend910_93`` (A3), ``ascend310p``, ``ascend310b``,
+  ``ascend910`` (public GitHub files under ``opp/built-in/op_impl/ai_core/tbe/kernel/config/<soc>/``).
+* NNAL/ATB: ``<root>/nnal/atb/latest/version.info`` (``key : value``) and one library tree per C++
+  ABI, ``<root>/nnal/atb/latest/atb/cxx_abi_0`` and ``cxx_abi_1``; ``set_env.sh`` exports
+  ``ATB_HOME_PATH=<...>/cxx_abi_<n>`` where n is ``torch.compiled_with_cxx11_abi()`` of the
+  ``python3`` on PATH, or 1 when that python3 cannot import torch (compat_facts §5.6; NNAL
+  ``set_env.sh`` ``get_cxx_abi_option``).
+* MindIE: ``<root>/mindie/latest/version.info``, ``<root>/atb-models/version.info`` (§5.6).
+* Installed engines: distributions in the target Python; running engines: ``host.processes()``.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Tuple
+
+from ascend_doctor.facts import Facts, FactUnavailable, provider
+from ascend_doctor.facts.stack import CannInstall, ParsedFile, StackFacts, _read_parsed
+from ascend_doctor.host.base import CommandResult, HostFileError, ProcessInfo
+
+KERNEL_DIR = "built-in/op_impl/ai_core/tbe/kernel"
+BINARY_INFO = "binary_info_config.json"
+
+# Chip family (facts.npu.chip_family) -> the SoC folder its binary kernels are installed under.
+SOC_FOLDER_BY_FAMILY: Dict[str, str] = {
+    "A2": "ascend910b",
+    "A3": "ascend910_93",
+    "310P": "ascend310p",
+    "310B": "ascend310b",
+    "910": "ascend910",
+}
+
+
+# -- kernels / ops ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class KernelsFacts:
+    """The binary-kernels side of the CANN the runtime will use."""
+
+    cann_home: Optional[str]  # e.g. /usr/local/Ascend/ascend-toolkit/latest or .../cann-8.5.0
+    cann_version: Optional[str]  # the toolkit's version= (8.2.RC1)
+    opp_path: Optional[str]  # ASCEND_OPP_PATH, else <cann home>/opp
+    opp_kernel: Optional[ParsedFile]  # <cann home>/opp_kernel/version.info (CANN <= 8.3 kernels package)
+    ops_packages: Tuple[CannInstall, ...] = ()  # ascend_ops_install.info installs (CANN >= 8.5)
+    soc_folders: Tuple[str, ...] = ()  # ascend* folders under <opp>/built-in/.../tbe/kernel/
+    soc_configs: Tuple[str, ...] = ()  # ascend* folders under .../kernel/config/ holding binary_info_config.json
+    tbe_present: bool = False  # <opp>/built-in/op_impl/ai_core/tbe exists (the toolkit's own operator tree)
+    notes: Tuple[str, ...] = ()
+
+    @property
+    def kernels_version(self) -> Optional[str]:
+        """The CANN release the kernels package belongs to (opp_kernel's, else the ops package's)."""
+        info = self.opp_kernel.info if self.opp_kernel else None
+        release = getattr(info, "cann_release", None)
+        if release:
+            return str(release)
+        for ops in self.ops_packages:
+            if ops.version:
+                return ops.version
+        return None
+
+    @property
+    def installed(self) -> bool:
+        return bool((self.opp_kernel and self.opp_kernel.info) or self.ops_packages or self.soc_configs)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "cann_home": self.cann_home, "cann_version": self.cann_version, "opp_path": self.opp_path,
+            "opp_kernel": self.opp_kernel.to_dict() if self.opp_kernel else None,
+            "ops_packages": [o.to_dict() for o in self.ops_packages],
+            "soc_folders": list(self.soc_folders), "soc_configs": list(self.soc_configs),
+            "kernels_version": self.kernels_version, "tbe_present": self.tbe_present, "notes": list(self.notes),
+        }
+
+
+def cann_home_of(install: CannInstall) -> str:
+    """The directory holding opp/, runtime/...: the install.info folder without ``<arch>-linux``."""
+    path = install.path.rstrip("/")
+    if path.endswith("-linux"):
+        return posixpath.dirname(path)
+    return path
+
+
+def _ascend_dirs(facts: Facts, directory: str) -> List[str]:
+    try:
+        names = facts.host.listdir(directory)
+    except HostFileError:
+        return []
+    return [n for n in names if n.lower().startswith("ascend") and facts.host.is_dir(posixpath.join(directory, n))]
+
+
+@provider("kernels")
+def kernels(facts: Facts) -> KernelsFacts:
+    from ascend_doctor.parsers.version_files import parse_component_version_info
+
+    stack: StackFacts = facts.get("stack")
+    env = dict(facts.host.env())
+    toolkit = stack.active_toolkit(env)
+    notes: List[str] = []
+    home = cann_home_of(toolkit) if toolkit else None
+    opp = (env.get("ASCEND_OPP_PATH") or "").rstrip("/") or (posixpath.join(home, "opp") if home else None)
+    if toolkit is None and not opp:
+        raise FactUnavailable("no CANN toolkit found, so there is no kernels package to look for")
+    opp_kernel = _read_parsed(facts, posixpath.join(home, "opp_kernel", "version.info"),
+                              parse_component_version_info) if home else None
+    homes = {home} if home else set()
+    ops = tuple(c for c in stack.cann if c.kind == "ops" and not c.error
+                and (not homes or cann_home_of(c) in homes or (toolkit and c.version == toolkit.version)))
+    soc_folders: List[str] = []
+    soc_configs: List[str] = []
+    tbe_present = False
+    if opp:
+        tbe_present = facts.host.is_dir(posixpath.join(opp, posixpath.dirname(KERNEL_DIR)))
+        kernel_dir = posixpath.join(opp, KERNEL_DIR)
+        soc_folders = _ascend_dirs(facts, kernel_dir)
+        config_dir = posixpath.join(kernel_dir, "config")
+        soc_configs = [s for s in _ascend_dirs(facts, config_dir)
+                       if facts.host.exists(posixpath.join(config_dir, s, BINARY_INFO))]
+        if not facts.host.is_dir(opp):
+            notes.append(f"{opp} (the operator package directory) does not exist")
+    return KernelsFacts(home, toolkit.version if toolkit else None, opp, opp_kernel, ops,
+                        tuple(soc_folders), tuple(soc_configs), tbe_present, tuple(notes))
+
+
+# -- NNAL / ATB -------------------------------------------------------------------------------
+_ABI_DIR = re.compile(r"cxx_abi_([01])$")
+
+
+@dataclass(frozen=True)
+class NnalFacts:
+    root: Optional[str]  # <install root>/nnal/atb, None when NNAL is not installed
+    version_file: Optional[ParsedFile]  # <root>/latest/version.info
+    latest_target: Optional[str]  # where latest points (the versioned folder)
+    abi_dirs: Tuple[int, ...] = ()  # cxx_abi_N folders present under latest/atb
+    atb_home_path: Optional[str] = None  # ATB_HOME_PATH from the environment
+    atb_home_abi: Optional[int] = None  # N of ATB_HOME_PATH=.../cxx_abi_N
+    atb_home_exists: Optional[bool] = None
+
+    @property
+    def installed(self) -> bool:
+        return self.root is not None
+
+    @property
+    def version(self) -> Optional[str]:
+        info = self.version_file.info if self.version_file else None
+        return getattr(info, "version", None)
+
+    @property
+    def full_version(self) -> Optional[str]:
+        info = self.version_file.info if self.version_file else None
+        return getattr(info, "full_version", None) or self.version
+
+    @property
+    def platform(self) -> Optional[str]:
+        info = self.version_file.info if self.version_file else None
+        return getattr(info, "platform", None)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"root": self.root, "version_file": self.version_file.to_dict() if self.version_file else None,
+                "version": self.version, "latest_target": self.latest_target, "abi_dirs": list(self.abi_dirs),
+                "atb_home_path": self.atb_home_path, "atb_home_abi": self.atb_home_abi,
+                "atb_home_exists": self.atb_home_exists}
+
+
+def abi_of_path(path: Optional[str]) -> Optional[int]:
+    match = _ABI_DIR.search((path or "").rstrip("/"))
+    return int(match.group(1)) if match else None
+
+
+@provider("nnal")
+def nnal(facts: Facts) -> NnalFacts:
+    from ascend_doctor.parsers.version_files import parse_colon_version_info
+
+    host = facts.host
+    stack: StackFacts = facts.get("stack")
+    env = dict(host.env())
+    atb_home = env.get("ATB_HOME_PATH") or None
+    candidates = [posixpath.join(r, "nnal", "atb") for r in stack.roots]
+    if atb_home and "/nnal/atb/" in atb_home:
+        candidates.insert(0, atb_home.split("/nnal/atb/")[0] + "/nnal/atb")
+    root = next((c for c in candidates if host.is_dir(c)), None)
+    version_file = None
+    latest_target = None
+    abi_dirs: Tuple[int, ...] = ()
+    if root:
+        latest = posixpath.join(root, "latest")
+        version_file = _read_parsed(facts, posixpath.join(latest, "version.info"), parse_colon_version_info)
+        link = host.readlink(latest)
+        latest_target = link if link else None
+        atb = posixpath.join(latest, "atb")
+        try:
+            abi_dirs = tuple(sorted({a for a in (abi_of_path(n) for n in host.listdir(atb)) if a is not None}))
+        except HostFileError:
+            abi_dirs = ()
+    return NnalFacts(root, version_file, latest_target, abi_dirs, atb_home, abi_of_path(atb_home),
+                     host.is_dir(atb_home) if atb_home else None)
+
+
+# -- MindIE -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class MindieFacts:
+    root: Optional[str]
+    version_file: Optional[ParsedFile]  # <root>/mindie/latest/version.info
+    atb_models: Optional[ParsedFile]  # <root>/atb-models/version.info
+
+    @property
+    def installed(self) -> bool:
+        return bool(self.version_file)
+
+    @property
+    def version(self) -> Optional[str]:
+        info = self.version_file.info if self.version_file else None
+        return getattr(info, "version", None)
+
+    @property
+    def full_version(self) -> Optional[str]:
+        info = self.version_file.info if self.version_file else None
+        return getattr(info, "full_version", None) or self.version
+
+    @property
+    def platform(self) -> Optional[str]:
+        info = self.version_file.info if self.version_file else None
+        return getattr(info, "platform", None)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"root": self.root, "version": self.version,
+                "version_file": self.version_file.to_dict() if self.version_file else None,
+                "atb_models": self.atb_models.to_dict() if self.atb_models else None}
+
+
+@provider("mindie")
+def mindie(facts: Facts) -> MindieFacts:
+    from ascend_doctor.parsers.version_files import parse_colon_version_info
+
+    stack: StackFacts = facts.get("stack")
+    for root in stack.roots:
+        found = _read_parsed(facts, posixpath.join(root, "mindie", "latest", "version.info"),
+                             parse_colon_version_info)
+        if found:
+            models = _read_parsed(facts, posixpath.join(root, "atb-models", "version.info"),
+                                  parse_colon_version_info)
+            return MindieFacts(root, found, models)
+    return MindieFacts(None, None, None)
+
+
+# -- engines ----------------------------------------------------------------------------------
+# Distributions that identify an engine in the target Python (PEP 503 names). mindie-turbo is
+# left out on purpose: it is an accelerator plugin *for vLLM-Ascend* (vLLM-Ascend v0.7.3 docs:
+# "don't forget to install mindie-turbo"), not the MindIE server.
+ENGINE_PACKAGES: Dict[str, Tuple[str, ...]] = {
+    "vLLM-Ascend": ("vllm-ascend",),
+    "vLLM": ("vllm",),
+    "MindIE": ("mindie", "mindie-llm", "mindie-service", "mindieclient", "mindie-torch", "mindie-motor"),
+    "MindSpeed": ("mindspeed", "mindspeed-llm", "mindspeed-rl", "mindspeed-mm"),
+}
+
+# Process names / command-line words of running engines. MindIE: the service daemon and its
+# backend workers (``mindie_llm_back`` in npu-smi's process table, corpus
+# fixture-2x910B4-mindie_llm_back); vLLM: ``vllm serve`` / the OpenAI api_server entry point and
+# its ``VLLMWorker_*`` processes (corpus fixture-A3-26.0.rc1-VLLMWorker_PP, gpustat-fixture-2x910B2C).
+_MINDIE_PROC = re.compile(r"mindieservice_daemon|mindie_llm|mindie-service|mindie_service", re.I)
+_VLLM_PROC = re.compile(r"^VLLMWorker|^vllm$|vllm\.entrypoints|(^|/)vllm\s+serve\b|\bvllm serve\b", re.I)
+
+
+@dataclass(frozen=True)
+class RunningEngine:
+    engine: str  # "MindIE" | "vLLM"
+    pid: int
+    name: str
+    cmdline: str
+
+
+@dataclass(frozen=True)
+class EnginesFacts:
+    installed: Dict[str, Dict[str, str]]  # engine -> {distribution: version}
+    mindie_on_disk: Optional[str]  # MindIE version from <root>/mindie/latest/version.info
+    running: Tuple[RunningEngine, ...] = ()
+    processes_known: bool = False  # False when the host could not list processes
+    python_error: Optional[str] = None
+
+    def installed_engines(self) -> List[str]:
+        names = [e for e, pkgs in self.installed.items() if pkgs]
+        if self.mindie_on_disk and "MindIE" not in names:
+            names.append("MindIE")
+        return names
+
+    def running_engines(self) -> List[str]:
+        seen: List[str] = []
+        for r in self.running:
+            if r.engine not in seen:
+                seen.append(r.engine)
+        return seen
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"installed": self.installed, "mindie_on_disk": self.mindie_on_disk,
+                "running": [r.__dict__ for r in self.running], "processes_known": self.processes_known,
+                "python_error": self.python_error}
+
+
+def classify_process(proc: ProcessInfo) -> Optional[str]:
+    """"MindIE" / "vLLM" when the process is one of their servers or workers, else None."""
+    cmdline = " ".join(proc.cmdline)
+    text = f"{proc.name} {cmdline}"
+    if _MINDIE_PROC.search(text):
+        return "MindIE"
+    if _VLLM_PROC.search(proc.name) or _VLLM_PROC.search(cmdline):
+        return "vLLM"
+    return None
+
+
+@provider("engines")
+def engines(facts: Facts) -> EnginesFacts:
+    py = facts.try_get("python_env")
+    installed: Dict[str, Dict[str, str]] = {}
+    for engine, dists in ENGINE_PACKAGES.items():
+        found = {}
+        for dist in dists:
+            version = py.package(dist) if py is not None else None
+            if version:
+                found[dist] = version
+        installed[engine] = found
+    mindie_facts = facts.try_get("mindie")
+    procs = facts.host.processes()
+    running: List[RunningEngine] = []
+    for proc in procs or []:
+        kind = classify_process(proc)
+        if kind:
+            running.append(RunningEngine(kind, proc.pid, proc.name, " ".join(proc.cmdline)[:300]))
+    return EnginesFacts(installed, getattr(mindie_facts, "version", None), tuple(running), procs is not None,
+                        getattr(py, "error", None))
+
+
+# -- torch C++ ABI ----------------------------------------------------------------------------
+TORCH_CONFIG = "share/cmake/Torch/TorchConfig.cmake"
+_CMAKE_ABI = re.compile(r"_GLIBCXX_USE_CXX11_ABI=([01])")
+# Prints torch's package directory without importing torch (find_spec does not run __init__).
+TORCH_DIR_PROBE = ("import importlib.util as u; s = u.find_spec('torch'); "
+                   "print((s.submodule_search_locations or [''])[0] if s else '')")
+
+
+@dataclass(frozen=True)
+class TorchAbi:
+    """The C++ ABI torch was built with: 0 (pre-cxx11) or 1 (cxx11)."""
+
+    abi: int
+    source: str  # how it was established, for the finding's message
+    inferred: bool  # True when derived from the torch version rather than read from torch itself
+    torch_version: Optional[str] = None
+
+
+def abi_from_torch_version(version: str) -> Optional[int]:
+    """The ABI the Ascend images pair with a torch release (an inference, see ``source`` text).
+
+    torch 2.5.1 images carry ``cxx_abi_0`` (CANN 8.1.RC1 image), MindIE 2.1.RC1 ships its abi1
+    package for torch 2.6.0 and its abi0 package for torch 2.1.0, and the torch 2.7.1+ images
+    (CANN 8.3/8.5/9.x) use ``cxx_abi_1`` (compat_facts §4, §5.6; corpus collect-env 4480).
+    """
+    match = re.match(r"^\s*(\d+)\.(\d+)", version or "")
+    if not match:
+        return None
+    major, minor = int(match.group(1)), int(match.group(2))
+    return 1 if (major, minor) >= (2, 6) else 0
+
+
+def _site_candidates(executable: str, py_version: Optional[str]) -> List[str]:
+    match = re.match(r"^(\d+)\.(\d+)", py_version or "")
+    if not match:
+        return []
+    xy = f"python{match.group(1)}.{match.group(2)}"
+    prefix = posixpath.dirname(posixpath.dirname(executable))
+    out = [posixpath.join(prefix, "lib", xy, "site-packages"), posixpath.join(prefix, "lib", xy, "dist-packages"),
+           posixpath.join(prefix, "local", "lib", xy, "dist-packages"), f"/usr/local/lib/{xy}/dist-packages",
+           f"/usr/local/lib/{xy}/site-packages"]
+    seen: List[str] = []
+    for c in out:
+        if c not in seen:
+            seen.append(c)
+    return seen
+
+
+def _abi_from_config(facts: Facts, torch_dir: str) -> Optional[Tuple[int, str]]:
+    path = posixpath.join(torch_dir, TORCH_CONFIG)
+    try:
+        text = facts.host.read_text(path, max_bytes=256 * 1024)
+    except HostFileError:
+        return None
+    match = _CMAKE_ABI.search(text)
+    return (int(match.group(1)), path) if match else None
+
+
+@provider("torch_abi")
+def torch_abi(facts: Facts) -> TorchAbi:
+    py = facts.get("python_env")
+    version = py.package("torch")
+    if not version:
+        raise FactUnavailable("torch is not installed in the target Python")
+    exe = py.executable
+    dirs: List[str] = []
+    if exe:
+        for candidate_exe in (exe, facts.host.realpath(exe)):
+            for site in _site_candidates(candidate_exe, py.version):
+                torch_dir = posixpath.join(site, "torch")
+                if torch_dir not in dirs:
+                    dirs.append(torch_dir)
+    for torch_dir in dirs:
+        found = _abi_from_config(facts, torch_dir)
+        if found:
+            return TorchAbi(found[0], f"_GLIBCXX_USE_CXX11_ABI={found[0]} in {found[1]}", False, version)
+    if exe:
+        result: CommandResult = facts.command((exe, "-c", TORCH_DIR_PROBE))
+        where = result.stdout.strip().splitlines()[-1].strip() if result.ok and result.stdout.strip() else ""
+        if where.startswith("/"):
+            found = _abi_from_config(facts, where)
+            if found:
+                return TorchAbi(found[0], f"_GLIBCXX_USE_CXX11_ABI={found[0]} in {found[1]}", False, version)
+    abi = abi_from_torch_version(version)
+    if abi is None:
+        raise FactUnavailable(f"cannot tell the C++ ABI of torch {version}")
+    return TorchAbi(abi, f"inferred from torch {version} (torch >= 2.6 images use cxx_abi_1, older ones "
+                         "cxx_abi_0); run `python3 -c 'import torch; print(torch.compiled_with_cxx11_abi())'` "
+                         "to confirm", True, version)
+
+
+__all__ = [
+    "SOC_FOLDER_BY_FAMILY",
+    "EnginesFacts",
+    "KernelsFacts",
+    "MindieFacts",
+    "NnalFacts",
+    "RunningEngine",
+    "TorchAbi",
+    "abi_from_torch_version",
+    "abi_of_path",
+    "cann_home_of",
+    "classify_process",
+]
