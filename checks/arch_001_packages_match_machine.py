@@ -1,0 +1,68 @@
+"""ASC-ARCH-001: every installed Ascend package is built for this machine's architecture."""
+
+from __future__ import annotations
+
+from typing import Iterator, List, Optional, Tuple
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+
+from ._stack_help import machine_arch, normalize_arch
+
+CHECK = CheckSpec(
+    id="ASC-ARCH-001",
+    title="Every Ascend package matches the machine architecture",
+    what=("Compares uname -m with the arch recorded by every CANN package found (toolkit, NNAE, ops: arch= or "
+          "the <arch>-linux folder of ascend_*_install.info), NNAL/ATB and MindIE (Platform : in version.info), "
+          "active or not. ASC-CANN-001 covers the active toolkit; this covers everything else installed."),
+    why=("Ascend .run packages exist for aarch64 and x86_64 and install on either without complaint; a package of "
+         "the other architecture fails only when its libraries are loaded ('cannot open shared object file', "
+         "'wrong ELF class'), often long after the install."),
+    fix="Uninstall the package and install its build for this machine: ./<package>_<version>_linux-$(uname -m).run",
+)
+
+_RUN_NAMES = {"toolkit": "Ascend-cann-toolkit", "nnae": "Ascend-cann-nnae", "ops": "Ascend-cann-<chip>-ops"}
+
+
+def _packages(ctx: CheckContext) -> List[Tuple[str, str, Optional[str], str]]:
+    """(description, where, arch, .run name stem) of everything that records an arch."""
+    found: List[Tuple[str, str, Optional[str], str]] = []
+    stack = ctx.facts.try_get("stack")
+    for install in getattr(stack, "cann", ()) or ():
+        if install.error:
+            continue
+        stem = install.package_name or _RUN_NAMES.get(install.kind, "Ascend-cann-" + install.kind)
+        found.append((f"CANN {install.kind} {install.version}", install.path, install.arch,
+                      f"{stem}_{install.version}"))
+    nnal = ctx.facts.try_get("nnal")
+    if nnal is not None and nnal.installed and nnal.platform:
+        found.append((f"NNAL/ATB {nnal.full_version}", str(nnal.root), nnal.platform,
+                      f"Ascend-cann-nnal_{nnal.version}"))
+    mindie = ctx.facts.try_get("mindie")
+    if mindie is not None and mindie.installed:
+        if mindie.platform:
+            found.append((f"MindIE {mindie.full_version}", f"{mindie.root}/mindie", mindie.platform,
+                          f"Ascend-mindie_{mindie.version}"))
+        models = mindie.atb_models.info if mindie.atb_models else None
+        if models is not None and getattr(models, "platform", None):
+            found.append((f"ATB-Models {models.full_version or models.version}", f"{mindie.root}/atb-models",
+                          models.platform, "Ascend-mindie-atb-models_<version>"))
+    return found
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    arch = machine_arch(ctx)
+    if not arch:
+        raise NotApplicable("the machine architecture (uname -m) is unknown")
+    packages = _packages(ctx)
+    recorded = [p for p in packages if p[2]]
+    if not recorded:
+        raise NotApplicable("no installed Ascend package records an architecture")
+    wrong = [p for p in recorded if normalize_arch(p[2]) != arch]
+    for what, where, pkg_arch, stem in wrong:
+        yield Finding.fail(
+            f"{what} at {where} is built for {pkg_arch}, but this machine is {arch}: its libraries will not load.",
+            f"Uninstall it and install the {arch} build:\n  ./{stem}_linux-{arch}.run --install",
+            package=what, package_arch=pkg_arch, machine_arch=arch).scoped(where)
+    if not wrong:
+        yield Finding.passed(f"all {len(recorded)} packages that record an architecture are {arch}: "
+                             + ", ".join(p[0] for p in recorded))

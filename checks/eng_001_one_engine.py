@@ -1,0 +1,69 @@
+"""ASC-ENG-001: MindIE and vLLM(-Ascend) are not installed or running side by side."""
+
+from __future__ import annotations
+
+from typing import Iterator, List
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+
+CHECK = CheckSpec(
+    id="ASC-ENG-001",
+    title="One serving engine per environment",
+    what=("Lists the serving engines installed in the target Python (vllm / vllm-ascend, mindie* "
+          "distributions) and on disk (<root>/mindie/latest/version.info), and the ones running (MindIE "
+          "mindieservice_daemon / mindie_llm_back*, `vllm serve` / VLLMWorker_*); WARNs when MindIE and vLLM are "
+          "both installed in one environment or both running."),
+    why=("A field report (seed 003 §2.2): 'do not install both at the start -- Ascend environment variables and "
+         "operator cache directories interfere with each other, and the errors of two engines fighting over one "
+         "NPU are especially hard to trace'. Both set ATB_*/ASCEND_* variables, compile into the same "
+         "~/atc_data and kernel_meta caches and, unless told otherwise, start on NPU 0."),
+    fix=("Give each engine its own container (image) and its own NPUs: e.g. `docker run -e "
+         "ASCEND_VISIBLE_DEVICES=0-7 ...` for one and 8-15 for the other, separate caches with "
+         "ASCEND_CACHE_PATH / ASCEND_WORK_PATH, or uninstall the one you do not use."),
+)
+
+
+def _describe(engines: object, name: str) -> str:
+    installed = getattr(engines, "installed", {}).get(name) or {}
+    parts = [f"{dist} {ver}" for dist, ver in installed.items()]
+    if name == "MindIE" and getattr(engines, "mindie_on_disk", None):
+        parts.append(f"MindIE {engines.mindie_on_disk} on disk")  # type: ignore[attr-defined]
+    return ", ".join(parts) or name
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    engines = ctx.facts.get("engines")
+    installed = engines.installed_engines()
+    serving = [e for e in installed if e in ("MindIE", "vLLM-Ascend", "vLLM")]
+    running = engines.running_engines()
+    if not serving and not running:
+        raise NotApplicable("no serving engine (MindIE, vLLM, vLLM-Ascend) is installed or running")
+    separate = ("Separate them -- one container per engine, each with its own NPUs and caches:\n"
+                "  docker run ... -e ASCEND_VISIBLE_DEVICES=0-7 <mindie image>      # MindIE on NPUs 0-7\n"
+                "  docker run ... -e ASCEND_VISIBLE_DEVICES=8-15 <vllm-ascend image> # vLLM-Ascend on 8-15\n"
+                "  export ASCEND_CACHE_PATH=/data/cache/<engine> ASCEND_WORK_PATH=/data/work/<engine>\n"
+                "or remove the one you do not use: pip uninstall -y vllm-ascend vllm  (or MindIE's uninstall "
+                "script under /usr/local/Ascend/mindie/latest)")
+    both_running = "MindIE" in running and "vLLM" in running
+    if both_running:
+        pids: List[str] = [f"{r.engine} pid {r.pid} ({r.name})" for r in engines.running[:6]]
+        yield Finding.warn(
+            "MindIE and vLLM are both running: " + "; ".join(pids) + ". They compete for NPUs, operator "
+            "caches and environment variables (seed 003 §2.2).",
+            "Stop one of them (kill <pid>, or docker stop <container>) unless each has its own NPUs "
+            "(ASCEND_VISIBLE_DEVICES / ASCEND_RT_VISIBLE_DEVICES) and caches.\n" + separate,
+            running=[r.__dict__ for r in engines.running])
+    has_mindie = "MindIE" in serving
+    has_vllm = "vLLM-Ascend" in serving or "vLLM" in serving
+    if has_mindie and has_vllm:
+        vllm_name = "vLLM-Ascend" if "vLLM-Ascend" in serving else "vLLM"
+        yield Finding.warn(
+            f"MindIE ({_describe(engines, 'MindIE')}) and {vllm_name} ({_describe(engines, vllm_name)}) are "
+            "installed in one environment: their environment variables and operator caches interfere, and two "
+            "engines on one NPU fail in ways that are hard to trace (seed 003 §2.2).", separate,
+            installed=engines.installed)
+        return
+    if not both_running:
+        which = ", ".join(f"{e} ({_describe(engines, e)})" for e in serving) or ", ".join(running)
+        run_note = f"; running: {', '.join(running)}" if running else ""
+        yield Finding.passed(f"one serving engine: {which}{run_note}")

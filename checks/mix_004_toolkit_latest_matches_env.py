@@ -1,0 +1,68 @@
+"""ASC-MIX-004: with several CANN toolkits, `latest` and ASCEND_HOME_PATH name the same one."""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+
+CHECK = CheckSpec(
+    id="ASC-MIX-004",
+    title="Several CANN toolkits: `latest` and ASCEND_HOME_PATH agree",
+    what=("Lists every CANN toolkit installed (ascend-toolkit/<ver>, cann-<ver>) and, when there are several, "
+          "compares the one the `latest` (or `cann`) link points at with the one ASCEND_HOME_PATH / "
+          "ASCEND_TOOLKIT_HOME selects."),
+    why=("CANN's own set_env.sh exports .../ascend-toolkit/latest, and so do the NNAL/ATB set_env.sh, MindIE and "
+         "the vLLM-Ascend build; a shell that sourced another version's set_env.sh loads that version's runtime "
+         "and operators while everything that follows `latest` uses the other -- two CANN releases in one "
+         "process, with failures that look like version mismatches nowhere visible in one file."),
+    fix=("Pick one: `source /usr/local/Ascend/ascend-toolkit/set_env.sh` (follows latest), or re-point latest "
+         "by reinstalling the wanted version; uninstall toolkits you do not use: "
+         "./Ascend-cann-toolkit_<old>_linux-$(uname -m).run --uninstall"),
+)
+
+
+def _home(env: dict) -> Optional[str]:
+    value = env.get("ASCEND_HOME_PATH") or env.get("ASCEND_TOOLKIT_HOME")
+    return value.rstrip("/") if value else None
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    stack = ctx.facts.get("stack")
+    env = ctx.facts.try_get("env") or {}
+    toolkits = stack.toolkits()
+    if not toolkits:
+        raise NotApplicable("no CANN toolkit installed (see ASC-CANN-001)")
+    listing = ", ".join(f"{t.version} ({t.path})" for t in toolkits)
+    if len(toolkits) == 1:
+        yield Finding.passed(f"one CANN toolkit installed: {listing}")
+        return
+    latest = next((t for t in toolkits if t.via_latest), None)
+    home = _home(env)
+    if home is None:
+        yield Finding.passed(f"{len(toolkits)} CANN toolkits installed ({listing}); latest -> "
+                             f"{latest.version if latest else 'none'}; ASCEND_HOME_PATH is not set, so set_env.sh "
+                             "decides (ASC-ENV-001)", toolkits=[t.version for t in toolkits])
+        return
+    selected = stack.active_toolkit(env)
+    matches_home = selected is not None and (selected.path == home or selected.path.startswith(home + "/"))
+    if not matches_home:
+        yield Finding.warn(
+            f"ASCEND_HOME_PATH={home} is none of the {len(toolkits)} installed toolkits ({listing}).",
+            "source /usr/local/Ascend/ascend-toolkit/set_env.sh   # or the set_env.sh of the toolkit you want",
+            home=home, toolkits=[t.path for t in toolkits])
+        return
+    if latest is None or selected is latest:
+        yield Finding.passed(f"{len(toolkits)} CANN toolkits installed ({listing}); ASCEND_HOME_PATH selects "
+                             f"{selected.version}, the one `latest` points at" if latest else
+                             f"{len(toolkits)} CANN toolkits installed ({listing}); ASCEND_HOME_PATH selects "
+                             f"{selected.version} (no `latest` link)")
+        return
+    yield Finding.warn(
+        f"{len(toolkits)} CANN toolkits are installed and two are in use: ASCEND_HOME_PATH={home} selects CANN "
+        f"{selected.version}, while `latest` points at CANN {latest.version} -- the NNAL/ATB set_env.sh, MindIE and "
+        "vLLM-Ascend follow `latest`, so one process can end up with libraries of both releases.",
+        f"Use the `latest` one everywhere:  source /usr/local/Ascend/ascend-toolkit/set_env.sh\n"
+        f"or, to keep CANN {selected.version}, make it `latest` by reinstalling it, and uninstall the other:\n"
+        f"  ./Ascend-cann-toolkit_{latest.version}_linux-$(uname -m).run --uninstall",
+        selected=selected.version, latest=latest.version, home=home)

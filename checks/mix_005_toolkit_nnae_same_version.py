@@ -1,0 +1,42 @@
+"""ASC-MIX-005: when both a CANN toolkit and an NNAE are installed, they are the same release."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+
+from ._stack_help import machine_arch, same_release
+
+CHECK = CheckSpec(
+    id="ASC-MIX-005",
+    title="CANN toolkit and NNAE are the same release",
+    what="Compares the version of every installed NNAE (ascend_nnae_install.info) with the CANN toolkit's.",
+    why=("The NNAE (inference engine package) and the toolkit both carry CANN's runtime and operator libraries, "
+         "and both have a set_env.sh exporting the same variables (ASCEND_HOME_PATH, ASCEND_OPP_PATH, "
+         "LD_LIBRARY_PATH). Of different releases, whichever was sourced last wins, per shell -- a mixed stack."),
+    fix=("Keep one: uninstall the NNAE when the toolkit is installed (./Ascend-cann-nnae_<version>_linux-"
+         "$(uname -m).run --uninstall), or install the NNAE of the toolkit's release."),
+)
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    stack = ctx.facts.get("stack")
+    env = ctx.facts.try_get("env") or {}
+    nnaes = [c for c in stack.cann if c.kind == "nnae" and not c.error]
+    toolkit = stack.active_toolkit(env)
+    if not nnaes:
+        raise NotApplicable("no NNAE installed")
+    if toolkit is None:
+        raise NotApplicable("no CANN toolkit installed next to the NNAE")
+    arch = machine_arch(ctx) or "$(uname -m)"
+    differing = [n for n in nnaes if same_release(n.version, toolkit.version) is False]
+    for nnae in differing:
+        yield Finding.warn(
+            f"NNAE {nnae.version} ({nnae.path}) and CANN toolkit {toolkit.version} ({toolkit.path}) are both "
+            "installed: two CANN releases whose set_env.sh scripts overwrite each other's variables.",
+            f"Keep the toolkit and remove the NNAE:\n  ./Ascend-cann-nnae_{nnae.version}_linux-{arch}.run --uninstall\n"
+            f"or install the NNAE of the same release: ./Ascend-cann-nnae_{toolkit.version}_linux-{arch}.run --install",
+            nnae=nnae.version, toolkit=toolkit.version)
+    if not differing:
+        yield Finding.passed(f"NNAE {', '.join(str(n.version) for n in nnaes)} matches CANN toolkit {toolkit.version}")

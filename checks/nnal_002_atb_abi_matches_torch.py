@@ -1,0 +1,60 @@
+"""ASC-NNAL-002: the ATB library tree in use (cxx_abi_0/1) matches torch's C++ ABI."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
+
+CHECK = CheckSpec(
+    id="ASC-NNAL-002",
+    title="ATB C++ ABI (cxx_abi_0/1) matches torch",
+    what=("Reads ATB_HOME_PATH (set by nnal/atb/set_env.sh to .../atb/cxx_abi_<n>), checks the folder exists, "
+          "and compares n with the ABI torch was built with: _GLIBCXX_USE_CXX11_ABI in torch's "
+          "share/cmake/Torch/TorchConfig.cmake, or failing that inferred from the torch version."),
+    why=("NNAL ships ATB twice, once per C++ ABI. set_env.sh picks the one matching the torch of the `python3` "
+         "on PATH when it is sourced, and cxx_abi_1 when that python3 cannot import torch (sourced before the "
+         "venv was activated, or in a Dockerfile before pip install). The wrong tree fails at load with undefined "
+         "std::__cxx11 symbols in libatb / libtbe_adapter."),
+    fix=("Source the NNAL environment with the ABI of your torch: "
+         "source /usr/local/Ascend/nnal/atb/set_env.sh --cxx_abi=$(python3 -c 'import torch; "
+         "print(int(torch.compiled_with_cxx11_abi()))')"),
+)
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    nnal = ctx.facts.get("nnal")
+    if not nnal.installed:
+        raise NotApplicable("NNAL/ATB is not installed (ASC-NNAL-001 says whether it should be)")
+    torch = ctx.facts.get("torch_abi")
+    script = f"{nnal.root}/set_env.sh"
+    fix = f"source {script} --cxx_abi={torch.abi}"
+    evidence = {"torch_abi": torch.abi, "torch_abi_source": torch.source, "abi_dirs": list(nnal.abi_dirs),
+                "ATB_HOME_PATH": nnal.atb_home_path}
+    if nnal.abi_dirs and torch.abi not in nnal.abi_dirs:
+        yield Finding.fail(
+            f"torch uses C++ ABI {torch.abi} ({torch.source}) but NNAL at {nnal.root}/latest/atb has only "
+            f"{', '.join(f'cxx_abi_{a}' for a in nnal.abi_dirs)}.",
+            "Reinstall NNAL (both ABI trees are in the package): ./Ascend-cann-nnal_<cann version>_linux-"
+            f"$(uname -m).run --install\n{fix}", **evidence)
+        return
+    if not nnal.atb_home_path:
+        yield Finding.warn(
+            f"ATB_HOME_PATH is not set: {script} has not been sourced in this environment, so engines will not "
+            "find libatb.so.", f"{fix}\necho '{fix}' >> ~/.bashrc", **evidence)
+        return
+    if nnal.atb_home_exists is False:
+        yield Finding.fail(f"ATB_HOME_PATH={nnal.atb_home_path} does not exist.", fix, **evidence)
+        return
+    if nnal.atb_home_abi is None:
+        yield Finding.warn(f"ATB_HOME_PATH={nnal.atb_home_path} names no cxx_abi_0/1 folder.", fix, **evidence)
+        return
+    if nnal.atb_home_abi != torch.abi:
+        status = Status.WARN if torch.inferred else Status.FAIL
+        yield Finding(status,
+                      f"ATB_HOME_PATH uses cxx_abi_{nnal.atb_home_abi} but torch {torch.torch_version or ''} is "
+                      f"ABI {torch.abi} ({torch.source}): libatb will fail to load with undefined std::__cxx11 "
+                      "symbols.", fix, evidence)
+        return
+    yield Finding.passed(f"ATB cxx_abi_{nnal.atb_home_abi} matches torch ABI {torch.abi} ({torch.source})",
+                         **evidence)

@@ -1,0 +1,59 @@
+"""ASC-OPS-001: the binary kernels (kernels / ops) package is installed, same release as the toolkit."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+
+from ._stack_help import kernels_package_file, same_release
+
+CHECK = CheckSpec(
+    id="ASC-OPS-001",
+    title="Kernels/ops package installed, same release as CANN",
+    what=("For the CANN toolkit in use, looks for the binary-kernels package: <cann>/opp_kernel/version.info "
+          "(Ascend-cann-kernels-<chip>, CANN <= 8.3), an ascend_ops_install.info (Ascend-cann-<chip>-ops, "
+          "CANN >= 8.5) and the per-chip binary_info_config.json under "
+          "<opp>/built-in/op_impl/ai_core/tbe/kernel/config/; compares its release with the toolkit's."),
+    why=("The toolkit alone holds no precompiled operator binaries. Without them the first aclnn call fails "
+         "with `EZ1001 ... Get path and read binary_info_config.json failed, please check if the opp_kernel "
+         "package is installed` (vllm-ascend#237); kernels of another release than the toolkit fail to load or "
+         "fail the package version check ('Version compatibility check failed')."),
+    fix=("Install the kernels package of the toolkit's exact release and this chip: "
+         "./Ascend-cann-kernels-<chip>_<cann version>_linux-$(uname -m).run --install (CANN <= 8.3) or "
+         "./Ascend-cann-<chip>-ops_<cann version>_linux-$(uname -m).run --install (CANN >= 8.5)."),
+)
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    k = ctx.facts.get("kernels")
+    package = kernels_package_file(ctx, k.cann_version)
+    install = f"./{package} --install"
+    if not k.installed and not k.tbe_present:
+        # Every toolkit has <opp>/built-in/op_impl/ai_core/tbe (its operator implementations): without it
+        # this is a snapshot that did not record the operator tree, or a toolkit too broken to judge.
+        raise NotApplicable(f"{k.opp_path}/built-in/op_impl/ai_core/tbe is not there (not recorded in this "
+                            "snapshot, or a broken toolkit: see ASC-CANN-001), so the kernels cannot be judged")
+    if not k.installed:
+        yield Finding.fail(
+            f"no kernels package for CANN {k.cann_version or '?'} ({k.cann_home or k.opp_path}): no "
+            "opp_kernel/version.info, no ascend_ops_install.info and no binary_info_config.json under "
+            f"{k.opp_path}/built-in/op_impl/ai_core/tbe/kernel/config/. The first operator call will fail with "
+            "EZ1001 '... binary_info_config.json failed, please check if the opp_kernel package is installed'.",
+            install + "\nsource /usr/local/Ascend/ascend-toolkit/set_env.sh", cann=k.cann_version)
+        return
+    kv = k.kernels_version
+    if kv and k.cann_version and same_release(kv, k.cann_version) is False:
+        yield Finding.fail(
+            f"the kernels package is CANN {kv} but the toolkit is CANN {k.cann_version}: operator binaries of "
+            "another release than the runtime that loads them.",
+            f"Install the kernels of the toolkit's release (the installer replaces the old ones):\n  {install}",
+            kernels=kv, cann=k.cann_version)
+        return
+    where = k.opp_kernel.path if k.opp_kernel and k.opp_kernel.info else (
+        k.ops_packages[0].info_file if k.ops_packages else f"{k.opp_path}/built-in/op_impl/ai_core/tbe/kernel/config")
+    if kv:
+        yield Finding.passed(f"kernels package CANN {kv} = toolkit {k.cann_version} ({where})")
+    else:
+        yield Finding.passed(f"kernels installed ({where}); their release is not recorded, so it could not be "
+                             f"compared with toolkit {k.cann_version}")
