@@ -1,0 +1,58 @@
+"""ASC-CTR-001: the NPU device nodes exist (/dev/davinciN and the three control nodes)."""
+
+from __future__ import annotations
+
+from typing import Iterator, List
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+
+CHECK = CheckSpec(
+    id="ASC-CTR-001",
+    title="NPU device nodes present",
+    what=("Lists /dev/davinciN and checks /dev/davinci_manager, /dev/devmm_svm and /dev/hisi_hdc. In a "
+          "container each missing node is named with the `docker run --device` flag that adds it."),
+    why=("The runtime opens /dev/davinciN for each NPU and the three control nodes for management, shared "
+         "memory and host-device communication. Without them npu-smi and torch_npu see no device "
+         "(`drvGetDevNum ... drvRetCode=87`, device count 0) even though the driver is fine."),
+    fix=("Container: add --device /dev/davinciN (one per NPU) --device /dev/davinci_manager --device "
+         "/dev/devmm_svm --device /dev/hisi_hdc to docker run. Host: the nodes appear when the driver is loaded; "
+         "reboot after installing it, or reinstall the driver."),
+)
+
+CONTROL_NODES = ("/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc")
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    nodes = ctx.facts.get("device_nodes")
+    container = ctx.facts.try_get("container")
+    in_container = bool(getattr(container, "in_container", False))
+    stack = ctx.facts.try_get("stack")
+    has_driver = bool(getattr(stack, "drivers", ()))
+    present_control = [n for n, ok in nodes.control.items() if ok]
+    if not nodes.davinci and not present_control and not has_driver and not in_container:
+        raise NotApplicable("no Ascend driver and no NPU device node on this machine")
+    missing = [n for n in CONTROL_NODES if not nodes.control.get(n)]
+    problems: List[str] = []
+    if not nodes.davinci:
+        problems.append("no /dev/davinciN node")
+    problems += [f"{n} is missing" for n in missing]
+    if not problems:
+        listed = ", ".join(f"davinci{i}" for i in nodes.davinci)
+        yield Finding.passed(f"/dev/{{{listed}}} and {', '.join(CONTROL_NODES)} present",
+                             davinci=list(nodes.davinci))
+        return
+    if in_container:
+        flags = [f"--device {n}" for n in missing]
+        if not nodes.davinci:
+            flags.insert(0, "--device /dev/davinci0   # one --device /dev/davinciN per NPU this container gets")
+        yield Finding.fail(
+            "inside this container " + "; ".join(problems) + ": the NPU runtime cannot open the devices.",
+            "Recreate the container with:\n  docker run " + " \\\n    ".join(flags) + " ...",
+            missing=missing, davinci=list(nodes.davinci))
+        return
+    yield Finding.fail(
+        "; ".join(problems) + " on this host: the driver module is not loaded (or failed to create its nodes).",
+        "Load the installed driver: reboot (after a driver install the nodes appear on the next boot); if they "
+        "still do not, reinstall the driver: ./Ascend-hdk-<chip>-npu-driver_<version>_linux-$(uname -m).run "
+        "--full --install-for-all && reboot   (dmesg | grep -i davinci shows why the module failed)",
+        missing=missing, davinci=list(nodes.davinci))

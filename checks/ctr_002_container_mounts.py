@@ -1,0 +1,64 @@
+"""ASC-CTR-002: inside a container, the driver files the Ascend stack expects are mounted."""
+
+from __future__ import annotations
+
+from typing import Iterator, List, Tuple
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
+
+CHECK = CheckSpec(
+    id="ASC-CTR-002",
+    title="Container has the host driver mounts",
+    what=("Inside a container, checks the mounts the vLLM-Ascend / CANN image docs pass to docker run: "
+          "/usr/local/dcmi, npu-smi, the driver's lib64, driver/version.info and /etc/ascend_install.info; each "
+          "missing one is named with its -v flag."),
+    why=("The driver lives on the host; images carry only CANN. Without driver lib64 nothing loads "
+         "libascend_hal.so; without /etc/ascend_install.info set_env.sh and the runtime cannot find the driver "
+         "root; without version.info torch_npu cannot report the driver; without dcmi and npu-smi there is no "
+         "monitoring, and a missing /usr/local/dcmi has been reported to give npu-smi's -8020 error."),
+    fix=("docker run ... -v /usr/local/dcmi:/usr/local/dcmi -v /usr/local/bin/npu-smi:/usr/local/bin/npu-smi "
+         "-v /usr/local/Ascend/driver/lib64/:/usr/local/Ascend/driver/lib64/ "
+         "-v /usr/local/Ascend/driver/version.info:/usr/local/Ascend/driver/version.info "
+         "-v /etc/ascend_install.info:/etc/ascend_install.info"),
+)
+
+
+def _expected(driver_root: str) -> List[Tuple[Tuple[str, ...], str, Status, str]]:
+    """(paths any of which satisfies it, -v flag, status when missing, what breaks)."""
+    lib64 = f"{driver_root}/driver/lib64"
+    info = f"{driver_root}/driver/version.info"
+    return [
+        ((lib64,), f"-v {lib64}/:{lib64}/", Status.FAIL, "the runtime cannot load libascend_hal.so"),
+        (("/etc/ascend_install.info",), "-v /etc/ascend_install.info:/etc/ascend_install.info", Status.FAIL,
+         "set_env.sh and the runtime cannot find the driver root"),
+        ((info,), f"-v {info}:{info}", Status.WARN, "torch_npu and the doctor cannot read the driver version"),
+        (("/usr/local/dcmi",), "-v /usr/local/dcmi:/usr/local/dcmi", Status.WARN,
+         "npu-smi cannot talk to the devices (reported as error -8020)"),
+        (("/usr/local/bin/npu-smi", "/usr/local/sbin/npu-smi", "/usr/bin/npu-smi"),
+         "-v /usr/local/bin/npu-smi:/usr/local/bin/npu-smi", Status.WARN, "no npu-smi inside the container"),
+    ]
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    container = ctx.facts.get("container")
+    if not container.in_container:
+        raise NotApplicable("not running inside a container")
+    stack = ctx.facts.try_get("stack")
+    driver_root = getattr(stack, "driver_root", None) or "/usr/local/Ascend"
+    host = ctx.facts.host
+    smi = ctx.facts.try_get("npu_smi_result")
+    smi_found = smi is not None and getattr(getattr(smi, "status", None), "value", "") != "not_found"
+    missing: List[Tuple[str, str, Status, str]] = []
+    present: List[str] = []
+    for paths, flag, status, breaks in _expected(driver_root):
+        if any(host.exists(p) for p in paths) or ("npu-smi" in flag and smi_found):
+            present.append(paths[0])
+        else:
+            missing.append((paths[0], flag, status, breaks))
+    for path, flag, status, breaks in missing:
+        yield Finding(status, f"{path} is not mounted in this container: {breaks}.",
+                      f"Recreate the container with: docker run ... {flag} ...", {"path": path, "flag": flag},
+                      path)
+    if not missing:
+        yield Finding.passed(f"container ({container.runtime or 'unknown runtime'}) has the driver mounts: "
+                             + ", ".join(present))

@@ -1,0 +1,54 @@
+"""ASC-CTR-003: ASCEND_VISIBLE_DEVICES names NPUs this container really has; states the run's scope."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+
+CHECK = CheckSpec(
+    id="ASC-CTR-003",
+    title="ASCEND_VISIBLE_DEVICES matches the devices present",
+    what=("Parses ASCEND_VISIBLE_DEVICES (physical NPU ids given to the container by the Ascend container "
+          "runtime) and checks that each id has its /dev/davinciN node; reports which NPUs the doctor treats as "
+          "this deployment's (faults on the others are reported as information, not failures)."),
+    why=("The Ascend docker runtime mounts /dev/davinciN for each id of ASCEND_VISIBLE_DEVICES when the "
+         "container is created. An id without its node means the variable was set by hand or the container "
+         "was created with other devices: the runtime will not see the NPUs the variable promises."),
+    fix=("Recreate the container with the devices you mean: docker run -e ASCEND_VISIBLE_DEVICES=0-3 ... (Ascend "
+         "runtime) or --device /dev/davinciN for each NPU, and do not set the variable by hand inside."),
+)
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    visible = ctx.facts.get("visible_devices")
+    scope = ctx.facts.get("npu_scope")
+    raw = visible.visible_raw
+    bad = [e for e in visible.errors if e.startswith("ASCEND_VISIBLE_DEVICES")]
+    if bad:
+        yield Finding.fail(bad[0] + ".", "Use a list or range of NPU ids: export ASCEND_VISIBLE_DEVICES=0,1,2,3 "
+                                         "(or 0-3), set when the container is created", value=raw)
+        return
+    if visible.visible is None:
+        if not scope.in_container and scope.rt_visible is None:
+            raise NotApplicable("ASCEND_VISIBLE_DEVICES is not set and this is not a container: every NPU is in "
+                                "scope")
+        yield Finding.passed(f"scope of this run: {scope.reason}")
+        return
+    nodes = ctx.facts.get("device_nodes")
+    present = set(nodes.davinci)
+    if not present:
+        raise NotApplicable("no /dev/davinciN node to compare with (see ASC-CTR-001)")
+    absent = [i for i in visible.visible if i not in present]
+    if absent:
+        flags = " ".join(f"--device /dev/davinci{i}" for i in absent)
+        yield Finding.fail(
+            f"ASCEND_VISIBLE_DEVICES={raw} but /dev/davinci{', /dev/davinci'.join(str(i) for i in absent)} "
+            f"{'is' if len(absent) == 1 else 'are'} not in this container (it has davinci"
+            f"{', davinci'.join(str(i) for i in sorted(present))}).",
+            f"Recreate the container with those NPUs: docker run -e ASCEND_VISIBLE_DEVICES={raw} ... (Ascend "
+            f"container runtime) or docker run {flags} ...; or set ASCEND_VISIBLE_DEVICES to the devices present: "
+            f"{','.join(str(i) for i in sorted(present))}", absent=absent, present=sorted(present))
+        return
+    yield Finding.passed(f"ASCEND_VISIBLE_DEVICES={raw}: every id has its /dev/davinciN; scope of this run: "
+                         f"{scope.reason}. Faults on other NPUs are reported as information.")

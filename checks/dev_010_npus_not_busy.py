@@ -1,0 +1,118 @@
+"""ASC-DEV-010: the NPUs of this deployment are not already used by other processes or containers."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+
+CHECK = CheckSpec(
+    id="ASC-DEV-010",
+    title="NPUs not occupied by other processes or containers",
+    what=("Reads npu-smi's process table for the NPUs in scope (see ASC-CTR-003) and looks for the dcmi "
+          "'-8020' / '-8005' messages npu-smi prints when another container holds the devices; names each PID, "
+          "whether it is visible from here, and how to find and stop its container. Processes on NPUs outside "
+          "the scope are reported as information."),
+    why=("An NPU runs one job's memory at a time: a forgotten server, a crashed job's orphan or another "
+         "container on the same cards makes the new deployment fail with EL0004 'Memory Allocation Failure' at "
+         "device init. npu-smi in a container answers 'dcmi model initialized failed, because the device is "
+         "used. ret is -8020' (or -8005) when another container owns the devices (vllm-ascend#632, #2698)."),
+    fix=("Stop the process (kill <pid>) or its container (on the host: cat /proc/<pid>/cgroup names the container "
+         "id; docker stop <id>), or choose free NPUs with ASCEND_VISIBLE_DEVICES / ASCEND_RT_VISIBLE_DEVICES."),
+)
+
+# "DrvMngGetConsoleLogLevel failed. (g_conLogLevel=3)\ndcmi model initialized failed, because the device is
+# used. ret is -8020" (cann-container-image#46); "dcmi module initialize failed. ret is -8005" (vllm-ascend#2698)
+_DCMI_BUSY = re.compile(r"dcmi (?:model|module) initiali[sz]e?d? failed[^\n]*ret is (-80(?:20|05))", re.I)
+HALF = 0.5
+
+
+def _find_container_hint(pid: int) -> str:
+    return (f"on the host: ps -fp {pid}; cat /proc/{pid}/cgroup   # a docker-<id>.scope / kubepods line names "
+            f"the container; then docker stop <id> (or kubectl delete pod ...), or kill {pid}")
+
+
+def _describe(plist: List[Any], visible_pids: Optional[Set[int]]) -> str:
+    """'pid 1406630 mindie_llm_back 21835 MB; pid 60575 python 2122 MB' (at most 4, then a count)."""
+    parts = []
+    for p in plist[:4]:
+        inside = f" (pid {p.container_pid} in its container)" if p.container_pid else ""
+        mem = f" {p.memory_mb} MB" if p.memory_mb is not None else ""
+        parts.append(f"pid {p.pid} {p.name or 'unnamed'}{inside}{mem}")
+    if len(plist) > 4:
+        parts.append(f"{len(plist) - 4} more")
+    text = "; ".join(parts)
+    hidden = [p.pid for p in plist if visible_pids is not None and p.pid not in visible_pids and not p.container_pid]
+    if hidden:
+        text += (" -- not visible from here, so they run in another container or PID namespace"
+                 if len(hidden) == len(plist) else f" -- pid {', '.join(map(str, hidden))} not visible from here")
+    return text
+
+
+def _dcmi_busy(ctx: CheckContext) -> Optional[Finding]:
+    result = ctx.facts.get("npu_smi_result")
+    text = f"{result.stdout}\n{result.stderr}"
+    match = _DCMI_BUSY.search(text)
+    if not match:
+        return None
+    code = match.group(1)
+    return Finding.fail(
+        f"npu-smi cannot open the devices: '{match.group(0).strip()}' -- the NPUs are held by another container "
+        "(or a process in another mount namespace), so the runtime of this one will fail the same way.",
+        "On the host: npu-smi info   # the process table shows who holds each NPU\n"
+        "  cat /proc/uda/namespace_node   # the root_tgid of the namespace holding the device\n"
+        "  docker ps   # stop the container using those NPUs: docker stop <id>\n"
+        "Only one ordinary container may open an NPU; several need --privileged on all of them. A missing "
+        "-v /usr/local/dcmi:/usr/local/dcmi mount has been reported to give the same message (ASC-CTR-002).",
+        code=code)
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    busy = _dcmi_busy(ctx)
+    if busy is not None:
+        yield busy
+        return
+    smi = ctx.facts.try_get("npu_smi")
+    if smi is None:
+        raise NotApplicable("npu-smi gave no table to read (see ASC-SMI-001)")
+    if not smi.process_table_present and not smi.idle_npus:
+        raise NotApplicable("npu-smi printed no process table (cut off or an old layout)")
+    scope = ctx.facts.get("npu_scope")
+    visible_pids: Optional[Set[int]] = None
+    procs = ctx.facts.host.processes()
+    if procs is not None:
+        visible_pids = {p.pid for p in procs}
+    capacity: Dict[Tuple[int, int], int] = {(d.npu_id, d.chip_id): d.capacity_mb or 0 for d in smi.devices}
+    by_chip: Dict[Tuple[int, Optional[int]], List[Any]] = {}
+    for p in smi.processes:
+        by_chip.setdefault((p.npu_id, p.chip_id), []).append(p)
+    in_scope = 0
+    outside: List[str] = []
+    ordered = sorted(by_chip.items(), key=lambda kv: (kv[0][0], -1 if kv[0][1] is None else kv[0][1]))
+    for (npu, chip), plist in ordered:
+        label = f"NPU {npu}" + (f" chip {chip}" if chip is not None else "")
+        held = sum(p.memory_mb or 0 for p in plist)
+        if not scope.owns(npu, chip):
+            outside.append(f"{label} ({len(plist)} process(es), {held} MB)")
+            continue
+        in_scope += 1
+        text = _describe(plist, visible_pids)
+        cap = capacity.get((npu, chip if chip is not None else 0)) or 0
+        hints = "\n".join(_find_container_hint(p.pid) for p in plist[:3])
+        fix = (f"Stop what holds {label}:\n{hints}\nor deploy on free NPUs: export ASCEND_RT_VISIBLE_DEVICES=<free "
+               "logical ids> (containers: -e ASCEND_VISIBLE_DEVICES=<free ids>)")
+        evidence = {"pids": [p.pid for p in plist], "held_mb": held, "capacity_mb": cap}
+        if cap and held > HALF * cap:
+            yield Finding.fail(f"{label} is busy: {text} -- {held} of {cap} MB, more than half, so a DeepSeek "
+                               "deployment on it fails with EL0004 Memory Allocation Failure.", fix,
+                               **evidence).scoped(label)
+        else:
+            yield Finding.warn(f"{label} is in use: {text} ({held} of {cap or '?'} MB).", fix,
+                               **evidence).scoped(label)
+    if outside:
+        yield Finding.passed(f"outside this run's NPUs ({scope.reason}), in use: {'; '.join(outside)} -- "
+                             "information only", outside=outside)
+    if in_scope == 0:
+        idle = f" ({len(smi.idle_npus)} NPU(s) report no running process)" if smi.idle_npus else ""
+        yield Finding.passed(f"no process runs on the NPUs of this deployment{idle}")

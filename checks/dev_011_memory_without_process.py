@@ -1,0 +1,77 @@
+"""ASC-DEV-011: NPU memory in use that no listed process accounts for."""
+
+from __future__ import annotations
+
+from typing import Dict, Iterator, Tuple
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+
+# An idle card shows some memory in use (driver/firmware reservations): ~3.2-3.4 GB of 64 GB on
+# 910B/A3, ~2 GB of 32 GB on 910B4, ~1.5 GB of 44 GB on 310P3 (corpus: vllm-ascend-4480 A3,
+# fixture-2x910B4 NPU 1, nvtop#421 300I Duo). Memory beyond this floor with no process is somebody's.
+FLOOR_MB = 4096
+FLOOR_SHARE = 0.10
+HALF = 0.5
+
+CHECK = CheckSpec(
+    id="ASC-DEV-011",
+    title="No NPU memory held without a visible process",
+    requires=("npu_devices",),
+    what=(f"For each chip in scope, subtracts the memory of the processes npu-smi lists from the memory in use; "
+          f"WARNs when more than max({FLOOR_MB} MB, {FLOOR_SHARE:.0%} of the chip) is unaccounted for (an idle "
+          "chip shows 1.5-3.5 GB reserved), FAILs when that is more than half the chip."),
+    why=("npu-smi inside a container lists only that container's processes: memory held by a job in another "
+         "container (or leaked by a crashed one) shows as used with nobody to blame, and the deployment then fails "
+         "at device init with EL0004 'Memory Allocation Failure'."),
+    fix=("Run `npu-smi info` on the host, where every process is listed, and stop the owner (docker stop / kill). "
+         "If no process owns it, the memory leaked: reboot, or reset that NPU (npu-smi set -t reset -i <npu> -c "
+         "<chip>, as root, nothing else running on it)."),
+)
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    smi = ctx.facts.get("npu_smi")
+    if not smi.process_table_present and not smi.idle_npus:
+        raise NotApplicable("npu-smi printed no process table, so held memory cannot be attributed")
+    scope = ctx.facts.get("npu_scope")
+    listed: Dict[Tuple[int, int], int] = {}
+    for p in smi.processes:
+        key = (p.npu_id, p.chip_id if p.chip_id is not None else 0)
+        listed[key] = listed.get(key, 0) + (p.memory_mb or 0)
+    flagged = 0
+    checked = 0
+    outside = []
+    for dev in smi.devices:
+        used, cap = dev.in_use_mb, dev.capacity_mb
+        if used is None or not cap:
+            continue
+        label = f"NPU {dev.npu_id} chip {dev.chip_id}"
+        unexplained = used - listed.get((dev.npu_id, dev.chip_id), 0)
+        floor = max(FLOOR_MB, int(FLOOR_SHARE * cap))
+        if unexplained <= floor:
+            checked += 1
+            continue
+        message = (f"{label}: {used} of {cap} MB in use but the processes npu-smi lists hold "
+                   f"{listed.get((dev.npu_id, dev.chip_id), 0)} MB -- {unexplained} MB belong to a process this "
+                   "view cannot see (another container) or were leaked by a crashed job")
+        if not scope.owns(dev.npu_id, dev.chip_id):
+            outside.append(f"{label} ({unexplained} MB)")
+            continue
+        checked += 1
+        flagged += 1
+        fix = (f"On the host: npu-smi info   # lists every process on NPU {dev.npu_id}; stop its owner: "
+               f"docker stop <container> / kill <pid>\nIf nothing owns it, reboot, or reset the NPU as root with "
+               f"nothing running on it: npu-smi set -t reset -i {dev.npu_id} -c {dev.chip_id}")
+        evidence = {"used_mb": used, "capacity_mb": cap, "listed_mb": used - unexplained,
+                    "unexplained_mb": unexplained, "threshold_mb": floor}
+        if unexplained > HALF * cap:
+            yield Finding.fail(message + "; less than half of the chip is left for this deployment.", fix,
+                               **evidence).scoped(label)
+        else:
+            yield Finding.warn(message + ".", fix, **evidence).scoped(label)
+    if outside:
+        yield Finding.passed(f"outside this run's NPUs ({scope.reason}), memory held with no listed process: "
+                             f"{'; '.join(outside)} -- information only", outside=outside)
+    if flagged == 0:
+        yield Finding.passed(f"memory in use on the {checked} chip(s) in scope is accounted for by listed processes "
+                             f"(beyond the idle reservation of up to max({FLOOR_MB} MB, {FLOOR_SHARE:.0%}))")

@@ -1,0 +1,56 @@
+"""ASC-ENV-011: HCCL timeouts long enough for a DeepSeek start-up (recommendation)."""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+
+from ._recommend import environment, followed, recommend, serving_engines
+
+CONNECT_DEFAULT_S = 120  # EI0006 message: "greater than the connect timeout interval (120s by default)"
+EXEC_DEFAULT_S = 1800  # EI0002 message: "(default 1800s, You can set the interval by using HCCL_EXEC_TIMEOUT.)"
+CONNECT_RECOMMENDED = 1800
+EXEC_RECOMMENDED = 3600
+SOURCES = (
+    "gitcode Ascend/MindSpeed-RL configs/envs/runtime_env.yaml (HCCL_CONNECT_TIMEOUT 1800, HCCL_EXEC_TIMEOUT 3600)",
+    "HCCL EI0006 'Getting socket times out' message: connect timeout 120 s by default (corpus "
+    "issue-mirror-hccl-EI0006-socket-timeout-allreduce)",
+    "HCCL EI0002 message: execution timeout 1800 s by default (corpus ascend-pytorch-doc-hccl-timeout-EI0002-507048)",
+)
+
+CHECK = CheckSpec(
+    id="ASC-ENV-011",
+    title="HCCL connect/exec timeouts (recommendation)",
+    what=("When MindIE or vLLM-Ascend is installed, reads HCCL_CONNECT_TIMEOUT and HCCL_EXEC_TIMEOUT; recommends "
+          f"at least {CONNECT_RECOMMENDED} s and {EXEC_RECOMMENDED} s. Never FAILs."),
+    why=(f"HCCL gives ranks {CONNECT_DEFAULT_S} s to connect. A multi-node DeepSeek deployment starts ranks that "
+         "reach the first collective minutes apart (weights of hundreds of GB load at different speeds), and "
+         "then fails with EI0006 'Getting socket times out'; a long first graph compilation can exceed the "
+         f"{EXEC_DEFAULT_S} s execution timeout (EI0002 / 507048). Sources: " + "; ".join(SOURCES)),
+    fix=f"export HCCL_CONNECT_TIMEOUT={CONNECT_RECOMMENDED} HCCL_EXEC_TIMEOUT={EXEC_RECOMMENDED} (on every node).",
+)
+
+
+def _seconds(text: str) -> Optional[int]:
+    text = text.strip()
+    return int(text) if text.isdigit() and len(text) < 10 else None
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    serving_engines(ctx)
+    env = environment(ctx)
+    reasons = {"HCCL_CONNECT_TIMEOUT": "for ranks that load hundreds of GB of weights and reach their first "
+                                       "collective minutes apart (EI0006 'Getting socket times out')",
+               "HCCL_EXEC_TIMEOUT": "for a first step that waits on graph compilation on the slowest rank "
+                                    "(EI0002 / 507048)"}
+    for variable, default, wanted in (("HCCL_CONNECT_TIMEOUT", CONNECT_DEFAULT_S, CONNECT_RECOMMENDED),
+                                      ("HCCL_EXEC_TIMEOUT", EXEC_DEFAULT_S, EXEC_RECOMMENDED)):
+        current = env.get(variable, "")
+        value = _seconds(current) if current else default
+        if value is not None and value >= wanted:
+            yield followed(variable, current, SOURCES[:1])
+            continue
+        why = f"{'the default ' if not current else ''}{value if value is not None else current} s is short " + \
+            reasons[variable]
+        yield recommend(variable, str(wanted), current, why, SOURCES)

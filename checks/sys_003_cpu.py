@@ -1,0 +1,61 @@
+"""ASC-SYS-003: enough host CPUs per NPU, running at full frequency."""
+
+from __future__ import annotations
+
+from typing import Iterator, Optional
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+
+CPUS_PER_CHIP = 4
+
+CHECK = CheckSpec(
+    id="ASC-SYS-003",
+    title="CPU count and frequency governor",
+    what=(f"Compares the host CPU count with the NPU chips in scope (WARN below {CPUS_PER_CHIP} per chip) and reads "
+          "the cpufreq governor of cpu0 (WARN unless `performance`)."),
+    why=("Serving DeepSeek is often host-bound in decode: each rank's Python process, its operator-dispatch "
+         "threads (TASK_QUEUE_ENABLE) and the tokenizer need cores of their own; CPU_AFFINITY_CONF binds them per "
+         "NPU. MindIE's and vLLM-Ascend's tuning guides both start with the `performance` governor "
+         f"(MindIE Service performance tuning: cpupower -c all frequency-set -g performance; vLLM-Ascend "
+         f"optimization_and_tuning.md §5.1). {CPUS_PER_CHIP} cores per chip is this tool's floor for one rank's "
+         "process, dispatch and tokenizer threads, not a published figure."),
+    fix="cpupower -c all frequency-set -g performance   (or: echo performance | tee "
+        "/sys/devices/system/cpu/cpu*/cpufreq/scaling_governor), on the host",
+)
+
+
+def _chips(ctx: CheckContext) -> Optional[int]:
+    smi = ctx.facts.try_get("npu_smi")
+    scope = ctx.facts.try_get("npu_scope")
+    devices = [d for d in getattr(smi, "devices", None) or []
+               if scope is None or scope.owns(d.npu_id, d.chip_id)]
+    return len(devices) or None
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    res = ctx.facts.get("resources")
+    if res.cpu_count is None and res.governor is None:
+        raise NotApplicable("neither the CPU count nor the frequency governor is known")
+    chips = _chips(ctx)
+    if res.cpu_count is not None:
+        if chips and res.cpu_count < CPUS_PER_CHIP * chips:
+            yield Finding.warn(
+                f"{res.cpu_count} CPUs for {chips} NPU chip(s): under {CPUS_PER_CHIP} per chip, dispatch threads of "
+                "the ranks compete and decode becomes host-bound.",
+                "Give the host/container more CPUs (docker run --cpus / cpuset), or serve on fewer chips per host",
+                cpu_count=res.cpu_count, chips=chips)
+        else:
+            per = f" ({res.cpu_count // chips} per NPU chip)" if chips else ""
+            yield Finding.passed(f"{res.cpu_count} CPUs{per}", cpu_count=res.cpu_count, chips=chips)
+    if res.governor is None:
+        note = res.notes[0] if res.notes else "no cpufreq governor exposed"
+        yield Finding.passed(f"CPU frequency governor unknown: {note}")
+    elif res.governor != "performance":
+        yield Finding.warn(
+            f"CPU frequency governor is '{res.governor}': cores clock down between requests, adding latency jitter "
+            "to dispatch-bound decode.",
+            "On the host (root): cpupower -c all frequency-set -g performance\n"
+            "  or: echo performance | tee /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor",
+            governor=res.governor)
+    else:
+        yield Finding.passed("CPU frequency governor is 'performance'", governor=res.governor)

@@ -1,0 +1,35 @@
+"""ASC-SYS-004: transparent huge pages set as the MindIE tuning guide recommends."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+
+SOURCE = ("MindIE Service performance tuning (hiascend.com mindie/10RC2 mindie_service0293: 开启透明大页 "
+          "echo always > /sys/kernel/mm/transparent_hugepage/enabled); MindIE Turbo server tuning (mindie/20RC1 "
+          "mindie-turbo-0009)")
+
+CHECK = CheckSpec(
+    id="ASC-SYS-004",
+    title="Transparent huge pages: always",
+    what="Reads /sys/kernel/mm/transparent_hugepage/enabled; WARNs unless the selected mode is `always`.",
+    why=("Huawei's MindIE tuning pages recommend enabling transparent huge pages on inference servers for "
+         "performance and stability: the engines' large host buffers (weights staging, KV swap, tokenizer) then "
+         f"take fewer TLB misses. Source: {SOURCE}."),
+    fix="On the host (root): echo always > /sys/kernel/mm/transparent_hugepage/enabled",
+)
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    res = ctx.facts.get("resources")
+    if res.thp is None:
+        raise NotApplicable("/sys/kernel/mm/transparent_hugepage/enabled is not readable here")
+    if res.thp == "always":
+        yield Finding.passed("transparent huge pages: always", thp=res.thp)
+        return
+    yield Finding.warn(
+        f"transparent huge pages are '{res.thp}'; the MindIE tuning guide enables them ('always') on inference "
+        f"servers ({SOURCE}).",
+        "On the host (root): echo always > /sys/kernel/mm/transparent_hugepage/enabled\n"
+        "(persist it with transparent_hugepage=always on the kernel command line)", thp=res.thp)
