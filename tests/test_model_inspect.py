@@ -446,3 +446,17 @@ def test_hostile_json_sizes_are_refused(tmp_path: Path) -> None:
     facts = inspect_model_dir(SRC, str(root), InspectLimits(max_json_bytes=1024 * 1024))
     invalid = facts.problems_with(R.INDEX_INVALID)
     assert invalid and "refused" in invalid[0].message
+
+
+def test_inspection_through_a_snapshot_host(tmp_path: Path) -> None:
+    """The provider reads through facts.host: a snapshot's files/ tree works like a live host."""
+    from ascend_doctor.host.snapshot import SnapshotHost
+
+    snap = tmp_path / "node07"
+    root = make_fp8(snap / "files" / "data" / "models" / "R1", HF_MODELING)
+    (snap / "snapshot.json").write_text('{"format": 1, "hostname": "node07"}')
+    os.symlink("/etc/passwd", root / "escape.json")  # leaves the snapshot: refused, reported
+    host = SnapshotHost(str(snap))
+    facts = inspect_model_dir(host, "/data/models/R1")
+    assert facts.provenance.kind == R.HF_FP8 and facts.modeling.state == "hf-original"
+    assert [p.path for p in facts.problems] == ["escape.json"]

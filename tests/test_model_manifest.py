@@ -129,7 +129,7 @@ def test_unusable_manifests(data: bytes, needle: str) -> None:
     assert needle in str(err.value)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.binary(max_size=512))
 def test_parse_manifest_never_crashes(data: bytes) -> None:
     try:

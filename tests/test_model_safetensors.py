@@ -149,7 +149,7 @@ def test_header_json_may_be_space_padded() -> None:
     assert tensors["a"].numel == 3
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.binary(min_size=0, max_size=64), st.integers(min_value=0, max_value=2**40))
 def test_header_length_never_misbehaves(first: bytes, size: int) -> None:
     try:
@@ -159,7 +159,7 @@ def test_header_length_never_misbehaves(first: bytes, size: int) -> None:
     assert 2 <= length <= min(MAX_HEADER_BYTES, size - 8)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.binary(max_size=256))
 def test_parse_header_json_only_raises_header_error(raw: bytes) -> None:
     with contextlib.suppress(HeaderError):
