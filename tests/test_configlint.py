@@ -492,3 +492,41 @@ def test_memory_fit_check_with_a_stub_chip(tmp_path: Path, monkeypatch: pytest.M
     findings = run_check("mdl_020_memory_fit", facts)
     assert worst(findings) is Status.FAIL
     assert "32 x 910B3 at bf16" in findings[0].remediation and "16 x 910B3 with W8A8" in findings[0].remediation
+
+
+# -- never a traceback ------------------------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(
+        ["BackendConfig", "ServerConfig", "ModelDeployConfig", "ModelConfig", "ScheduleConfig", "npuDeviceIds",
+         "worldSize", "tp", "dp", "moe_ep", "moe_tp", "maxSeqLen", "maxInputTokenLen", "maxPrefillTokens", "port",
+         "ipAddress", "httpsEnabled", "models", "tp_size", "ep_size", "modelWeightPath", "x"]), inner, max_size=5),
+    max_leaves=30)
+
+
+@settings(max_examples=60, deadline=None)
+@given(JSONISH)
+def test_any_json_document_gives_a_record_not_an_exception(data: Any) -> None:
+    cfg = C.parse_serving_document({"BackendConfig": data} if isinstance(data, dict) else data, "f.json")
+    for findings in (C.findings_parse(cfg), ):
+        assert findings
+    if cfg.ok:
+        C.findings_parallel(cfg)
+        C.findings_token_limits(cfg)
+        C.findings_listen(cfg)
+        C.findings_ports(cfg, [C.Listener("0.0.0.0", 1025, 1)])
+        C.findings_weight_path(cfg)
+        C.plan_inputs(cfg, 4096)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=200))
+def test_any_text_gives_a_record_not_an_exception(text: str) -> None:
+    for source in ("config.json", "serving.yaml"):
+        C.parse_serving_text(text, source)
+    cfg = C.parse_vllm_args("vllm serve " + text)
+    assert cfg.ok or cfg.error

@@ -340,3 +340,104 @@ def test_cli_reads_a_config_json(tmp_path: Path) -> None:
     result = run_plan("--model", str(cfg), "--precision", "w8a8", "--chip", "A3", "--cards", "16", "--format", "json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["plan"]["params"]["total"] == count_params(arch_of("DeepSeek-R1")).total
+
+
+# -- a model directory: weights from the safetensors headers --------------------------------------
+
+TINY_CONFIG = {
+    "model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "num_key_value_heads": 2, "intermediate_size": 128, "vocab_size": 256, "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16", "max_position_embeddings": 4096,
+}
+
+
+def write_safetensors(path: Path, tensors: Dict[str, Any]) -> int:
+    """A real-format safetensors file (8-byte length, JSON header, zeroed data); returns data bytes."""
+    import struct
+
+    header: Dict[str, Any] = {}
+    offset = 0
+    for name, shape in tensors.items():
+        count = 1
+        for dim in shape:
+            count *= dim
+        header[name] = {"dtype": "BF16", "shape": list(shape), "data_offsets": [offset, offset + 2 * count]}
+        offset += 2 * count
+    raw = json.dumps(header).encode()
+    path.write_bytes(struct.pack("<Q", len(raw)) + raw + b"\0" * offset)
+    return offset
+
+
+def tiny_model_dir(tmp_path: Path) -> Any:
+    model = tmp_path / "tiny-llama"
+    model.mkdir()
+    (model / "config.json").write_text(json.dumps(TINY_CONFIG), encoding="utf-8")
+    h, i, v, kv = 64, 128, 256, 2 * 16
+    tensors: Dict[str, Any] = {"model.embed_tokens.weight": (v, h), "lm_head.weight": (v, h), "model.norm.weight": (h,)}
+    for layer in range(2):
+        p = f"model.layers.{layer}."
+        tensors.update({
+            p + "self_attn.q_proj.weight": (h, h), p + "self_attn.k_proj.weight": (kv, h),
+            p + "self_attn.v_proj.weight": (kv, h), p + "self_attn.o_proj.weight": (h, h),
+            p + "mlp.gate_proj.weight": (i, h), p + "mlp.up_proj.weight": (i, h), p + "mlp.down_proj.weight": (h, i),
+            p + "input_layernorm.weight": (h,), p + "post_attention_layernorm.weight": (h,),
+        })
+    data_bytes = write_safetensors(model / "model.safetensors", tensors)
+    return model, data_bytes
+
+
+def test_model_directory_uses_the_safetensors_headers(tmp_path: Path) -> None:
+    model, data_bytes = tiny_model_dir(tmp_path)
+    arch = arch_from_hf_config(TINY_CONFIG)
+    assert data_bytes == 2 * count_params(arch).total  # the header sums agree with the architecture
+    result = run_plan("--model", str(model), "--mem-gb", "8", "--cards", "1", "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["model"]["kind"] == "directory" and data["model"]["checkpoint_precision"] == "bf16"
+    assert data["plan"]["weights_from"] == "safetensors headers"
+    assert data["plan"]["model_weights_bytes"] == data_bytes
+    other = json.loads(run_plan("--model", str(model), "--mem-gb", "8", "--cards", "1", "--precision", "w8a8",
+                                "--format", "json").output)
+    assert other["plan"]["weights_from"] == "architecture"
+    assert any("on disk is bf16" in note for note in other["notes"])
+
+
+def test_plan_model_fact_reads_the_model_option(tmp_path: Path) -> None:
+    from ascend_doctor.facts import Facts
+    from ascend_doctor.host.live import LiveHost
+    from ascend_doctor.options import RunOptions
+
+    model, data_bytes = tiny_model_dir(tmp_path)
+    facts = Facts(LiveHost(timeout_s=5.0), RunOptions(model_dir=str(model)))
+    resolved = facts.get("plan_model")
+    assert resolved.kind == "directory" and resolved.tally is not None
+    assert resolved.tally.total_bytes == data_bytes and resolved.checkpoint_precision == "bf16"
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "config.json").write_text("[]", encoding="utf-8")
+    bad = Facts(LiveHost(timeout_s=5.0), RunOptions(model_dir=str(broken))).get("plan_model")
+    assert bad.error and bad.arch is None
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+CONFIG_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-5, 10**5), st.floats(allow_nan=False, allow_infinity=False),
+                          st.text(max_size=6), st.lists(st.integers(), max_size=2))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.dictionaries(st.sampled_from(list(TINY_CONFIG) + ["kv_lora_rank", "qk_rope_head_dim", "q_lora_rank",
+                                                           "n_routed_experts", "moe_intermediate_size",
+                                                           "first_k_dense_replace", "head_dim"]),
+                       CONFIG_VALUES, max_size=12),
+       st.sampled_from(["llama", "qwen2", "deepseek_v3", "other"]))
+def test_any_config_counts_or_says_why(cfg: Dict[str, Any], model_type: str) -> None:
+    cfg = dict(cfg, model_type=model_type)
+    try:
+        arch = arch_from_hf_config(cfg)
+    except ArchError:
+        return
+    params = count_params(arch)
+    assert params.total > 0 and kv_elements_per_token(arch) > 0
+    P.plan_memory(arch, P.PRECISIONS["w8a8"], GB64, P.make_layout(cards=2, moe=arch.is_moe))

@@ -284,7 +284,7 @@ def parse_serving_document(data: Any, source: str) -> ServingConfig:
         return parse_mindie(data, source)
     if "models" in data:
         return parse_simple(data, source)
-    if any(key.replace("_", "-") in VLLM_YAML_KEYS for key in data):
+    if any(str(key).replace("_", "-") in VLLM_YAML_KEYS for key in data):
         return parse_vllm_mapping(data, source)
     return failed_config(source, f"{source}: not a MindIE config.json (no BackendConfig/ServerConfig), a "
                                  "`models:` list, or a vLLM config (no model/tensor-parallel-size)")
