@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ascend_doctor.checkapi import CheckContext, Finding, NotApplicable, Status
 from ascend_doctor.facts import Facts
@@ -496,8 +498,6 @@ def test_memory_fit_check_with_a_stub_chip(tmp_path: Path, monkeypatch: pytest.M
 
 # -- never a traceback ------------------------------------------------------------------------------
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 JSONISH = st.recursive(
     st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False) | st.text(max_size=8),

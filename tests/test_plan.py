@@ -9,6 +9,8 @@ from typing import Any, Dict
 import pytest
 import yaml
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ascend_doctor.model import plan as P
 from ascend_doctor.model.arch import (
@@ -419,11 +421,10 @@ def test_plan_model_fact_reads_the_model_option(tmp_path: Path) -> None:
     assert bad.error and bad.arch is None
 
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
-CONFIG_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-5, 10**5), st.floats(allow_nan=False, allow_infinity=False),
-                          st.text(max_size=6), st.lists(st.integers(), max_size=2))
+CONFIG_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-5, 10**5),
+                          st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=6),
+                          st.lists(st.integers(), max_size=2))
 
 
 @settings(max_examples=80, deadline=None)
