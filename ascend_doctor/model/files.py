@@ -142,15 +142,6 @@ class DirListing:
     def model_files(self) -> List[DirEntry]:
         return [f for f in self.files if not f.tool_file]
 
-    def names(self) -> List[str]:
-        return [f.rel for f in self.model_files()]
-
-    def get(self, rel: str) -> Optional[DirEntry]:
-        for entry in self.files:
-            if entry.rel == rel:
-                return entry
-        return None
-
 
 def join(root: str, rel: str) -> str:
     """Join with "/" (hosts and snapshots use POSIX paths)."""
