@@ -530,3 +530,14 @@ def test_any_text_gives_a_record_not_an_exception(text: str) -> None:
         C.parse_serving_text(text, source)
     cfg = C.parse_vllm_args("vllm serve " + text)
     assert cfg.ok or cfg.error
+
+
+def test_vllm_yaml_config_file() -> None:
+    text = ("model: /models/DeepSeek-R1-W8A8\nhost: 127.0.0.1\nport: 8100\ntensor-parallel-size: 8\n"
+            "data_parallel_size: 2\nenable-expert-parallel: true\nquantization: ascend\n")
+    cfg = C.parse_serving_text(text, "vllm-config.yaml")
+    assert cfg.kind == C.KIND_VLLM and cfg.ok, cfg.error
+    model = cfg.models[0]
+    assert (model.weight_path, model.tp, model.dp, model.enable_expert_parallel, cfg.port) == (
+        "/models/DeepSeek-R1-W8A8", 8, 2, True, 8100)
+    assert worst(C.findings_listen(cfg)) is Status.PASS

@@ -442,3 +442,12 @@ def test_any_config_counts_or_says_why(cfg: Dict[str, Any], model_type: str) -> 
     params = count_params(arch)
     assert params.total > 0 and kv_elements_per_token(arch) > 0
     P.plan_memory(arch, P.PRECISIONS["w8a8"], GB64, P.make_layout(cards=2, moe=arch.is_moe))
+
+
+def test_cli_without_a_chip_on_a_host_without_npu_is_a_usage_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ascend_doctor.cli import plan_cmd
+
+    monkeypatch.setattr(plan_cmd, "_host_chip", lambda: (None, None))
+    result = run_plan("--model", "DeepSeek-R1")
+    assert result.exit_code == 2 and "--chip" in result.output
+    assert run_plan("--model", "DeepSeek-R1", "--chip", "910B3", "--mem-gb", "64").exit_code == 2
