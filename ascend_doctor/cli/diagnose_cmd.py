@@ -1,0 +1,182 @@
+"""``ascend-doctor diagnose FILE|-``: explain the Ascend errors in a log, traceback or ticket paste."""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from typing import Any, BinaryIO, Dict, List, Optional
+
+import click
+
+from ascend_doctor import __version__
+from ascend_doctor.cli._common import dump_json, fail, handle_errors, output_options, write_output
+from ascend_doctor.exitcodes import ExitCode
+
+
+@click.command("diagnose")
+@click.argument("source", metavar="FILE|-")
+@output_options
+@handle_errors
+def diagnose(source: str, fmt: str, output: Optional[str]) -> None:
+    """Explain the Ascend errors found in a log or a pasted traceback.
+
+    Reads FILE (or standard input when FILE is -) as a stream, so a log of several GB is fine.
+    It understands plog/device logs, dmesg, MindIE and vLLM logs and torch_npu tracebacks, also
+    when pasted JSON-escaped, with [rank0]: / (VllmWorker rank=3 pid=123) / docker compose
+    prefixes, or with colours. Each known signature is printed with the line it matched, what it
+    means, the likely causes in order, what to check next and how to fix it; the most specific
+    comes first, generic wrappers (ERR99999, EE1001 ...) last as secondary symptoms.
+
+    \b
+    Exit codes:
+      0  no known signature found
+      1  at least one signature found
+      2  usage error
+      3  the input could not be read
+    \b
+    Examples:
+      ascend-doctor diagnose ~/ascend/log/debug/plog/plog-1234_20250101.log
+      docker logs vllm 2>&1 | ascend-doctor diagnose -
+      ascend-doctor diagnose ticket-attachment.txt --format json -o diagnosis.json
+    """
+    from ascend_doctor.logscan.scanner import default_scanner
+    from ascend_doctor.logscan.signatures import SignatureDBError
+
+    try:
+        scanner = default_scanner()
+    except SignatureDBError as exc:
+        fail(f"the signature database is unusable: {exc.problems[0]}", ExitCode.INCOMPLETE)
+    label = "<stdin>" if source == "-" else source
+    stream = _open_input(source)
+    try:
+        result = scanner.scan_stream(stream, label)
+    except OSError as exc:
+        fail(f"cannot read {label}: {exc.strerror or exc}", ExitCode.INCOMPLETE)
+    except MemoryError:
+        fail(f"cannot read {label}: out of memory", ExitCode.INCOMPLETE)
+    finally:
+        if source != "-":
+            stream.close()
+    notes = _notes(result)
+    code = ExitCode.FINDINGS if result.found else ExitCode.OK
+    if fmt == "json":
+        text = dump_json(_as_json(result, notes, scanner.db, int(code)))
+    else:
+        color = output in (None, "-") and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+        text = render_text(result, notes, color=color)
+    write_output(text, output)
+    sys.exit(int(code))
+
+
+def _open_input(source: str) -> BinaryIO:
+    if source == "-":
+        return click.get_binary_stream("stdin")
+    if os.path.isdir(source):
+        fail(f"cannot read {source}: it is a directory (give a log file, or - for standard input)",
+             ExitCode.INCOMPLETE)
+    try:
+        return open(source, "rb")
+    except FileNotFoundError:
+        fail(f"cannot read {source}: no such file", ExitCode.INCOMPLETE)
+    except PermissionError:
+        fail(f"cannot read {source}: permission denied (try sudo, or copy the file somewhere readable)",
+             ExitCode.INCOMPLETE)
+    except OSError as exc:
+        fail(f"cannot read {source}: {exc.strerror or exc}", ExitCode.INCOMPLETE)
+
+
+def _notes(result: Any) -> List[str]:
+    notes: List[str] = []
+    if result.bytes_read == 0:
+        notes.append("the input is empty")
+    if result.binary:
+        notes.append("the input contains NUL bytes: is it really a text log? (scanned anyway)")
+    if result.long_lines:
+        notes.append(f"{result.long_lines} line(s) longer than 1 MiB were scanned in pieces")
+    if not result.complete:
+        notes.append(f"scan stopped early ({result.stop_reason})")
+    return notes
+
+
+def _as_json(result: Any, notes: List[str], db: Any, code: int) -> Dict[str, Any]:
+    data: Dict[str, Any] = {
+        "tool": "ascend-doctor",
+        "version": __version__,
+        "command": "diagnose",
+        "signatures": {"version": db.version, "date": db.date, "count": len(db)},
+        "input": result.source,
+    }
+    data.update(result.to_dict())
+    data["notes"] = notes
+    data["exit_code"] = code
+    return data
+
+
+def render_text(result: Any, notes: List[str], color: bool = False) -> str:
+    """People-facing report. Log text is passed as plain Text, never parsed as rich markup."""
+    from rich.console import Console
+    from rich.text import Text
+
+    buffer = io.StringIO()
+    console = Console(file=buffer, force_terminal=color, color_system="standard" if color else None,
+                      highlight=False, markup=False, emoji=False, width=100)
+
+    def out(*parts: Any) -> None:
+        line = Text()
+        for part in parts:
+            if isinstance(part, tuple):
+                line.append(part[0], style=part[1])
+            else:
+                line.append(str(part))
+        console.print(line, soft_wrap=True)
+
+    size = _human_bytes(result.bytes_read)
+    hits = list(result.hits)
+    specific = [h for h in hits if not h.signature.generic]
+    generic = [h for h in hits if h.signature.generic]
+    if not hits:
+        out(("No known Ascend error signature", "bold green"), f" in {result.source} ({result.lines} lines, {size}).")
+    else:
+        noun = "signature" if len(hits) == 1 else "signatures"
+        out(("Diagnosis", "bold"), f" of {result.source} ({result.lines} lines, {size}): {len(hits)} {noun} found, "
+            "most specific first.")
+    for note in notes:
+        out(("Note: ", "yellow"), note)
+    shown = specific if specific else generic[:1]
+    for number, hit in enumerate(shown, 1):
+        sig = hit.signature
+        out("")
+        label_style = "bold red" if sig.fault else "bold"
+        out((f"{number}. {sig.title}", label_style), f"  [{sig.id}, {sig.category}]")
+        where = f"line {hit.first_line}" if hit.count == 1 else \
+            f"line {hit.first_line} ({hit.count} lines, last {hit.last_line})"
+        out("   ", (where + ": ", "cyan"), hit.first_text)
+        out("   ", ("What it means: ", "bold"), sig.meaning)
+        out("   ", ("Likely causes:", "bold"))
+        for i, cause in enumerate(sig.causes, 1):
+            out(f"     {i}. {cause}")
+        out("   ", ("Check next:", "bold"))
+        for cmd in sig.check_next:
+            out("     ", cmd)
+        out("   ", ("Fix:", "bold"))
+        for cmd in sig.fix:
+            out("     ", cmd)
+        out("   ", ("Source: ", "dim"), "; ".join(sig.source))
+    rest = [h for h in generic if h not in shown]
+    if rest:
+        out("")
+        out(("Secondary symptoms", "bold"), " (generic wrappers; the cause is the signature above):")
+        for hit in rest:
+            see = f"secondary symptom: see {hit.secondary_of}" if hit.secondary_of else "generic wrapper"
+            out(f"   - {hit.signature.id} {hit.signature.title}, line {hit.first_line}: ", (see, "dim"))
+    return buffer.getvalue()
+
+
+def _human_bytes(count: int) -> str:
+    value = float(count)
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{int(value)} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{count} bytes"  # pragma: no cover

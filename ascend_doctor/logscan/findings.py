@@ -1,0 +1,50 @@
+"""Findings for the log checks (ASC-LOG-*): one Finding per signature hit.
+
+Grading rule (both checks): a signature marked ``fault`` (hardware/driver fault: device lost,
+uncorrectable PCIe error, heartbeat lost ...) is FAIL; anything else is WARN, because a log
+line says something went wrong once, not that the machine is wrong now.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Iterable, List
+
+from ascend_doctor.checkapi import Finding, Status
+
+# More findings than this per check only repeat what the first ones say.
+MAX_FINDINGS = 12
+
+
+def hit_finding(hit: Any, where: str, note: str = "") -> Finding:
+    """A finding for one ScanResult hit found at ``where`` (e.g. "dmesg" or a file path)."""
+    sig = hit.signature
+    status = Status.FAIL if sig.fault else Status.WARN
+    times = f" ({hit.count} lines)" if hit.count > 1 else ""
+    message = (f"{sig.title} [{sig.id}] at {where}:{hit.first_line}{times}: \"{hit.first_text}\". "
+               f"Likely cause: {sig.causes[0]}.")
+    if note:
+        message += f" {note}"
+    remediation = "\n".join(sig.fix)
+    if sig.check_next:
+        remediation += "\n# to confirm first: " + sig.check_next[0]
+    evidence: Dict[str, Any] = {
+        "signature": sig.id,
+        "category": sig.category,
+        "file": where,
+        "line": hit.first_line,
+        "last_line": hit.last_line,
+        "count": hit.count,
+        "text": hit.first_text,
+        "meaning": sig.meaning,
+        "causes": list(sig.causes),
+        "check_next": list(sig.check_next),
+        "source": list(sig.source),
+    }
+    return Finding(status, message, remediation, evidence)
+
+
+def reportable(hits: Iterable[Any]) -> List[Any]:
+    """The hits worth a finding: specific ones; generic wrappers only when nothing else matched."""
+    hits = list(hits)
+    specific = [h for h in hits if not h.signature.generic]
+    return specific if specific else hits[:1]

@@ -1,0 +1,46 @@
+"""ASC-LOG-001: no Ascend driver or hardware errors in the kernel log since boot."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.logscan.findings import MAX_FINDINGS, hit_finding, reportable
+
+ROOT_ADVICE = "run as root: sudo ascend-doctor check --select ASC-LOG"
+
+CHECK = CheckSpec(
+    id="ASC-LOG-001",
+    title="Kernel log has no Ascend driver or hardware errors",
+    what=("Scans `dmesg` (the kernel ring buffer, i.e. since the last boot) for the known Ascend error signatures "
+          "of compat_matrix/signatures.yaml: driver error codes, device faults, PCIe AER errors, lost heartbeats. "
+          "Hardware/driver faults are FAIL, other signatures WARN."),
+    why=("A card that fell off the PCIe bus, lost its heartbeat or reports uncorrectable errors makes every later "
+         "step fail with a generic runtime error; the kernel log names the real cause, and it only holds events "
+         "since the last boot, so what it shows is current."),
+    fix=("Follow the fix printed with each signature (`ascend-doctor diagnose` explains a saved log the same way). "
+         "On hosts where dmesg is restricted, " + ROOT_ADVICE + "."),
+    tags=("logs",),
+)
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    scan = ctx.facts.get("dmesg")
+    if scan.status == "permission_denied":
+        yield Finding.skip(f"dmesg is restricted for this user ({scan.detail}); the kernel log was not checked",
+                           f"{ROOT_ADVICE}   (or: sudo sysctl kernel.dmesg_restrict=0)", status=scan.status)
+        return
+    if scan.status != "ok" or scan.result is None:
+        raise NotApplicable(f"kernel log not available: {scan.detail or scan.status}")
+    result = scan.result
+    hits = reportable(result.hits)
+    if not hits:
+        yield Finding.passed(f"dmesg ({result.lines} lines since boot) shows no known Ascend error signatures",
+                             lines=result.lines)
+        return
+    for hit in hits[:MAX_FINDINGS]:
+        yield hit_finding(hit, "dmesg").scoped(hit.signature.id)
+    if len(hits) > MAX_FINDINGS:
+        more = ", ".join(h.signature.id for h in hits[MAX_FINDINGS:])
+        yield Finding.warn(f"{len(hits) - MAX_FINDINGS} more signatures in dmesg: {more}",
+                           "dmesg -T > dmesg.txt && ascend-doctor diagnose dmesg.txt")
