@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Set
+from typing import Any, Dict, Optional
 
 from ascend_doctor.checkapi import CheckContext, Finding, Status
 
@@ -40,11 +40,16 @@ def verdict_finding(verdict: Any, subject: str, remediation: str, unknown_status
     return Finding(unknown_status, f"{subject}: {message}", fix, evidence)
 
 
-def owned_npus(ctx: CheckContext) -> Optional[Set[int]]:
-    """NPUs this container was given (ASCEND_VISIBLE_DEVICES), or None when not restricted."""
-    visible = ctx.facts.try_get("visible_devices")
-    ids = getattr(visible, "visible", None)
-    return set(ids) if ids else None
+def in_scope(ctx: CheckContext, npu_id: int, chip_id: Optional[int]) -> bool:
+    """Whether a chip is one this run is about (see facts/scope.py: container and visible-device
+    variables). Faults outside the scope are somebody else's and are reported as information."""
+    scope = ctx.facts.try_get("npu_scope")
+    return True if scope is None else bool(scope.owns(npu_id, chip_id))
+
+
+def scope_reason(ctx: CheckContext) -> str:
+    scope = ctx.facts.try_get("npu_scope")
+    return str(getattr(scope, "reason", "") or "")
 
 
 def host_arch(ctx: CheckContext) -> Optional[str]:

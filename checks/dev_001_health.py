@@ -6,7 +6,7 @@ from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, Status
 
-from ._support import owned_npus
+from ._support import in_scope, scope_reason
 
 CHECK = CheckSpec(
     id="ASC-DEV-001",
@@ -25,16 +25,15 @@ _SEVERITY = {"WARNING": Status.FAIL, "ALARM": Status.FAIL, "CRITICAL": Status.FA
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
     info = ctx.facts.get("npu_smi")
-    owned = owned_npus(ctx)
     bad = 0
     for dev in info.devices:
         health = dev.health_status
         if health == "OK":
             continue
         scope = f"NPU {dev.npu_id} chip {dev.chip_id}"
-        if owned is not None and dev.npu_id not in owned:
-            yield Finding(Status.PASS, f"{scope} reports {dev.health}, but it is not one of this container's "
-                          f"NPUs ({sorted(owned)}): for information only.", "", {"health": dev.health}, scope)
+        if not in_scope(ctx, dev.npu_id, dev.chip_id):
+            yield Finding(Status.PASS, f"{scope} reports {dev.health}, but it is not one of the NPUs this run is "
+                          f"about ({scope_reason(ctx)}): for information only.", "", {"health": dev.health}, scope)
             continue
         bad += 1
         status = _SEVERITY.get(health, Status.WARN)

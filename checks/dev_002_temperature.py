@@ -6,7 +6,7 @@ from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
 
-from ._support import owned_npus
+from ._support import in_scope
 
 # Above this an idle or lightly loaded chip points at cooling trouble; the chips throttle
 # further up. The field report (seed 000) monitors temperature with npu-smi for the same reason.
@@ -25,9 +25,7 @@ CHECK = CheckSpec(
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
     info = ctx.facts.get("npu_smi")
-    owned = owned_npus(ctx)
-    hot = [d for d in info.devices if d.temp_c is not None and d.temp_c > HOT_C
-           and (owned is None or d.npu_id in owned)]
+    hot = [d for d in info.devices if d.temp_c is not None and d.temp_c > HOT_C and in_scope(ctx, d.npu_id, d.chip_id)]
     for dev in hot:
         yield Finding.warn(f"NPU {dev.npu_id} chip {dev.chip_id} is at {dev.temp_c:g} °C (> {HOT_C:g} °C).",
                            "Check cooling before a long job: fans, airflow, BMC fan policy (ipmitool sdr).",

@@ -6,7 +6,7 @@ from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
 
-from ._support import owned_npus
+from ._support import in_scope
 
 FULL_PCT = 95.0
 
@@ -24,11 +24,10 @@ CHECK = CheckSpec(
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
     info = ctx.facts.get("npu_smi")
-    owned = owned_npus(ctx)
     full = []
     for dev in info.devices:
         used, cap = dev.in_use_mb, dev.capacity_mb
-        if not used or not cap or (owned is not None and dev.npu_id not in owned):
+        if not used or not cap or not in_scope(ctx, dev.npu_id, dev.chip_id):
             continue
         pct = 100.0 * used / cap
         if pct > FULL_PCT:

@@ -50,18 +50,14 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                       f"Install the driver and firmware of one HDK release, then reboot "
                       f"(ascend-doctor matrix lookup --driver {driver_version}).", evidence)
         return
-    verdict = ctx.matrix.driver_vs_firmware(driver_version, fw_version,
-                                            compatible_version_fw=tuple(drv.info.compatible_version_fw or ()))
-    finding = verdict_finding(verdict, f"driver {driver_version} + firmware {fw_version}",
-                              f"Install the firmware of HDK {driver_version}, then reboot.",
-                              unknown_status=Status.PASS if (by_driver or by_firmware) else Status.WARN)
     if by_driver or by_firmware:
-        # The files' own ranges decide; the matrix adds context (or nothing, when it has no row).
-        side = "driver range " + fw_range if by_driver else "firmware's driver list"
-        message = f"firmware {fw_version} is within the {side}"
-        if finding.status is Status.FAIL:
-            yield finding
-            return
-        yield Finding(Status.PASS, f"{message}; {finding.message}", "", {**evidence, **finding.evidence})
+        # DCMI treats the pair as compatible when either side accepts the other.
+        side = f"driver {driver_version}'s range {fw_range}" if by_driver else \
+            f"firmware {fw_version}'s driver list (HDK {fw.info.package_version})"
+        yield Finding(Status.PASS, f"firmware {fw_version} and driver {driver_version} are compatible: accepted by "
+                      f"the {side}", "", evidence)
         return
-    yield finding
+    # Neither file states a range: only the matrix can say.
+    verdict = ctx.matrix.driver_vs_firmware(driver_version, fw_version)
+    yield verdict_finding(verdict, f"driver {driver_version} + firmware {fw_version}",
+                          f"Install the firmware of HDK {driver_version}, then reboot.")

@@ -52,12 +52,14 @@ def load_matrix_or_exit(matrix_path: Optional[str]) -> Tuple[Any, Dict[str, Any]
               help="Also lint this serving configuration (MindIE config.json or a models: YAML/JSON).")
 @click.option("--vllm-args", "vllm_args", metavar="ARGS", default=None,
               help='Also lint a vLLM-Ascend launch line, e.g. "vllm serve /models/R1 --tensor-parallel-size 16".')
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar on stderr while hashing weights for --verify (default: when stderr is a terminal).")
 @click.option("-v", "--verbose", is_flag=True, help="Show evidence under each result.")
 @handle_errors
 def check(snapshot: Optional[str], fmt: str, output: Optional[str], timeout: float, python: Optional[str],
           select: Tuple[str, ...], ignore: Tuple[str, ...], fail_on: str, matrix_path: Optional[str],
           model_dir: Optional[str], verify_manifest: Optional[str], serving_config: Optional[str],
-          vllm_args: Optional[str], verbose: bool) -> None:
+          vllm_args: Optional[str], progress: Optional[bool], verbose: bool) -> None:
     """Grade an Ascend server's readiness to serve DeepSeek.
 
     \b
@@ -83,6 +85,7 @@ def check(snapshot: Optional[str], fmt: str, output: Optional[str], timeout: flo
         timeout_s=timeout, python=python, select=_split_prefixes(select), ignore=_split_prefixes(ignore),
         fail_on=fail_on, model_dir=model_dir, verify_manifest=verify_manifest, serving_config=serving_config,
         vllm_args=vllm_args,
+        extra=() if progress is None else (("progress", "1" if progress else "0"),),
     )
     matrix, matrix_info = load_matrix_or_exit(matrix_path)
     try:

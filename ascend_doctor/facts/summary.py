@@ -46,4 +46,11 @@ def report_facts(facts: Facts) -> Dict[str, Any]:
         out["python"] = None
     container = facts.try_get("container")
     out["container"] = jsonable(container) if container else None
+    # Model facts only when the run was asked about a model (computing them reads the weights' headers).
+    if facts.options.model_dir:
+        model = facts.try_get("model")
+        out["model"] = jsonable(model) if model is not None else None
+    if facts.options.verify_manifest:
+        manifest = facts.try_get("model_manifest_check")
+        out["model_manifest"] = jsonable(manifest) if manifest is not None else None
     return out
