@@ -64,6 +64,20 @@ def run_checks(
     return report
 
 
+def with_model_from_serving_config(host: Host, options: RunOptions) -> RunOptions:
+    """When --config / --vllm-args name a weight directory and --model was not given, check that
+    directory too ("the weight path passes the model checks")."""
+    if options.model_dir or not (options.serving_config or options.vllm_args):
+        return options
+    import dataclasses
+
+    facts = Facts(host, options)
+    for weight_dir in facts.try_get("serving_weight_dirs") or []:
+        if weight_dir.is_dir and weight_dir.has_config:
+            return dataclasses.replace(options, model_dir=weight_dir.path)
+    return options
+
+
 def _selected(check_id: str, options: RunOptions) -> bool:
     if options.select and not matches(check_id, options.select):
         return False

@@ -120,3 +120,14 @@ def test_text_report_never_interprets_tool_output_as_markup() -> None:
                     [Result("ASC-SMI-001", "t", Status.FAIL, "npu-smi said [bold red]x[/] \x1b[31mred", "fix [it]")])
     text = report_to_text(report)
     assert "[bold red]x[/]" in text and "fix [it]" in text and "\x1b[31m" not in text
+
+
+def test_weight_path_of_a_launch_line_gets_the_model_checks(tmp_path: Path) -> None:
+    model = tmp_path / "DeepSeek-R1-Distill-Qwen-7B"
+    model.mkdir()
+    (model / "config.json").write_text(json.dumps({"model_type": "qwen2", "architectures": ["Qwen2ForCausalLM"]}))
+    result = invoke("check", "--select", "ASC-MDL-007", "--vllm-args", f"vllm serve {model} --tensor-parallel-size 1",
+                    "--format", "json")
+    report = json.loads(result.stdout)
+    statuses = {r["id"]: r["status"] for r in report["results"]}
+    assert statuses["ASC-MDL-007"] != "SKIP", report["results"]

@@ -95,6 +95,9 @@ def check(snapshot: Optional[str], fmt: str, output: Optional[str], timeout: flo
     except OSError as exc:
         fail(f"cannot read snapshot {snapshot}: {exc.strerror or exc}", ExitCode.INCOMPLETE)
     try:
+        from ascend_doctor.runner import with_model_from_serving_config
+
+        options = with_model_from_serving_config(host, options)
         report = _run_with_progress(host, matrix, options, matrix_info)
     finally:
         close = getattr(host, "close", None)
