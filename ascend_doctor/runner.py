@@ -100,7 +100,8 @@ def _run_one(check: Check, ctx: CheckContext) -> List[Result]:
                 return [result(Status.ERROR, f"unknown precondition {name!r} in {check.module}")]
             reason = pre.test(ctx)
             if reason:
-                return [result(Status.SKIP, reason)]
+                # Marked so renderers can fold "you did not ask for this" skips out of the way.
+                return [result(Status.SKIP, reason, evidence={"precondition": name})]
         findings = list(check.run(ctx))
     except NotApplicable as exc:
         return [result(Status.SKIP, str(exc) or "not applicable on this host")]

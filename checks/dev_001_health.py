@@ -44,4 +44,5 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                       f"(leave it out of ASCEND_RT_VISIBLE_DEVICES) and open a hardware case.",
                       {"health": dev.health, "npu_id": dev.npu_id, "chip_id": dev.chip_id}, scope)
     if not bad:
-        yield Finding.passed(f"all {len(info.devices)} chips report Health OK")
+        count = len(info.devices)
+        yield Finding.passed(f"all {count} chips report Health OK" if count > 1 else "the chip reports Health OK")

@@ -22,7 +22,9 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     info = ctx.facts.get("npu_smi")
     names = Counter(d.name for d in info.devices)
     if len(names) <= 1:
-        yield Finding.passed(f"all {len(info.devices)} chips are {next(iter(names), '?')}")
+        count = len(info.devices)
+        name = next(iter(names), "?")
+        yield Finding.passed(f"all {count} chips are {name}" if count > 1 else f"one chip: {name}")
         return
     by_name = {name: sorted({d.npu_id for d in info.devices if d.name == name}) for name in names}
     detail = "; ".join(f"{name}: NPU {', '.join(map(str, ids))}" for name, ids in by_name.items())

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import textwrap
 from typing import IO, Dict, List, Optional
 
 from rich.console import Console
@@ -43,9 +44,13 @@ def clean(text: str) -> str:
 def make_console(file: Optional[IO[str]] = None, color: Optional[bool] = None, width: Optional[int] = None
                  ) -> Console:
     no_color = bool(os.environ.get("NO_COLOR")) if color is None else not color
-    return Console(file=file, no_color=no_color, highlight=False, emoji=False, soft_wrap=False,
-                   force_terminal=True if color else None, width=width,
-                   color_system=None if no_color else "auto")
+    console = Console(file=file, no_color=no_color, highlight=False, emoji=False, soft_wrap=False,
+                      force_terminal=True if color else None, width=width,
+                      color_system=None if no_color else "auto")
+    if width is None and not console.is_terminal:
+        # Piped into a file or a ticket: rich's 80-column default would wrap every remediation.
+        console.width = 120
+    return console
 
 
 def render_text(report: Report, console: Console, verbose: bool = False) -> None:
@@ -66,7 +71,10 @@ def render_text(report: Report, console: Console, verbose: bool = False) -> None
         console.print(Text(f"note: {clean(note)}", style="yellow"))
 
     groups: Dict[str, List[Result]] = {}
+    folded = [r for r in report.results if not verbose and _not_asked_for(r)]
     for result in report.results:
+        if folded and result in folded:
+            continue
         groups.setdefault(result.id.split("-")[1] if "-" in result.id else "?", []).append(result)
     order = list(AREA_TITLES)
     for area, results in sorted(groups.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else 99):
@@ -74,8 +82,19 @@ def render_text(report: Report, console: Console, verbose: bool = False) -> None
         console.print(Text(AREA_TITLES.get(area, area), style="bold underline"))
         for result in results:
             _print_result(result, console, verbose)
+    if folded:
+        reasons = sorted({r.message for r in folded})
+        console.print()
+        console.print(Text(f"{len(folded)} checks not run because their input was not given "
+                           f"({'; '.join(reasons)}); -v lists them.", style="dim"))
     console.print()
     _print_summary(report, console)
+
+
+def _not_asked_for(result: Result) -> bool:
+    """SKIPs for inputs the user did not give (--model, --config...): noise in a first read."""
+    return result.status is Status.SKIP and "precondition" in result.evidence and \
+        result.evidence.get("precondition") in ("model", "manifest", "serving_config")
 
 
 def _print_facts_line(report: Report, console: Console) -> None:
@@ -108,15 +127,19 @@ def _print_result(result: Result, console: Console, verbose: bool) -> None:
     if result.scope:
         line.append(f" [{clean(result.scope)}]", style="dim")
     console.print(line)
-    message = Text("      " + clean(result.message).replace("\n", "\n      "))
-    console.print(message)
+    width = max(40, (console.width or 100) - 6)
+    for paragraph in clean(result.message).split("\n"):
+        for piece in textwrap.wrap(paragraph, width) or [""]:
+            console.print(Text("      " + piece))
     if result.remediation and result.status in (Status.FAIL, Status.WARN, Status.ERROR, Status.SKIP):
-        fix = Text("      fix: ", style="cyan")
-        fix.append(clean(result.remediation).replace("\n", "\n           "))
-        console.print(fix)
+        # Remediation is never re-wrapped: a command broken over two lines cannot be pasted.
+        for number, line in enumerate(clean(result.remediation).split("\n")):
+            text = Text("      fix: " if number == 0 else "           ", style="cyan")
+            text.append(line, style="")
+            console.print(text, soft_wrap=True)
     if verbose and result.evidence:
         for key, value in result.evidence.items():
-            console.print(Text(f"      {key}: {clean(str(value))[:500]}", style="dim"))
+            console.print(Text(f"      {key}: {clean(str(value))[:500]}", style="dim"), soft_wrap=True)
 
 
 def _print_summary(report: Report, console: Console) -> None:
