@@ -59,11 +59,10 @@ def build_pools() -> Dict[str, List[str]]:
 
 
 def plog_info_line(rng: random.Random) -> str:
-    return ("[INFO] RUNTIME(%d,python3):2025-03-19-15:%02d:%02d.%03d.%03d [stream.cc:%d]%d Synchronize: "
-            "stream_id=%d, task_id=%d finished, len=%d" % (
-                rng.randint(1000, 99999), rng.randint(0, 59), rng.randint(0, 59), rng.randint(0, 999),
-                rng.randint(0, 999), rng.randint(1, 3000), rng.randint(1000, 99999), rng.randint(0, 64),
-                rng.randint(0, 65535), rng.randint(0, 1 << 30)))
+    r = rng.randint
+    return (f"[INFO] RUNTIME({r(1000, 99999)},python3):2025-03-19-15:{r(0, 59):02d}:{r(0, 59):02d}."
+            f"{r(0, 999):03d}.{r(0, 999):03d} [stream.cc:{r(1, 3000)}]{r(1000, 99999)} Synchronize: "
+            f"stream_id={r(0, 64)}, task_id={r(0, 65535)} finished, len={r(0, 1 << 30)}")
 
 
 def make_tile(pools: Dict[str, List[str]], rng: random.Random, size: int, signal_pct: float) -> bytes:
