@@ -12,7 +12,7 @@ CHECK = CheckSpec(
     title="Newest CANN logs (plog, device logs) have no known errors",
     what=("Scans the newest plog and device log files (~/ascend/log/{debug,run}/plog and device-N of every user, "
           "$ASCEND_PROCESS_LOG_PATH, /var/log/npu/slog, the driver install log) for the known Ascend error "
-          "signatures, newest file first, within --log budgets (20 files / 64 MiB / 20 s by default). "
+          "signatures, newest file first, bounded to 20 files / 64 MiB / 20 s by default. "
           "Hardware/driver faults are FAIL, other signatures WARN."),
     why=("When a previous start of vLLM or MindIE failed, the plog holds the real error (driver code, HCCL "
          "timeout, missing kernels) that the Python traceback only wraps. These logs can be old: each finding "

@@ -139,7 +139,8 @@ class _Located:
 
 def _compose(text: str, path: str) -> Tuple[Optional[_Located], List[str]]:
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        # libyaml's loader is ~5x faster and keeps the same line marks; pure Python otherwise.
+        root = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else path
