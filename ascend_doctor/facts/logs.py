@@ -213,9 +213,8 @@ def _extra_float(facts: Facts, key: str, default: float) -> float:
     return default
 
 
-@provider("log_files")
-def log_files(facts: Facts) -> LogFilesScan:
-    options = facts.options
+def newest_log_files(facts: Facts) -> Tuple[List[str], Tuple[str, ...], Any, List[Tuple[str, int, float]]]:
+    """(roots, existing roots, lister, [(path, size, mtime)] newest first) -- also used by snapshot capture."""
     env = dict(facts.host.env())
     roots = log_roots(env, _home_users(facts))
     lister = _Lister(facts)
@@ -224,7 +223,13 @@ def log_files(facts: Facts) -> LogFilesScan:
     unique: Dict[str, Tuple[str, int, float]] = {}
     for entry in lister.files:
         unique.setdefault(entry[0], entry)
-    newest = sorted(unique.values(), key=lambda e: (-e[2], e[0]))
+    return roots, existing, lister, sorted(unique.values(), key=lambda e: (-e[2], e[0]))
+
+
+@provider("log_files")
+def log_files(facts: Facts) -> LogFilesScan:
+    options = facts.options
+    roots, existing, lister, newest = newest_log_files(facts)
     limits: List[str] = []
     if lister.limited:
         limits.append(f"listing stopped after {MAX_DIRS} folders / {MAX_STATS} entries")

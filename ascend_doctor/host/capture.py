@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ascend_doctor import __version__
-from ascend_doctor.host.base import DEFAULT_TIMEOUT_S, CommandResult, CommandStatus, command_file_name
+from ascend_doctor.host.base import DEFAULT_TIMEOUT_S, CommandResult, CommandStatus, HostFileError, command_file_name
 from ascend_doctor.host.live import LiveHost
 from ascend_doctor.host.snapshot import SNAPSHOT_FORMAT
 
@@ -307,6 +307,8 @@ def _build(tree: str, live: LiveHost, timeout_s: float, say: Progress, summary: 
     for folder in py_record.get("path") or []:
         if isinstance(folder, str) and folder.startswith("/"):
             copier.record(folder.rstrip("/") + "/" + TORCH_CONFIG_FILE, COPY)
+    say("copying the tails of the newest CANN logs")
+    _capture_logs(live, copier, summary)
     summary.files = copier.files
     _write_json(os.path.join(tree, "host.json"), host_record(live))
     info = live.info()
@@ -591,6 +593,44 @@ class _Copier:
         if path is None or os.path.lexists(path):
             return
         os.symlink(target, path)
+
+
+# Logs: the newest few plog/device logs (their tails, where the latest errors are), so that
+# ASC-LOG-002 has something to read when a snapshot is replayed. Bounded in count and size.
+MAX_CAPTURE_LOGS = 5
+MAX_CAPTURE_LOG_BYTES = 2 * 1024 * 1024
+
+
+def _capture_logs(live: LiveHost, copier: _Copier, summary: CaptureSummary) -> None:
+    # Capture is an application of the doctor, not a probe: it may use the facts layer to find
+    # the same log files the log check would read.
+    from ascend_doctor.facts import Facts
+    from ascend_doctor.facts.logs import newest_log_files
+
+    try:
+        _roots, _existing, _lister, newest = newest_log_files(Facts(live))
+    except Exception as exc:  # logs are a bonus: never let them sink a capture
+        summary.notes.append(f"log files not captured: {type(exc).__name__}: {exc}")
+        return
+    for path, size, mtime in newest[:MAX_CAPTURE_LOGS]:
+        try:
+            with live.open_binary(path) as fh:
+                if size > MAX_CAPTURE_LOG_BYTES:
+                    fh.seek(size - MAX_CAPTURE_LOG_BYTES)
+                data = fh.read(MAX_CAPTURE_LOG_BYTES)
+        except (HostFileError, OSError) as exc:
+            summary.notes.append(f"{path}: not captured ({exc})")
+            continue
+        if copier.total + len(data) > MAX_CAPTURE_TOTAL_BYTES:
+            summary.notes.append("log capture stopped: snapshot size limit reached")
+            return
+        copier.total += len(data)
+        copier._write(path, data)
+        staged = copier._staged(path, make_parents=False)
+        if staged and os.path.exists(staged):
+            os.utime(staged, (mtime, mtime))  # the log check reports how old each log is
+        if size > MAX_CAPTURE_LOG_BYTES:
+            summary.notes.append(f"{path}: only its last {MAX_CAPTURE_LOG_BYTES // 1024 // 1024} MiB captured")
 
 
 # -- JSON records -----------------------------------------------------------------------------

@@ -16,6 +16,7 @@ someone else's machine, so it is *untrusted input*:
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import posixpath
@@ -735,6 +736,9 @@ def _extract_member(tar: tarfile.TarFile, member: tarfile.TarInfo, dest: str, ar
                 if written > member.size:  # pragma: no cover - tarfile stops at the declared size
                     raise SnapshotError(f"archive member {name!r}: more data than declared")
                 out.write(chunk)
+        # Keep the recorded modification time: log checks say how old each log is.
+        with contextlib.suppress(OSError, OverflowError, ValueError):
+            os.utime(path, (member.mtime, member.mtime))
         return
     kind = ("device file" if (member.ischr() or member.isblk()) else
             "FIFO" if member.isfifo() else "sparse file" if member.issparse() else "special member")

@@ -133,10 +133,10 @@ def _print_result(result: Result, console: Console, verbose: bool) -> None:
             console.print(Text("      " + piece))
     if result.remediation and result.status in (Status.FAIL, Status.WARN, Status.ERROR, Status.SKIP):
         # Remediation is never re-wrapped: a command broken over two lines cannot be pasted.
-        for number, line in enumerate(clean(result.remediation).split("\n")):
-            text = Text("      fix: " if number == 0 else "           ", style="cyan")
-            text.append(line, style="")
-            console.print(text, soft_wrap=True)
+        for number, fix_line in enumerate(clean(result.remediation).split("\n")):
+            fix_text = Text("      fix: " if number == 0 else "           ", style="cyan")
+            fix_text.append(fix_line, style="")
+            console.print(fix_text, soft_wrap=True)
     if verbose and result.evidence:
         for key, value in result.evidence.items():
             console.print(Text(f"      {key}: {clean(str(value))[:500]}", style="dim"), soft_wrap=True)
