@@ -52,6 +52,10 @@ def load_matrix_or_exit(matrix_path: Optional[str]) -> Tuple[Any, Dict[str, Any]
               help="Also lint this serving configuration (MindIE config.json or a models: YAML/JSON).")
 @click.option("--vllm-args", "vllm_args", metavar="ARGS", default=None,
               help='Also lint a vLLM-Ascend launch line, e.g. "vllm serve /models/R1 --tensor-parallel-size 16".')
+@click.option("--log-max-files", type=click.IntRange(0, 1000), default=20, show_default=True,
+              help="Newest CANN log files (plog, device logs) to scan.")
+@click.option("--log-max-mb", type=click.IntRange(0, 100000), default=64, show_default=True,
+              help="Bytes of CANN logs to scan at most, in MiB (dmesg is always read whole).")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr while hashing weights for --verify (default: when stderr is a terminal).")
 @click.option("-v", "--verbose", is_flag=True, help="Show evidence under each result.")
@@ -59,7 +63,8 @@ def load_matrix_or_exit(matrix_path: Optional[str]) -> Tuple[Any, Dict[str, Any]
 def check(snapshot: Optional[str], fmt: str, output: Optional[str], timeout: float, python: Optional[str],
           select: Tuple[str, ...], ignore: Tuple[str, ...], fail_on: str, matrix_path: Optional[str],
           model_dir: Optional[str], verify_manifest: Optional[str], serving_config: Optional[str],
-          vllm_args: Optional[str], progress: Optional[bool], verbose: bool) -> None:
+          vllm_args: Optional[str], log_max_files: int, log_max_mb: int, progress: Optional[bool],
+          verbose: bool) -> None:
     """Grade an Ascend server's readiness to serve DeepSeek.
 
     \b
@@ -84,7 +89,7 @@ def check(snapshot: Optional[str], fmt: str, output: Optional[str], timeout: flo
     options = RunOptions(
         timeout_s=timeout, python=python, select=_split_prefixes(select), ignore=_split_prefixes(ignore),
         fail_on=fail_on, model_dir=model_dir, verify_manifest=verify_manifest, serving_config=serving_config,
-        vllm_args=vllm_args,
+        vllm_args=vllm_args, log_max_files=log_max_files, log_max_bytes=log_max_mb * 1024 * 1024,
         extra=() if progress is None else (("progress", "1" if progress else "0"),),
     )
     matrix, matrix_info = load_matrix_or_exit(matrix_path)
