@@ -6,6 +6,8 @@ import dataclasses
 import re
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
 
+from packaging.version import Version
+
 from ascend_doctor.matrix.errors import Problem
 from ascend_doctor.matrix.records import (
     CannRelease,
@@ -19,7 +21,7 @@ from ascend_doctor.matrix.records import (
     TorchPython,
     VllmAscendRow,
 )
-from ascend_doctor.matrix.specs import ascend, ascend_spec, release_rank, same_public, try_ascend, try_pypi
+from ascend_doctor.matrix.specs import ascend, ascend_spec, release_rank, try_ascend, try_pypi
 from ascend_doctor.versions import AscendVersion
 
 
@@ -121,9 +123,11 @@ def _resolvers(sections: Dict[str, List[Row]]) -> Dict[str, Resolver]:
         return resolve
 
     def pypi_in(table: Sequence[Any]) -> Resolver:
+        publics = {Version(listed.public) for listed in table}  # a local label (+cpu) does not matter
+
         def resolve(text: str) -> bool:
             version = try_pypi(text)
-            return version is None or any(same_public(version, listed) for listed in table)
+            return version is None or Version(version.public) in publics
         return resolve
 
     return {

@@ -100,6 +100,7 @@ def load_document(path: str, *, allow_include: bool = True) -> Document:
         doc.problems.extend(problems)
         return doc
     ctx = Ctx(name)
+    refused_include = False
     section_nodes: Dict[str, Tuple[str, yaml.Node, Ctx]] = {}
     meta_nodes: Dict[str, yaml.Node] = {}
     try:
@@ -110,6 +111,7 @@ def load_document(path: str, *, allow_include: bool = True) -> Document:
             ctx.problem(meta_nodes.get("include"), "include",
                         "a bundle must be self-contained: `include` is not allowed here "
                         "(build one with `ascend-doctor matrix bundle`)")
+            refused_include = True
         elif include:
             _load_includes(path, include, doc, section_nodes)
         for section, (_file, node, section_ctx) in section_nodes.items():
@@ -120,7 +122,7 @@ def load_document(path: str, *, allow_include: bool = True) -> Document:
     included = {id(c): c for _f, _n, c in section_nodes.values() if c is not ctx}
     for sub_ctx in included.values():
         doc.problems.extend(sub_ctx.problems)
-    if not any(p.message.startswith("YAML") for p in doc.problems):
+    if not refused_include and not any(p.message.startswith("YAML") for p in doc.problems):
         for section in REQUIRED_SECTIONS:
             if section not in section_nodes:
                 doc.problems.append(Problem(name, 0, section, "missing required section"))

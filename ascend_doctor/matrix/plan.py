@@ -308,7 +308,7 @@ def _requirements(info: ChipInfo, cann: str, driver: str) -> List[Tuple[str, Ver
             problems.append(f"CANN {req.cann}")
         if req.hdk and driver_v is not None and not spec_matches(req.hdk, driver_v):
             problems.append(f"HDK {req.hdk}")
-        label = f"chip requirement ({req.applies_to})"
+        label = "chip requirement"
         if problems:
             result.append((label, Verdict(VerdictKind.INCOMPATIBLE, f"{req.applies_to} need {' and '.join(problems)}",
                                           req.source)))

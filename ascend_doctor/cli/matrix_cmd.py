@@ -1,0 +1,335 @@
+"""``ascend-doctor matrix``: show, look up, plan, validate, bundle and update the compatibility matrix."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Tuple
+
+import click
+
+from ascend_doctor.cli._common import dump_json, fail, handle_errors, output_options, write_output
+from ascend_doctor.exitcodes import ExitCode
+
+EXIT_CODES = ("Exit codes: 0 done, 1 validation failed / incompatible / rejected, 2 usage error, "
+              "3 could not finish (network, disk).")
+
+
+def _matrix_path(ctx: click.Context) -> Optional[str]:
+    obj = ctx.obj if isinstance(ctx.obj, dict) else {}
+    path = obj.get("matrix_path")
+    return str(path) if path else None
+
+
+def load(ctx: click.Context) -> Any:
+    """The matrix for this command, or one error line and exit 1 when the chosen file is invalid."""
+    from ascend_doctor.matrix import MatrixError, load_matrix
+
+    path = _matrix_path(ctx)
+    try:
+        matrix = load_matrix(path)
+    except MatrixError as exc:
+        shown = path or "the matrix in use"
+        fail(f"invalid compatibility matrix {shown}: {exc} (details: ascend-doctor matrix validate"
+             f"{' ' + path if path else ''})", ExitCode.FINDINGS)
+    for warning in matrix.warnings:
+        click.echo(f"ascend-doctor: warning: {warning}", err=True)
+    return matrix
+
+
+@click.group("matrix", context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--matrix", "matrix_path", metavar="FILE", default=None,
+              help="Use this matrix file (a bundle, or a meta file with `include`) instead of the default. "
+                   "The default is $ASCEND_DOCTOR_MATRIX, else an updated copy newer than the shipped "
+                   "matrix, else the shipped matrix.")
+@click.pass_context
+def matrix(ctx: click.Context, matrix_path: Optional[str]) -> None:
+    """Query, validate and update the compatibility matrix (driver / CANN / torch_npu / engines).
+
+    Every answer carries a verdict — recommended, compatible, incompatible or unknown (not in the
+    matrix) — and the sources it comes from. No NPU is needed.
+
+    \b
+    Examples:
+      ascend-doctor matrix show vllm-ascend
+      ascend-doctor matrix lookup --cann 8.0.RC3
+      ascend-doctor matrix plan --chip 910B3 --engine vllm-ascend --driver 24.1.rc2
+      ascend-doctor matrix validate my-matrix.yaml
+      ascend-doctor matrix update --url https://example.com/matrix.yaml --sha256 <hex>
+      ascend-doctor matrix update --file matrix-2026.12.01.yaml     # air-gapped machine
+    """
+    ctx.ensure_object(dict)
+    ctx.obj["matrix_path"] = matrix_path
+
+
+# -- show -------------------------------------------------------------------------------------
+
+@matrix.command("show", epilog=EXIT_CODES)
+@click.argument("component", required=False)
+@output_options
+@click.pass_context
+@handle_errors
+def show_cmd(ctx: click.Context, component: Optional[str], fmt: str, output: Optional[str]) -> None:
+    """Print the matrix tables; without COMPONENT, the list of components.
+
+    COMPONENT is one of hdk-cann, releases, codes, firmware, torch-npu, python, vllm-ascend,
+    mindie, mindspeed, chips, gaps, all — or a section name such as torch_npu or hdk_cann.
+
+    \b
+    Examples:
+      ascend-doctor matrix show
+      ascend-doctor matrix show torch-npu
+      ascend-doctor matrix show hdk-cann --format json | jq '.sections.hdk_cann[0]'
+    """
+    from ascend_doctor.matrix.views import COMPONENTS, render_show, resolve_component, show_json
+
+    sections = resolve_component(component) if component else None
+    if component and sections is None:
+        fail(f"unknown component {component!r} (one of {', '.join(COMPONENTS)}, all, or a section name)",
+             ExitCode.USAGE)
+    m = load(ctx)
+    if fmt == "json":
+        write_output(dump_json(show_json(m, sections, component)), output)
+    else:
+        write_output(render_show(m, sections), output)
+
+
+# -- lookup -----------------------------------------------------------------------------------
+
+@matrix.command("lookup", epilog=EXIT_CODES)
+@click.option("--cann", metavar="VERSION", help="A CANN release (8.0.RC3, 8.5.0, 8.0.RC3.beta1 …).")
+@click.option("--driver", metavar="VERSION", help="A driver / HDK release (24.1.rc2, 24.1.RC2, 25.0.rc1.1 …).")
+@click.option("--torch-npu", "torch_npu", metavar="VERSION", help="A torch_npu release (2.1.0.post8 …).")
+@click.option("--vllm-ascend", "vllm_ascend", metavar="VERSION", help="A vLLM-Ascend release (0.9.1, v0.11.0rc1 …).")
+@click.option("--mindie", metavar="VERSION", help="A MindIE release (2.1.RC1 …).")
+@click.option("--chip", metavar="NAME", help="A chip as npu-smi prints it (910B3, Ascend910, 310P3 …).")
+@output_options
+@click.pass_context
+@handle_errors
+def lookup_cmd(ctx: click.Context, cann: Optional[str], driver: Optional[str], torch_npu: Optional[str],
+               vllm_ascend: Optional[str], mindie: Optional[str], chip: Optional[str], fmt: str,
+               output: Optional[str]) -> None:
+    """What goes with one version: each answer with its verdict and sources.
+
+    \b
+    Examples:
+      ascend-doctor matrix lookup --cann 8.0.RC3
+      ascend-doctor matrix lookup --driver 24.1.rc2 --format json
+      ascend-doctor matrix lookup --torch-npu 2.1.0.post8
+      ascend-doctor matrix lookup --chip 910B3
+    """
+    if not any((cann, driver, torch_npu, vllm_ascend, mindie, chip)):
+        fail("give at least one of --cann, --driver, --torch-npu, --vllm-ascend, --mindie, --chip", ExitCode.USAGE)
+    from ascend_doctor.matrix.lookup import lookup
+    from ascend_doctor.matrix.views import render_lookup
+
+    m = load(ctx)
+    results = lookup(m, cann=cann, driver=driver, torch_npu=torch_npu, vllm_ascend=vllm_ascend, mindie=mindie,
+                     chip=chip)
+    if fmt == "json":
+        write_output(dump_json({"matrix": m.identity(), "results": [r.to_dict() for r in results]}), output)
+    else:
+        write_output(render_lookup(m, results), output)
+
+
+# -- plan -------------------------------------------------------------------------------------
+
+@matrix.command("plan", epilog=EXIT_CODES)
+@click.option("--chip", required=True, metavar="NAME", help="The chip (910B3, Ascend910, 310P3 …).")
+@click.option("--engine", required=True, type=click.Choice(["vllm-ascend", "mindie", "mindspeed"]),
+              help="The serving or training engine.")
+@click.option("--driver", metavar="VERSION", help="Keep this driver (e.g. the one installed).")
+@click.option("--firmware", metavar="VERSION", help="Keep this firmware.")
+@click.option("--cann", metavar="VERSION", help="Keep this CANN release.")
+@click.option("--python", metavar="VERSION", help="Keep this Python (3.10 …).")
+@click.option("--torch", metavar="VERSION", help="Keep this PyTorch.")
+@click.option("--torch-npu", "torch_npu", metavar="VERSION", help="Keep this torch_npu.")
+@click.option("--version", "engine_version", metavar="VERSION", help="Keep this engine release.")
+@click.option("--stable", is_flag=True, help="Skip release candidates unless --version names one.")
+@output_options
+@click.pass_context
+@handle_errors
+def plan_cmd(ctx: click.Context, chip: str, engine: str, driver: Optional[str], firmware: Optional[str],
+             cann: Optional[str], python: Optional[str], torch: Optional[str], torch_npu: Optional[str],
+             engine_version: Optional[str], stable: bool, fmt: str, output: Optional[str]) -> None:
+    """A complete recommended stack for a machine, and the order to install it in.
+
+    Picks the highest engine release whose every pairing is recommended or compatible with what
+    you keep fixed; everything else takes the release's own pairing.
+
+    \b
+    Examples:
+      ascend-doctor matrix plan --chip 910B3 --engine vllm-ascend
+      ascend-doctor matrix plan --chip 910B3 --engine vllm-ascend --driver 24.1.rc2
+      ascend-doctor matrix plan --chip 910B4 --engine mindie --format json -o plan.json
+    """
+    from ascend_doctor.matrix.plan import PlanError
+    from ascend_doctor.matrix.views import render_plan
+
+    m = load(ctx)
+    fixed = {"driver": driver, "firmware": firmware, "cann": cann, "python": python, "torch": torch,
+             "torch_npu": torch_npu, "version": engine_version}
+    try:
+        plan = m.plan(chip, engine, {k: v for k, v in fixed.items() if v}, stable_only=stable)
+    except PlanError as exc:
+        message = str(exc)
+        code = ExitCode.USAGE if message.startswith(("unknown chip", "unknown engine", "cannot fix")) \
+            else ExitCode.FINDINGS
+        fail(message, code)
+    if fmt == "json":
+        write_output(dump_json({"matrix": m.identity(), "plan": plan.to_dict()}), output)
+    else:
+        write_output(render_plan(m, plan), output)
+
+
+# -- validate ---------------------------------------------------------------------------------
+
+@matrix.command("validate", epilog=EXIT_CODES)
+@click.argument("files", nargs=-1, metavar="[FILE]...", type=click.Path(dir_okay=True))
+@click.option("--bundle", "as_bundle", is_flag=True, help="Require self-contained bundles (no `include`), "
+              "as `matrix update` does.")
+@output_options
+@click.pass_context
+@handle_errors
+def validate_cmd(ctx: click.Context, files: Tuple[str, ...], as_bundle: bool, fmt: str,
+                 output: Optional[str]) -> None:
+    """Check matrix files; every problem is printed as `file:line key.path: message`.
+
+    Without FILE, checks the matrix this run would use.
+
+    \b
+    Examples:
+      ascend-doctor matrix validate compat_matrix/matrix.yaml
+      ascend-doctor matrix validate --bundle downloaded.yaml --format json
+    """
+    from ascend_doctor.matrix.loader import load_document
+
+    paths = list(files)
+    if not paths:
+        paths = [_default_matrix_file(ctx)]
+    reports: List[Dict[str, Any]] = []
+    lines: List[str] = []
+    for path in paths:
+        doc = load_document(path, allow_include=not as_bundle)
+        rows = sum(len(v) for v in doc.sections.values())
+        reports.append({"file": path, "valid": not doc.problems,
+                        "version": doc.meta.version if doc.meta else None,
+                        "date": doc.meta.date if doc.meta else None, "entries": rows,
+                        "files": doc.files,
+                        "problems": [{"file": p.file, "line": p.line, "path": p.path, "message": p.message}
+                                     for p in doc.problems]})
+        if doc.problems:
+            lines.extend(str(p) for p in doc.problems)
+            lines.append(f"{path}: {len(doc.problems)} problem{'s' if len(doc.problems) != 1 else ''}")
+        else:
+            assert doc.meta is not None
+            lines.append(f"{path}: OK — matrix {doc.meta.version} ({doc.meta.date}), {rows} entries in "
+                         f"{len(doc.sections)} sections, {len(doc.files)} file{'s' if len(doc.files) > 1 else ''}")
+    if fmt == "json":
+        write_output(dump_json({"files": reports}), output)
+    else:
+        write_output("\n".join(lines), output)
+    if any(not r["valid"] for r in reports):
+        raise SystemExit(int(ExitCode.FINDINGS))
+
+
+def _default_matrix_file(ctx: click.Context) -> str:
+    import os
+
+    from ascend_doctor.matrix.meta import ENV_MATRIX, read_matrix_version, shipped_matrix_path, user_matrix_path
+    from ascend_doctor.matrix.select import is_newer
+
+    path = _matrix_path(ctx) or os.environ.get(ENV_MATRIX, "").strip()
+    if path:
+        return path
+    user, shipped = user_matrix_path(), shipped_matrix_path()
+    if os.path.isfile(user) and is_newer(read_matrix_version(user), read_matrix_version(shipped)):
+        return user
+    return shipped
+
+
+# -- bundle -----------------------------------------------------------------------------------
+
+@matrix.command("bundle", epilog=EXIT_CODES)
+@output_options
+@click.pass_context
+@handle_errors
+def bundle_cmd(ctx: click.Context, fmt: str, output: Optional[str]) -> None:
+    """Join a split matrix (meta file + included files) into one self-contained bundle.
+
+    The bundle is the single file `matrix update` downloads, checksums, validates and installs.
+    Publish it together with its sha256.
+
+    \b
+    Examples:
+      ascend-doctor matrix bundle -o matrix-2026.12.01.yaml && sha256sum matrix-2026.12.01.yaml
+      ascend-doctor matrix --matrix my/matrix.yaml bundle -o bundle.yaml
+    """
+    import hashlib
+
+    from ascend_doctor.matrix.bundle import write_bundle
+    from ascend_doctor.matrix.errors import MatrixError
+    from ascend_doctor.matrix.meta import shipped_matrix_path
+
+    source = _matrix_path(ctx) or shipped_matrix_path()
+    try:
+        text = write_bundle(source, output)
+    except MatrixError as exc:
+        fail(f"cannot bundle {source}: {exc}", ExitCode.FINDINGS)
+    if fmt == "json":
+        from ascend_doctor.matrix.meta import read_matrix_version
+
+        data = text.encode("utf-8")
+        write_output(dump_json({"from": source, "version": read_matrix_version(source), "bytes": len(data),
+                                "sha256": hashlib.sha256(data).hexdigest(), "bundle": text}), output)
+    else:
+        write_output(text, output)
+
+
+# -- update -----------------------------------------------------------------------------------
+
+@matrix.command("update", epilog=EXIT_CODES)
+@click.option("--url", metavar="URL", help="Download the bundle from URL (https only; http only for loopback).")
+@click.option("--file", "file_path", metavar="FILE", type=click.Path(dir_okay=False),
+              help="Install a bundle carried onto this machine (air-gapped clusters).")
+@click.option("--sha256", metavar="HEX", help="Refuse the bundle unless its SHA-256 is HEX.")
+@click.option("--force", is_flag=True, help="Install even if it is not newer than the shipped/installed matrix.")
+@click.option("--timeout", type=click.FloatRange(0.1, 600), default=30.0, show_default=True,
+              help="Seconds to wait for the server (connect and each read).")
+@output_options
+@handle_errors
+def update_cmd(url: Optional[str], file_path: Optional[str], sha256: Optional[str], force: bool, timeout: float,
+               fmt: str, output: Optional[str]) -> None:
+    """Install a newer matrix bundle into the user data folder, atomically.
+
+    The bundle is downloaded (or read) completely, checked against --sha256, validated and
+    compared with the shipped matrix before anything is replaced; a failed or interrupted update
+    leaves the previous matrix as it was. Later runs use it while it is newer than the shipped one.
+    Folder: $ASCEND_DOCTOR_DATA_DIR, else $XDG_DATA_HOME/ascend-doctor, else ~/.local/share/ascend-doctor.
+
+    \b
+    Examples:
+      ascend-doctor matrix update --url https://mirror.example.com/ascend-doctor/matrix.yaml --sha256 9f2c…
+      ascend-doctor matrix update --file /mnt/usb/matrix-2026.12.01.yaml
+    """
+    import re
+
+    from ascend_doctor.matrix.update import UpdateError, update_from_file, update_from_url
+
+    if bool(url) == bool(file_path):
+        fail("give exactly one of --url URL or --file FILE", ExitCode.USAGE)
+    if sha256 is not None and not re.fullmatch(r"[0-9a-fA-F]{64}", sha256.strip()):
+        fail("--sha256 must be 64 hexadecimal characters", ExitCode.USAGE)
+    try:
+        if url:
+            result = update_from_url(url, sha256=sha256, force=force, timeout=timeout)
+        else:
+            assert file_path is not None
+            result = update_from_file(file_path, sha256=sha256, force=force)
+    except UpdateError as exc:
+        fail(str(exc), exc.code)
+    if fmt == "json":
+        write_output(dump_json(result.to_dict()), output)
+        return
+    replaced = f" (replaced {result.previous})" if result.previous else ""
+    write_output(f"installed matrix {result.version} ({result.date}) from {result.origin}{replaced}\n"
+                 f"  file: {result.path}\n  sha256: {result.sha256}\n"
+                 f"  shipped matrix: {result.shipped}; later runs use the newer of the two", output)

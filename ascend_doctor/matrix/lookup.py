@@ -1,0 +1,365 @@
+"""``matrix lookup``: everything the matrix pairs with one version, each answer with its verdict."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+
+from packaging.version import Version
+
+from ascend_doctor.matrix import engines, hdk, pytorch
+from ascend_doctor.matrix.specs import (
+    parse_driver_patterns,
+    release_rank,
+    same_public,
+    spec_matches,
+    try_ascend,
+    try_pypi,
+)
+from ascend_doctor.matrix.verdict import Verdict, VerdictKind, unknown
+
+if TYPE_CHECKING:
+    from ascend_doctor.matrix.model import Matrix
+
+
+@dataclass(frozen=True)
+class Answer:
+    component: str  # driver, firmware, cann, torch_npu, torch, python, vllm-ascend, mindie, …
+    version: str
+    verdict: Verdict
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"component": self.component, "version": self.version, **self.verdict.to_dict()}
+
+
+@dataclass
+class LookupResult:
+    subject: str  # "CANN 8.0.RC3"
+    answers: List[Answer] = field(default_factory=list)
+    facts: List[Tuple[str, str]] = field(default_factory=list)  # plain information lines
+    found: bool = True
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"subject": self.subject, "found": self.found, "facts": [{"name": k, "value": v} for k, v in self.facts],
+                "answers": [a.to_dict() for a in self.answers]}
+
+
+def _rec(message: str, sources: Tuple[str, ...], **kwargs: Any) -> Verdict:
+    return Verdict(VerdictKind.RECOMMENDED, message, sources, **kwargs)
+
+
+def _compat(message: str, sources: Tuple[str, ...], **kwargs: Any) -> Verdict:
+    return Verdict(VerdictKind.COMPATIBLE, message, sources, **kwargs)
+
+
+# -- CANN -------------------------------------------------------------------------------------
+
+def lookup_cann(m: Matrix, cann: str) -> LookupResult:
+    result = LookupResult(f"CANN {cann}")
+    cann_v = try_ascend(cann)
+    if cann_v is None or not m.knows_cann(cann_v):
+        result.found = False
+        result.facts.append(("status", f"CANN {cann} is not in the matrix" if cann_v else "not an Ascend version"))
+        return result
+    seen = set()
+    for hrow in sorted(hdk.best_rank_rows(m.hdk_cann, cann_v), key=lambda r: hdk.ORIGIN_PRIORITY[r.origin]):
+        for spec in hrow.hdk:
+            message = hdk._row_message(hrow, spec)
+            result.answers.append(Answer("driver", spec, Verdict(VerdictKind(hrow.verdict), message, hrow.source,
+                                                                 notes=(hrow.note,) if hrow.note else ())))
+            seen.add(spec.lower())
+            if hrow.firmware:
+                result.answers.append(Answer("firmware", hrow.firmware, _rec(
+                    f"the firmware installed with driver {spec} for CANN {hrow.cann}", hrow.source)))
+    for hrel in m.hdk_releases:
+        if hrel.version.lower() in seen:
+            continue
+        verdict = m.cann_vs_driver(cann, hrel.version)
+        if verdict.kind is not VerdictKind.UNKNOWN:
+            result.answers.append(Answer("driver", hrel.version, verdict))
+    for trow in pytorch.rows_for_cann(m, cann_v):
+        where = f"branch {trow.branch}" if trow.branch else pytorch.ORIGIN_TEXT[trow.origin]
+        result.answers.append(Answer("torch_npu", f"{trow.version} (torch {trow.torch})",
+                                     _rec(f"released for CANN {trow.cann} ({where})", trow.source)))
+    for statement in m.torch_npu_cann:
+        if any(_same_ascend(c, cann) for c in statement.cann):
+            for nrow in m.torch_npu_rows:
+                if nrow.pta and any(_same_ascend(p, nrow.pta) for p in statement.pta) \
+                        and not _same_ascend(nrow.cann, cann):
+                    result.answers.append(Answer("torch_npu", f"{nrow.version} (torch {nrow.torch})", Verdict(
+                        VerdictKind(statement.verdict), f"PTA {nrow.pta} lists CANN {cann} as compatible",
+                        statement.source, notes=(statement.note,) if statement.note else ())))
+    for vrow in m.vllm_ascend_rows:
+        if _same_ascend(vrow.cann, cann):
+            result.answers.append(Answer("vllm-ascend", vrow.version, _rec(
+                f"vLLM-Ascend {vrow.version} (vLLM {' / '.join(vrow.vllm)}, torch {vrow.torch}, torch_npu "
+                f"{vrow.torch_npu}, Python {vrow.python})" + (" [removed row]" if vrow.status == "removed" else ""),
+                vrow.source)))
+    for mrow in m.mindie_rows:
+        if _same_ascend(mrow.cann, cann):
+            result.answers.append(Answer("mindie", mrow.version, _rec(f"MindIE {mrow.version} must be used with CANN "
+                                                                       f"{mrow.cann}", mrow.source)))
+    for srow in m.mindspeed_rows:
+        if any(_same_ascend(c, cann) for c in srow.cann):
+            own = engines.mindspeed_cann(m, srow)
+            kind = VerdictKind.RECOMMENDED if own and _same_ascend(own, cann) else VerdictKind.COMPATIBLE
+            result.answers.append(Answer("mindspeed", srow.version, Verdict(
+                kind, f"MindSpeed {srow.version} (PTA {srow.pta}) lists CANN {', '.join(srow.cann)}", srow.source)))
+    for label, rows in (("mindstudio", m.mindstudio), ("mindspore", m.mindspore)):
+        for prow in rows:
+            if any(_same_ascend(c, cann) for c in prow.cann):
+                result.answers.append(Answer(label, prow.version, _rec(
+                    f"{label} {prow.version} names CANN {', '.join(prow.cann)}", prow.source)))
+    for pta in m.pta_releases:
+        if _same_ascend(pta.cann, cann):
+            result.facts.append(("PTA (Ascend Extension for PyTorch)", f"{pta.pta}"))
+    for crel in m.cann_releases:
+        if _same_ascend(crel.version, cann) and crel.community:
+            result.facts.append(("community spellings", ", ".join(crel.community)))
+    rec = m.recommended_for_cann(cann)
+    if rec.get("driver"):
+        result.facts.append(("recommended driver", f"{rec['driver']} ({hdk.ORIGIN_TEXT[rec['driver_origin']]})"))
+    result.facts.append(("NNAL", rec.get("nnal", cann)))
+    return result
+
+
+def _same_ascend(a: str, b: str) -> bool:
+    va, vb = try_ascend(a), try_ascend(b)
+    return va is not None and vb is not None and (release_rank(va, vb) >= 0 or release_rank(vb, va) >= 0)
+
+
+# -- driver -----------------------------------------------------------------------------------
+
+def lookup_driver(m: Matrix, driver: str) -> LookupResult:
+    result = LookupResult(f"driver {driver}")
+    driver_v = try_ascend(driver)
+    if driver_v is None:
+        result.found = False
+        result.facts.append(("status", "not an Ascend version"))
+        return result
+    if not m.knows_hdk(driver_v):
+        result.facts.append(("status", f"HDK {driver_v.release} is not in the HDK table; pairings below come from "
+                                       "ranges and release codes"))
+    for release in m.cann_releases:
+        if release.prerelease:
+            continue
+        verdict = m.cann_vs_driver(release.version, driver)
+        if verdict.kind is not VerdictKind.UNKNOWN:
+            result.answers.append(Answer("cann", release.version, verdict))
+    paired = hdk.firmware_for_hdk(m, driver_v)
+    if paired:
+        result.answers.append(Answer("firmware", paired[0], _rec(f"the firmware of HDK {driver_v.release}", paired[1])))
+    for fw in m.firmware_releases:
+        if paired and fw.firmware == paired[0]:
+            continue
+        patterns = parse_driver_patterns(fw.compatible_version_drv) if fw.compatible_version_drv else []
+        if any(p.matches(driver) for p in patterns):
+            result.answers.append(Answer("firmware", fw.firmware, _compat(
+                f"firmware {fw.firmware} (HDK {fw.hdk}) accepts driver {driver} ({fw.compatible_version_drv})",
+                fw.source)))
+    for sample in hdk._samples(m, ("driver",), driver_v)[:1]:
+        if sample.compatible_version_fw:
+            result.facts.append(("firmware range (compatible_version_fw)", f"{sample.compatible_version_fw} "
+                                 f"(from a {sample.version} version.info)"))
+        result.facts.append(("release code", f"{sample.innerversion}; compatible_version {sample.compatible_version}"))
+    for mrow in m.mindie_rows:
+        if any((v := try_ascend(h)) is not None and release_rank(v, driver_v) >= 0 for h in mrow.hdk):
+            result.answers.append(Answer("mindie", mrow.version, _compat(
+                f"MindIE {mrow.version} lists HDK {', '.join(mrow.hdk)}", mrow.source)))
+    for motor in m.mindie_motor:
+        if any((v := try_ascend(h)) is not None and release_rank(v, driver_v) >= 0 for h in motor.hdk):
+            result.answers.append(Answer("mindie-motor", motor.version, _compat(
+                f"MindIE Motor {motor.version} names HDK {', '.join(motor.hdk)}", motor.source)))
+    for caveat in m.caveats:
+        if caveat.hdk and spec_matches(caveat.hdk, driver_v):
+            result.facts.append(("caveat", f"{caveat.feature}: {caveat.message}"))
+    return result
+
+
+# -- torch_npu --------------------------------------------------------------------------------
+
+def lookup_torch_npu(m: Matrix, torch_npu: str) -> LookupResult:
+    result = LookupResult(f"torch_npu {torch_npu}")
+    npu_v = try_pypi(torch_npu)
+    if npu_v is None:
+        result.found = False
+        result.facts.append(("status", "not a PyPI version"))
+        return result
+    rows = pytorch.rows_for_torch_npu(m, npu_v)
+    vrows = pytorch.vllm_rows_for_torch_npu(m, npu_v)
+    if not rows and not vrows:
+        result.found = False
+        result.facts.append(("status", f"torch_npu {torch_npu} is not in the matrix"))
+    for row in rows:
+        where = f"branch {row.branch}" if row.branch else pytorch.ORIGIN_TEXT[row.origin]
+        result.answers.append(Answer("torch", row.torch, _rec(f"built for PyTorch {row.torch} ({where})", row.source)))
+        result.answers.append(Answer("cann", row.cann, _rec(f"released for CANN {row.cann} ({where})", row.source,
+                                                           notes=(row.note,) if row.note else ())))
+        for statement in m.torch_npu_cann:
+            if row.pta and any(_same_ascend(p, row.pta) for p in statement.pta):
+                for cann in statement.cann:
+                    if not _same_ascend(cann, row.cann):
+                        result.answers.append(Answer("cann", cann, Verdict(
+                            VerdictKind(statement.verdict), f"PTA {row.pta} lists CANN {cann} as compatible",
+                            statement.source, notes=(statement.note,) if statement.note else ())))
+        if row.status:
+            result.facts.append(("status", f"{row.status} ({pytorch.ORIGIN_TEXT[row.origin]})"))
+    for vrow in vrows:
+        result.answers.append(Answer("vllm-ascend", vrow.version, _rec(
+            f"vLLM-Ascend {vrow.version} uses it with CANN {vrow.cann} and torch {vrow.torch}", vrow.source)))
+    for entry in m.torch_npu_python:
+        if any(try_pypi(v) == npu_v for v in entry.torch_npu):
+            result.answers.append(Answer("python", pytorch.describe_python(entry.python), _compat(
+                f"Python {pytorch.describe_python(entry.python)}", entry.source)))
+            break
+    else:
+        for row in rows[:1]:
+            for trow in m.torch_python:
+                if trow.python and same_public(Version(trow.torch), Version(row.torch)):
+                    result.answers.append(Answer("python", pytorch.describe_python(trow.python), _compat(
+                        f"PyTorch {trow.torch} supports Python {pytorch.describe_python(trow.python)}", trow.source)))
+    return result
+
+
+# -- engines ----------------------------------------------------------------------------------
+
+def lookup_vllm_ascend(m: Matrix, version: str) -> LookupResult:
+    result = LookupResult(f"vLLM-Ascend {version}")
+    row = engines.find_vllm_row(m, version)
+    if row is None:
+        result.found = False
+        hint = engines._nearest_vllm(m, version)
+        result.facts.append(("status", f"vLLM-Ascend {version} is not in the matrix" + (f"; {hint}" if hint else "")))
+        return result
+    src = row.source
+    for v in row.vllm:
+        result.answers.append(Answer("vllm", v, _rec(f"vLLM-Ascend {row.version} is the plugin for vLLM {v}", src)))
+    result.answers.append(Answer("cann", row.cann, _rec("the row's stable CANN", src)))
+    result.answers.append(Answer("torch", row.torch, _rec("the row's PyTorch", src)))
+    result.answers.append(Answer("torch_npu", row.torch_npu, _rec("the row's torch_npu", src)))
+    result.answers.append(Answer("python", row.python, _compat(f"Python {pytorch.describe_python(row.python)}", src)))
+    for label, value in (("triton-ascend", row.triton_ascend), ("mooncake", row.mooncake),
+                         ("mindie-turbo", row.mindie_turbo)):
+        if value:
+            result.answers.append(Answer(label, value, _rec(f"the row's {label}", src)))
+    cann_v = try_ascend(row.cann)
+    hit = hdk.recommended_driver(m, cann_v) if cann_v else None
+    if hit is not None:
+        hrow, spec = hit
+        result.answers.append(Answer("driver", spec, _rec(
+            f"CANN {row.cann} is paired with driver {spec} ({hdk.ORIGIN_TEXT[hrow.origin]}; vLLM-Ascend has no HDK "
+            "table of its own)", hrow.source)))
+    build = engines.builds_for(m, row.version)
+    if build is not None:
+        result.facts.append(("release image", build.base_image))
+        pins = ", ".join(f"{n}{p}" for n, p in (("torch", build.torch), ("torch-npu", build.torch_npu)) if p)
+        if pins:
+            result.facts.append(("requirements.txt pins", pins))
+    result.facts.append(("status", row.status + (f"; {row.note}" if row.note else "")))
+    return result
+
+
+def lookup_mindie(m: Matrix, version: str) -> LookupResult:
+    result = LookupResult(f"MindIE {version}")
+    row = engines.find_mindie_row(m, version)
+    if row is None:
+        pending = next((u for u in m.mindie_unconfirmed if _same_ascend(u.version, version)), None)
+        result.found = False
+        if pending is not None:
+            result.answers.append(Answer("cann", pending.likely_cann, unknown(
+                f"likely CANN {pending.likely_cann}, not confirmed by any primary source", None, pending.source)))
+        else:
+            result.facts.append(("status", f"MindIE {version} is not in the matrix"))
+        return result
+    src = row.source
+    result.answers.append(Answer("cann", row.cann, _rec(f"MindIE {row.version} must be used with CANN {row.cann}",
+                                                        src)))
+    for h in row.hdk:
+        result.answers.append(Answer("driver", h, _compat(f"MindIE {row.version} lists HDK {h}", src)))
+    if row.hdk_as_cann:
+        result.facts.append(("HDK", f"same as for CANN {row.hdk_as_cann}"))
+        rec = m.recommended_for_cann(row.hdk_as_cann)
+        if rec.get("driver"):
+            result.answers.append(Answer("driver", rec["driver"], _rec(
+                f"HDK as for CANN {row.hdk_as_cann}: paired with driver {rec['driver']}", tuple(rec["driver_source"]
+                                                                                               .split("; ")))))
+    for t in row.torch:
+        result.answers.append(Answer("torch", t, _rec(f"MindIE {row.version} ships packages for torch {t}", src)))
+    if row.pta:
+        result.facts.append(("PTA", row.pta))
+        for trow in m.torch_npu_rows:
+            if trow.pta and _same_ascend(trow.pta, row.pta):
+                result.answers.append(Answer("torch_npu", f"{trow.version} (torch {trow.torch})", _rec(
+                    f"PTA {row.pta} release", trow.source)))
+    for label, value in (("mindspore", row.mindspore), ("mindcluster", row.mindcluster)):
+        if value:
+            result.facts.append((label, value))
+    if row.note:
+        result.facts.append(("note", row.note))
+    return result
+
+
+def lookup_chip(m: Matrix, name: str) -> LookupResult:
+    info = m.chip(name)
+    result = LookupResult(f"chip {name}")
+    if info is None:
+        result.found = False
+        result.facts.append(("status", f"{name!r} is not a chip name the matrix knows"))
+        return result
+    result.facts.extend([
+        ("name", info.name), ("family", info.family), ("description", info.description),
+        ("memory per chip (MB)", ", ".join(str(x) for x in info.memory_mb) or "not recorded"),
+        ("SoC", f"{info.soc_version or '-'} (enum {info.soc_enum if info.soc_enum is not None else '-'})"),
+    ])
+    if info.soc_version_default:
+        result.facts.append(("SOC_VERSION default for builds", info.soc_version_default))
+    if info.image_flavor:
+        result.facts.append(("image / package flavor", info.image_flavor))
+    if info.kernels_package:
+        if info.kernels_package.legacy:
+            result.facts.append(("kernels package (CANN <= 8.3)", info.kernels_package.legacy))
+        if info.kernels_package.ops:
+            result.facts.append(("ops package (CANN >= 8.5)", info.kernels_package.ops))
+    if info.dies_per_npu:
+        result.facts.append(("dies per NPU", str(info.dies_per_npu)))
+    for note in info.notes:
+        result.facts.append(("note", note))
+    for dtype, dsup in info.dtypes.items():
+        value = dsup.supported
+        if value is True or value == "partial":
+            kind = VerdictKind.COMPATIBLE
+        elif value is False:
+            kind = VerdictKind.INCOMPATIBLE
+        else:
+            kind = VerdictKind.UNKNOWN
+        text = {True: "supported", False: "not supported", "partial": "partial"}.get(value, "no source")
+        result.answers.append(Answer("dtype", dtype, Verdict(kind, f"{dtype}: {text}" + (
+            f" — {dsup.note}" if dsup.note else ""), dsup.source)))
+    for engine, esup in info.engines.items():
+        kind = {"supported": VerdictKind.COMPATIBLE, "experimental": VerdictKind.COMPATIBLE,
+                "unsupported": VerdictKind.INCOMPATIBLE}.get(esup.support, VerdictKind.UNKNOWN)
+        result.answers.append(Answer(engine, esup.support, Verdict(
+            kind, f"{engines.ENGINE_NAMES[engine]}: {esup.support}" + (f" — {esup.note}" if esup.note else ""),
+            esup.source)))
+    for req in info.requirements:
+        result.facts.append(("requirement", f"{req.applies_to}: CANN {req.cann or 'any'}, HDK {req.hdk or 'any'}"))
+    return result
+
+
+def lookup(m: Matrix, *, cann: Optional[str] = None, driver: Optional[str] = None, torch_npu: Optional[str] = None,
+           vllm_ascend: Optional[str] = None, mindie: Optional[str] = None,
+           chip: Optional[str] = None) -> List[LookupResult]:
+    results = []
+    if cann:
+        results.append(lookup_cann(m, cann))
+    if driver:
+        results.append(lookup_driver(m, driver))
+    if torch_npu:
+        results.append(lookup_torch_npu(m, torch_npu))
+    if vllm_ascend:
+        results.append(lookup_vllm_ascend(m, vllm_ascend))
+    if mindie:
+        results.append(lookup_mindie(m, mindie))
+    if chip:
+        results.append(lookup_chip(m, chip))
+    return results
