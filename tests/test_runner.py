@@ -125,3 +125,15 @@ def test_real_catalogue_is_well_formed() -> None:
         assert spec.id.startswith("ASC-")
         assert len(spec.what) > 20 and len(spec.why) > 20 and len(spec.fix) > 10, spec.id
         assert check.module.rsplit(".", 1)[-1].split("_")[0].upper() == spec.area, (check.module, spec.id)
+
+
+def test_provider_map_read_from_sources_matches_what_modules_register() -> None:
+    """Facts are found by reading `@provider("name")` lines; a provider registered some other way
+    would be invisible to lazy loading, so the two views must agree."""
+    import ascend_doctor.facts as facts_pkg
+
+    by_source = dict(facts_pkg._provider_modules())
+    facts_pkg._load_providers()
+    assert set(by_source) == set(facts_pkg._PROVIDERS)
+    for name, func in facts_pkg._PROVIDERS.items():
+        assert func.__module__ == by_source[name], name

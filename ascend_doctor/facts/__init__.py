@@ -11,7 +11,9 @@ turns it into an ERROR result for that check only).
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
+import re
 import threading
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -35,13 +37,46 @@ def provider(name: str) -> Callable[[ProviderFunc], ProviderFunc]:
     return register
 
 
+# Which module registers which fact, found by reading the sources (not importing them): a run
+# imports only the provider modules it actually asks for, which keeps `check` start-up fast.
+_PROVIDER_RE = re.compile(r"""^@provider\(\s*["']([A-Za-z0-9_]+)["']\s*\)""", re.MULTILINE)
+_module_of: Optional[Dict[str, str]] = None
+
+
+def _provider_modules() -> Dict[str, str]:
+    global _module_of
+    if _module_of is None:
+        found: Dict[str, str] = {}
+        for mod in pkgutil.iter_modules(__path__):
+            if mod.name.startswith("_"):
+                continue
+            path = os.path.join(os.path.dirname(__file__), f"{mod.name}.py")
+            try:
+                with open(path, encoding="utf-8") as fh:
+                    names = _PROVIDER_RE.findall(fh.read())
+            except OSError:  # no source shipped (e.g. a .pyc-only install): import it to find out
+                names = []
+                importlib.import_module(f"{__name__}.{mod.name}")
+            for name in names:
+                found.setdefault(name, f"{__name__}.{mod.name}")
+        _module_of = found
+    return _module_of
+
+
+def _ensure_provider(name: str) -> None:
+    if name in _PROVIDERS:
+        return
+    module = _provider_modules().get(name)
+    if module is not None:
+        importlib.import_module(module)
+
+
 def _load_providers() -> None:
     global _loaded
     if _loaded:
         return
-    for mod in pkgutil.iter_modules(__path__):
-        if not mod.name.startswith("_"):
-            importlib.import_module(f"{__name__}.{mod.name}")
+    for module in sorted(set(_provider_modules().values())):
+        importlib.import_module(module)
     _loaded = True
 
 
@@ -114,7 +149,7 @@ class Facts:
                 if ok:
                     return value
                 raise value
-        _load_providers()
+        _ensure_provider(name)
         func = _PROVIDERS.get(name)
         if func is None:
             raise UnknownFact(name)
