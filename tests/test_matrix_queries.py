@@ -4,6 +4,8 @@ research/compat_facts.md (section numbers in the comments)."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ascend_doctor.matrix import Matrix, VerdictKind, load_matrix
 
@@ -308,3 +310,36 @@ def test_chip_details(m: Matrix) -> None:
 def test_identity(m: Matrix) -> None:
     assert m.origin == "shipped" and m.version and m.date
     assert m.describe() == f"matrix {m.version} ({m.date}, shipped)"
+
+
+# -- garbage in: a verdict (usually UNKNOWN) out, never an exception ---------------------------------
+
+VERSIONISH = st.one_of(st.text(max_size=30), st.from_regex(r"[0-9]{1,2}\.[0-9]{1,2}(\.(RC|rc|T)?[0-9]{1,3}){0,3}",
+                                                            fullmatch=True))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(a=VERSIONISH, b=VERSIONISH)
+def test_queries_never_raise(m: Matrix, a: str, b: str) -> None:
+    verdicts = [m.cann_vs_driver(a, b, cann_innerversion=a, cann_compatible=[b], driver_compatible=[a]),
+                m.driver_vs_firmware(a, b, compatible_version_fw=[(a, b)], firmware_compatible_drv=[(b, a)]),
+                m.torch_npu_vs_torch(a, b), m.torch_npu_vs_cann(a, b), m.torch_vs_python(a, b),
+                m.torch_npu_vs_python(a, b)]
+    for engine in ("vllm-ascend", "mindie", "mindspeed", a):
+        verdicts.extend(v for _, v in m.engine_vs_stack(engine, a, cann=b, torch=b, torch_npu=a, vllm=b, python=b,
+                                                       driver=a))
+    assert all(isinstance(v.kind, VerdictKind) and v.message for v in verdicts)
+    assert isinstance(m.recommended_for_cann(a), dict)
+    m.chip(a)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(chip=st.sampled_from(["910B3", "Ascend910", "310P3", "x"]), driver=VERSIONISH, python=VERSIONISH)
+def test_plan_never_raises_unexpectedly(m: Matrix, chip: str, driver: str, python: str) -> None:
+    from ascend_doctor.matrix import PlanError
+
+    try:
+        plan = m.plan(chip, "vllm-ascend", {"driver": driver, "python": python})
+    except PlanError:
+        return
+    assert plan.versions["driver"] == (driver.strip() or plan.versions["driver"])  # empty = not fixed

@@ -13,7 +13,7 @@ from typing import List
 import pytest
 
 from ascend_doctor.matrix import schema
-from ascend_doctor.matrix.loader import MAX_MATRIX_BYTES, load_document
+from ascend_doctor.matrix.loader import MAX_MATRIX_BYTES, Document, load_document
 from ascend_doctor.matrix.meta import shipped_matrix_path
 
 MINIMAL = """\
@@ -47,23 +47,28 @@ def problems(path: str) -> List[str]:
     return [str(p) for p in load_document(path).problems]
 
 
-def test_shipped_matrix_is_clean() -> None:
-    doc = load_document(shipped_matrix_path())
+@pytest.fixture(scope="module")
+def shipped() -> Document:
+    return load_document(shipped_matrix_path())
+
+
+def test_shipped_matrix_is_clean(shipped: Document) -> None:
+    doc = shipped
     assert doc.problems == [], "\n".join(str(p) for p in doc.problems)
     assert doc.meta is not None and doc.meta.schema_version == 1
     assert len(doc.files) == 1 + len(doc.meta.include)
 
 
-def test_every_shipped_entry_has_a_source() -> None:
-    doc = load_document(shipped_matrix_path())
+def test_every_shipped_entry_has_a_source(shipped: Document) -> None:
+    doc = shipped
     for section, rows in doc.sections.items():
         assert rows, f"section {section} is empty"
         for row in rows:
             assert row.source and all(s.strip() for s in row.source), f"{row.path} has no source"  # type: ignore[attr-defined]
 
 
-def test_shipped_rows_carry_locations() -> None:
-    doc = load_document(shipped_matrix_path())
+def test_shipped_rows_carry_locations(shipped: Document) -> None:
+    doc = shipped
     row = doc.sections["torch_npu"][0]
     assert row.loc.file.endswith("torch_npu.yaml") and row.loc.line > 1
     assert row.path == "torch_npu[0]"
@@ -247,8 +252,8 @@ def test_section_defined_twice_across_files(tmp_path: Path) -> None:
     assert any("mindie: section already defined in" in p for p in problems(path))
 
 
-def test_records_are_frozen() -> None:
-    doc = load_document(shipped_matrix_path())
+def test_records_are_frozen(shipped: Document) -> None:
+    doc = shipped
     row = doc.sections["hdk_releases"][0]
     with pytest.raises(dataclasses.FrozenInstanceError):
         row.path = "x"  # type: ignore[misc]

@@ -8,7 +8,7 @@ with what the caller fixed. Components the caller did not fix take the release's
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from packaging.version import Version
 
@@ -117,13 +117,19 @@ def make_plan(m: Matrix, chip: str, engine: str, fixed: Dict[str, str], *, stabl
         if stack is None:
             skipped.append(f"{ENGINE_NAMES[key]} {row.version}: {reason}")
             continue
-        pairings = _pairings(m, key, stack, info)
-        bad = [(name, v) for name, v in pairings if not v.ok and not _tolerated(name, v, wanted)]
-        if bad:
-            name, verdict = bad[0]
+        pairings: List[Tuple[str, Verdict]] = []
+        bad: Optional[Tuple[str, Verdict]] = None
+        for name, verdict in _pairings(m, key, stack, info):  # lazily: stop at the first misfit
+            pairings.append((name, verdict))
+            if not verdict.ok and not _tolerated(name, verdict, wanted):
+                bad = (name, verdict)
+                break
+        if bad is not None:
+            name, verdict = bad
             skipped.append(f"{ENGINE_NAMES[key]} {row.version}: {name}: {verdict.kind.value} — {verdict.message}")
             continue
-        unverified = [f"{name}: not recorded in the matrix ({v.message})" for name, v in pairings if not v.ok]
+        unverified = [f"{name}: {v.message} (if this machine is one of them)" if name == "chip requirement"
+                      else f"{name}: not recorded in the matrix ({v.message})" for name, v in pairings if not v.ok]
         extra = _extras(m, key, row, stack)
         if "python" not in wanted and key != "vllm-ascend" and not getattr(row, "python", None):
             extra.append(f"{ENGINE_NAMES[key]} {row.version} states no Python range: Python {stack['python']} is the "
@@ -140,7 +146,13 @@ def make_plan(m: Matrix, chip: str, engine: str, fixed: Dict[str, str], *, stabl
 
 
 def _tolerated(name: str, verdict: Verdict, wanted: Dict[str, str]) -> bool:
-    """An UNKNOWN pairing between parts we chose (not fixed) only lacks data; it does not disqualify."""
+    """An UNKNOWN pairing between parts we chose (not fixed) only lacks data; it does not disqualify.
+
+    A chip requirement names a product line (e.g. Atlas A2 *inference* products) that the chip name
+    alone cannot confirm, so a miss is reported as a note instead of ruling the release out.
+    """
+    if name == "chip requirement":
+        return True
     if verdict.kind is not VerdictKind.UNKNOWN:
         return False
     parts = ["version" if p in ENGINE_NAMES else p for p in name.split(" vs ")]
@@ -280,23 +292,22 @@ def _pick_driver(m: Matrix, cann_v: Any, info: ChipInfo) -> Optional[str]:
 
 # -- pairings ---------------------------------------------------------------------------------
 
-def _pairings(m: Matrix, engine: str, stack: Dict[str, str], info: ChipInfo) -> List[Tuple[str, Verdict]]:
+def _pairings(m: Matrix, engine: str, stack: Dict[str, str], info: ChipInfo) -> Iterator[Tuple[str, Verdict]]:
     driver, cann = stack["driver"], stack["cann"]
-    pairs: List[Tuple[str, Verdict]] = [("cann vs driver", m.cann_vs_driver(cann, driver, chip=info.name))]
+    if engine in ("vllm-ascend", "mindie"):
+        yield from _requirements(info, cann, driver)
+    yield "cann vs driver", m.cann_vs_driver(cann, driver, chip=info.name)
     if "firmware" in stack:
-        pairs.append(("driver vs firmware", m.driver_vs_firmware(driver, stack["firmware"])))
-    pairs.append(("torch_npu vs cann", m.torch_npu_vs_cann(stack["torch_npu"], cann)))
-    pairs.append(("torch_npu vs torch", m.torch_npu_vs_torch(stack["torch_npu"], stack["torch"])))
-    pairs.append(("torch vs python", m.torch_vs_python(stack["torch"], stack["python"])))
+        yield "driver vs firmware", m.driver_vs_firmware(driver, stack["firmware"])
+    yield "torch_npu vs cann", m.torch_npu_vs_cann(stack["torch_npu"], cann)
+    yield "torch_npu vs torch", m.torch_npu_vs_torch(stack["torch_npu"], stack["torch"])
+    yield "torch vs python", m.torch_vs_python(stack["torch"], stack["python"])
     engine_name = ENGINE_NAMES[engine]
     for component, verdict in m.engine_vs_stack(engine, stack[engine], cann=cann, torch=stack["torch"],
                                                 torch_npu=stack["torch_npu"], vllm=stack.get("vllm"),
                                                 python=stack["python"]):
-        pairs.append((f"{engine} vs {component}", verdict.with_prefix("" if engine_name in verdict.message
-                                                                      else f"{engine_name}: ")))
-    if engine in ("vllm-ascend", "mindie"):
-        pairs.extend(_requirements(info, cann, driver))
-    return pairs
+        yield (f"{engine} vs {component}",
+               verdict.with_prefix("" if engine_name in verdict.message else f"{engine_name}: "))
 
 
 def _requirements(info: ChipInfo, cann: str, driver: str) -> List[Tuple[str, Verdict]]:
