@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
-from ascend_doctor.model.configlint import findings_parse
 
 CHECK = CheckSpec(
     id="ASC-CFG-001",
@@ -23,4 +22,7 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
+    # Imported on use: every check module is imported to read CHECK, and most runs have no --config.
+    from ascend_doctor.model.configlint import findings_parse
+
     yield from findings_parse(ctx.facts.get("serving_config"))

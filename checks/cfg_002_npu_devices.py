@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Iterator, Optional, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
-from ascend_doctor.model.configlint import findings_devices, host_npus_from, require_usable
 
 CHECK = CheckSpec(
     id="ASC-CFG-002",
@@ -23,6 +22,9 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
+    # Imported on use: every check module is imported to read CHECK, and most runs have no --config.
+    from ascend_doctor.model.configlint import findings_devices, host_npus_from, require_usable
+
     config = require_usable(ctx.facts.get("serving_config"))
     host = host_npus_from(ctx.facts.try_get("npu_smi"), _visible(ctx))
     if host is None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
-from ascend_doctor.model.configlint import findings_paged_kv, require_usable
 
 CHECK = CheckSpec(
     id="ASC-CFG-006",
@@ -20,6 +19,9 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
+    # Imported on use: every check module is imported to read CHECK, and most runs have no --config.
+    from ascend_doctor.model.configlint import findings_paged_kv, require_usable
+
     config = require_usable(ctx.facts.get("serving_config"))
     findings = findings_paged_kv(config)
     if not findings:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Iterator, List
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
-from ascend_doctor.model.configlint import Listener, findings_ports, require_usable
 
 CHECK = CheckSpec(
     id="ASC-CFG-008",
@@ -21,6 +20,9 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
+    # Imported on use: every check module is imported to read CHECK, and most runs have no --config.
+    from ascend_doctor.model.configlint import Listener, findings_ports, require_usable
+
     config = require_usable(ctx.facts.get("serving_config"))
     sockets = ctx.facts.try_get("listening_sockets")
     if sockets is None:

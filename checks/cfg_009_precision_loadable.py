@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
-from ascend_doctor.model.configlint import findings_precision, require_usable
 
 CHECK = CheckSpec(
     id="ASC-CFG-009",
@@ -21,6 +20,9 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
+    # Imported on use: every check module is imported to read CHECK, and most runs have no --config.
+    from ascend_doctor.model.configlint import findings_precision, require_usable
+
     config = require_usable(ctx.facts.get("serving_config"))
     if not config.models:
         raise NotApplicable("no model in the configuration")

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
-from ascend_doctor.model import records as R
-from ascend_doctor.model.records import ModelFacts
+
+if TYPE_CHECKING:
+    from ascend_doctor.model.records import ModelFacts
 
 CHECK = CheckSpec(
     id="ASC-MDL-001",
@@ -27,6 +28,9 @@ _NO_MODEL_FIX = ("Pass the directory that holds config.json and the weights, e.g
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
+    # Imported on use: every check module is imported to read CHECK, and most runs have no model.
+    from ascend_doctor.model import records as R
+
     facts: ModelFacts = ctx.facts.get("model")
     fatal = facts.problems_with(R.NOT_FOUND, R.NOT_A_DIRECTORY, R.NO_MODEL)
     if fatal or facts.provenance.kind == R.NONE:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
-from ascend_doctor.model import records as R
-from ascend_doctor.model.advice import fp8_conversion_commands, human_bytes, human_params
-from ascend_doctor.model.grading import require_model
-from ascend_doctor.model.records import ModelFacts
+
+if TYPE_CHECKING:
+    from ascend_doctor.model.records import ModelFacts
 
 CHECK = CheckSpec(
     id="ASC-MDL-002",
@@ -35,6 +34,11 @@ def _chip(ctx: CheckContext) -> Any:
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
+    # Imported on use: every check module is imported to read CHECK, and most runs have no model.
+    from ascend_doctor.model import records as R
+    from ascend_doctor.model.advice import fp8_conversion_commands, human_bytes, human_params
+    from ascend_doctor.model.grading import require_model
+
     facts: ModelFacts = ctx.facts.get("model")
     require_model(facts)
     if facts.provenance.kind != R.HF_FP8:

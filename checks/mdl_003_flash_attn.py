@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import shlex
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
-from ascend_doctor.model.grading import require_model
-from ascend_doctor.model.records import ModelFacts
+
+if TYPE_CHECKING:
+    from ascend_doctor.model.records import ModelFacts
 
 CHECK = CheckSpec(
     id="ASC-MDL-003",
@@ -25,6 +25,11 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
+    # Imported on use: every check module is imported to read CHECK, and most runs have no model.
+    import shlex
+
+    from ascend_doctor.model.grading import require_model
+
     facts: ModelFacts = ctx.facts.get("model")
     require_model(facts)
     code = facts.modeling

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
-from ascend_doctor.model.advice import human_params
-from ascend_doctor.model.grading import require_model
-from ascend_doctor.model.records import ModelFacts
+
+if TYPE_CHECKING:
+    from ascend_doctor.model.records import ModelFacts
 
 CHECK = CheckSpec(
     id="ASC-MDL-004",
@@ -31,6 +31,10 @@ def _chip(ctx: CheckContext) -> Any:
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
+    # Imported on use: every check module is imported to read CHECK, and most runs have no model.
+    from ascend_doctor.model.advice import human_params
+    from ascend_doctor.model.grading import require_model
+
     facts: ModelFacts = ctx.facts.get("model")
     require_model(facts)
     chip = _chip(ctx)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator
-
-from packaging.version import InvalidVersion, Version
+from typing import TYPE_CHECKING, Any, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
-from ascend_doctor.model.grading import require_model
-from ascend_doctor.model.records import ModelFacts
+
+if TYPE_CHECKING:
+    from ascend_doctor.model.records import ModelFacts
 
 CHECK = CheckSpec(
     id="ASC-MDL-006",
@@ -32,6 +31,11 @@ def _env(ctx: CheckContext) -> Any:
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
+    # Imported on use: every check module is imported to read CHECK, and most runs have no model.
+    from packaging.version import InvalidVersion, Version
+
+    from ascend_doctor.model.grading import require_model
+
     facts: ModelFacts = ctx.facts.get("model")
     require_model(facts)
     wanted = facts.config_value("transformers_version")

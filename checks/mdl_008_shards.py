@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
-from ascend_doctor.model import records as R
-from ascend_doctor.model.grading import findings_for, require_model
-from ascend_doctor.model.records import ModelFacts, Problem
+
+if TYPE_CHECKING:
+    from ascend_doctor.model.records import ModelFacts, Problem
 
 CHECK = CheckSpec(
     id="ASC-MDL-008",
@@ -24,6 +24,8 @@ CHECK = CheckSpec(
 
 
 def _fix(problem: Problem) -> str:
+    from ascend_doctor.model import records as R
+
     if problem.code == R.SHARD_EXTRA:
         return f"Move it out of the model directory: `mkdir -p stray && mv {problem.path} stray/`"
     if problem.code == R.INDEX_INVALID:
@@ -33,6 +35,10 @@ def _fix(problem: Problem) -> str:
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
+    # Imported on use: every check module is imported to read CHECK, and most runs have no model.
+    from ascend_doctor.model import records as R
+    from ascend_doctor.model.grading import findings_for, require_model
+
     facts: ModelFacts = ctx.facts.get("model")
     require_model(facts)
     problems = facts.problems_with(R.SHARD_MISSING, R.SHARD_SERIES_GAP, R.INDEX_INVALID, R.SHARD_EXTRA)

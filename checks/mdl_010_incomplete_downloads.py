@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
-from ascend_doctor.model import records as R
-from ascend_doctor.model.grading import findings_for, require_model
-from ascend_doctor.model.records import ModelFacts, Problem
+
+if TYPE_CHECKING:
+    from ascend_doctor.model.records import ModelFacts, Problem
 
 CHECK = CheckSpec(
     id="ASC-MDL-010",
@@ -24,6 +24,8 @@ CHECK = CheckSpec(
 
 
 def _fix(problem: Problem) -> str:
+    from ascend_doctor.model import records as R
+
     if problem.code == R.LFS_POINTER:
         return "In the cloned repository: `git lfs install && git lfs pull` (or download the file directly)."
     return ("Resume the download with the tool that started it (e.g. run the same `huggingface-cli download` or "
@@ -31,6 +33,10 @@ def _fix(problem: Problem) -> str:
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
+    # Imported on use: every check module is imported to read CHECK, and most runs have no model.
+    from ascend_doctor.model import records as R
+    from ascend_doctor.model.grading import findings_for, require_model
+
     facts: ModelFacts = ctx.facts.get("model")
     require_model(facts)
     problems = facts.problems_with(R.LFS_POINTER, R.PARTIAL_DOWNLOAD)

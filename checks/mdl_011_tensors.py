@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
-from ascend_doctor.model import records as R
-from ascend_doctor.model.grading import findings_for, require_model
-from ascend_doctor.model.records import ModelFacts, Problem
+
+if TYPE_CHECKING:
+    from ascend_doctor.model.records import ModelFacts, Problem
 
 CHECK = CheckSpec(
     id="ASC-MDL-011",
@@ -26,6 +26,8 @@ CHECK = CheckSpec(
 
 
 def _fix(problem: Problem) -> str:
+    from ascend_doctor.model import records as R
+
     if problem.code == R.TENSOR_UNDESCRIBED:
         return (f"Add the missing names to {problem.path} as \"FLOAT\" (unquantized), e.g. "
                 "`\"model.layers.61.mlp.experts.0.up_proj.weight\": \"FLOAT\"`, or re-quantize with msmodelslim "
@@ -36,6 +38,10 @@ def _fix(problem: Problem) -> str:
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
+    # Imported on use: every check module is imported to read CHECK, and most runs have no model.
+    from ascend_doctor.model import records as R
+    from ascend_doctor.model.grading import findings_for, require_model
+
     facts: ModelFacts = ctx.facts.get("model")
     require_model(facts)
     problems = facts.problems_with(R.TENSOR_MISSING, R.TENSOR_UNDESCRIBED, R.DESCRIPTION_MISSING,

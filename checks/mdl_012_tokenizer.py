@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
-from ascend_doctor.model import records as R
-from ascend_doctor.model.advice import parse_engine_args
-from ascend_doctor.model.grading import findings_for, require_model
-from ascend_doctor.model.records import ModelFacts, Problem
+
+if TYPE_CHECKING:
+    from ascend_doctor.model.records import ModelFacts, Problem
 
 CHECK = CheckSpec(
     id="ASC-MDL-012",
@@ -25,6 +24,8 @@ CHECK = CheckSpec(
 
 
 def _fix(problem: Problem) -> str:
+    from ascend_doctor.model import records as R
+
     if problem.code == R.TOKENIZER_CONFIG_MISSING:
         return "Copy tokenizer_config.json from the original model directory."
     return ("Copy the tokenizer files from the original model: `cp ORIGINAL/tokenizer* ORIGINAL/*.tiktoken "
@@ -32,6 +33,11 @@ def _fix(problem: Problem) -> str:
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
+    # Imported on use: every check module is imported to read CHECK, and most runs have no model.
+    from ascend_doctor.model import records as R
+    from ascend_doctor.model.advice import parse_engine_args
+    from ascend_doctor.model.grading import findings_for, require_model
+
     facts: ModelFacts = ctx.facts.get("model")
     require_model(facts)
     problems = facts.problems_with(R.TOKENIZER_MISSING, R.TOKENIZER_CONFIG_MISSING)

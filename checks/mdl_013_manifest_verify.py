@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
-from ascend_doctor.model.advice import human_bytes
 
 CHECK = CheckSpec(
     id="ASC-MDL-013",
@@ -24,6 +23,9 @@ MAX_LISTED = 20
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
+    # Imported on use: every check module is imported to read CHECK, and most runs have no model.
+    from ascend_doctor.model.advice import human_bytes
+
     check = ctx.facts.get("model_manifest_check")
     if check.error:
         yield Finding.fail(f"manifest {check.manifest_path} cannot be used: {check.error}",

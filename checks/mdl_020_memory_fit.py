@@ -2,24 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterator, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
-from ascend_doctor.model.configlint import PlanInputs, ServingConfig, plan_inputs
-from ascend_doctor.model.plan import (
-    DEFAULT_RESERVE,
-    GIB,
-    MIB,
-    VERDICT_FEWER,
-    VERDICT_FITS,
-    MemoryPlan,
-    PlanError,
-    Reserve,
-    make_layout,
-    parse_precision,
-    plan_memory,
-    smallest_cards,
-)
+
+if TYPE_CHECKING:
+    from ascend_doctor.model.configlint import PlanInputs, ServingConfig
+    from ascend_doctor.model.plan import MemoryPlan
+
+# The planner and the configuration linter are imported on use: every check module is imported
+# to read CHECK, and a run without --model / --config never needs them.
 
 QUANTIZED = ("w8a8", "w8a16", "w4a8")
 
@@ -40,10 +32,14 @@ CHECK = CheckSpec(
 
 
 def _gib(value: int) -> str:
+    from ascend_doctor.model.plan import GIB
+
     return f"{value / GIB:,.1f} GiB"
 
 
 def _serving(ctx: CheckContext) -> Optional[ServingConfig]:
+    from ascend_doctor.model.configlint import ServingConfig
+
     if not (ctx.options.serving_config or ctx.options.vllm_args):
         return None
     config = ctx.facts.try_get("serving_config")
@@ -80,6 +76,21 @@ def _evidence(plan: MemoryPlan) -> Any:
 def run(ctx: CheckContext) -> Iterator[Finding]:
     if not (ctx.options.model_dir or ctx.options.serving_config or ctx.options.vllm_args):
         raise NotApplicable("no model given (use --model DIR|NAME, or --config / --vllm-args)")
+    from ascend_doctor.model.configlint import plan_inputs
+    from ascend_doctor.model.plan import (
+        DEFAULT_RESERVE,
+        GIB,
+        MIB,
+        VERDICT_FEWER,
+        VERDICT_FITS,
+        PlanError,
+        Reserve,
+        make_layout,
+        parse_precision,
+        plan_memory,
+        smallest_cards,
+    )
+
     model = ctx.facts.get("plan_model")
     if model.error or model.arch is None:
         raise NotApplicable(f"cannot plan memory: {model.error or 'no architecture'}")

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
-from ascend_doctor.facts.engines import SOC_FOLDER_BY_FAMILY
 
 from ._stack_help import kernels_package_file
 
@@ -25,6 +24,10 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
+    # Imported on use: every check module is imported to read CHECK (the module is also the
+    # "kernels" provider, loaded only when that fact is asked for).
+    from ascend_doctor.facts.engines import SOC_FOLDER_BY_FAMILY
+
     chip = ctx.facts.get("npu_chip")
     family = getattr(chip, "family", None)
     soc = SOC_FOLDER_BY_FAMILY.get(str(family))
