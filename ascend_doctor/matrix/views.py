@@ -85,6 +85,8 @@ def resolve_component(name: Optional[str]) -> Optional[Tuple[str, ...]]:
     key = name.strip().lower()
     if key == "all":
         return tuple(SECTIONS)
+    if key in COMPONENTS:  # a component (chips, mindie …) includes the section of the same name
+        return COMPONENTS[key][0]
     if key in SECTIONS:
         return (key,)
     key = key.replace("_", "-")
