@@ -60,6 +60,7 @@ def run_checks(
         results=results,
         fail_on=options.fail_on,
         duration_s=time.monotonic() - started,
+        notes=[str(w) for w in (matrix_info or {}).get("warnings", [])],
     )
     return report
 

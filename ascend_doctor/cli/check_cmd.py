@@ -25,8 +25,8 @@ def load_matrix_or_exit(matrix_path: Optional[str]) -> Tuple[Any, Dict[str, Any]
         matrix = load_matrix(matrix_path)
     except MatrixError as exc:
         fail(f"cannot load the compatibility matrix: {exc}", ExitCode.INCOMPLETE)
-    info = {"version": getattr(matrix, "version", None), "date": getattr(matrix, "date", None),
-            "origin": getattr(matrix, "origin", None)}
+    info = dict(matrix.identity())
+    info["warnings"] = list(getattr(matrix, "warnings", []) or [])
     return matrix, info
 
 
@@ -43,7 +43,7 @@ def load_matrix_or_exit(matrix_path: Optional[str]) -> Tuple[Any, Dict[str, Any]
 @click.option("--ignore", multiple=True, metavar="PREFIX", help="Skip checks whose id starts with PREFIX.")
 @click.option("--fail-on", type=click.Choice(["fail", "warn"]), default="fail", show_default=True,
               help="Lowest status that makes the exit code 1.")
-@click.option("--matrix", "matrix_path", metavar="FILE", default=None, envvar="ASCEND_DOCTOR_MATRIX",
+@click.option("--matrix", "matrix_path", metavar="FILE", default=None,
               help="Compatibility matrix to use instead of the shipped one (env: ASCEND_DOCTOR_MATRIX).")
 @click.option("--model", "model_dir", metavar="DIR", default=None, help="Also check this model directory.")
 @click.option("--verify", "verify_manifest", metavar="MANIFEST", default=None,

@@ -12,7 +12,6 @@ from typing import Dict, List, Optional, Tuple
 
 import yaml
 
-from ascend_doctor.matrix.crosscheck import crosscheck
 from ascend_doctor.matrix.errors import MatrixError, Problem
 from ascend_doctor.matrix.records import REQUIRED_SECTIONS, SECTIONS, Meta, Row
 from ascend_doctor.matrix.schema import Ctx, Invalid, Struct, convert_rows, describe, line_of, mapping_items
@@ -87,8 +86,14 @@ def compose_text(text: str, name: str) -> Tuple[Optional[yaml.Node], List[Proble
     return node, []
 
 
-def load_document(path: str, *, allow_include: bool = True) -> Document:
-    """Parse and validate a matrix file. Never raises for bad input: see ``Document.problems``."""
+def load_document(path: str, *, allow_include: bool = True, cross_check: bool = True) -> Document:
+    """Parse and validate a matrix file. Never raises for bad input: see ``Document.problems``.
+
+    ``cross_check=False`` skips the whole-matrix reference checks (every version referenced exists
+    in its table...). Only the shipped matrix is loaded that way at run time: the test suite
+    cross-checks it before release, and skipping saves a noticeable part of `check` start-up.
+    Files from elsewhere (--matrix, the environment, an update) are always cross-checked.
+    """
     name = display_name(path)
     doc = Document(path=path, meta=None, files=[path])
     text, problems = read_text(path, name)
@@ -126,7 +131,10 @@ def load_document(path: str, *, allow_include: bool = True) -> Document:
         for section in REQUIRED_SECTIONS:
             if section not in section_nodes:
                 doc.problems.append(Problem(name, 0, section, "missing required section"))
-        doc.problems.extend(crosscheck(doc.sections))
+        if cross_check:
+            from ascend_doctor.matrix.crosscheck import crosscheck
+
+            doc.problems.extend(crosscheck(doc.sections))
     order = {name: index for index, name in enumerate([ctx.file, *(c.file for c in included.values())])}
     doc.problems = sorted(_dedupe(doc.problems), key=lambda p: (order.get(p.file, len(order)), p.line))
     return doc

@@ -18,7 +18,7 @@ from ascend_doctor.matrix.meta import (
 )
 from ascend_doctor.matrix.model import Matrix
 
-_CACHE: Dict[Tuple[str, bool], Tuple[Tuple[Tuple[str, int, int], ...], Document]] = {}
+_CACHE: Dict[Tuple[str, bool, bool], Tuple[Tuple[Tuple[str, int, int], ...], Document]] = {}
 
 
 def _stamp(paths: List[str]) -> Tuple[Tuple[str, int, int], ...]:
@@ -32,19 +32,20 @@ def _stamp(paths: List[str]) -> Tuple[Tuple[str, int, int], ...]:
     return tuple(stamps)
 
 
-def load_document_cached(path: str, *, allow_include: bool = True) -> Document:
+def load_document_cached(path: str, *, allow_include: bool = True, cross_check: bool = True) -> Document:
     """Parse once per process while the files do not change (checks call load_matrix repeatedly)."""
-    key = (os.path.abspath(path), allow_include)
+    key = (os.path.abspath(path), allow_include, cross_check)
     cached = _CACHE.get(key)
     if cached is not None and cached[0] == _stamp(cached[1].files):
         return cached[1]
-    doc = load_document(path, allow_include=allow_include)
+    doc = load_document(path, allow_include=allow_include, cross_check=cross_check)
     _CACHE[key] = (_stamp(doc.files), doc)
     return doc
 
 
 def open_matrix(path: str, origin: str, *, allow_include: bool = True) -> Matrix:
-    doc = load_document_cached(path, allow_include=allow_include)
+    # The shipped matrix is cross-checked by the test suite (tests/test_matrix_validate.py).
+    doc = load_document_cached(path, allow_include=allow_include, cross_check=origin != "shipped")
     if doc.problems or doc.meta is None:
         raise MatrixError(doc.problems)
     return Matrix(doc, origin)
