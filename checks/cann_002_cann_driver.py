@@ -38,4 +38,6 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     yield verdict_finding(
         verdict, f"CANN {toolkit.version} with driver {driver_version}",
         f"Align the stack: install the HDK (driver + firmware) paired with CANN {toolkit.version}, or the CANN "
-        f"release paired with driver {driver_version}:\n  ascend-doctor matrix lookup --cann {toolkit.version}")
+        f"release paired with driver {driver_version}:\n  ascend-doctor matrix lookup --cann {toolkit.version}"
+        f"    # the driver/firmware for this CANN\n  ascend-doctor matrix lookup --driver {driver_version}"
+        f"   # the CANN releases for this driver")

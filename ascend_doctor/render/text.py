@@ -83,18 +83,23 @@ def render_text(report: Report, console: Console, verbose: bool = False) -> None
         for result in results:
             _print_result(result, console, verbose)
     if folded:
-        reasons = sorted({r.message for r in folded})
+        inputs = sorted({str(r.evidence.get("precondition")) for r in folded})
+        flags = ", ".join(_PRECONDITION_FLAGS.get(i, i) for i in inputs)
         console.print()
-        console.print(Text(f"{len(folded)} checks not run because their input was not given "
-                           f"({'; '.join(reasons)}); -v lists them.", style="dim"))
+        console.print(Text(f"{len(folded)} checks not run: they need {flags}, which was not given "
+                           "(-v lists them).", style="dim"))
     console.print()
     _print_summary(report, console)
+
+
+_PRECONDITION_FLAGS = {"model": "--model DIR", "manifest": "--verify MANIFEST",
+                       "serving_config": "--config FILE / --vllm-args"}
 
 
 def _not_asked_for(result: Result) -> bool:
     """SKIPs for inputs the user did not give (--model, --config...): noise in a first read."""
     return result.status is Status.SKIP and "precondition" in result.evidence and \
-        result.evidence.get("precondition") in ("model", "manifest", "serving_config")
+        result.evidence.get("precondition") in _PRECONDITION_FLAGS
 
 
 def _print_facts_line(report: Report, console: Console) -> None:
@@ -116,7 +121,7 @@ def _print_facts_line(report: Report, console: Console) -> None:
         if pkgs.get(name):
             parts.append(f"{name} {pkgs[name]}")
     if parts:
-        console.print(Text(" · ".join(parts), style="dim"))
+        console.print(Text(" · ".join(parts), style="dim"), soft_wrap=True)
 
 
 def _print_result(result: Result, console: Console, verbose: bool) -> None:
