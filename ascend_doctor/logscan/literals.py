@@ -39,6 +39,23 @@ GOOD_NEEDLE = 8
 _UNSAFE = frozenset('"\\/')
 
 
+def parse_pattern(pattern: str) -> Any:
+    """The regex parser's tree of ``pattern`` (what ``re.compile`` builds its code from).
+
+    Raises ``re.error`` with the same message ``re.compile`` would give for a malformed pattern.
+    """
+    return _parser.parse(pattern)
+
+
+def can_match_empty(parsed: Any) -> bool:
+    """Whether the pattern may match the empty string; False is certain, True means "test it".
+
+    The regex engine itself refuses any text shorter than the tree's minimum width, so a
+    positive minimum width settles the question without compiling the pattern.
+    """
+    return bool(parsed.getwidth()[0] == 0)
+
+
 def required_literals(pattern: str) -> Optional[FrozenSet[str]]:
     """Literals of which at least one occurs in every match of ``pattern``; None if unknown.
 
@@ -49,6 +66,11 @@ def required_literals(pattern: str) -> Optional[FrozenSet[str]]:
         parsed = _parser.parse(pattern)
     except (re.error, RecursionError):
         return None
+    return required_literals_of(parsed)
+
+
+def required_literals_of(parsed: Any) -> Optional[FrozenSet[str]]:
+    """``required_literals`` for a pattern already parsed by ``parse_pattern``."""
     found = _best_of_sequence(list(parsed))
     return frozenset(found) if found else None
 
@@ -168,20 +190,29 @@ def plan_needles(literals: Iterable[str]) -> NeedlePlan:
     # A literal with no safe window (too short, or all unsafe chars) is searched as itself.
     chosen_for: Dict[str, str] = {lit: lit for lit, opts in options.items() if not opts}
     pending = {lit for lit, opts in options.items() if opts}
+    # How many pending literals each char could serve as pivot for, kept up to date as
+    # literals get their needle (cheaper than recounting every round: this runs at start-up).
+    covered: Dict[str, int] = {}
+    for lit in pending:
+        for ch in options[lit]:
+            covered[ch] = covered.get(ch, 0) + 1
     pivots: Set[str] = set()
     while pending:
         best_char = ""
         best_score = -1.0
-        for ch in {c for lit in pending for c in options[lit]}:
-            covered = sum(1 for lit in pending if ch in options[lit])
+        for ch, count in covered.items():
+            if not count:
+                continue
             cost = _char_cost(ch) + (0.0 if ch in pivots else _PASS_COST)
-            score = covered / cost
+            score = count / cost
             if score > best_score or (score == best_score and ch < best_char):
                 best_char, best_score = ch, score
         pivots.add(best_char)
         for lit in [lit for lit in pending if best_char in options[lit]]:
             chosen_for[lit] = options[lit][best_char]
             pending.discard(lit)
+            for ch in options[lit]:
+                covered[ch] -= 1
     by_pivot: Dict[str, Set[str]] = {}
     for needle in chosen_for.values():
         by_pivot.setdefault(needle[0], set()).add(needle)
@@ -217,10 +248,6 @@ def trie_pattern(words: Iterable[str]) -> str:
     return build(root)
 
 
-def compile_pivot_regexes(plan: NeedlePlan) -> List[Tuple[str, re.Pattern[bytes]]]:
-    """One bytes regex per pivot byte; each starts with that fixed byte (fast engine scan)."""
-    compiled = []
-    for pivot, needles in plan.by_pivot.items():
-        source = trie_pattern(needles)
-        compiled.append((pivot, re.compile(source.encode("utf-8"))))
-    return compiled
+def compile_pivot_regex(needles: Iterable[str]) -> re.Pattern[bytes]:
+    """The bytes regex of one pivot byte; it starts with that fixed byte (fast engine scan)."""
+    return re.compile(trie_pattern(needles).encode("utf-8"))

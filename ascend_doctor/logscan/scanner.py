@@ -10,17 +10,20 @@ into segments, preferably at an escaped ``\\n``, that keep the same line number.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, replace
 from typing import Any, BinaryIO, Callable, Dict, List, Optional, Sequence, Tuple
 
-from ascend_doctor.logscan.literals import compile_pivot_regexes, plan_needles
+from ascend_doctor.logscan.literals import compile_pivot_regex, plan_needles
 from ascend_doctor.logscan.normalize import expand_line
 from ascend_doctor.logscan.signatures import Signature, SignatureDB, load_signatures
 
 DEFAULT_CHUNK = 1 << 20
 DEFAULT_MAX_SEGMENT = 1 << 20
 MAX_SHOWN_CHARS = 400  # of a matched line, for display and JSON
+# Up to this size, input is checked needle by needle before a pivot's regex is compiled.
+SMALL_INPUT = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -144,7 +147,15 @@ class LogScanner:
         self.max_segment = max(1024, max_segment)
         literals = {lit for sig in self.db.signatures for lit in sig.literals}
         self.plan = plan_needles(literals)
-        self._pivots = [(pivot.encode("utf-8"), rx) for pivot, rx in compile_pivot_regexes(self.plan)]
+        # Pivot bytes (in plan order) and their needles. Each pivot's regex is compiled the first
+        # time one of its needles occurs in the input: compiling them all costs milliseconds, and
+        # a short dmesg usually holds none of them.
+        self._pivot_needles: Dict[bytes, Tuple[bytes, ...]] = {
+            pivot.encode("utf-8"): tuple(n.encode("utf-8") for n in needles)
+            for pivot, needles in self.plan.by_pivot.items()
+        }
+        self._pivots = tuple(self._pivot_needles)
+        self._pivot_regexes: Dict[bytes, re.Pattern[bytes]] = {}
         # Signatures with no usable literal are checked on every line (slow, but correct).
         self._always = tuple(sig for sig in self.db.signatures if not sig.literals)
         # needle -> signatures that need it; a line is checked only against those.
@@ -155,11 +166,29 @@ class LogScanner:
                     by_needle.setdefault(needle.encode("utf-8"), []).append(sig)
         self._sigs_by_needle: Dict[bytes, Tuple[Signature, ...]] = {k: tuple(v) for k, v in by_needle.items()}
         # A trie regex prefers the longest needle; shorter needles that are prefixes of the
-        # matched text must count too.
+        # matched text must count too (each needle counts as its own prefix).
+        position = {needle: i for i, needle in enumerate(by_needle)}
         self._prefixes: Dict[bytes, Tuple[bytes, ...]] = {
-            needle: tuple(n for n in by_needle if needle.startswith(n)) for needle in by_needle
+            needle: tuple(sorted({needle[:k] for k in range(1, len(needle) + 1)} & position.keys(),
+                                 key=position.__getitem__))
+            for needle in by_needle
         }
         self._order = {sig.id: i for i, sig in enumerate(self.db.signatures)}
+
+    def pivot_regex(self, pivot: bytes, data: bytes) -> Optional[re.Pattern[bytes]]:
+        """The prefilter regex of one pivot byte for searching ``data``; None if it cannot match there.
+
+        The regex (a trie of the pivot's needles) matches exactly those needles, so while it is
+        not compiled yet, small input is first checked needle by needle: when none occurs, the
+        search would find nothing and the regex need not be built.
+        """
+        regex = self._pivot_regexes.get(pivot)
+        if regex is None:
+            needles = self._pivot_needles[pivot]
+            if len(data) <= SMALL_INPUT and not any(needle in data for needle in needles):
+                return None
+            regex = self._pivot_regexes[pivot] = compile_pivot_regex(n.decode("utf-8") for n in needles)
+        return regex
 
     # -- public entry points ------------------------------------------------------------------
 
@@ -270,8 +299,11 @@ class _Run:
     def process_block(self, block: bytes, first_line: int) -> None:
         """Find candidate lines in a run of whole lines (or one segment) and match them."""
         starts = set()
-        for pivot, regex in self.scanner._pivots:
+        for pivot in self.scanner._pivots:
             if pivot not in block:
+                continue
+            regex = self.scanner.pivot_regex(pivot, block)
+            if regex is None:
                 continue
             pos = 0
             while True:
@@ -308,8 +340,11 @@ class _Run:
     def _match_line(self, raw: bytes, line: int) -> None:
         scanner = self.scanner
         found: Dict[str, Signature] = {}
-        for pivot, regex in scanner._pivots:
+        for pivot in scanner._pivots:
             if pivot not in raw:
+                continue
+            regex = scanner.pivot_regex(pivot, raw)
+            if regex is None:
                 continue
             for match in regex.finditer(raw):
                 for needle in scanner._prefixes.get(match.group(), ()):

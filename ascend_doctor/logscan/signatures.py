@@ -4,6 +4,11 @@ The YAML is read with line numbers so that every problem is reported as ``file:l
 the way people fix data files. Validation is strict (unknown keys, duplicate ids, patterns that
 grep -E would not accept) because the file is edited by hand and a silent typo would make a
 signature never match.
+
+Loading is on the start-up path of every `check` (dmesg is scanned), so it does the least work
+that gives the same answers: each pattern is parsed once (validation and the prefilter literals
+share the tree) and compiled only when the scanner first needs it (``Signature.regex``).
+Importing this module loads neither PyYAML nor the database.
 """
 
 from __future__ import annotations
@@ -14,9 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
-import yaml
-
-from ascend_doctor.logscan.literals import required_literals
+from ascend_doctor.logscan.literals import can_match_empty, parse_pattern, required_literals_of
 
 SCHEMA_VERSION = 1
 CATEGORIES = (
@@ -62,8 +65,13 @@ class Signature:
     generic: bool = False
     fault: bool = False
     line: int = 0  # where the entry starts in the YAML file (1-based)
-    regex: re.Pattern[str] = field(default=re.compile(""), compare=False, repr=False)
     literals: FrozenSet[str] = field(default=frozenset(), compare=False, repr=False)
+
+    @functools.cached_property
+    def regex(self) -> re.Pattern[str]:
+        """The compiled pattern. Compiled on first use: a scan compiles only the patterns whose
+        prefilter literal occurs in the input (the loader has already checked that it parses)."""
+        return re.compile(self.pattern)
 
     @property
     def fix_text(self) -> str:
@@ -138,6 +146,8 @@ class _Located:
 
 
 def _compose(text: str, path: str) -> Tuple[Optional[_Located], List[str]]:
+    import yaml  # on use: a process that scans no log never needs PyYAML for this
+
     try:
         # libyaml's loader is ~5x faster and keeps the same line marks; pure Python otherwise.
         root = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
@@ -148,37 +158,57 @@ def _compose(text: str, path: str) -> Tuple[Optional[_Located], List[str]]:
         return None, [f"{where}: invalid YAML: {problem}"]
     if root is None:
         return None, [f"{path}:1: empty file"]
-    problems: List[str] = []
-    seen: set = set()
-    return _convert(root, path, problems, seen), problems
+    converter = _Converter(path)
+    return converter.convert(root), converter.problems
 
 
-def _convert(node: Any, path: str, problems: List[str], seen: set) -> _Located:
-    line = node.start_mark.line + 1
-    if id(node) in seen:  # an alias: refuse, so a hostile file cannot expand exponentially
-        problems.append(f"{path}:{line}: YAML anchors/aliases are not allowed")
-        return _Located(None, line)
-    seen.add(id(node))
-    if isinstance(node, yaml.MappingNode):
-        out: Dict[str, _Located] = {}
-        for key_node, value_node in node.value:
-            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
-            if not isinstance(key, str):
-                problems.append(f"{path}:{key_node.start_mark.line + 1}: keys must be plain strings")
-                continue
-            if key in out:
-                problems.append(f"{path}:{key_node.start_mark.line + 1}: duplicate key {key!r}")
-            out[key] = _convert(value_node, path, problems, seen)
-        return _Located(out, line)
-    if isinstance(node, yaml.SequenceNode):
-        return _Located([_convert(item, path, problems, seen) for item in node.value], line)
-    # Scalars: resolve with the safe constructor so ints/bools/strings come out typed.
-    try:
-        value = yaml.constructor.SafeConstructor().construct_object(node, deep=True)
-    except yaml.YAMLError as exc:
-        problems.append(f"{path}:{line}: {exc}")
-        value = None
-    return _Located(value, line)
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+class _Converter:
+    """Turns the composed YAML nodes of one file into ``_Located`` values."""
+
+    def __init__(self, path: str) -> None:
+        import yaml
+
+        self.yaml = yaml
+        self.path = path
+        self.problems: List[str] = []
+        self.seen: set = set()
+        # One constructor for the whole file is enough: each node is converted once (aliases
+        # are refused), so no constructed value carries over from one scalar to another.
+        self.constructor = yaml.constructor.SafeConstructor()
+
+    def convert(self, node: Any) -> _Located:
+        yaml, path, problems = self.yaml, self.path, self.problems
+        line = node.start_mark.line + 1
+        if id(node) in self.seen:  # an alias: refuse, so a hostile file cannot expand exponentially
+            problems.append(f"{path}:{line}: YAML anchors/aliases are not allowed")
+            return _Located(None, line)
+        self.seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode) and node.tag == _STR_TAG:
+            # What the safe constructor would return for a string, without its bookkeeping.
+            return _Located(node.value, line)
+        if isinstance(node, yaml.MappingNode):
+            out: Dict[str, _Located] = {}
+            for key_node, value_node in node.value:
+                key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+                if not isinstance(key, str):
+                    problems.append(f"{path}:{key_node.start_mark.line + 1}: keys must be plain strings")
+                    continue
+                if key in out:
+                    problems.append(f"{path}:{key_node.start_mark.line + 1}: duplicate key {key!r}")
+                out[key] = self.convert(value_node)
+            return _Located(out, line)
+        if isinstance(node, yaml.SequenceNode):
+            return _Located([self.convert(item) for item in node.value], line)
+        # Other scalars: resolve with the safe constructor so ints/bools/nulls come out typed.
+        try:
+            value = self.constructor.construct_object(node, deep=True)
+        except yaml.YAMLError as exc:
+            problems.append(f"{path}:{line}: {exc}")
+            value = None
+        return _Located(value, line)
 
 
 # -- validation -------------------------------------------------------------------------------
@@ -299,9 +329,9 @@ def _signature(item: _Located, path: str, problems: List[str]) -> Optional[Signa
             problems.append(f"{path}:{fields['source'].line}: source {ref!r} must be a URL or a repository path")
 
     pattern = fields["pattern"].value if isinstance(fields["pattern"].value, str) else ""
-    regex = _compile_pattern(pattern, path, fields["pattern"].line, problems)
-    literals = required_literals(pattern) if regex is not None else None
-    if len(problems) > before or regex is None:
+    parsed = _check_pattern(pattern, path, fields["pattern"].line, problems)
+    literals = required_literals_of(parsed) if parsed is not None else None
+    if len(problems) > before or parsed is None:
         return None
     return Signature(
         id=sig_id,
@@ -317,7 +347,6 @@ def _signature(item: _Located, path: str, problems: List[str]) -> Optional[Signa
         generic=flags["generic"],
         fault=flags["fault"],
         line=line,
-        regex=regex,
         literals=literals or frozenset(),
     )
 
@@ -326,7 +355,12 @@ def _looks_like_repo_path(ref: str) -> bool:
     return "/" in ref and " " not in ref and not ref.startswith("/") and ".." not in ref.split("/")
 
 
-def _compile_pattern(pattern: str, path: str, line: int, problems: List[str]) -> Optional[re.Pattern[str]]:
+def _check_pattern(pattern: str, path: str, line: int, problems: List[str]) -> Any:
+    """The parsed pattern, or None after recording why it is refused.
+
+    Parsing is the stage of ``re.compile`` that rejects malformed patterns (with the same
+    message); the rest of compiling waits for the first scan that needs the pattern.
+    """
     if not pattern:
         return None
     for bad, why in _NON_ERE:
@@ -334,11 +368,11 @@ def _compile_pattern(pattern: str, path: str, line: int, problems: List[str]) ->
             problems.append(f"{path}:{line}: pattern {pattern!r}: {why}")
             return None
     try:
-        regex = re.compile(pattern)
+        parsed = parse_pattern(pattern)
     except re.error as exc:
         problems.append(f"{path}:{line}: pattern {pattern!r} does not compile: {exc}")
         return None
-    if regex.search("") is not None:
+    if can_match_empty(parsed) and re.compile(pattern).search("") is not None:
         problems.append(f"{path}:{line}: pattern {pattern!r} matches the empty string (it would match every line)")
         return None
-    return regex
+    return parsed
