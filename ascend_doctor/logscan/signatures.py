@@ -156,10 +156,15 @@ def _compose(text: str, path: str) -> Tuple[Optional[_Located], List[str]]:
         where = f"{path}:{mark.line + 1}" if mark is not None else path
         problem = getattr(exc, "problem", None) or str(exc)
         return None, [f"{where}: invalid YAML: {problem}"]
+    except RecursionError:
+        return None, [f"{path}: invalid YAML: nested too deeply"]
     if root is None:
         return None, [f"{path}:1: empty file"]
     converter = _Converter(path)
-    return converter.convert(root), converter.problems
+    try:
+        return converter.convert(root), converter.problems
+    except RecursionError:
+        return None, [f"{path}: nested too deeply (the database is a list of flat entries)"]
 
 
 _STR_TAG = "tag:yaml.org,2002:str"
@@ -369,7 +374,7 @@ def _check_pattern(pattern: str, path: str, line: int, problems: List[str]) -> A
             return None
     try:
         parsed = parse_pattern(pattern)
-    except re.error as exc:
+    except (re.error, OverflowError, RecursionError) as exc:  # e.g. a{99999999999}, 2000 nested groups
         problems.append(f"{path}:{line}: pattern {pattern!r} does not compile: {exc}")
         return None
     if can_match_empty(parsed) and re.compile(pattern).search("") is not None:
