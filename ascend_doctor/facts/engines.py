@@ -141,19 +141,10 @@ def kernels(facts: Facts) -> KernelsFacts:
 _ABI_DIR = re.compile(r"cxx_abi_([01])$")
 
 
-@dataclass(frozen=True)
-class NnalFacts:
-    root: Optional[str]  # <install root>/nnal/atb, None when NNAL is not installed
-    version_file: Optional[ParsedFile]  # <root>/latest/version.info
-    latest_target: Optional[str]  # where latest points (the versioned folder)
-    abi_dirs: Tuple[int, ...] = ()  # cxx_abi_N folders present under latest/atb
-    atb_home_path: Optional[str] = None  # ATB_HOME_PATH from the environment
-    atb_home_abi: Optional[int] = None  # N of ATB_HOME_PATH=.../cxx_abi_N
-    atb_home_exists: Optional[bool] = None
+class _ColonVersionFile:
+    """Version, full version and platform read from a ``key : value`` version.info (NNAL, MindIE)."""
 
-    @property
-    def installed(self) -> bool:
-        return self.root is not None
+    version_file: Optional[ParsedFile]
 
     @property
     def version(self) -> Optional[str]:
@@ -169,6 +160,21 @@ class NnalFacts:
     def platform(self) -> Optional[str]:
         info = self.version_file.info if self.version_file else None
         return getattr(info, "platform", None)
+
+
+@dataclass(frozen=True)
+class NnalFacts(_ColonVersionFile):
+    root: Optional[str]  # <install root>/nnal/atb, None when NNAL is not installed
+    version_file: Optional[ParsedFile]  # <root>/latest/version.info
+    latest_target: Optional[str]  # where latest points (the versioned folder)
+    abi_dirs: Tuple[int, ...] = ()  # cxx_abi_N folders present under latest/atb
+    atb_home_path: Optional[str] = None  # ATB_HOME_PATH from the environment
+    atb_home_abi: Optional[int] = None  # N of ATB_HOME_PATH=.../cxx_abi_N
+    atb_home_exists: Optional[bool] = None
+
+    @property
+    def installed(self) -> bool:
+        return self.root is not None
 
     def to_dict(self) -> Dict[str, Any]:
         return {"root": self.root, "version_file": self.version_file.to_dict() if self.version_file else None,
@@ -213,7 +219,7 @@ def nnal(facts: Facts) -> NnalFacts:
 
 # -- MindIE -----------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class MindieFacts:
+class MindieFacts(_ColonVersionFile):
     root: Optional[str]
     version_file: Optional[ParsedFile]  # <root>/mindie/latest/version.info
     atb_models: Optional[ParsedFile]  # <root>/atb-models/version.info
@@ -221,21 +227,6 @@ class MindieFacts:
     @property
     def installed(self) -> bool:
         return bool(self.version_file)
-
-    @property
-    def version(self) -> Optional[str]:
-        info = self.version_file.info if self.version_file else None
-        return getattr(info, "version", None)
-
-    @property
-    def full_version(self) -> Optional[str]:
-        info = self.version_file.info if self.version_file else None
-        return getattr(info, "full_version", None) or self.version
-
-    @property
-    def platform(self) -> Optional[str]:
-        info = self.version_file.info if self.version_file else None
-        return getattr(info, "platform", None)
 
     def to_dict(self) -> Dict[str, Any]:
         return {"root": self.root, "version": self.version,
