@@ -71,7 +71,7 @@ def diagnose(source: str, fmt: str, output: Optional[str]) -> None:
 
 def _open_input(source: str) -> BinaryIO:
     if source == "-":
-        return click.get_binary_stream("stdin")
+        return sys.stdin.buffer
     if os.path.isdir(source):
         fail(f"cannot read {source}: it is a directory (give a log file, or - for standard input)",
              ExitCode.INCOMPLETE)
