@@ -128,3 +128,8 @@ def test_unknown_npu_smi_layout_is_a_clear_warning(tmp_path: Path) -> None:
     smi = next(r for r in report["results"] if r["id"] == "ASC-SMI-001")
     assert smi["status"] == "WARN" and "could not parse" in smi["message"]
     assert {r["status"] for r in report["results"] if r["id"].startswith("ASC-DEV")} == {"SKIP"}
+
+
+def test_driver_without_firmware(tmp_path: Path) -> None:
+    snap = variant(tmp_path, lambda s: (s / "files/usr/local/Ascend/firmware/version.info").unlink())
+    assert statuses(snap, "ASC-FW-001")["ASC-FW-001"] == "FAIL"
