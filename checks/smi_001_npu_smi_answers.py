@@ -34,8 +34,9 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     if result.status is CommandStatus.NOT_FOUND:
         fix = driver_install_hint(ctx)
         if in_container(ctx):
-            fix = ("Inside a container, mount the host's driver tools and devices:\n  docker run "
-                   + CONTAINER_DRIVER_MOUNTS + " ...\n" + fix)
+            # Never install a driver inside a container: it comes from the host.
+            fix = ("This is a container: recreate it with the host's driver tools and devices mounted:\n  docker run "
+                   + CONTAINER_DRIVER_MOUNTS + " ...\n(if the host itself has no driver, install it there first)")
         yield Finding.fail("`npu-smi` is not installed: no Ascend driver on this machine "
                            "(or not mounted into this container).", fix)
         return
