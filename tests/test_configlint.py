@@ -211,6 +211,13 @@ def test_port_already_in_use_fails() -> None:
     assert worst(C.findings_ports(cfg, [C.Listener("127.0.0.1", 1026, None)])) is Status.FAIL
 
 
+def test_free_ports_pass_message_is_a_whole_sentence() -> None:
+    cfg = mindie(mindie_default())
+    assert [f.message for f in C.findings_ports(cfg, [])] == ["ports 1025, 1026, 1027 are free"]
+    one = C.parse_vllm_args("vllm serve /m --port 9000")
+    assert [f.message for f in C.findings_ports(one, [])] == ["port 9000 is free"]
+
+
 # -- the seed's simplified format ----------------------------------------------------------------
 
 

@@ -1019,8 +1019,9 @@ def findings_ports(cfg: ServingConfig, listeners: Sequence[Listener]) -> List[Fi
                                     port=port, pids=[s.pid for s in holders]).scoped(f"port {port}"))
     if not out:
         ports = [str(p) for _, p in cfg.ports]
-        out.append(Finding.passed(("ports " + ", ".join(ports) + " are") if len(ports) > 1 else f"port {ports[0]} is"
-                                  + " free"))
+        # Parenthesised whole: the conditional must choose the subject, not swallow the " free".
+        subject = ("ports " + ", ".join(ports) + " are") if len(ports) > 1 else f"port {ports[0]} is"
+        out.append(Finding.passed(subject + " free"))
     return out
 
 
