@@ -27,6 +27,20 @@ _NO_MODEL_FIX = ("Pass the directory that holds config.json and the weights, e.g
                  "`ascend-doctor check --model /data/models/DeepSeek-R1-W8A8`; list it with `ls -la DIR`.")
 
 
+def _no_model_fix(facts: ModelFacts) -> str:
+    """The generic advice, unless the files are there but unusable (broken links, denied reads)."""
+    from ascend_doctor.model import records as R
+    from ascend_doctor.model.advice import hf_cache_copy_fix, is_hf_blob_link
+
+    broken = facts.problems_with(R.SYMLINK_BROKEN, R.SYMLINK_LOOP, R.UNREADABLE)
+    if any(p.code == R.SYMLINK_BROKEN and is_hf_blob_link(p.target) for p in broken):
+        return hf_cache_copy_fix(facts.path)
+    if broken:
+        return ("The model's files are there but cannot be read (ASC-MDL-017 names each): replace broken links "
+                f"by the files they stood for, or fix permissions (`chmod -R a+rX {facts.path}`).")
+    return _NO_MODEL_FIX
+
+
 def run(ctx: CheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
     from ascend_doctor.model import records as R
@@ -35,7 +49,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     fatal = facts.problems_with(R.NOT_FOUND, R.NOT_A_DIRECTORY, R.NO_MODEL)
     if fatal or facts.provenance.kind == R.NONE:
         message = fatal[0].message if fatal else f"{facts.path}: {facts.provenance.label}"
-        yield Finding.fail(message, _NO_MODEL_FIX, provenance=facts.provenance.to_dict())
+        yield Finding.fail(message, _no_model_fix(facts), provenance=facts.provenance.to_dict())
         return
     prov = facts.provenance
     why = "; ".join(prov.evidence)

@@ -27,6 +27,10 @@ def _fix(problem: Problem) -> str:
     if problem.code == R.CONFIG_DUPLICATE_KEY:
         return ("Edit config.json so the key appears once, keeping the value you mean "
                 "(`python3 -m json.tool config.json` shows what loaders will see).")
+    if problem.code == R.CONFIG_MISSING and "broken link" in problem.message:
+        return ("The link's target is gone: remove the link and copy the real config.json from the original model "
+                "(same revision) in its place, `rm DIR/config.json && cp ORIGINAL/config.json DIR/`; for a copied "
+                "HuggingFace cache, ASC-MDL-017 gives the fix for every link at once.")
     if problem.code == R.CONFIG_MISSING:
         return "Copy config.json from the original model repository (same revision) into the directory."
     return ("Fix the JSON at the position named (`python3 -m json.tool config.json`), or copy config.json again "

@@ -42,4 +42,5 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     else:
         fix = (f"Move the weights to a path without '.' (the parts {', '.join(dotted)} contain one), "
                "e.g. /data/models/NAME, and use that path in the service configuration.")
-    yield Finding.warn(f"{facts.path}: {', '.join(repr(p) for p in dotted)} contain '.'", fix, dotted=dotted)
+    verb = "contains" if len(dotted) == 1 else "contain"
+    yield Finding.warn(f"{facts.path}: {', '.join(repr(p) for p in dotted)} {verb} '.'", fix, dotted=dotted)

@@ -13,7 +13,8 @@ CHECK = CheckSpec(
     id="ASC-MDL-017",
     title="Model directory is fully readable",
     what="Walks the directory (bounded: 10 000 entries, 4 levels, symlinked directories not followed) and "
-    "reports unreadable files, broken symlinks, symlink loops and special files.",
+    "reports unreadable files, broken symlinks, symlink loops and special files, also when nothing readable is "
+    "left; links into a HuggingFace cache's blobs/ are named together, with the copy that fixes them.",
     why="The engine runs as a service user; a file it cannot read, or a link into a cache that was cleaned, "
     "fails the load after startup has already taken minutes.",
     fix="Fix permissions (`chmod -R a+rX DIR`) and re-create broken links (or copy the files they pointed to).",
@@ -38,13 +39,27 @@ def _fix(problem: Problem) -> str:
 def run(ctx: CheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
     from ascend_doctor.model import records as R
+    from ascend_doctor.model.advice import hf_cache_copy_fix, is_hf_blob_link
     from ascend_doctor.model.grading import findings_for, require_model
+    from ascend_doctor.model.integrity import examples
 
     facts: ModelFacts = ctx.facts.get("model")
-    require_model(facts)
     problems = facts.problems_with(R.UNREADABLE, R.SYMLINK_BROKEN, R.SYMLINK_LOOP, R.SPECIAL_FILE,
                                    R.LISTING_TRUNCATED)
-    if problems:
-        yield from findings_for(problems, _fix)
+    if not problems:
+        require_model(facts)  # a folder of nothing but broken links is this check's subject, not a SKIP
+        yield Finding.passed(f"{facts.file_count} file(s) readable")
         return
-    yield Finding.passed(f"{facts.file_count} file(s) readable")
+    # Links into a hub cache's blobs/ all have one cause and one fix: say it once, naming them.
+    hub = [p for p in problems if p.code == R.SYMLINK_BROKEN and is_hf_blob_link(p.target)]
+    if hub:
+        first = hub[0]
+        yield Finding.fail(
+            f"{len(hub)} file(s) are broken links into a HuggingFace cache's blobs/ that is not here: "
+            f"{examples(p.path or '' for p in hub)} (e.g. {first.path} -> {first.target}); the folder was "
+            "copied from a cache snapshot without following its links",
+            hf_cache_copy_fix(facts.path),
+            code=R.SYMLINK_BROKEN, links={p.path: p.target for p in hub})
+    rest = [p for p in problems if p not in hub]
+    if rest:
+        yield from findings_for(rest, _fix)

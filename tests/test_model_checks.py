@@ -263,3 +263,79 @@ def test_every_model_check_survives_hostile_directories(tmp_path: Path, check: s
     module = next(m for m in os.listdir(Path(__file__).parent.parent / "checks") if m.startswith(check))[:-3]
     rows = run(module, root, chip=A2, vllm_args='vllm serve "unbalanced', verify=str(root / "config.json"))
     assert rows and all(r[0] in ("PASS", "WARN", "FAIL", "SKIP") for r in rows)
+
+
+# -- a HuggingFace cache snapshot copied without its blobs ----------------------------------------
+
+
+def copied_hub_snapshot(root: Path, real: Tuple[str, ...] = ()) -> Path:
+    """What `cp -r .../snapshots/<rev> DIR` leaves: relative links to ../../blobs/<hash> that lead
+    nowhere (SHA-1 names for small files, SHA-256 for LFS ones), except ``real`` names."""
+    import hashlib
+
+    staging = make_bf16(root.parent / (root.name + "-staging"))
+    root.mkdir(parents=True)
+    for name in sorted(os.listdir(staging)):
+        data = (staging / name).read_bytes()
+        if name in real:
+            (root / name).write_bytes(data)
+            continue
+        digest = hashlib.sha256(data).hexdigest() if name.endswith(".safetensors") else hashlib.sha1(data).hexdigest()
+        os.symlink(f"../../blobs/{digest}", root / name)
+    return root
+
+
+def test_017_a_folder_of_dangling_hub_links_is_reported_and_fixed(tmp_path: Path) -> None:
+    root = copied_hub_snapshot(tmp_path / "DeepSeek-R1-Distill-Qwen-1.5B")
+    provenance = run("mdl_001_provenance", root)
+    assert statuses(provenance) == ["FAIL"]
+    assert "broken symbolic links" in provenance[0][1] and "config.json" in provenance[0][1]
+    assert "0 other file" not in provenance[0][1] and "cp -rL" in provenance[0][2]
+    rows = run("mdl_017_directory_readable", root)
+    assert statuses(rows) == ["FAIL"]  # runs although no model is readable: the links are its subject
+    message, fix = rows[0][1], rows[0][2]
+    assert "config.json" in message and "model.safetensors" in message and "../../blobs/" in message
+    assert "HuggingFace cache" in message
+    assert "cp -rL" in fix and "models--deepseek-ai--DeepSeek-R1-Distill-Qwen-1.5B/snapshots/" in fix
+    assert "huggingface-cli download deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B --local-dir" in fix
+    # the other checks still have nothing to say
+    assert statuses(run("mdl_007_config_json", root)) == ["SKIP"]
+
+
+def test_007_names_a_config_json_that_is_a_broken_link(tmp_path: Path) -> None:
+    root = copied_hub_snapshot(tmp_path / "copied", real=("model.safetensors",))
+    rows = run("mdl_007_config_json", root)
+    assert statuses(rows) == ["FAIL"]
+    assert rows[0][1].startswith("config.json is a broken link to ../../blobs/") and "missing" not in rows[0][1]
+    tokenizer = run("mdl_012_tokenizer", root)
+    assert statuses(tokenizer) == ["FAIL"] and "tokenizer.json is there but cannot be read" in tokenizer[0][1]
+    # an unread config.json is not evidence of "no quantization_config", nor of "no FP8"
+    provenance = run("mdl_001_provenance", root)
+    assert statuses(provenance) == ["PASS"] and "has no quantization_config" not in provenance[0][1]
+    assert statuses(run("mdl_015_fp8_config_leftover", root)) == ["SKIP"]
+    # a link that is not a hub blob keeps the per-link finding
+    other = make_bf16(tmp_path / "plain")
+    os.symlink("/nonexistent/tokenizer.model", other / "tokenizer.model")
+    rows = run("mdl_017_directory_readable", other)
+    assert statuses(rows) == ["FAIL"] and "broken link to /nonexistent/tokenizer.model" in rows[0][1]
+    assert "HuggingFace cache" not in rows[0][1]
+
+
+def test_001_says_an_unparseable_config_could_not_be_read(tmp_path: Path) -> None:
+    root = make_bf16(tmp_path / "edited")
+    text = (root / "config.json").read_text()
+    (root / "config.json").write_text(text.rstrip().rstrip("}") + ",\n}")  # a trailing comma left by an edit
+    rows = run("mdl_001_provenance", root)
+    assert statuses(rows) == ["PASS"] and "config.json could not be read" in rows[0][1]
+    assert "has no quantization_config" not in rows[0][1]
+    assert statuses(run("mdl_001_provenance", make_bf16(tmp_path / "fine")))[0] == "PASS"
+    assert "has no quantization_config" in run("mdl_001_provenance", tmp_path / "fine")[0][1]
+
+
+def test_016_subject_and_verb_agree(tmp_path: Path) -> None:
+    if "." in str(tmp_path):
+        pytest.skip("the temporary directory itself has a '.' in its path")
+    one = run("mdl_016_path_dot", make_bf16(tmp_path / "DeepSeek-V3.1-W8A8"))
+    assert one[0][1].endswith("'DeepSeek-V3.1-W8A8' contains '.'")
+    two = run("mdl_016_path_dot", make_bf16(tmp_path / "v1.2" / "DeepSeek-V3.1-W8A8"))
+    assert two[0][1].endswith("'v1.2', 'DeepSeek-V3.1-W8A8' contain '.'")

@@ -8,6 +8,7 @@ NPU port of DeepSeek's ``fp8_cast_bf16.py`` (``modelers.cn/MindIE/deepseekv3``, 
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass
 from typing import List, Optional, Sequence
@@ -133,3 +134,43 @@ def drop_quantization_config_command(config_path: str) -> str:
     return (f"cp {q} {shlex.quote(config_path + '.bak')} && python3 -c \"import json,sys; p=sys.argv[1]; "
             "c=json.load(open(p)); c.pop('quantization_config', None); json.dump(c, open(p, 'w'), indent=2)\" "
             f"{q}")
+
+
+# A HuggingFace hub-cache snapshot holds relative links to ``../../blobs/<hash>``: git blob SHA-1
+# (40 hex) for small files, SHA-256 (64 hex) for LFS files
+# (https://huggingface.co/docs/huggingface_hub/guides/manage-cache).
+_HF_BLOB_RE = re.compile(r"(^|/)blobs/(?:[0-9a-f]{40}|[0-9a-f]{64})$")
+
+
+def is_hf_blob_link(target: Optional[str]) -> bool:
+    """The link points into a hub cache's ``blobs/`` (a snapshot file copied without its blob)."""
+    return bool(target) and bool(_HF_BLOB_RE.search(str(target)))
+
+
+def _hub_repo(model_dir: str) -> str:
+    """The hub repo a directory name stands for: a built-in family's, else ``ORG/<name>``."""
+    from ascend_doctor.model.families import FamilyDataError, find_family
+
+    name = base_name(model_dir)
+    try:
+        family = find_family(name)
+    except FamilyDataError:
+        family = None
+    return family.hf_repo if family is not None and family.hf_repo else f"ORG/{name}"
+
+
+def hf_cache_copy_fix(model_dir: str) -> str:
+    """How to turn a copied hub-cache snapshot (dangling blob links) into real files."""
+    repo = _hub_repo(model_dir)
+    cache = "models--" + repo.replace("/", "--")
+    q = shlex.quote(model_dir.rstrip("/") or model_dir)
+    return "\n".join([
+        "These are the links of a HuggingFace cache snapshot (snapshots/<rev>/ -> ../../blobs/<hash>), copied "
+        "without the blobs they point to. Replace them with the files themselves, either way:",
+        f"(a) from the cache, following the links: find {q} -maxdepth 1 -xtype l -delete && "
+        f"cp -rL ~/.cache/huggingface/hub/{cache}/snapshots/<rev>/. {q}/   "
+        "# $HF_HOME/hub/... if HF_HOME is set",
+        f"(b) download into a plain folder, no symlinks: huggingface-cli download {repo} --local-dir {q}   "
+        "# huggingface_hub >= 0.23 writes real files there (older ones: add --local-dir-use-symlinks False; "
+        "1.x names the command `hf download`)",
+    ])

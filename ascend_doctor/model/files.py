@@ -110,6 +110,12 @@ class LocalFiles:
     def realpath(self, path: str) -> str:
         return os.path.realpath(path)
 
+    def readlink(self, path: str) -> Optional[str]:
+        try:
+            return os.readlink(path)
+        except OSError:
+            return None
+
 
 @dataclass(frozen=True)
 class DirEntry:
@@ -128,6 +134,7 @@ class WalkIssue:
     code: str  # "unreadable" | "symlink-broken" | "symlink-loop" | "special-file" | "truncated"
     rel: str
     message: str
+    target: Optional[str] = None  # a symlink's target as stored (what `ls -l` shows)
 
 
 @dataclass
@@ -148,6 +155,18 @@ def join(root: str, rel: str) -> str:
     if not rel:
         return root
     return root + rel if root.endswith("/") else f"{root}/{rel}"
+
+
+def link_target(src: FileSource, path: str) -> Optional[str]:
+    """A symlink's target as stored, when the source can tell (``Host`` and ``LocalFiles`` can)."""
+    readlink = getattr(src, "readlink", None)
+    if readlink is None:
+        return None
+    try:
+        target = readlink(path)
+    except (HostFileError, OSError):
+        return None
+    return target if isinstance(target, str) and target else None
 
 
 def _resolve_link(src: FileSource, path: str) -> Tuple[Optional[FileStat], str]:
@@ -183,7 +202,8 @@ def walk_model_dir(
         top, why = _resolve_link(src, root)
         if top is None:
             listing = DirListing(root, exists=True, is_dir=False)
-            listing.issues.append(WalkIssue("symlink-loop" if "loop" in why else "symlink-broken", "", why))
+            code = "symlink-loop" if "loop" in why else "symlink-broken"
+            listing.issues.append(WalkIssue(code, "", why, link_target(src, root)))
             return listing
     if top is None:
         return DirListing(root, exists=False, is_dir=False)
@@ -225,7 +245,7 @@ def walk_model_dir(
                 resolved, why = _resolve_link(src, path)
                 if resolved is None:
                     code = "symlink-loop" if "loop" in why else "symlink-broken"
-                    listing.issues.append(WalkIssue(code, rel, why))
+                    listing.issues.append(WalkIssue(code, rel, why, link_target(src, path)))
                     continue
                 if resolved.is_dir:
                     # Never follow directory links: that is how walks loop or escape.

@@ -8,6 +8,7 @@ pointers) and each safetensors header (8 + N bytes). Never tensor data, so a 700
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from concurrent.futures import ThreadPoolExecutor
@@ -154,20 +155,83 @@ def inspect_model_dir(src: FileSource, path: str, limits: InspectLimits = Inspec
     facts.modeling = integrity.scan_modeling(_read_modeling(src, path, root_names, limits))
 
     provenance, extra = classify(config, descriptions, facts.description_quant_type, weight_files,
-                                 facts.pickle_weight_files, facts.headers)
+                                 facts.pickle_weight_files, facts.headers, config_note=_config_note(root_names, facts))
     facts.provenance = provenance
     facts.problems.extend(extra)
     facts.tokenizer_files = integrity.tokenizer(root_names, facts if provenance.kind != R.NONE else None)
+    _explain_missing_tokenizer(facts)
     if "config.json" not in root_names and provenance.kind != R.NONE:
-        facts.add(R.CONFIG_MISSING, R.ERROR, "config.json is missing", "config.json")
+        facts.add(R.CONFIG_MISSING, R.ERROR, _config_missing_message(facts), "config.json")
     if provenance.kind == R.NONE:
-        others = len(model_files)
-        facts.add(R.NO_MODEL, R.ERROR, f"{path} holds no model: no config.json and no *.safetensors or "
-                  f"pytorch_model*.bin weights ({others} other file(s))")
+        facts.add(R.NO_MODEL, R.ERROR, _no_model_message(path, root_names, facts))
     elif facts.pickle_weight_files and not weight_files:
         facts.add(R.PICKLE_WEIGHTS, R.WARNING, "weights are PyTorch pickle files: their integrity and dtypes "
                   "cannot be checked without loading them (prefer safetensors)", facts.pickle_weight_files[0])
     return facts
+
+
+def _config_missing_message(facts: ModelFacts) -> str:
+    """Why config.json is not among the readable files: absent, a broken link, a loop, denied."""
+    problem = facts.walk_problem("config.json")
+    if problem is None:
+        return "config.json is missing"
+    if problem.code == R.SYMLINK_BROKEN:
+        target = f" to {problem.target}" if problem.target else ""
+        return f"config.json is a broken link{target} (the file it points to does not exist)"
+    if problem.code == R.SYMLINK_LOOP:
+        return "config.json is a symlink loop: it never reaches a file"
+    return f"config.json cannot be read: {problem.message.split(': ', 1)[-1]}"
+
+
+def _config_note(root_names: List[str], facts: ModelFacts) -> str:
+    """What provenance evidence says when there is no parsed config.json."""
+    if facts.config_error is not None:
+        return "config.json could not be read, so its quantization_config is unknown"
+    if "config.json" not in root_names:
+        return _config_missing_message(facts)
+    return "config.json could not be read"
+
+
+# Names that would make a directory a model, were they readable.
+_MODEL_NAME_RE = re.compile(r"^(config\.json|.*\.safetensors|pytorch_model.*\.bin|.*\.pth?)$")
+
+
+def _no_model_message(path: str, root_names: List[str], facts: ModelFacts) -> str:
+    """Say why nothing here is a model, naming the broken links that would have been one."""
+    bad = [p for p in facts.problems if p.code in (R.SYMLINK_BROKEN, R.SYMLINK_LOOP, R.UNREADABLE)
+           and p.path and "/" not in p.path]
+    would_be_model = [p.path for p in bad if p.path and _MODEL_NAME_RE.match(p.path)]
+    if would_be_model:
+        links = sum(1 for p in bad if p.code != R.UNREADABLE)
+        one = len(bad) == 1
+        rest = f", {len(root_names)} other file(s) are readable" if root_names else " and no other file is there"
+        if links == len(bad):
+            what = "a broken symbolic link" if one else "broken symbolic links"
+        elif links == 0:
+            what = "unreadable"
+        else:
+            what = "broken links or unreadable"
+        return (f"{path} holds no readable model: {integrity.examples(p.path or '' for p in bad)} "
+                f"{'is' if one else 'are'} {what}{rest}; see ASC-MDL-017")
+    if facts.config_error is not None:
+        return (f"{path} holds no model: config.json could not be read ({facts.config_error}) and there are no "
+                f"*.safetensors or pytorch_model*.bin weights")
+    return (f"{path} holds no model: no config.json and no *.safetensors or pytorch_model*.bin weights "
+            f"({len(root_names)} other file(s))")
+
+
+def _explain_missing_tokenizer(facts: ModelFacts) -> None:
+    """A tokenizer that is there as a broken link is not "missing": say what it is."""
+    bad = [p.path for p in facts.problems
+           if p.code in (R.SYMLINK_BROKEN, R.SYMLINK_LOOP, R.UNREADABLE) and p.path
+           and (p.path in integrity.TOKENIZER_FILES or p.path.endswith(".tiktoken"))]
+    if not bad:
+        return
+    for i, problem in enumerate(facts.problems):
+        if problem.code == R.TOKENIZER_MISSING:
+            facts.problems[i] = dataclasses.replace(problem, message=(
+                f"no readable tokenizer file: {integrity.examples(bad)} {'is' if len(bad) == 1 else 'are'} "
+                "there but cannot be read (broken link or no permission; see ASC-MDL-017)"))
 
 
 def _load_config(src: FileSource, path: str, root_names: List[str], limits: InspectLimits,

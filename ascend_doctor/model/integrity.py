@@ -25,7 +25,7 @@ TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json", "vocab.txt
 EXAMPLES = 5
 
 
-def _examples(names: Iterable[str]) -> str:
+def examples(names: Iterable[str]) -> str:
     items = sorted(names)
     head = ", ".join(items[:EXAMPLES])
     return head + (f" (+{len(items) - EXAMPLES} more)" if len(items) > EXAMPLES else "")
@@ -41,7 +41,14 @@ def walk_problems(listing: DirListing, facts: R.ModelFacts) -> None:
     }
     for issue in listing.issues:
         code, severity = codes.get(issue.code, (R.UNREADABLE, R.ERROR))
-        facts.add(code, severity, f"{issue.rel}: {issue.message}", issue.rel)
+        name = issue.rel or listing.root
+        if code == R.SYMLINK_BROKEN and issue.target:
+            message = f"{name}: broken link to {issue.target} (the target does not exist)"
+        elif code == R.SYMLINK_LOOP and issue.target:
+            message = f"{name}: symlink loop (links to {issue.target}, which never reaches a file)"
+        else:
+            message = f"{name}: {issue.message}"
+        facts.add(code, severity, message, issue.rel, issue.target)
 
 
 def partial_downloads(listing: DirListing, facts: R.ModelFacts) -> None:
@@ -100,7 +107,7 @@ def shard_series(weight_files: Sequence[str], named: Set[str], facts: R.ModelFac
         missing = [m for m in missing if m not in named]  # already reported against the index
         if missing:
             facts.add(R.SHARD_SERIES_GAP, R.ERROR, f"{len(missing)} of {total} shards of {stem} are missing: "
-                      f"{_examples(missing)}", missing[0])
+                      f"{examples(missing)}", missing[0])
 
 
 def header_problems(headers: Mapping[str, SafetensorsHeader], facts: R.ModelFacts) -> None:
@@ -130,7 +137,7 @@ def tensors_vs_index(weight_map: Mapping[str, str], headers: Mapping[str, Safete
             by_shard.setdefault(shard, []).append(tensor)
     for shard, missing in sorted(by_shard.items()):
         facts.add(R.TENSOR_MISSING, R.ERROR, f"{shard} lacks {len(missing)} tensor(s) that {index_name} places "
-                  f"there: {_examples(missing)}", shard)
+                  f"there: {examples(missing)}", shard)
 
 
 def description_entries(description: Mapping[str, Any]) -> Dict[str, str]:
@@ -151,13 +158,13 @@ def tensors_vs_description(description: Mapping[str, Any], description_name: str
         absent = [name for name in entries if name not in present]
         if absent:
             facts.add(R.TENSOR_MISSING, R.ERROR, f"{len(absent)} tensor(s) described in {description_name} are in "
-                      f"no weights file: {_examples(absent)}", description_name)
+                      f"no weights file: {examples(absent)}", description_name)
     undescribed = [name for name in present if name not in entries and name.endswith(".weight")]
     if undescribed:
         # vLLM-Ascend looks up "<layer>.weight" in the description for every linear layer and
         # stops with a KeyError when it is absent (vllm-project/vllm-ascend#1713).
         facts.add(R.TENSOR_UNDESCRIBED, R.WARNING, f"{len(undescribed)} weight(s) have no entry in "
-                  f"{description_name}: {_examples(undescribed)}", description_name)
+                  f"{description_name}: {examples(undescribed)}", description_name)
 
 
 def tokenizer(names: Sequence[str], facts: Optional[R.ModelFacts]) -> Tuple[str, ...]:

@@ -105,8 +105,13 @@ def classify(
     weight_files: Sequence[str],
     pickle_files: Sequence[str],
     headers: Mapping[str, SafetensorsHeader],
+    config_note: Optional[str] = None,
 ) -> Tuple[R.Provenance, List[R.Problem]]:
-    """Decide the provenance; also return problems that only the classification can see."""
+    """Decide the provenance; also return problems that only the classification can see.
+
+    ``config_note`` says why ``config`` is None (unreadable, missing, a broken link), so the
+    evidence never claims an unread config.json lacks a key.
+    """
     stats = tensor_stats(headers)
     problems: List[R.Problem] = []
     qc = config.get("quantization_config") if config else None
@@ -205,7 +210,9 @@ def classify(
             evidence.append(f"config.json quantization_config.quant_method={quant_method}")
             return R.Provenance(R.OTHER_QUANTIZED, f"{quant_method}-quantized (not msmodelslim)",
                                 tuple(evidence)), problems
-        if not qc:
+        if config is None:
+            evidence.append(config_note or "no readable config.json")
+        elif not qc:
             evidence.append("config.json has no quantization_config")
         label = {"BF16": "BF16", "F16": "FP16", "F32": "FP32"}[dominant] + " weights"
         if converted:

@@ -53,9 +53,14 @@ class Problem:
     severity: str  # ERROR (the model will not load as is) or WARNING
     message: str
     path: Optional[str] = None  # relative to the model directory
+    target: Optional[str] = None  # symlink problems: the link's target as stored
 
     def to_dict(self) -> Dict[str, Any]:
-        return {"code": self.code, "severity": self.severity, "message": self.message, "path": self.path}
+        out: Dict[str, Any] = {"code": self.code, "severity": self.severity, "message": self.message,
+                               "path": self.path}
+        if self.target is not None:
+            out["target"] = self.target
+        return out
 
 
 @dataclass(frozen=True)
@@ -163,8 +168,16 @@ class ModelFacts:
     def problems_with(self, *codes: str) -> List[Problem]:
         return [p for p in self.problems if p.code in codes]
 
-    def add(self, code: str, severity: str, message: str, path: Optional[str] = None) -> None:
-        self.problems.append(Problem(code, severity, message, path))
+    def add(self, code: str, severity: str, message: str, path: Optional[str] = None,
+            target: Optional[str] = None) -> None:
+        self.problems.append(Problem(code, severity, message, path, target))
+
+    def walk_problem(self, rel: str) -> Optional[Problem]:
+        """The unreadable / broken-link / loop problem of one entry, if the walk found one."""
+        for problem in self.problems:
+            if problem.path == rel and problem.code in (UNREADABLE, SYMLINK_BROKEN, SYMLINK_LOOP):
+                return problem
+        return None
 
     def to_dict(self) -> Dict[str, Any]:
         return {
