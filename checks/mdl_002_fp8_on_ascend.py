@@ -33,6 +33,21 @@ def _chip(ctx: CheckContext) -> Any:
         return None
 
 
+def _architecture_params(ctx: CheckContext) -> int:
+    """Parameters config.json describes: the size when the headers are partial or absent (a
+    directory with config.json and no weights yet must not be told it needs 0 B to convert)."""
+    from ascend_doctor.model.arch import count_params
+
+    try:
+        model = ctx.facts.try_get("plan_model")
+    except KeyError:  # provider not available in this build
+        return 0
+    arch = getattr(model, "arch", None)
+    if arch is None or arch.approximate:
+        return 0
+    return int(count_params(arch).total)
+
+
 def run(ctx: CheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
     from ascend_doctor.model import records as R
@@ -47,7 +62,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     chip = _chip(ctx)
     family: Optional[str] = getattr(chip, "family", None)
     name = getattr(chip, "name", None)
-    params = facts.total_params
+    params = max(facts.total_params, _architecture_params(ctx))
     fix = fp8_conversion_commands(facts.path, params)
     evidence = {"provenance": facts.provenance.to_dict(), "params": params, "bf16_bytes": 2 * params,
                 "chip": name, "family": family}

@@ -21,7 +21,9 @@ CHECK = CheckSpec(
     what="Plans the memory of one card for the model (--model, or the serving configuration's weight path, or a "
     "built-in DeepSeek name): weights split by TP/EP, KV cache for the configured max sequence length and batch, "
     "a runtime reserve. FAIL when the weights plus one full-length sequence do not fit; WARN when the configured "
-    "batch of full-length sequences does not.",
+    "batch of full-length sequences does not. FP8 weights on an NPU that cannot load them FAIL, with the plans of "
+    "their W8A8 and BF16 conversions; a partial download is sized from the architecture, not from the shards "
+    "present.",
     why="An out-of-memory at load time costs many minutes per attempt (EL0004 'Memory Allocation Failure'); the "
     "card count is a purchasing decision that should be made before the hardware arrives (seed 003 §4.1).",
     fix="Use more cards (the finding names how many), 8-bit weights (W8A8), a shorter maxSeqLen / --max-model-len, "
@@ -58,12 +60,16 @@ def _precision(inputs: PlanInputs, checkpoint: Optional[str], notes: List[str]) 
     return checkpoint or "bf16"
 
 
+def _layout(plan: MemoryPlan) -> str:
+    layout = plan.layout
+    return f"TP {layout.tp} x DP {layout.dp}" + (f", EP {layout.ep} x MoE-TP {layout.moe_tp}" if plan.arch.is_moe
+                                                 else "")
+
+
 def _message(plan: MemoryPlan, chip_name: str) -> str:
     card, layout = plan.card, plan.layout
     return (f"{plan.model_name} {plan.precision.name} on {layout.cards} x {chip_name} ({_gib(card.hbm_bytes)}; "
-            f"TP {layout.tp} x DP {layout.dp}" + (f", EP {layout.ep} x MoE-TP {layout.moe_tp}" if plan.arch.is_moe
-                                                  else "")
-            + f"): per card weights {_gib(card.weights_bytes)}, KV cache {_gib(card.kv_bytes)} "
+            + _layout(plan) + f"): per card weights {_gib(card.weights_bytes)}, KV cache {_gib(card.kv_bytes)} "
             f"({card.sequences_requested} x {plan.max_seq_len} tokens), reserve {_gib(card.reserve_bytes)}, "
             f"free {_gib(card.free_bytes)}")
 
@@ -71,6 +77,38 @@ def _message(plan: MemoryPlan, chip_name: str) -> str:
 def _evidence(plan: MemoryPlan) -> Any:
     data = plan.as_dict()
     return {"plan": data, "notes": list(plan.notes)}
+
+
+_NO_FP8_FAMILIES = ("A2", "A3", "310P", "310B", "910")  # as ASC-MDL-002 (research/model_facts.md)
+
+
+def _fp8_loads(ctx: CheckContext, chip: Any) -> Optional[bool]:
+    """Whether this host's NPU loads FP8 weights: the matrix's word for the chip, else its family."""
+    name = getattr(chip, "name", None)
+    if ctx.matrix is not None and name:
+        try:
+            info = ctx.matrix.chip(str(name))
+        except Exception:  # a broken matrix must not hide the plan; the family still decides
+            info = None
+        supported = info.dtype_supported("fp8") if info is not None else None
+        if supported is True or supported is False:
+            return supported
+    family = getattr(chip, "family", None)
+    if family in _NO_FP8_FAMILIES:
+        return False
+    return None
+
+
+def _verdict(plan: MemoryPlan) -> str:
+    from ascend_doctor.model.plan import VERDICT_FEWER, VERDICT_FITS
+
+    card = plan.card
+    if card.verdict == VERDICT_FITS:
+        return f"fits, {_gib(card.free_bytes)} free per card"
+    if card.verdict == VERDICT_FEWER:
+        return (f"the weights fit, the KV cache only {card.sequences_fit} of {card.sequences_requested} "
+                "full-length sequence(s)")
+    return f"does not fit, short by {_gib(-card.free_bytes)} per card"
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
@@ -123,7 +161,14 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     evidence = _evidence(plan)
     evidence["notes"] = notes
     message = _message(plan, chip_name)
+    if model.weights_reason:
+        message += f" [weights from the architecture: {model.weights_reason}]"
     card = plan.card
+    if precision.name == "fp8":
+        loads = _fp8_loads(ctx, chip)
+        if loads is not True:
+            yield _fp8_finding(ctx, model, arch, chip, chip_name, hbm, layout, kv_budget, common, loads, evidence)
+            return
     if card.verdict == VERDICT_FITS:
         yield Finding.passed(f"{message}: fits, margin {card.margin_fraction:.0%} of the card", **evidence)
         return
@@ -149,3 +194,43 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         f" (now {layout.cards}); or lower the max sequence length. Arithmetic: `ascend-doctor plan --model "
         f"{model.ref} --mem-gb {hbm / GIB:g}`")
     yield Finding.fail(f"{message}: does not fit, short by {_gib(-card.free_bytes)} per card", fix, **evidence)
+
+
+def _fp8_finding(ctx: CheckContext, model: Any, arch: Any, chip: Any, chip_name: str, hbm: int, layout: Any,
+                 kv_budget: Optional[int], common: Dict[str, Any], loads: Optional[bool],
+                 evidence: Dict[str, Any]) -> Finding:
+    """FP8 weights on an NPU that cannot load them: no FP8 plan is worth a PASS. Plan the two
+    conversions instead (W8A8 and BF16) on the same cards and say how many each needs."""
+    from ascend_doctor.model.plan import GIB, parse_precision, plan_memory, smallest_cards
+
+    family = getattr(chip, "family", None)
+    parts: List[str] = []
+    needs: List[str] = []
+    converted: Dict[str, Any] = {}
+    shape = ""
+    for name, label in (("w8a8", "W8A8 (msmodelslim)"), ("bf16", "BF16 (fp8_cast_bf16.py)")):
+        precision = parse_precision(name)
+        plan = plan_memory(arch, precision, hbm, layout, kv_budget_bytes=kv_budget, name=model.name, **common)
+        converted[name] = plan.as_dict()
+        shape = _layout(plan)
+        parts.append(f"{label}: weights {_gib(plan.card.weights_bytes)} per card, {_verdict(plan)}")
+        if plan.fits:
+            needs.append(f"{label} fits the {layout.cards} x {chip_name} configured")
+            continue
+        # The smallest count is searched with TP (and EP) over every card: a lower bound for the weights.
+        smallest = smallest_cards(arch, precision, hbm, **common)
+        needs.append(f"{label} needs {smallest.layout.cards} x {chip_name}" if smallest is not None
+                     else f"{label} does not fit on up to 128 x {chip_name}")
+    evidence = dict(evidence, converted_plans=converted, fp8_loads=loads)
+    fix = ("Convert the weights (ASC-MDL-002 gives both commands) and set the precision to match: "
+           + "; ".join(needs) + f". Arithmetic: `ascend-doctor plan --model {model.ref} --precision w8a8 "
+           f"--mem-gb {hbm / GIB:g} --cards {layout.cards}`")
+    same = f"on the same {layout.cards} x {chip_name} ({shape})"
+    if loads is False:
+        npu = f"{chip_name} ({family})" if family else chip_name
+        return Finding.fail(
+            f"{model.name} is planned in FP8, but {npu} NPUs do not load FP8 weights, so no FP8 plan can pass. "
+            f"Converted, {same}: " + "; ".join(parts), fix, **evidence)
+    return Finding.warn(
+        f"{model.name} is planned in FP8 on {chip_name}, an NPU not known to load FP8 (910B, A3 and 310P do not). "
+        f"If it cannot, converted {same}: " + "; ".join(parts), fix, **evidence)

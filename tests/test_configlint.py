@@ -493,6 +493,17 @@ def test_memory_fit_check_with_a_stub_chip(tmp_path: Path, monkeypatch: pytest.M
     facts = live_facts(serving_config=str(cfg_path), model_dir="DeepSeek-V3")
     chip = ChipSummary(name="910B3", family="A2", chip_count=8, hbm_mb=65536)
     facts._values["npu_chip"] = (True, chip)  # the NPU is stubbed: this machine has none
+    # the seed's precision is fp8, which a 910B cannot load: no PASS, the W8A8 / BF16 plans instead
+    findings = run_check("mdl_020_memory_fit", facts)
+    assert worst(findings) is Status.FAIL and "do not load FP8" in findings[0].message
+    assert "TP 2 x DP 8" in findings[0].message and "W8A8 (msmodelslim): weights" in findings[0].message
+    assert "W8A8 (msmodelslim) fits the 16 x 910B3 configured" in findings[0].remediation
+    # the same layout in W8A8 is the plan the seed meant, and it fits
+    w8a8 = json.loads(body(CONFIGS / "seed-003-4.2-v3-671b-models.json.txt"))
+    w8a8["models"][0]["precision"] = "w8a8"
+    cfg_path.write_text(json.dumps(w8a8), encoding="utf-8")
+    facts = live_facts(serving_config=str(cfg_path), model_dir="DeepSeek-V3")
+    facts._values["npu_chip"] = (True, chip)
     findings = run_check("mdl_020_memory_fit", facts)
     assert worst(findings) is Status.PASS and "TP 2 x DP 8" in findings[0].message
     # the same model in bf16 without a configuration: 8 cards are far too few
@@ -501,6 +512,66 @@ def test_memory_fit_check_with_a_stub_chip(tmp_path: Path, monkeypatch: pytest.M
     findings = run_check("mdl_020_memory_fit", facts)
     assert worst(findings) is Status.FAIL
     assert "32 x 910B3 at bf16" in findings[0].remediation and "16 x 910B3 with W8A8" in findings[0].remediation
+
+
+class _FakeChipInfo:
+    def __init__(self, fp8: Any) -> None:
+        self.fp8 = fp8
+
+    def dtype_supported(self, dtype: str) -> Any:
+        return self.fp8 if dtype == "fp8" else True
+
+
+class _FakeMatrix:
+    def __init__(self, fp8: Any) -> None:
+        self.fp8 = fp8
+
+    def chip(self, name: str) -> Any:
+        return _FakeChipInfo(self.fp8) if name == "950PR" else None
+
+
+def test_memory_fit_fp8_depends_on_the_chip(tmp_path: Path) -> None:
+    import importlib
+
+    from ascend_doctor.facts.records import ChipSummary
+
+    cfg_path = tmp_path / "seed42.json"
+    cfg_path.write_text(body(CONFIGS / "seed-003-4.2-v3-671b-models.json.txt"), encoding="utf-8")
+    check = importlib.import_module("ascend_doctor.checks.mdl_020_memory_fit")
+
+    def findings_on(chip: ChipSummary, matrix: Any = None) -> List[Finding]:
+        facts = live_facts(serving_config=str(cfg_path), model_dir="DeepSeek-V3")
+        facts._values["npu_chip"] = (True, chip)
+        return list(check.run(CheckContext(facts=facts, matrix=matrix, options=facts.options)))
+
+    # A3 by family, without a matrix
+    a3 = findings_on(ChipSummary(name="Ascend910", family="A3", chip_count=16, hbm_mb=65536))
+    assert worst(a3) is Status.FAIL and "BF16 (fp8_cast_bf16.py)" in a3[0].message
+    # a chip nobody knows: WARN, with the same converted plans
+    unknown = findings_on(ChipSummary(name="X1", family=None, chip_count=16, hbm_mb=65536))
+    assert worst(unknown) is Status.WARN and "not known to load FP8" in unknown[0].message
+    # the matrix says this chip loads FP8: the FP8 plan itself is graded
+    fp8_ok = findings_on(ChipSummary(name="950PR", family="950", chip_count=16, hbm_mb=65536), _FakeMatrix(True))
+    assert worst(fp8_ok) is Status.PASS and " fp8 on 16 x 950PR" in fp8_ok[0].message
+    # ...and the matrix's "no" wins over an unknown family
+    fp8_no = findings_on(ChipSummary(name="950PR", family=None, chip_count=16, hbm_mb=65536), _FakeMatrix(False))
+    assert worst(fp8_no) is Status.FAIL
+
+
+def test_memory_fit_fp8_with_the_shipped_matrix(tmp_path: Path) -> None:
+    import importlib
+
+    from ascend_doctor.facts.records import ChipSummary
+    from ascend_doctor.matrix import load_matrix
+
+    cfg_path = tmp_path / "seed42.json"
+    cfg_path.write_text(body(CONFIGS / "seed-003-4.2-v3-671b-models.json.txt"), encoding="utf-8")
+    facts = live_facts(serving_config=str(cfg_path), model_dir="DeepSeek-V3")
+    # family unknown to the summary: the matrix's own entry for 910B3 says no FP8
+    facts._values["npu_chip"] = (True, ChipSummary(name="910B3", family=None, chip_count=16, hbm_mb=65536))
+    check = importlib.import_module("ascend_doctor.checks.mdl_020_memory_fit")
+    findings = list(check.run(CheckContext(facts=facts, matrix=load_matrix(), options=facts.options)))
+    assert worst(findings) is Status.FAIL and "do not load FP8" in findings[0].message
 
 
 # -- never a traceback ------------------------------------------------------------------------------

@@ -422,6 +422,79 @@ def test_plan_model_fact_reads_the_model_option(tmp_path: Path) -> None:
 
 
 
+def test_tally_shortfall_against_the_architecture() -> None:
+    arch = arch_of("DeepSeek-R1")
+    full = P.weights_from_arch(arch, P.PRECISIONS["w8a8"]).total_bytes
+    # 2 of 163 shards of a 671B W8A8 download: a sliver of the model, never sized from its headers
+    partial = P.tally_tensors([P.TensorEntry("model.layers.3.mlp.experts.0.up_proj.weight", "I8", full * 2 // 163)],
+                              61)
+    why = P.tally_shortfall(partial, arch)
+    assert why is not None and "1.2%" in why and "in w8a8" in why and "GiB" in why
+    whole = P.tally_tensors([P.TensorEntry("model.layers.3.mlp.experts.0.up_proj.weight", "I8", full)], 61)
+    assert P.tally_shortfall(whole, arch) is None
+    near = P.tally_tensors([P.TensorEntry("model.layers.3.mlp.experts.0.up_proj.weight", "I8", full * 81 // 100)],
+                           61)
+    assert P.tally_shortfall(near, arch) is None  # within the 80 % bound
+    # an architecture we only approximate is no yardstick
+    odd = arch_from_hf_config(dict(TINY_CONFIG, model_type="somethingelse"))
+    assert odd.approximate and P.tally_shortfall(partial, odd) is None
+
+
+def test_half_downloaded_directory_is_planned_from_the_architecture(tmp_path: Path) -> None:
+    from ascend_doctor.facts.serving import load_plan_model
+    from ascend_doctor.host.live import LiveHost
+
+    host = LiveHost(timeout_s=5.0)
+    model, _ = tiny_model_dir(tmp_path)
+    (model / "model.safetensors").rename(model / "model-00001-of-00002.safetensors")
+    raw = (model / "model-00001-of-00002.safetensors").read_bytes()
+    header = json.loads(raw[8:8 + int.from_bytes(raw[:8], "little")])
+    weight_map = {name: "model-00001-of-00002.safetensors" for name in header}
+    weight_map["model.layers.9.mlp.up_proj.weight"] = "model-00002-of-00002.safetensors"
+    (model / "model.safetensors.index.json").write_text(json.dumps({"weight_map": weight_map}), encoding="utf-8")
+    resolved = load_plan_model(host, str(model))
+    assert resolved.tally is None and resolved.checkpoint_precision == "bf16"
+    assert resolved.weights_reason is not None and "model-00002-of-00002.safetensors" in resolved.weights_reason
+    assert any("computed from the architecture" in note for note in resolved.notes)
+    plan = json.loads(run_plan("--model", str(model), "--mem-gb", "8", "--cards", "1", "--format", "json").output)
+    assert plan["plan"]["weights_from"] == "architecture"
+    # the complete directory is still sized from its headers
+    (tmp_path / "complete").mkdir()
+    complete, _ = tiny_model_dir(tmp_path / "complete")
+    assert load_plan_model(host, str(complete)).tally is not None
+
+
+def test_memory_fit_says_why_the_headers_were_not_used(tmp_path: Path) -> None:
+    import importlib
+
+    from ascend_doctor.checkapi import CheckContext
+    from ascend_doctor.facts import Facts
+    from ascend_doctor.facts.records import ChipSummary
+    from ascend_doctor.host.live import LiveHost
+    from ascend_doctor.model import fixtures as F
+    from ascend_doctor.options import RunOptions
+
+    # an R1 config with one small W8A8 layer: the headers are a sliver of what the config describes
+    model = tmp_path / "DeepSeek-R1-W8A8"
+    model.mkdir()
+    family = find_family("DeepSeek-R1")
+    assert family is not None
+    cfg = dict(family.config)
+    cfg.pop("quantization_config", None)
+    F.write_json(str(model / "config.json"), cfg)
+    tensors = F.w8a8_dynamic_layer(3)
+    F.write_safetensors(str(model / "quant_model_weight_w8a8_dynamic.safetensors"), tensors)
+    F.write_json(str(model / "quant_model_description.json"),
+                 dict(F.description_for(tensors, "W8A8_DYNAMIC"), model_quant_type="W8A8_DYNAMIC"))
+    facts = Facts(LiveHost(timeout_s=5.0), RunOptions(model_dir=str(model)))
+    facts._values["npu_chip"] = (True, ChipSummary(name="910B3", family="A2", chip_count=8, hbm_mb=65536))
+    check = importlib.import_module("ascend_doctor.checks.mdl_020_memory_fit")
+    findings = list(check.run(CheckContext(facts=facts, matrix=None, options=facts.options)))
+    assert findings[0].status.value == "FAIL"  # 671B in W8A8 on 8 x 64 GiB: the headers' few KiB would "fit"
+    assert "[weights from the architecture: the safetensors headers hold" in findings[0].message
+    assert "w8a8" in findings[0].message
+
+
 CONFIG_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-5, 10**5),
                           st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=6),
                           st.lists(st.integers(), max_size=2))

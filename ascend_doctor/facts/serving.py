@@ -17,6 +17,7 @@ from typing import Any, List, Optional, Tuple
 
 from ascend_doctor.facts import Facts, FactUnavailable, UnknownFact, provider
 from ascend_doctor.host.base import FileMissing, FileTooLarge, Host, HostFileError, ListeningSocket
+from ascend_doctor.model import records as R
 from ascend_doctor.model.arch import ArchError, ModelArch, arch_from_hf_config
 from ascend_doctor.model.configlint import (
     MAX_CONFIG_BYTES,
@@ -28,7 +29,7 @@ from ascend_doctor.model.configlint import (
     parse_vllm_args,
 )
 from ascend_doctor.model.families import ModelFamily, family_names, find_family
-from ascend_doctor.model.plan import TensorEntry, WeightTally, tally_tensors
+from ascend_doctor.model.plan import TensorEntry, WeightTally, tally_shortfall, tally_tensors
 
 MAX_MODEL_CONFIG_BYTES = 4 * 1024 * 1024
 
@@ -49,6 +50,10 @@ class PlanModel:
     error: Optional[str] = None
     notes: Tuple[str, ...] = ()
     torch_dtype: Optional[str] = None
+    # Why the weights are sized from the architecture although headers were read (an incomplete
+    # download); the precision those headers showed is kept, it is still the checkpoint's.
+    weights_reason: Optional[str] = None
+    header_precision: Optional[str] = None
 
     @property
     def name(self) -> str:
@@ -61,6 +66,8 @@ class PlanModel:
         """The precision the weights on disk are in (from the headers, else config.json)."""
         if self.tally is not None and self.tally.detected_precision:
             return self.tally.detected_precision
+        if self.header_precision:
+            return self.header_precision
         if self.arch is not None and self.arch.quant_method:
             method = self.arch.quant_method
             return "fp8" if method == "fp8" else method if method in ("w8a8", "w8a16", "w4a8") else None
@@ -84,6 +91,40 @@ def tally_from_model_facts(model_facts: Any, num_hidden_layers: int) -> Optional
                          quant_type=getattr(model_facts, "description_quant_type", None))
 
 
+# Inspection problems that mean the directory holds only part of the checkpoint.
+_INCOMPLETE_CODES = (R.SHARD_MISSING, R.SHARD_SERIES_GAP, R.TENSOR_MISSING, R.PARTIAL_DOWNLOAD)
+
+
+def incomplete_weights_reason(model_facts: Any) -> Optional[str]:
+    """Why the headers read are not the whole checkpoint: shards or tensors that the index or the
+    quantization description names are absent, or a download is unfinished. None when complete."""
+    problems = [p for p in getattr(model_facts, "problems", None) or () if getattr(p, "code", None)
+                in _INCOMPLETE_CODES]
+    if not problems:
+        return None
+    present = len(getattr(model_facts, "weight_files", ()) or ())
+    missing = [p for p in problems if p.code == R.SHARD_MISSING]
+    if missing:
+        return (f"{len(missing)} shard(s) named by the index are missing (e.g. {missing[0].path}) and only "
+                f"{present} safetensors file(s) are here")
+    gap = next((p for p in problems if p.code == R.SHARD_SERIES_GAP), None)
+    if gap is not None:
+        return f"the numbered shards have gaps: {gap.message}"
+    tensors = next((p for p in problems if p.code == R.TENSOR_MISSING), None)
+    if tensors is not None:
+        return f"tensors named by the index or the quantization description are absent ({tensors.message})"
+    return f"a download is unfinished ({problems[0].message})"
+
+
+def _unreadable_headers_reason(model_facts: Any) -> Optional[str]:
+    headers = getattr(model_facts, "headers", None) or {}
+    bad = sorted(rel for rel, h in headers.items() if getattr(h, "error", None))
+    if not bad:
+        return None
+    return (f"{len(bad)} of {len(headers)} safetensors header(s) cannot be read "
+            f"(e.g. {bad[0]}: {getattr(headers[bad[0]], 'error', '')})")
+
+
 def _from_config_dict(ref: str, kind: str, cfg: Any, tally_source: Any = None) -> PlanModel:
     try:
         arch = arch_from_hf_config(cfg, name=ref.rstrip("/").rsplit("/", 1)[-1] or ref)
@@ -91,10 +132,24 @@ def _from_config_dict(ref: str, kind: str, cfg: Any, tally_source: Any = None) -
         return PlanModel(ref, kind, error=f"{ref}: {exc}")
     tally = tally_from_model_facts(tally_source, arch.num_hidden_layers) if tally_source is not None else None
     notes: List[str] = []
-    if kind == KIND_DIRECTORY and tally is None:
-        notes.append("weights not counted from safetensors headers (none readable): computed from the architecture")
+    reason: Optional[str] = None
+    header_precision: Optional[str] = None
+    if tally_source is not None:
+        # A partial checkpoint must not be sized from the part that is there (it would "fit").
+        reason = incomplete_weights_reason(tally_source)
+        if reason is None and tally is None:
+            reason = _unreadable_headers_reason(tally_source)
+        if reason is None and tally is not None:
+            reason = tally_shortfall(tally, arch)
+    if tally is not None and reason is not None:
+        header_precision, tally = tally.detected_precision, None
+    if reason is not None:
+        notes.append(f"weights computed from the architecture, not the safetensors headers: {reason}")
+    elif kind == KIND_DIRECTORY and tally is None:
+        notes.append("no safetensors headers to count: weights computed from the architecture")
     torch_dtype = cfg.get("torch_dtype") if isinstance(cfg.get("torch_dtype"), str) else None
-    return PlanModel(ref, kind, arch, tally, notes=tuple(notes), torch_dtype=torch_dtype)
+    return PlanModel(ref, kind, arch, tally, notes=tuple(notes), torch_dtype=torch_dtype, weights_reason=reason,
+                     header_precision=header_precision)
 
 
 def _inspect_dir(host: Host, path: str) -> Any:

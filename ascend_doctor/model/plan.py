@@ -312,6 +312,42 @@ def weights_from_arch(arch: ModelArch, precision: Precision, include_mtp: bool =
     return WeightPlan(int(non_expert), int(experts), "architecture")
 
 
+# Below this share of what the architecture implies, a header tally is a partial download (or a
+# truncated conversion), not a checkpoint: planning from it would call a 2-of-163-shard 671B "fits".
+COMPLETE_TALLY_FRACTION = 0.8
+
+
+def tally_shortfall(tally: WeightTally, arch: ModelArch) -> Optional[str]:
+    """Why the header tally cannot stand for the whole model (None when it can).
+
+    Compares the tensors the headers declare (MTP layers apart) with the architecture's count in
+    the checkpoint's own precision. An architecture we only approximate is not a yardstick.
+    """
+    if arch.approximate or not tally.detected_precision:
+        return None
+    try:
+        precision = parse_precision(tally.detected_precision)
+    except PlanError:
+        return None
+    expected = weights_from_arch(arch, precision).total_bytes
+    if expected <= 0:
+        return None
+    share = tally.main_bytes / expected
+    if share >= COMPLETE_TALLY_FRACTION:
+        return None
+    percent = f"{share:.1%}" if share >= 0.001 else "<0.1%"
+    return (f"the safetensors headers hold {_binary_size(tally.main_bytes)} ({percent}) of the "
+            f"{_binary_size(expected)} the architecture implies in {precision.name}")
+
+
+def _binary_size(count: int) -> str:
+    """GiB for model-sized numbers, smaller units for the scraps a partial download leaves."""
+    for unit, size in (("GiB", GIB), ("MiB", MIB), ("KiB", 1024)):
+        if count >= size:
+            return f"{count / size:,.1f} {unit}"
+    return f"{count} B"
+
+
 def weights_from_tally(tally: WeightTally, include_mtp: bool = False) -> WeightPlan:
     mtp = tally.mtp_bytes if include_mtp else 0
     # MTP tensors go to the TP bucket: a slight over-estimate when EP spreads experts wider.
