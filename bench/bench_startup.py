@@ -50,11 +50,17 @@ def main() -> None:
         ("check --from healthy --format json",
          [py, "-m", "ascend_doctor", "check", "--from", str(HEALTHY), "--format", "json"], 8.0),
     ]
+    for _name, argv, _target in cases:
+        time_command(argv, 2)  # warm the file cache and write the .pyc files
+    # Interleave the cases run by run, so a burst of load on a shared machine hits all of them
+    # alike instead of skewing one ratio.
+    samples: List[List[float]] = [[] for _ in cases]
+    for _ in range(args.runs):
+        for index, (_name, argv, _target) in enumerate(cases):
+            samples[index].extend(time_command(argv, 1))
     baseline = None
     print(f"{'case':<40} {'median ms':>10} {'min ms':>8} {'ratio':>7} {'target':>7}")
-    for name, argv, target in cases:
-        time_command(argv, 2)  # warm the file cache and .pyc files
-        times = time_command(argv, args.runs)
+    for (name, _argv, target), times in zip(cases, samples):
         median = statistics.median(times)
         if baseline is None:
             baseline = median

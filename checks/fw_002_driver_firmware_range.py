@@ -22,7 +22,7 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    from ascend_doctor.parsers.version_files import driver_accepts_firmware, firmware_accepts_driver
+    from ascend_doctor.parsers.driver_firmware_info import driver_accepts_firmware, firmware_accepts_driver
 
     stack = ctx.facts.get("stack")
     drv, fw = stack.driver, stack.firmware

@@ -106,7 +106,7 @@ def _ascend_dirs(facts: Facts, directory: str) -> List[str]:
 
 @provider("kernels")
 def kernels(facts: Facts) -> KernelsFacts:
-    from ascend_doctor.parsers.version_files import parse_component_version_info
+    from ascend_doctor.parsers.cann_component_info import parse_component_version_info
 
     stack: StackFacts = facts.get("stack")
     env = dict(facts.host.env())
@@ -190,7 +190,7 @@ def abi_of_path(path: Optional[str]) -> Optional[int]:
 
 @provider("nnal")
 def nnal(facts: Facts) -> NnalFacts:
-    from ascend_doctor.parsers.version_files import parse_colon_version_info
+    from ascend_doctor.parsers.colon_version_info import parse_colon_version_info
 
     host = facts.host
     stack: StackFacts = facts.get("stack")
@@ -236,7 +236,7 @@ class MindieFacts(_ColonVersionFile):
 
 @provider("mindie")
 def mindie(facts: Facts) -> MindieFacts:
-    from ascend_doctor.parsers.version_files import parse_colon_version_info
+    from ascend_doctor.parsers.colon_version_info import parse_colon_version_info
 
     stack: StackFacts = facts.get("stack")
     for root in stack.roots:

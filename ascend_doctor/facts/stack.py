@@ -154,10 +154,12 @@ def _roots(facts: Facts, install_root: Optional[str]) -> List[str]:
 
 @provider("stack")
 def stack(facts: Facts) -> StackFacts:
-    from ascend_doctor.parsers import version_files as vf
+    # The specific parser modules, not the version_files facade: a run needs only these two.
+    from ascend_doctor.parsers import driver_firmware_info as dfi
+    from ascend_doctor.parsers import install_info as ii
 
     host = facts.host
-    install_info = _read_parsed(facts, ASCEND_INSTALL_INFO, vf.parse_ascend_install_info)
+    install_info = _read_parsed(facts, ASCEND_INSTALL_INFO, ii.parse_ascend_install_info)
     driver_root = DEFAULT_ROOT
     notes: List[str] = []
     if install_info and install_info.info and getattr(install_info.info, "driver_install_path", None):
@@ -168,8 +170,8 @@ def stack(facts: Facts) -> StackFacts:
     firmwares: List[ParsedFile] = []
     # The active driver is the one under the recorded driver root; others are leftovers.
     for root in [driver_root] + [r for r in roots if r != driver_root]:
-        for sub, parse, bucket in (("driver", vf.parse_driver_version_info, drivers),
-                                   ("firmware", vf.parse_firmware_version_info, firmwares)):
+        for sub, parse, bucket in (("driver", dfi.parse_driver_version_info, drivers),
+                                   ("firmware", dfi.parse_firmware_version_info, firmwares)):
             found = _read_parsed(facts, posixpath.join(root, sub, "version.info"), parse)
             if found and all(host.realpath(found.path) != host.realpath(f.path) for f in bucket):
                 bucket.append(found)
@@ -231,7 +233,7 @@ def _find_cann(facts: Facts, root: str) -> List[CannInstall]:
 
 
 def _cann_install(facts: Facts, kind: str, path: str, directory: str, via_latest: bool) -> CannInstall:
-    from ascend_doctor.parsers.version_files import parse_cann_install_info
+    from ascend_doctor.parsers.install_info import parse_cann_install_info
 
     parsed = _read_parsed(facts, path, parse_cann_install_info)
     info = parsed.info if parsed else None
