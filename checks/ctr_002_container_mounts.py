@@ -45,13 +45,13 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         raise NotApplicable("not running inside a container")
     stack = ctx.facts.try_get("stack")
     driver_root = getattr(stack, "driver_root", None) or "/usr/local/Ascend"
-    host = ctx.facts.host
+    mounted = ctx.facts.get("mount_paths")
     smi = ctx.facts.try_get("npu_smi_result")
     smi_found = smi is not None and getattr(getattr(smi, "status", None), "value", "") != "not_found"
     missing: List[Tuple[str, str, Status, str]] = []
     present: List[str] = []
     for paths, flag, status, breaks in _expected(driver_root):
-        if any(host.exists(p) for p in paths) or ("npu-smi" in flag and smi_found):
+        if any(mounted.get(p, False) for p in paths) or ("npu-smi" in flag and smi_found):
             present.append(paths[0])
         else:
             missing.append((paths[0], flag, status, breaks))

@@ -80,7 +80,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         raise NotApplicable("npu-smi printed no process table (cut off or an old layout)")
     scope = ctx.facts.get("npu_scope")
     visible_pids: Optional[Set[int]] = None
-    procs = ctx.facts.host.processes()
+    procs = ctx.facts.try_get("processes")
     if procs is not None:
         visible_pids = {p.pid for p in procs}
     capacity: Dict[Tuple[int, int], int] = {(d.npu_id, d.chip_id): d.capacity_mb or 0 for d in smi.devices}

@@ -137,3 +137,18 @@ def test_provider_map_read_from_sources_matches_what_modules_register() -> None:
     assert set(by_source) == set(facts_pkg._PROVIDERS)
     for name, func in facts_pkg._PROVIDERS.items():
         assert func.__module__ == by_source[name], name
+
+
+def test_checks_judge_facts_and_never_touch_the_host() -> None:
+    """Probe -> parse -> judge: a check reads facts and the matrix; only providers use the host."""
+    import re
+    from pathlib import Path
+
+    checks_dir = Path(__file__).resolve().parent.parent / "checks"
+    forbidden = re.compile(r"facts\.host\b|^\s*import (subprocess|psutil|socket)\b|^\s*from (subprocess|psutil) |"
+                           r"\bopen\(|\bos\.(path|listdir|stat|scandir)\b", re.MULTILINE)
+    offenders = []
+    for path in sorted(checks_dir.glob("*.py")):
+        for match in forbidden.finditer(path.read_text(encoding="utf-8")):
+            offenders.append(f"{path.name}: {match.group(0).strip()}")
+    assert not offenders, "checks must go through facts:\n" + "\n".join(offenders)

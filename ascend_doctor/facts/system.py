@@ -126,3 +126,31 @@ def visible_devices(facts: Facts) -> VisibleDevices:
             errors.append(f"{var}={raw!r} is not a list of device numbers")
     return VisibleDevices(parsed["ASCEND_VISIBLE_DEVICES"], env.get("ASCEND_VISIBLE_DEVICES"),
                           parsed["ASCEND_RT_VISIBLE_DEVICES"], env.get("ASCEND_RT_VISIBLE_DEVICES"), tuple(errors))
+
+
+# Paths the container docs mount from the host (compat_facts.md §5.8), besides the driver's own
+# lib64 and version.info under the driver root.
+HOST_MOUNT_PATHS = ("/etc/ascend_install.info", "/usr/local/dcmi", "/usr/local/bin/npu-smi",
+                    "/usr/local/sbin/npu-smi", "/usr/bin/npu-smi")
+
+
+@provider("mount_paths")
+def mount_paths(facts: Facts) -> Dict[str, bool]:
+    """Whether each host-provided path the stack expects exists here (inside a container: is mounted)."""
+    stack = facts.try_get("stack")
+    root = getattr(stack, "driver_root", None) or "/usr/local/Ascend"
+    paths = (f"{root}/driver/lib64", f"{root}/driver/version.info", *HOST_MOUNT_PATHS)
+    present: Dict[str, bool] = {}
+    for path in paths:
+        try:
+            present[path] = facts.host.exists(path)
+        except HostFileError:  # a refused snapshot path: not usable, so not mounted
+            present[path] = False
+    return present
+
+
+@provider("processes")
+def processes(facts: Facts) -> Optional[List[object]]:
+    """Processes visible here (None when unknown, e.g. a snapshot without them)."""
+    procs = facts.host.processes()
+    return list(procs) if procs is not None else None
