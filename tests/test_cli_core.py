@@ -35,6 +35,27 @@ def test_every_command_has_help_with_an_example(command: str) -> None:
     assert "ascend-doctor " in result.stdout and "xample" in result.stdout, result.stdout
 
 
+def _leaf_commands() -> list:
+    """Every runnable command path, nested groups included (matrix show, model verify...)."""
+    import click
+
+    paths = []
+    for name in sorted(SUBCOMMANDS):
+        command = main.get_command(None, name)  # type: ignore[arg-type]
+        if isinstance(command, click.Group):
+            paths.extend([name, sub] for sub in sorted(command.commands))
+        else:
+            paths.append([name])
+    return paths
+
+
+@pytest.mark.parametrize("path", _leaf_commands(), ids=lambda p: " ".join(p))
+def test_every_nested_command_has_help_with_an_example(path: list) -> None:
+    result = invoke(*path, "--help")
+    assert result.exit_code == 0, result.output
+    assert "ascend-doctor " in result.stdout and "xample" in result.stdout, result.stdout
+
+
 def test_checks_lists_the_catalogue_and_explain_prints_docs() -> None:
     listing = invoke("checks")
     assert listing.exit_code == 0
