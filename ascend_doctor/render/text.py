@@ -75,7 +75,7 @@ def render_text(report: Report, console: Console, verbose: bool = False) -> None
     for result in report.results:
         if folded and result in folded:
             continue
-        groups.setdefault(result.id.split("-")[1] if "-" in result.id else "?", []).append(result)
+        groups.setdefault(_area(result), []).append(result)
     order = list(AREA_TITLES)
     for area, results in sorted(groups.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else 99):
         console.print()
@@ -155,6 +155,18 @@ def _print_summary(report: Report, console: Console) -> None:
         line.append("  ")
     line.append(f"(exit code {int(report.exit_code)})", style="dim")
     console.print(line)
+    # Problems further down often follow from the first one (no driver -> no CANN pairing...):
+    # point at where to start, in the order areas are printed.
+    failures = [r for r in report.results if r.status is Status.FAIL]
+    if failures:
+        order = list(AREA_TITLES)
+        first = min(failures, key=lambda r: order.index(_area(r)) if _area(r) in order else 99)
+        console.print(Text(f"Start with {first.id}: {clean(first.title)} (`ascend-doctor explain {first.id}`)",
+                           style="bold"), soft_wrap=True)
+
+
+def _area(result: Result) -> str:
+    return result.id.split("-")[1] if "-" in result.id else "?"
 
 
 def report_to_text(report: Report, color: bool = False, width: int = 100, verbose: bool = False) -> str:
