@@ -11,6 +11,7 @@ from ascend_doctor.matrix.specs import (
     firmware_in_ranges,
     format_code_ranges,
     format_firmware_ranges,
+    most_specific_rows,
     parse_code_list,
     parse_driver_patterns,
     parse_firmware_ranges,
@@ -44,16 +45,7 @@ ORIGIN_PRIORITY = {"official": 0, "installer": 1, "quick_install": 2, "product":
 
 def best_rank_rows(rows: Sequence[HdkCannRow], cann: AscendVersion) -> List[HdkCannRow]:
     """Rows naming this CANN; when a more specific spelling (an alpha, a patch) has rows, only those."""
-    ranked = []
-    for row in rows:
-        version = try_ascend(row.cann)
-        rank = release_rank(version, cann) if version is not None else -1
-        if rank >= 0:
-            ranked.append((rank, row))
-    if not ranked:
-        return []
-    top = max(rank for rank, _ in ranked)
-    return [row for rank, row in ranked if rank == top]
+    return most_specific_rows(rows, lambda row: row.cann, cann)
 
 
 def _applies(row: HdkCannRow, product: Optional[str], flavor: Optional[str]) -> bool:

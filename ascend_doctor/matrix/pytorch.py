@@ -8,6 +8,7 @@ from packaging.version import Version
 
 from ascend_doctor.matrix.records import TorchNpuRow, VllmAscendRow
 from ascend_doctor.matrix.specs import (
+    most_specific_rows,
     pyspec,
     python_in,
     python_version,
@@ -52,16 +53,7 @@ def vllm_rows_for_torch_npu(m: Matrix, torch_npu: Version) -> List[VllmAscendRow
 
 def rows_for_cann(m: Matrix, cann: AscendVersion) -> List[TorchNpuRow]:
     """torch_npu rows of this CANN release (the most specific spelling wins: 6.3.RC3.1 over 6.3.RC3)."""
-    ranked = []
-    for row in m.torch_npu_rows:
-        version = try_ascend(row.cann)
-        rank = release_rank(version, cann) if version is not None else -1
-        if rank >= 0:
-            ranked.append((rank, row))
-    if not ranked:
-        return []
-    top = max(rank for rank, _ in ranked)
-    return [row for rank, row in ranked if rank == top]
+    return most_specific_rows(m.torch_npu_rows, lambda row: row.cann, cann)
 
 
 def recommended_pair(m: Matrix, cann: AscendVersion, torch: Optional[str] = None) -> Optional[TorchNpuRow]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple, TypeVar, Union
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -108,6 +108,25 @@ def release_rank(row: AscendVersion, actual: AscendVersion) -> int:
     if row.extra and actual.extra[: len(row.extra)] != row.extra:
         return -1
     return len(row.extra) * 2 + (1 if row.pre else 0)
+
+
+RowT = TypeVar("RowT")
+
+
+def most_specific_rows(rows: Iterable[RowT], version_of: Callable[[RowT], Optional[str]],
+                       actual: AscendVersion) -> List[RowT]:
+    """Rows whose version names ``actual``; when a more specific spelling (a patch, an alpha) has
+    rows, only those (6.3.RC3.1 over 6.3.RC3)."""
+    ranked = []
+    for row in rows:
+        version = try_ascend(version_of(row))
+        rank = release_rank(version, actual) if version is not None else -1
+        if rank >= 0:
+            ranked.append((rank, row))
+    if not ranked:
+        return []
+    top = max(rank for rank, _ in ranked)
+    return [row for rank, row in ranked if rank == top]
 
 
 def release_matches(row_text: str, actual: AscendVersion) -> bool:
