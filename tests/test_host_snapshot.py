@@ -22,22 +22,9 @@ from ascend_doctor.host.base import (
 from ascend_doctor.host.factory import make_host, open_host
 from ascend_doctor.host.snapshot import SnapshotHost, safe_extract
 
-# source: GitHub markdown "版本信息" for MindIE 2.0.T3.1-800I-A2-py311-openeuler24.03-lts image, public GitHub file
-# what: /usr/local/Ascend/driver/version.info for driver 24.1.rc2.2 (Innerversion V100R001C18SPC001B233, fw [7.0.0,7.2.99])  # noqa: E501
-# (copied from the shared corpus: version-files/driver-version.info-24.1.rc2.2.txt)
-DRIVER_VERSION_INFO = """Version=24.1.rc2.2
-ascendhal_version=7.35.23
-aicpu_version=1.0
-tdt_version=1.0
-log_version=1.0
-prof_version=2.0
-dvppkernels_version=1.1
-tsfw_version=1.0
-Innerversion=V100R001C18SPC001B233
-compatible_version=[V100R001C30],[V100R001C13],[V100R001C15],[V100R001C17],[V100R001C18]
-compatible_version_fw=[7.0.0,7.2.99]
-package_version=24.1.rc2.2
-"""
+from .samples_util import sample_body
+
+DRIVER_VERSION_INFO = sample_body("version-files/driver-version.info-24.1.rc2.2.txt")
 
 
 def write(path: Path, text: str = "", mode: Optional[int] = None) -> Path:

@@ -17,6 +17,8 @@ from ascend_doctor.host.base import CommandResult, CommandStatus, FileMissing, P
 from ascend_doctor.host.live import LiveHost
 from ascend_doctor.host.snapshot import SnapshotHost
 
+from .samples_util import sample_body
+
 # source: GitHub Pages Jekyll blog post "Atlas 800I A2 推理服务器开箱安装全流程：驱动/固件安装与MCU升级" (2025-07-17), public GitHub file  # noqa: E501
 # what: npu-smi info -l on 8x 910B4 (Total Count 8, one chip per NPU); 8-space indent preserved
 # (first NPUs of corpus npu-smi-other/blog-800IA2-info-l-8x910B4.txt)
@@ -49,21 +51,7 @@ NPU_SMI_INFO_310P3 = """\
 +===============================+=================+======================================================+
 """
 
-# source: GitHub markdown "版本信息" for MindIE 2.0.T3.1-800I-A2-py311-openeuler24.03-lts image, public GitHub file
-# what: /usr/local/Ascend/driver/version.info for driver 24.1.rc2.2 (corpus version-files/driver-version.info-24.1.rc2.2.txt)  # noqa: E501
-DRIVER_VERSION_INFO = """Version=24.1.rc2.2
-ascendhal_version=7.35.23
-aicpu_version=1.0
-tdt_version=1.0
-log_version=1.0
-prof_version=2.0
-dvppkernels_version=1.1
-tsfw_version=1.0
-Innerversion=V100R001C18SPC001B233
-compatible_version=[V100R001C30],[V100R001C13],[V100R001C15],[V100R001C17],[V100R001C18]
-compatible_version_fw=[7.0.0,7.2.99]
-package_version=24.1.rc2.2
-"""
+DRIVER_VERSION_INFO = sample_body("version-files/driver-version.info-24.1.rc2.2.txt")
 
 # source: GitHub markdown "硬件信息/软件信息" deployment notes for 4x Atlas 800I A2 (MindIE 2.1.RC1 DeepSeek-R1), public GitHub file  # noqa: E501
 # what: CANN 8.2.RC1 aarch64-linux/ascend_toolkit_install.info (corpus version-files/notes-800IA2-cann-toolkit-version.info-8.2.RC1.txt)  # noqa: E501
