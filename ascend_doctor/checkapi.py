@@ -32,7 +32,15 @@ CHECK_ID_RE = re.compile(r"^ASC-[A-Z0-9]{2,6}-\d{3}$")
 
 
 class Status(str, enum.Enum):
+    """How a finding is graded.
+
+    INFO is a recommendation (a tuning variable, a better default): shown with its fix, but it
+    never changes the exit code, not even with ``--fail-on warn``, so that a healthy host passes
+    a strict gate.
+    """
+
     PASS = "PASS"
+    INFO = "INFO"
     WARN = "WARN"
     FAIL = "FAIL"
     SKIP = "SKIP"
@@ -41,11 +49,47 @@ class Status(str, enum.Enum):
     @property
     def rank(self) -> int:
         """Severity order used for sorting and the exit code."""
-        return {"PASS": 0, "SKIP": 1, "WARN": 2, "ERROR": 3, "FAIL": 4}[self.value]
+        return _RANK[self.value]
+
+
+_RANK = {"PASS": 0, "SKIP": 1, "INFO": 2, "WARN": 3, "ERROR": 4, "FAIL": 5}
 
 
 class NotApplicable(Exception):
     """Raised by a check that finds out it does not apply; becomes SKIP with this reason."""
+
+
+# The components a fix can act on, in the order a person applies them (the fix plan's order):
+# hardware-facing packages first, then what runs on top, then what the user configures.
+FIX_COMPONENTS = (
+    "system", "container", "hdk", "firmware", "driver", "reboot", "cann", "kernels", "nnal", "environment",
+    "python", "engine", "config", "model", "other",
+)
+FIX_WHERE = ("host", "container", "either")
+FIX_DIRECTIONS = ("install", "upgrade", "downgrade", "reinstall", "remove", "set", "run", "")
+
+
+@dataclass(frozen=True)
+class FixAction:
+    """One machine-readable remediation step a finding proposes; the report merges the actions of
+    all findings into one ordered fix plan (see ascend_doctor/fixplan.py).
+
+    ``target`` is the version the component is set to, when the step changes a version, so that
+    the plan can see two findings pulling one component in different directions.
+    """
+
+    component: str
+    summary: str
+    commands: Tuple[str, ...] = ()
+    where: str = "host"
+    target: Optional[str] = None
+    direction: str = ""
+    alternative: str = ""  # a second way, stated but not chosen (e.g. roll the firmware back instead)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"component": self.component, "summary": self.summary, "commands": list(self.commands),
+                "where": self.where, "target": self.target, "direction": self.direction,
+                "alternative": self.alternative}
 
 
 @dataclass(frozen=True)
@@ -59,6 +103,7 @@ class Finding:
     # Scope narrows a finding to one object (an NPU, a file) so that a check can report
     # several, e.g. "npu 3 chip 0".
     scope: Optional[str] = None
+    actions: Tuple[FixAction, ...] = ()
 
     @classmethod
     def passed(cls, message: str, **evidence: Any) -> Finding:
@@ -73,11 +118,21 @@ class Finding:
         return cls(Status.FAIL, message, remediation, dict(evidence))
 
     @classmethod
+    def info(cls, message: str, remediation: str, **evidence: Any) -> Finding:
+        """A recommendation: below WARN, never counted by the exit code."""
+        return cls(Status.INFO, message, remediation, dict(evidence))
+
+    @classmethod
     def skip(cls, message: str, remediation: str = "", **evidence: Any) -> Finding:
         return cls(Status.SKIP, message, remediation, dict(evidence))
 
     def scoped(self, scope: str) -> Finding:
-        return Finding(self.status, self.message, self.remediation, self.evidence, scope)
+        return Finding(self.status, self.message, self.remediation, self.evidence, scope, self.actions)
+
+    def with_actions(self, *actions: FixAction) -> Finding:
+        """The same finding with machine-readable fix steps for the report's fix plan."""
+        return Finding(self.status, self.message, self.remediation, self.evidence, self.scope,
+                       self.actions + tuple(actions))
 
 
 @dataclass(frozen=True)

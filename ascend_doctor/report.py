@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import datetime as _dt
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from ascend_doctor.checkapi import Status
+from ascend_doctor.checkapi import FixAction, Status
 from ascend_doctor.exitcodes import ExitCode
 from ascend_doctor.jsonutil import jsonable
 
-REPORT_SCHEMA_VERSION = 1
+# 2: the INFO status (recommendations), per-result "actions" and the report's "fix_plan".
+REPORT_SCHEMA_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,7 @@ class Result:
     evidence: Mapping[str, Any] = field(default_factory=dict)
     scope: Optional[str] = None
     duration_s: float = 0.0
+    actions: Tuple[FixAction, ...] = ()
 
     def to_dict(self) -> Dict[str, Any]:
         return {
@@ -40,7 +42,28 @@ class Result:
             "evidence": jsonable(dict(self.evidence)),
             "scope": self.scope,
             "duration_s": round(self.duration_s, 4),
+            "actions": [a.to_dict() for a in self.actions],
         }
+
+
+@dataclass(frozen=True)
+class FixStep:
+    """One step of the report's fix plan: what to do, where, and which findings it fixes."""
+
+    order: int
+    component: str
+    summary: str
+    commands: Tuple[str, ...] = ()
+    where: str = "host"
+    fixes: Tuple[str, ...] = ()  # result ids (with their scope, "ASC-DEV-001 [npu 3]")
+    target: Optional[str] = None
+    why: str = ""  # why this step was chosen when findings disagreed
+    alternative: str = ""
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"order": self.order, "component": self.component, "summary": self.summary,
+                "commands": list(self.commands), "where": self.where, "fixes": list(self.fixes),
+                "target": self.target, "why": self.why, "alternative": self.alternative}
 
 
 @dataclass
@@ -54,6 +77,7 @@ class Report:
     started_at: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
     duration_s: float = 0.0
     notes: List[str] = field(default_factory=list)  # run-level remarks (e.g. snapshot warnings)
+    fix_plan: List[FixStep] = field(default_factory=list)
 
     def summary(self) -> Dict[str, int]:
         counts = {s.value: 0 for s in Status}
@@ -78,12 +102,15 @@ class Report:
             "results": [r.to_dict() for r in self.results],
             "summary": self.summary(),
             "notes": list(self.notes),
+            "fix_plan": [step.to_dict() for step in self.fix_plan],
             "exit_code": int(self.exit_code),
         }
 
 
 def exit_code_for(results: List[Result], fail_on: str = "fail") -> ExitCode:
-    """0 clean; 1 a FAIL (or a WARN with --fail-on warn); 3 an ERROR and nothing failed."""
+    """0 clean; 1 a FAIL (or a WARN with --fail-on warn); 3 an ERROR and nothing failed.
+
+    INFO (a recommendation) never counts, whatever --fail-on says."""
     statuses = {r.status for r in results}
     if Status.FAIL in statuses or (fail_on == "warn" and Status.WARN in statuses):
         return ExitCode.FINDINGS

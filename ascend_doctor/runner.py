@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import time
 import traceback
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ascend_doctor import __version__
-from ascend_doctor.checkapi import PRECONDITIONS, Check, CheckContext, Finding, NotApplicable, Status
+from ascend_doctor.checkapi import PRECONDITIONS, Check, CheckContext, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.facts import Facts, FactUnavailable
 from ascend_doctor.host.base import Host
 from ascend_doctor.options import RunOptions
@@ -90,9 +90,9 @@ def _run_one(check: Check, ctx: CheckContext) -> List[Result]:
     start = time.monotonic()
 
     def result(status: Status, message: str, remediation: str = "", evidence: Optional[Dict[str, Any]] = None,
-               scope: Optional[str] = None) -> Result:
+               scope: Optional[str] = None, actions: Tuple[FixAction, ...] = ()) -> Result:
         return Result(spec.id, spec.title, status, message, remediation, evidence or {}, scope,
-                      time.monotonic() - start)
+                      time.monotonic() - start, actions)
 
     try:
         for name in spec.requires:
@@ -123,7 +123,7 @@ def _run_one(check: Check, ctx: CheckContext) -> List[Result]:
             out.append(result(Status.ERROR, f"the check yielded {type(finding).__name__}, not a Finding"))
             continue
         out.append(result(finding.status, finding.message, finding.remediation, dict(finding.evidence),
-                          finding.scope))
+                          finding.scope, finding.actions))
     return out
 
 

@@ -20,6 +20,7 @@ from ascend_doctor.report import Report, Result
 
 STATUS_STYLE = {
     Status.PASS: "green",
+    Status.INFO: "blue",
     Status.WARN: "yellow",
     Status.FAIL: "bold red",
     Status.SKIP: "dim",
@@ -88,8 +89,34 @@ def render_text(report: Report, console: Console, verbose: bool = False) -> None
         console.print()
         console.print(Text(f"{len(folded)} checks not run: they need {flags}, which was not given "
                            "(-v lists them).", style="dim"))
+    if report.fix_plan:
+        console.print()
+        _print_fix_plan(report, console)
     console.print()
     _print_summary(report, console)
+
+
+_WHERE_LABEL = {"host": "on the host", "container": "in the container", "either": ""}
+
+
+def _print_fix_plan(report: Report, console: Console) -> None:
+    """Every remediation of the report as one ordered plan (never re-wrapped: commands are pasted)."""
+    console.print(Text("Fix plan", style="bold underline"))
+    for step in report.fix_plan:
+        head = Text(f"{step.order:>2}. ", style="bold")
+        head.append(clean(step.summary))
+        where = _WHERE_LABEL.get(step.where, "")
+        if where:
+            head.append(f" ({where})", style="dim")
+        console.print(head, soft_wrap=True)
+        for command in step.commands:
+            console.print(Text("      " + clean(command), style="cyan"), soft_wrap=True)
+        if step.fixes:
+            console.print(Text("      fixes: " + ", ".join(step.fixes), style="dim"), soft_wrap=True)
+        if step.why:
+            console.print(Text("      why: " + clean(step.why), style="dim"), soft_wrap=True)
+        if step.alternative:
+            console.print(Text("      alternative: " + clean(step.alternative), style="dim"), soft_wrap=True)
 
 
 _PRECONDITION_FLAGS = {"model": "--model DIR", "manifest": "--verify MANIFEST",
@@ -136,7 +163,7 @@ def _print_result(result: Result, console: Console, verbose: bool) -> None:
     for paragraph in clean(result.message).split("\n"):
         for piece in textwrap.wrap(paragraph, width) or [""]:
             console.print(Text("      " + piece))
-    if result.remediation and result.status in (Status.FAIL, Status.WARN, Status.ERROR, Status.SKIP):
+    if result.remediation and result.status in (Status.FAIL, Status.WARN, Status.INFO, Status.ERROR, Status.SKIP):
         # Remediation is never re-wrapped: a command broken over two lines cannot be pasted.
         for number, fix_line in enumerate(clean(result.remediation).split("\n")):
             fix_text = Text("      fix: " if number == 0 else "           ", style="cyan")
@@ -150,7 +177,9 @@ def _print_result(result: Result, console: Console, verbose: bool) -> None:
 def _print_summary(report: Report, console: Console) -> None:
     summary = report.summary()
     line = Text("Summary: ", style="bold")
-    for status in (Status.FAIL, Status.WARN, Status.ERROR, Status.PASS, Status.SKIP):
+    for status in (Status.FAIL, Status.WARN, Status.ERROR, Status.INFO, Status.PASS, Status.SKIP):
+        if status is Status.INFO and not summary[status.value]:
+            continue  # most reports have no recommendation: keep the familiar summary line
         line.append(f"{summary[status.value]} {status.value}", style=STATUS_STYLE[status])
         line.append("  ")
     line.append(f"(exit code {int(report.exit_code)})", style="dim")
