@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from ascend_doctor.options import RunOptions
 
 CHECK_ID_RE = re.compile(r"^ASC-[A-Z0-9]{2,6}-\d{3}$")
+SUITES = ("check", "probe", "fleet")
 
 
 class Status(str, enum.Enum):
@@ -146,6 +147,9 @@ class CheckSpec:
     fix: str
     requires: Tuple[str, ...] = ()
     tags: Tuple[str, ...] = ()
+    # Which command grades this check: "check" (a machine or snapshot), "probe" (a serving
+    # endpoint), "fleet" (several node reports). `explain` and `checks` know every suite.
+    suite: str = "check"
 
     @property
     def area(self) -> str:
@@ -194,6 +198,8 @@ def precondition(name: str, description: str) -> Callable[[Callable[[CheckContex
 def validate_spec(spec: CheckSpec) -> List[str]:
     """Problems with a spec (used by the registry and by the catalogue tests)."""
     problems = []
+    if spec.suite not in SUITES:
+        problems.append(f"{spec.id}: suite must be one of {', '.join(SUITES)}")
     if not CHECK_ID_RE.match(spec.id):
         problems.append(f"{spec.id}: id must look like ASC-<AREA>-<NNN>")
     for attr in ("title", "what", "why", "fix"):

@@ -37,20 +37,8 @@ def run_checks(
     facts = Facts(host, options)
     facts.matrix = matrix
     ctx = CheckContext(facts=facts, matrix=matrix, options=options)
-    checks, load_problems = load_catalogue()
-    selected = [c for c in checks if _selected(c.spec.id, options)]
-
-    results: List[Result] = [
-        Result("ASC-CORE-001", "Check catalogue loads", Status.ERROR, problem,
-               "Reinstall ascend-doctor; if it persists, report this line as a bug.")
-        for problem in load_problems
-    ]
-    if selected:
-        facts.prefetch_commands(PREFETCH_COMMANDS)
-    for check in selected:
-        if progress:
-            progress(f"{check.spec.id} {check.spec.title}")
-        results.extend(_run_one(check, ctx))
+    results = run_suite("check", ctx, options, progress,
+                        before=lambda: facts.prefetch_commands(PREFETCH_COMMANDS))
 
     report = Report(
         tool_version=__version__,
@@ -63,6 +51,29 @@ def run_checks(
         notes=[str(w) for w in (matrix_info or {}).get("warnings", [])],
     )
     return report
+
+
+def run_suite(suite: str, ctx: CheckContext, options: RunOptions, progress: Optional[ProgressFunc] = None,
+              before: Optional[Callable[[], None]] = None) -> List[Result]:
+    """Grade every selected check of one suite ("check", "probe", "fleet") against ``ctx``.
+
+    Catalogue load problems become ERROR results; ``before`` runs once when at least one check
+    is selected (e.g. to start the slow commands concurrently).
+    """
+    checks, load_problems = load_catalogue()
+    selected = [c for c in checks if c.spec.suite == suite and _selected(c.spec.id, options)]
+    results: List[Result] = [
+        Result("ASC-CORE-001", "Check catalogue loads", Status.ERROR, problem,
+               "Reinstall ascend-doctor; if it persists, report this line as a bug.")
+        for problem in load_problems
+    ]
+    if selected and before is not None:
+        before()
+    for check in selected:
+        if progress:
+            progress(f"{check.spec.id} {check.spec.title}")
+        results.extend(_run_one(check, ctx))
+    return results
 
 
 def with_model_from_serving_config(host: Host, options: RunOptions) -> RunOptions:

@@ -7,7 +7,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import click
 
-from ascend_doctor.cli._common import fail, handle_errors, output_options, write_output
+from ascend_doctor.cli._common import fail, handle_errors, output_options
 from ascend_doctor.exitcodes import ExitCode
 
 
@@ -109,12 +109,9 @@ def check(snapshot: Optional[str], fmt: str, output: Optional[str], timeout: flo
         if callable(close):
             close()
 
-    if fmt == "json":
-        from ascend_doctor.render.json import report_to_json
+    from ascend_doctor.render import emit_report
 
-        write_output(report_to_json(report), output)
-    else:
-        _emit_text(report, output, verbose)
+    emit_report(report, fmt, output, verbose)
     sys.exit(int(report.exit_code))
 
 
@@ -129,12 +126,3 @@ def _run_with_progress(host: Any, matrix: Any, options: Any, matrix_info: Dict[s
     with console.status("probing...") as status:
         return run_checks(host, matrix, options, matrix_info,
                           progress=lambda text: status.update(f"checking {text}"))
-
-
-def _emit_text(report: Any, output: Optional[str], verbose: bool) -> None:
-    from ascend_doctor.render.text import make_console, render_text, report_to_text
-
-    if output and output != "-":
-        write_output(report_to_text(report, color=False, verbose=verbose), output)
-        return
-    render_text(report, make_console(), verbose=verbose)
