@@ -492,7 +492,7 @@ def test_memory_fit_check_with_a_stub_chip(tmp_path: Path, monkeypatch: pytest.M
     cfg_path.write_text(body(CONFIGS / "seed-003-4.2-v3-671b-models.json.txt"), encoding="utf-8")
     facts = live_facts(serving_config=str(cfg_path), model_dir="DeepSeek-V3")
     chip = ChipSummary(name="910B3", family="A2", chip_count=8, hbm_mb=65536)
-    facts._values["npu_chip"] = (True, chip)  # the NPU is stubbed: this machine has none
+    facts.seed(npu_chip=chip)  # the NPU is stubbed: this machine has none
     # the seed's precision is fp8, which a 910B cannot load: no PASS, the W8A8 / BF16 plans instead
     findings = run_check("mdl_020_memory_fit", facts)
     assert worst(findings) is Status.FAIL and "do not load FP8" in findings[0].message
@@ -503,12 +503,12 @@ def test_memory_fit_check_with_a_stub_chip(tmp_path: Path, monkeypatch: pytest.M
     w8a8["models"][0]["precision"] = "w8a8"
     cfg_path.write_text(json.dumps(w8a8), encoding="utf-8")
     facts = live_facts(serving_config=str(cfg_path), model_dir="DeepSeek-V3")
-    facts._values["npu_chip"] = (True, chip)
+    facts.seed(npu_chip=chip)
     findings = run_check("mdl_020_memory_fit", facts)
     assert worst(findings) is Status.PASS and "TP 2 x DP 8" in findings[0].message
     # the same model in bf16 without a configuration: 8 cards are far too few
     facts = live_facts(model_dir="DeepSeek-R1")
-    facts._values["npu_chip"] = (True, chip)
+    facts.seed(npu_chip=chip)
     findings = run_check("mdl_020_memory_fit", facts)
     assert worst(findings) is Status.FAIL
     assert "32 x 910B3 at bf16" in findings[0].remediation and "16 x 910B3 with W8A8" in findings[0].remediation
@@ -541,7 +541,7 @@ def test_memory_fit_fp8_depends_on_the_chip(tmp_path: Path) -> None:
 
     def findings_on(chip: ChipSummary, matrix: Any = None) -> List[Finding]:
         facts = live_facts(serving_config=str(cfg_path), model_dir="DeepSeek-V3")
-        facts._values["npu_chip"] = (True, chip)
+        facts.seed(npu_chip=chip)
         return list(check.run(CheckContext(facts=facts, matrix=matrix, options=facts.options)))
 
     # A3 by family, without a matrix
@@ -568,7 +568,7 @@ def test_memory_fit_fp8_with_the_shipped_matrix(tmp_path: Path) -> None:
     cfg_path.write_text(body(CONFIGS / "seed-003-4.2-v3-671b-models.json.txt"), encoding="utf-8")
     facts = live_facts(serving_config=str(cfg_path), model_dir="DeepSeek-V3")
     # family unknown to the summary: the matrix's own entry for 910B3 says no FP8
-    facts._values["npu_chip"] = (True, ChipSummary(name="910B3", family=None, chip_count=16, hbm_mb=65536))
+    facts.seed(npu_chip=ChipSummary(name="910B3", family=None, chip_count=16, hbm_mb=65536))
     check = importlib.import_module("ascend_doctor.checks.mdl_020_memory_fit")
     findings = list(check.run(CheckContext(facts=facts, matrix=load_matrix(), options=facts.options)))
     assert worst(findings) is Status.FAIL and "do not load FP8" in findings[0].message

@@ -37,12 +37,7 @@ class SeededFacts(Facts):
 
     def __init__(self, options: RunOptions, seeded: Dict[str, Any]) -> None:
         super().__init__(LocalFiles(), options)  # type: ignore[arg-type]
-        self.seeded = seeded
-
-    def get(self, name: str) -> Any:
-        if name in self.seeded:
-            return self.seeded[name]
-        return super().get(name)
+        self.seed(**seeded)
 
 
 def run(check: str, model_dir: Path, chip: Optional[ChipSummary] = None, env: Optional[PythonEnv] = None,

@@ -487,7 +487,7 @@ def test_memory_fit_says_why_the_headers_were_not_used(tmp_path: Path) -> None:
     F.write_json(str(model / "quant_model_description.json"),
                  dict(F.description_for(tensors, "W8A8_DYNAMIC"), model_quant_type="W8A8_DYNAMIC"))
     facts = Facts(LiveHost(timeout_s=5.0), RunOptions(model_dir=str(model)))
-    facts._values["npu_chip"] = (True, ChipSummary(name="910B3", family="A2", chip_count=8, hbm_mb=65536))
+    facts.seed(npu_chip=ChipSummary(name="910B3", family="A2", chip_count=8, hbm_mb=65536))
     check = importlib.import_module("ascend_doctor.checks.mdl_020_memory_fit")
     findings = list(check.run(CheckContext(facts=facts, matrix=None, options=facts.options)))
     assert findings[0].status.value == "FAIL"  # 671B in W8A8 on 8 x 64 GiB: the headers' few KiB would "fit"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import Iterator, List
 
 import pytest
@@ -127,16 +128,27 @@ def test_real_catalogue_is_well_formed() -> None:
         assert check.module.rsplit(".", 1)[-1].split("_")[0].upper() == spec.area, (check.module, spec.id)
 
 
-def test_provider_map_read_from_sources_matches_what_modules_register() -> None:
-    """Facts are found by reading `@provider("name")` lines; a provider registered some other way
-    would be invisible to lazy loading, so the two views must agree."""
-    import ascend_doctor.facts as facts_pkg
+def test_every_declared_fact_has_its_provider_with_declared_reads() -> None:
+    """The Facts class body is the registry: each declaration names the module whose function of
+    the same name provides it, marked with @provider (which carries what it reads)."""
+    import pkgutil
 
-    by_source = dict(facts_pkg._provider_modules())
-    facts_pkg._load_providers()
-    assert set(by_source) == set(facts_pkg._PROVIDERS)
-    for name, func in facts_pkg._PROVIDERS.items():
-        assert func.__module__ == by_source[name], name
+    import ascend_doctor.facts as facts_pkg
+    from ascend_doctor.facts import Facts
+    from ascend_doctor.facts.reads import Reads
+
+    declared = Facts.declared()
+    assert declared
+    for name, fact in declared.items():
+        func = fact.provider()
+        assert func.__name__ == name and func.__module__ == fact.module, name
+        assert isinstance(fact.reads(), Reads), name
+    # no provider module defines a provider that the registry does not declare
+    for mod in pkgutil.iter_modules(facts_pkg.__path__):
+        module = importlib.import_module(f"ascend_doctor.facts.{mod.name}")
+        for attr, value in vars(module).items():
+            if callable(value) and "fact_reads" in getattr(value, "__dict__", {}):
+                assert attr in declared and declared[attr].module == module.__name__, attr
 
 
 def test_checks_judge_facts_and_never_touch_the_host() -> None:

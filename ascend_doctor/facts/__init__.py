@@ -1,88 +1,67 @@
 """Facts: what is true of the host, probed once per run and shared by all checks.
 
-A fact is produced by a *provider*: a function registered with ``@provider("name")`` in a
-module of this package. Providers probe through ``facts.host`` (never directly), hand the text
-to a pure parser from ``ascend_doctor.parsers`` and return a typed record. Results are memoised,
-so ten checks asking for ``npu_smi`` run ``npu-smi info`` once. A provider that raises has its
-exception memoised too, and every check that asks for it gets the same exception (the runner
-turns it into an ERROR result for that check only).
+Every fact is declared once, as a typed attribute of :class:`Facts` (that class body is the
+registry of facts): ``stack: Fact[StackFacts] = Fact("ascend_doctor.facts.stack")`` says that
+``facts.stack`` is a ``StackFacts`` computed by the function ``stack`` of that module. The module
+is imported only when the fact is first asked for, which keeps ``check`` start-up fast.
+
+A provider probes through ``facts.host`` (never directly), hands the text to a pure parser from
+``ascend_doctor.parsers`` and returns a typed record. It declares what it reads with
+``@provider("name", reads=Reads(...))``; ``snapshot`` captures exactly the union of those
+declarations (see ``ascend_doctor/capture``). Results are memoised, so ten checks asking for
+``npu_smi`` run ``npu-smi info`` once. A provider that raises has its exception memoised too:
+every asker gets the same exception (``FactUnavailable`` becomes SKIP for a check that needs the
+fact, anything else an ERROR for that check only).
+
+Checks read facts as attributes (``ctx.facts.stack``, raising when unavailable) or with
+``ctx.facts.maybe(Facts.container)`` (None when unavailable).
 """
 
 from __future__ import annotations
 
 import importlib
-import os
-import pkgutil
-import re
 import threading
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Generic, List, Optional, Sequence, Tuple, TypeVar, overload
 
+from ascend_doctor.facts.reads import Reads
 from ascend_doctor.host.base import CommandResult, Host
 from ascend_doctor.options import RunOptions
 
+if TYPE_CHECKING:
+    from ascend_doctor.facts.engines import EnginesFacts, KernelsFacts, MindieFacts, NnalFacts, TorchAbi
+    from ascend_doctor.facts.environment import AscendEnv
+    from ascend_doctor.facts.logs import DmesgScan, LogFilesScan
+    from ascend_doctor.facts.model import ManifestCheck, ModelFacts
+    from ascend_doctor.facts.npu import NpuBoards
+    from ascend_doctor.facts.records import ChipSummary
+    from ascend_doctor.facts.resources import HostResources
+    from ascend_doctor.facts.scope import NpuScope
+    from ascend_doctor.facts.serving import PlanModel, ServingConfig, WeightDir
+    from ascend_doctor.facts.stack import StackFacts
+    from ascend_doctor.facts.system import ContainerInfo, DeviceNodes, VisibleDevices
+    from ascend_doctor.host.base import HostInfo, ListeningSocket, ProcessInfo, PythonEnv
+    from ascend_doctor.parsers.npu_smi import NpuSmiInfo
+
+T = TypeVar("T")
 ProviderFunc = Callable[["Facts"], Any]
-_PROVIDERS: Dict[str, ProviderFunc] = {}
-_loaded = False
+
+__all__ = ["Fact", "FactUnavailable", "Facts", "Reads", "UnknownFact", "provider"]
 
 
-def provider(name: str) -> Callable[[ProviderFunc], ProviderFunc]:
-    """Register a fact provider under ``name``."""
+def provider(name: str, reads: Optional[Reads] = None) -> Callable[[ProviderFunc], ProviderFunc]:
+    """Mark a function as the provider of fact ``name`` and declare what it reads from the host.
 
-    def register(func: ProviderFunc) -> ProviderFunc:
-        if name in _PROVIDERS and _PROVIDERS[name] is not func:
-            raise RuntimeError(f"fact {name!r} registered twice")
-        _PROVIDERS[name] = func
+    The function must be named like the fact and live in the module its ``Fact`` declaration
+    names; the decorator only attaches the declaration (nothing is registered as a side effect).
+    """
+
+    def mark(func: ProviderFunc) -> ProviderFunc:
+        if func.__name__ != name:
+            raise RuntimeError(f"provider {func.__module__}.{func.__name__} must be named {name!r}")
+        func.__dict__["fact_reads"] = reads or Reads()
         return func
 
-    return register
-
-
-# Which module registers which fact, found by reading the sources (not importing them): a run
-# imports only the provider modules it actually asks for, which keeps `check` start-up fast.
-_PROVIDER_RE = re.compile(r"""^@provider\(\s*["']([A-Za-z0-9_]+)["']\s*\)""", re.MULTILINE)
-_module_of: Optional[Dict[str, str]] = None
-
-
-def _provider_modules() -> Dict[str, str]:
-    global _module_of
-    if _module_of is None:
-        found: Dict[str, str] = {}
-        for mod in pkgutil.iter_modules(__path__):
-            if mod.name.startswith("_"):
-                continue
-            path = os.path.join(os.path.dirname(__file__), f"{mod.name}.py")
-            try:
-                with open(path, encoding="utf-8") as fh:
-                    names = _PROVIDER_RE.findall(fh.read())
-            except OSError:  # no source shipped (e.g. a .pyc-only install): import it to find out
-                names = []
-                importlib.import_module(f"{__name__}.{mod.name}")
-            for name in names:
-                found.setdefault(name, f"{__name__}.{mod.name}")
-        _module_of = found
-    return _module_of
-
-
-def _ensure_provider(name: str) -> None:
-    if name in _PROVIDERS:
-        return
-    module = _provider_modules().get(name)
-    if module is not None:
-        importlib.import_module(module)
-
-
-def _load_providers() -> None:
-    global _loaded
-    if _loaded:
-        return
-    for module in sorted(set(_provider_modules().values())):
-        importlib.import_module(module)
-    _loaded = True
-
-
-def provider_names() -> List[str]:
-    _load_providers()
-    return sorted(_PROVIDERS)
+    return mark
 
 
 class UnknownFact(KeyError):
@@ -101,8 +80,81 @@ class FactUnavailable(Exception):
         self.detail = detail
 
 
+class Fact(Generic[T]):
+    """The declaration of one fact: read on an instance it is the value, on the class the key."""
+
+    __slots__ = ("module", "name")
+
+    def __init__(self, module: str) -> None:
+        self.module = module
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type) -> Fact[T]: ...
+
+    @overload
+    def __get__(self, obj: Facts, owner: type) -> T: ...
+
+    def __get__(self, obj: Optional[Facts], owner: type) -> Any:
+        if obj is None:
+            return self
+        return obj.value(self)
+
+    def provider(self) -> ProviderFunc:
+        func: ProviderFunc = getattr(importlib.import_module(self.module), self.name)
+        return func
+
+    def reads(self) -> Reads:
+        declared = getattr(self.provider(), "fact_reads", None)
+        return declared if isinstance(declared, Reads) else Reads()
+
+    def __repr__(self) -> str:
+        return f"Fact({self.name!r} from {self.module})"
+
+
 class Facts:
-    """Memoised access to facts about one host for one run."""
+    """Memoised access to facts about one host for one run.
+
+    The attributes below are the registry of facts: name, type and the module providing it.
+    """
+
+    # npu-smi
+    npu_smi_result: Fact[CommandResult] = Fact("ascend_doctor.facts.npu")
+    npu_smi: Fact[NpuSmiInfo] = Fact("ascend_doctor.facts.npu")
+    npu_chip: Fact[Optional[ChipSummary]] = Fact("ascend_doctor.facts.npu")
+    npu_boards: Fact[NpuBoards] = Fact("ascend_doctor.facts.npu")
+    npu_scope: Fact[NpuScope] = Fact("ascend_doctor.facts.scope")
+    # installed software
+    stack: Fact[StackFacts] = Fact("ascend_doctor.facts.stack")
+    python_env: Fact[PythonEnv] = Fact("ascend_doctor.facts.stack")
+    env: Fact[Dict[str, str]] = Fact("ascend_doctor.facts.stack")
+    host_info: Fact[HostInfo] = Fact("ascend_doctor.facts.stack")
+    ascend_env: Fact[AscendEnv] = Fact("ascend_doctor.facts.environment")
+    kernels: Fact[KernelsFacts] = Fact("ascend_doctor.facts.engines")
+    nnal: Fact[NnalFacts] = Fact("ascend_doctor.facts.engines")
+    mindie: Fact[MindieFacts] = Fact("ascend_doctor.facts.engines")
+    engines: Fact[EnginesFacts] = Fact("ascend_doctor.facts.engines")
+    torch_abi: Fact[TorchAbi] = Fact("ascend_doctor.facts.engines")
+    # the machine
+    device_nodes: Fact[DeviceNodes] = Fact("ascend_doctor.facts.system")
+    container: Fact[ContainerInfo] = Fact("ascend_doctor.facts.system")
+    visible_devices: Fact[VisibleDevices] = Fact("ascend_doctor.facts.system")
+    mount_paths: Fact[Dict[str, bool]] = Fact("ascend_doctor.facts.system")
+    processes: Fact[Optional[List[ProcessInfo]]] = Fact("ascend_doctor.facts.system")
+    resources: Fact[HostResources] = Fact("ascend_doctor.facts.resources")
+    # logs
+    dmesg: Fact[DmesgScan] = Fact("ascend_doctor.facts.logs")
+    log_files: Fact[LogFilesScan] = Fact("ascend_doctor.facts.logs")
+    # inputs given on the command line (--model, --verify, --config, --vllm-args)
+    model: Fact[ModelFacts] = Fact("ascend_doctor.facts.model")
+    model_manifest_check: Fact[ManifestCheck] = Fact("ascend_doctor.facts.model")
+    serving_config: Fact[ServingConfig] = Fact("ascend_doctor.facts.serving")
+    serving_weight_dirs: Fact[List[WeightDir]] = Fact("ascend_doctor.facts.serving")
+    listening_sockets: Fact[List[ListeningSocket]] = Fact("ascend_doctor.facts.serving")
+    plan_model: Fact[PlanModel] = Fact("ascend_doctor.facts.serving")
 
     def __init__(self, host: Host, options: Optional[RunOptions] = None) -> None:
         self.host = host
@@ -112,6 +164,13 @@ class Facts:
         self._values: Dict[str, Tuple[bool, Any]] = {}
         self._commands: Dict[Tuple[str, ...], CommandResult] = {}
         self._lock = threading.RLock()
+
+    # -- the registry ------------------------------------------------------------------------
+    @classmethod
+    def declared(cls) -> Dict[str, Fact[Any]]:
+        """Every declared fact by name."""
+        return {name: value for klass in reversed(cls.__mro__) for name, value in vars(klass).items()
+                if isinstance(value, Fact)}
 
     # -- commands ----------------------------------------------------------------------
     def command(self, argv: Sequence[str]) -> CommandResult:
@@ -141,20 +200,26 @@ class Facts:
             return list(self._commands.values())
 
     # -- facts ---------------------------------------------------------------------------
-    def get(self, name: str) -> Any:
+    def seed(self, **values: Any) -> None:
+        """Give facts their values without running their providers (tests; imported text)."""
+        declared = self.declared()
+        with self._lock:
+            for name, value in values.items():
+                if name not in declared:
+                    raise UnknownFact(name)
+                self._values[name] = (True, value)
+
+    def value(self, fact: Fact[T]) -> T:
         """The value of a fact; re-raises the provider's exception if it failed."""
+        name = fact.name
         with self._lock:
             if name in self._values:
                 ok, value = self._values[name]
                 if ok:
                     return value
                 raise value
-        _ensure_provider(name)
-        func = _PROVIDERS.get(name)
-        if func is None:
-            raise UnknownFact(name)
         try:
-            value = func(self)
+            value = fact.provider()(self)
         except Exception as exc:  # memoise the failure: the same error for every asker
             with self._lock:
                 self._values.setdefault(name, (False, exc))
@@ -163,16 +228,32 @@ class Facts:
             self._values.setdefault(name, (True, value))
             return self._values[name][1]
 
-    def try_get(self, name: str) -> Any:
-        """The value of a fact, or None if its provider failed."""
+    def maybe(self, fact: Fact[T]) -> Optional[T]:
+        """The value of a fact, or None when its provider failed."""
         try:
-            return self.get(name)
-        except UnknownFact:
-            raise
+            return self.value(fact)
         except Exception:
             return None
+
+    def get(self, name: str) -> Any:
+        """The value of a fact by name (prefer the typed attributes)."""
+        fact = self.declared().get(name)
+        if fact is None:
+            raise UnknownFact(name)
+        return self.value(fact)
+
+    def try_get(self, name: str) -> Any:
+        """The value of a fact by name, or None if its provider failed (prefer ``maybe``)."""
+        fact = self.declared().get(name)
+        if fact is None:
+            raise UnknownFact(name)
+        return self.maybe(fact)
 
     def known(self) -> Dict[str, Any]:
         """Facts computed so far (successful ones only)."""
         with self._lock:
             return {k: v for k, (ok, v) in self._values.items() if ok}
+
+
+def provider_names() -> List[str]:
+    return sorted(Facts.declared())

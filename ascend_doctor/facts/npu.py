@@ -4,26 +4,31 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from ascend_doctor.facts import Facts, FactUnavailable, provider
+from ascend_doctor.facts.reads import Reads
 from ascend_doctor.facts.records import ChipSummary
 from ascend_doctor.host.base import CommandResult
+
+if TYPE_CHECKING:
+    from ascend_doctor.parsers.npu_smi import NpuSmiInfo
+    from ascend_doctor.parsers.npu_smi_board import BoardInfo
 
 NPU_SMI_INFO = ("npu-smi", "info")
 
 
-@provider("npu_smi_result")
+@provider("npu_smi_result", reads=Reads(commands=(NPU_SMI_INFO,)))
 def npu_smi_result(facts: Facts) -> CommandResult:
     return facts.command(NPU_SMI_INFO)
 
 
 @provider("npu_smi")
-def npu_smi(facts: Facts) -> object:
+def npu_smi(facts: Facts) -> NpuSmiInfo:
     """The parsed ``npu-smi info`` table; FactUnavailable when npu-smi gave nothing usable."""
     from ascend_doctor.parsers.npu_smi import NpuSmiParseError, parse_npu_smi_info
 
-    result: CommandResult = facts.get("npu_smi_result")
+    result = facts.npu_smi_result
     if not result.stdout.strip():
         raise FactUnavailable(result.describe_failure(), result)
     try:
@@ -65,14 +70,13 @@ def chip_family(name: str, matrix: object = None) -> Optional[str]:
 @provider("npu_chip")
 def npu_chip(facts: Facts) -> Optional[ChipSummary]:
     """The host's NPU kind, or None when npu-smi lists no device."""
-    info = facts.try_get("npu_smi")
-    devices = list(getattr(info, "devices", None) or [])
+    info = facts.maybe(Facts.npu_smi)
+    devices = list(info.devices) if info is not None else []
     if not devices:
         return None
     names = Counter(d.name for d in devices if d.name)
     name = names.most_common(1)[0][0] if names else "unknown"
-    capacities = [d.capacity_mb for d in devices if d.name == name]
-    capacities = [c for c in capacities if c]
+    capacities = [d.capacity_mb for d in devices if d.name == name and d.capacity_mb]
     return ChipSummary(
         name=name,
         family=chip_family(name, facts.matrix),
@@ -80,3 +84,74 @@ def npu_chip(facts: Facts) -> Optional[ChipSummary]:
         hbm_mb=min(capacities) if capacities else None,
         names=tuple(sorted(names)),
     )
+
+
+# -- what the NPUs run: one board query per NPU -------------------------------------------------
+
+
+def board_command(npu_id: int) -> Tuple[str, ...]:
+    return ("npu-smi", "info", "-t", "board", "-i", str(npu_id))
+
+
+class NpuBoards:
+    """The board query of every NPU npu-smi lists: the running firmware and DCMI's verdict.
+
+    ``boards`` maps NPU id -> BoardInfo for the queries that answered; ``failures`` maps NPU id
+    -> why the query gave nothing usable (a 310P card whose npu-smi has no board query, a timeout).
+    """
+
+    __slots__ = ("boards", "failures")
+
+    def __init__(self, boards: Dict[int, BoardInfo], failures: Dict[int, str]) -> None:
+        self.boards = boards
+        self.failures = failures
+
+    def firmware_versions(self) -> Dict[str, List[int]]:
+        """Running firmware version -> the NPU ids that run it."""
+        out: Dict[str, List[int]] = {}
+        for npu_id, board in sorted(self.boards.items()):
+            if board.firmware_version:
+                out.setdefault(board.firmware_version, []).append(npu_id)
+        return out
+
+    def running_firmware(self) -> Optional[str]:
+        """The firmware every NPU runs, when they all run the same one."""
+        versions = self.firmware_versions()
+        return next(iter(versions)) if len(versions) == 1 else None
+
+    def compatibility(self) -> Dict[str, List[int]]:
+        """DCMI's verdict (OK, NOK, UNKNOWN, NOT SUPPORT) -> the NPU ids that print it."""
+        out: Dict[str, List[int]] = {}
+        for npu_id, board in sorted(self.boards.items()):
+            if board.compatibility:
+                out.setdefault(board.compatibility, []).append(npu_id)
+        return out
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"boards": {str(k): v.to_dict() for k, v in sorted(self.boards.items())},
+                "failures": {str(k): v for k, v in sorted(self.failures.items())}}
+
+
+@provider("npu_boards", reads=Reads(per_npu=(("npu-smi", "info", "-t", "board", "-i", "{npu}"),)))
+def npu_boards(facts: Facts) -> NpuBoards:
+    """``npu-smi info -t board -i N`` for every NPU id, run concurrently (each with the timeout)."""
+    from ascend_doctor.parsers.npu_smi import NpuSmiParseError
+    from ascend_doctor.parsers.npu_smi_board import parse_npu_smi_board
+
+    info = facts.maybe(Facts.npu_smi)
+    ids = sorted({d.npu_id for d in (info.devices if info is not None else ()) if d.npu_id is not None})
+    if not ids:
+        raise FactUnavailable("npu-smi lists no NPU to query")
+    facts.prefetch_commands([board_command(i) for i in ids])
+    boards: Dict[int, BoardInfo] = {}
+    failures: Dict[int, str] = {}
+    for npu_id in ids:
+        result = facts.command(board_command(npu_id))
+        if not result.ok or not result.stdout.strip():
+            failures[npu_id] = result.describe_failure()
+            continue
+        try:
+            boards[npu_id] = parse_npu_smi_board(result.stdout)
+        except NpuSmiParseError as exc:
+            failures[npu_id] = str(exc)
+    return NpuBoards(boards, failures)
