@@ -75,8 +75,10 @@ class FixAction:
     """One machine-readable remediation step a finding proposes; the report merges the actions of
     all findings into one ordered fix plan (see ascend_doctor/fixplan.py).
 
-    ``target`` is the version the component is set to, when the step changes a version, so that
-    the plan can see two findings pulling one component in different directions.
+    ``target`` is the version the step sets ``component`` (and ``subject``, e.g. the package) to,
+    and ``accepts`` the versions that would fix the finding just as well (``"25.0.*"`` for any
+    25.0 release), so that the plan can pick one version that satisfies every finding pulling on
+    the same component instead of printing two contradicting steps.
     """
 
     component: str
@@ -86,11 +88,13 @@ class FixAction:
     target: Optional[str] = None
     direction: str = ""
     alternative: str = ""  # a second way, stated but not chosen (e.g. roll the firmware back instead)
+    subject: str = ""  # what inside the component: "torch", "transformers", a file...
+    accepts: Tuple[str, ...] = ()
 
     def to_dict(self) -> Dict[str, Any]:
         return {"component": self.component, "summary": self.summary, "commands": list(self.commands),
                 "where": self.where, "target": self.target, "direction": self.direction,
-                "alternative": self.alternative}
+                "alternative": self.alternative, "subject": self.subject, "accepts": list(self.accepts)}
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,9 @@ def run_checks(
         duration_s=time.monotonic() - started,
         notes=[str(w) for w in (matrix_info or {}).get("warnings", [])],
     )
+    from ascend_doctor.fixplan import build_fix_plan
+
+    report.fix_plan = build_fix_plan(results)
     return report
 
 

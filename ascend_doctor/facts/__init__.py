@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from ascend_doctor.facts.npu import NpuBoards
     from ascend_doctor.facts.records import ChipSummary
     from ascend_doctor.facts.resources import HostResources
+    from ascend_doctor.facts.running import RunningStack
     from ascend_doctor.facts.scope import NpuScope
     from ascend_doctor.facts.serving import PlanModel, ServingConfig, WeightDir
     from ascend_doctor.facts.stack import StackFacts
@@ -127,6 +128,7 @@ class Facts:
     npu_chip: Fact[Optional[ChipSummary]] = Fact("ascend_doctor.facts.npu")
     npu_boards: Fact[NpuBoards] = Fact("ascend_doctor.facts.npu")
     npu_scope: Fact[NpuScope] = Fact("ascend_doctor.facts.scope")
+    running_stack: Fact[RunningStack] = Fact("ascend_doctor.facts.running")
     # installed software
     stack: Fact[StackFacts] = Fact("ascend_doctor.facts.stack")
     python_env: Fact[PythonEnv] = Fact("ascend_doctor.facts.stack")

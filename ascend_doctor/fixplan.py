@@ -1,0 +1,202 @@
+"""One fix plan per report: every remediation merged into one ordered, deduplicated list of steps.
+
+Findings propose ``FixAction``s (component, target version, commands, where). The plan
+
+* orders steps the way a person applies them (``FIX_COMPONENTS``: hardware-facing packages, one
+  reboot, CANN, kernels, NNAL, environment, Python packages, engine, configuration, model);
+* merges identical steps, naming every finding each one fixes;
+* resolves findings that pull one component in different directions: it picks the version that
+  the most findings accept (``FixAction.accepts``), preferring one that keeps what runs and does
+  not downgrade, says why, and keeps the other direction as the stated alternative;
+* puts one reboot after the last host package step when any step needs it.
+
+Findings that carry no structured action still get a step, built from their remediation text and
+filed under their area's component, so the plan covers every FAIL and WARN of the report.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from ascend_doctor.checkapi import FIX_COMPONENTS, FixAction, Status
+from ascend_doctor.report import FixStep, Result
+
+# Where a finding without structured actions is filed in the plan, by the area of its check id.
+AREA_COMPONENT = {
+    "SMI": "system", "DEV": "system", "SYS": "system", "CTR": "container", "DRV": "hdk", "FW": "hdk",
+    "MIX": "hdk", "CANN": "cann", "OPS": "kernels", "NNAL": "nnal", "ARCH": "cann", "ENV": "environment",
+    "PY": "python", "ENG": "engine", "CFG": "config", "MDL": "model", "NET": "system", "RT": "config",
+    "LOG": "other", "SRV": "engine", "CORE": "other",
+}
+# Components whose versions move together: the driver and the firmware are one HDK.
+CONFLICT_GROUP = {"hdk": "hdk", "driver": "hdk", "firmware": "hdk"}
+PLANNED_STATUSES = (Status.FAIL, Status.WARN, Status.ERROR, Status.INFO)
+# Lines of a free-text remediation that are commands a person pastes.
+_COMMAND_STARTS = ("./", "pip ", "pip3 ", "python", "source ", "export ", "unset ", "docker ", "reboot", "mv ",
+                   "chmod ", "chown ", "rm ", "ln ", "cp ", "mkdir ", "sudo ", "npu-smi ", "hccn_tool ",
+                   "ascend-doctor ", "bash ", "sh ", "usermod ", "sysctl ", "echo ", "yum ", "apt", "dnf ",
+                   "modprobe ", "systemctl ", "vllm ", "huggingface-cli ", "kill ", "ulimit ", "mount ", "cat ",
+                   "sed ")
+
+
+def _ref(result: Result) -> str:
+    return f"{result.id} [{result.scope}]" if result.scope else result.id
+
+
+def _component_order(component: str) -> int:
+    return FIX_COMPONENTS.index(component) if component in FIX_COMPONENTS else len(FIX_COMPONENTS)
+
+
+def _accepts(action: FixAction, version: str) -> bool:
+    """Whether a version would fix the finding behind ``action``."""
+    wanted = version.lower()
+    for pattern in (action.target or "", *action.accepts):
+        pat = pattern.lower()
+        if not pat:
+            continue
+        if pat.endswith(".*"):
+            stem = pat[:-2]
+            if wanted == stem or wanted.startswith(stem + "."):
+                return True
+        elif wanted == pat:
+            return True
+    return False
+
+
+class _Entry:
+    """An action with the findings proposing it."""
+
+    __slots__ = ("action", "refs", "statuses")
+
+    def __init__(self, action: FixAction) -> None:
+        self.action = action
+        self.refs: List[str] = []
+        self.statuses: List[Status] = []
+
+
+def _fallback_action(result: Result) -> Optional[FixAction]:
+    """A step for a finding whose check gives only remediation text."""
+    text = result.remediation.strip()
+    if not text:
+        return None
+    lines = [line.strip() for line in text.split("\n") if line.strip()]
+    commands = tuple(dict.fromkeys(line for line in lines if line.startswith(_COMMAND_STARTS)))
+    prose = [line for line in lines if not line.startswith(_COMMAND_STARTS) and not line.startswith("#")]
+    # A remediation that is only commands is summarised by what it restores (the check's title).
+    summary = prose[0] if prose else f"Restore: {result.title}"
+    area = result.id.split("-")[1] if result.id.count("-") >= 2 else "CORE"
+    return FixAction(component=AREA_COMPONENT.get(area, "other"), summary=summary.rstrip(":"), commands=commands,
+                     where="either")
+
+
+def _key(action: FixAction) -> Tuple[str, str, Tuple[str, ...], str]:
+    return (action.component, action.summary, action.commands, action.where)
+
+
+def build_fix_plan(results: Sequence[Result]) -> List[FixStep]:
+    entries: Dict[Tuple[str, str, Tuple[str, ...], str], _Entry] = {}
+    for result in results:
+        if result.status not in PLANNED_STATUSES:
+            continue
+        actions = list(result.actions)
+        if not actions:
+            fallback = _fallback_action(result)
+            actions = [fallback] if fallback is not None else []
+        for action in actions:
+            entry = entries.setdefault(_key(action), _Entry(action))
+            ref = _ref(result)
+            if ref not in entry.refs:
+                entry.refs.append(ref)
+                entry.statuses.append(result.status)
+    chosen = _resolve_conflicts(list(entries.values()))
+    chosen = _one_reboot(chosen)
+    chosen.sort(key=lambda e: (_component_order(e[0].action.component), _severity(e[0]), e[0].action.subject))
+    return [FixStep(order=n, component=e.action.component, summary=e.action.summary, commands=e.action.commands,
+                    where=e.action.where, fixes=tuple(e.refs), target=e.action.target, why=why,
+                    alternative=alternative)
+            for n, (e, why, alternative) in enumerate(chosen, start=1)]
+
+
+def _severity(entry: _Entry) -> int:
+    """INFO-only steps after the ones that fix problems, within a component."""
+    return 1 if all(s is Status.INFO for s in entry.statuses) else 0
+
+
+def _resolve_conflicts(entries: List[_Entry]) -> List[Tuple[_Entry, str, str]]:
+    """Keep one entry per (conflict group, subject) among those that set a version."""
+    groups: Dict[Tuple[str, str], List[_Entry]] = {}
+    out: List[Tuple[_Entry, str, str]] = []
+    for entry in entries:
+        action = entry.action
+        if action.target is None:
+            out.append((entry, "", action.alternative))
+            continue
+        group = CONFLICT_GROUP.get(action.component, action.component)
+        groups.setdefault((group, action.subject), []).append(entry)
+    for members in groups.values():
+        targets = {e.action.target for e in members}
+        if len(targets) == 1:
+            # Several findings, one version: one step (the first wording) fixing them all.
+            first = members[0]
+            for other in members[1:]:
+                _absorb(first, other)
+            out.append((first, "", first.action.alternative))
+            continue
+        out.append(_choose(members))
+    return out
+
+
+def _absorb(into: _Entry, other: _Entry) -> None:
+    for ref, status in zip(other.refs, other.statuses):
+        if ref not in into.refs:
+            into.refs.append(ref)
+            into.statuses.append(status)
+
+
+def _choose(members: List[_Entry]) -> Tuple[_Entry, str, str]:
+    """The version most findings accept; ties go to the one that does not downgrade."""
+
+    def score(entry: _Entry) -> Tuple[int, int, int]:
+        version = entry.action.target or ""
+        satisfied = sum(len(m.refs) for m in members if _accepts(m.action, version))
+        not_downgrade = 0 if entry.action.direction == "downgrade" else 1
+        fails = sum(1 for m in members if _accepts(m.action, version) for s in m.statuses if s is Status.FAIL)
+        return (satisfied, fails, not_downgrade)
+
+    ranked = sorted(members, key=score, reverse=True)
+    best = ranked[0]
+    version = best.action.target or ""
+    unsatisfied: List[str] = []
+    for member in members:
+        if member is best:
+            continue
+        if _accepts(member.action, version):
+            _absorb(best, member)
+        else:
+            unsatisfied.extend(member.refs)
+    others = [m for m in ranked[1:] if not _accepts(m.action, version)]
+    subject = best.action.subject or best.action.component
+    why = (f"findings asked for different {subject} versions "
+           f"({', '.join(sorted({m.action.target or '?' for m in members}))}); {version} fixes "
+           f"{', '.join(best.refs)}")
+    if best.action.direction != "downgrade" and any(m.action.direction == "downgrade" for m in members):
+        why += " without a downgrade"
+    alternatives = [best.action.alternative] if best.action.alternative else []
+    for other in others:
+        commands = "; ".join(other.action.commands)
+        alternatives.append(f"{other.action.summary}" + (f" ({commands})" if commands else "")
+                            + f" — for {', '.join(other.refs)}")
+    if unsatisfied:
+        why += f"; still open after it: {', '.join(unsatisfied)}"
+    return best, why, " | or: ".join(alternatives)
+
+
+def _one_reboot(chosen: List[Tuple[_Entry, str, str]]) -> List[Tuple[_Entry, str, str]]:
+    """Every step that needs a reboot shares one reboot step, after the last package step."""
+    reboots = [c for c in chosen if c[0].action.component == "reboot"]
+    if len(reboots) <= 1:
+        return chosen
+    keep = reboots[0]
+    for extra in reboots[1:]:
+        _absorb(keep[0], extra[0])
+    return [c for c in chosen if c[0].action.component != "reboot"] + [keep]
