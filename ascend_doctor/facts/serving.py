@@ -11,10 +11,10 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from dataclasses import dataclass
 from typing import Any, List, Optional, Tuple
 
+from ascend_doctor import boundedjson
 from ascend_doctor.facts import Facts, FactUnavailable, UnknownFact, provider
 from ascend_doctor.host.base import FileMissing, FileTooLarge, Host, HostFileError, ListeningSocket
 from ascend_doctor.model import records as R
@@ -206,8 +206,8 @@ def _read_config_file(host: Host, path: str, ref: str, kind: str) -> PlanModel:
     except (OSError, UnicodeDecodeError) as exc:
         return PlanModel(ref, kind, error=f"{path}: cannot be read ({exc})")
     try:
-        cfg = json.loads(text)
-    except (ValueError, RecursionError) as exc:
+        cfg = boundedjson.loads(text, what="config.json")
+    except ValueError as exc:
         return PlanModel(ref, kind, error=f"{path}: invalid JSON ({exc})")
     if not isinstance(cfg, dict):
         return PlanModel(ref, kind, error=f"{path}: not a JSON object")

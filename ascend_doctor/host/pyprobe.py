@@ -149,8 +149,10 @@ def parse_probe_record(stdout: str, executable: str) -> "Tuple[PythonEnv, Dict[s
     if not candidates:
         return PythonEnv(executable=executable, version=None,
                          error=f"{executable} did not print the expected JSON: {_snippet(text)}"), {}
+    from ascend_doctor import boundedjson  # doctor side only: the probe part must not import the doctor
+
     try:
-        data = json.loads(candidates[-1])
+        data = boundedjson.loads(candidates[-1], what="the probe's JSON")
     except ValueError:
         return PythonEnv(executable=executable, version=None,
                          error=f"{executable} printed malformed JSON: {_snippet(candidates[-1])}"), {}

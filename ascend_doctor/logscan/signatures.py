@@ -148,9 +148,14 @@ class _Located:
 def _compose(text: str, path: str) -> Tuple[Optional[_Located], List[str]]:
     import yaml  # on use: a process that scans no log never needs PyYAML for this
 
+    from ascend_doctor import boundedyaml
+    from ascend_doctor.boundedjson import TooComplex
+
     try:
-        # libyaml's loader is ~5x faster and keeps the same line marks; pure Python otherwise.
-        root = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        # libyaml's loader when present (same line marks, ~5x faster); nesting and aliases bounded.
+        root = boundedyaml.compose(text, what="the file", max_aliases=0)
+    except TooComplex as exc:
+        return None, [f"{path}: {exc}"]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else path

@@ -70,8 +70,14 @@ def read_text(path: str, name: str) -> Tuple[Optional[str], List[Problem]]:
 
 def compose_text(text: str, name: str) -> Tuple[Optional[yaml.Node], List[Problem]]:
     """Compose one YAML document into nodes (no Python objects are constructed)."""
+    from ascend_doctor import boundedyaml
+    from ascend_doctor.boundedjson import TooComplex
+
     try:
-        node = yaml.compose(text, Loader=_LOADER)
+        # Bounded nesting and alias expansion (matrices use anchors; bombs are refused here).
+        node = boundedyaml.compose(text, what="the file", max_chars=MAX_MATRIX_BYTES)
+    except TooComplex as exc:
+        return None, [Problem(name, 0, "", str(exc))]
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else 0

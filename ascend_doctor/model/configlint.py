@@ -23,13 +23,13 @@ zero is a parse problem (reported by ASC-CFG-001), never an exception.
 from __future__ import annotations
 
 import ipaddress
-import json
 import shlex
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import yaml
 
+from ascend_doctor import boundedjson
 from ascend_doctor.checkapi import Finding, NotApplicable
 
 KIND_MINDIE = "mindie"
@@ -38,6 +38,7 @@ KIND_VLLM = "vllm"
 
 MAX_CONFIG_BYTES = 10 * 1024 * 1024  # MindIE itself refuses config files over 10 MB
 MAX_YAML_ALIASES = 100  # anchors/aliases beyond this look like an expansion bomb: refused
+MAX_YAML_EXPANDED_NODES = 100_000  # a serving config is a few hundred nodes, aliases expanded
 
 # MindIE documented defaults (service_parameter_configuration.md), used when a key is absent.
 MINDIE_DEFAULT_PORTS = (("port", 1025), ("managementPort", 1026), ("metricsPort", 1027))
@@ -218,15 +219,16 @@ class _Reader:
 
 
 def _yaml_load(text: str) -> Any:
-    """yaml.safe_load, refusing alias-heavy documents (expansion bombs) before building them."""
-    aliases = 0
-    for event in yaml.parse(text, Loader=yaml.SafeLoader):
-        if isinstance(event, yaml.AliasEvent):
-            aliases += 1
-            if aliases > MAX_YAML_ALIASES:
-                raise ServingConfigError(f"YAML uses more than {MAX_YAML_ALIASES} aliases (an expansion bomb?): "
-                                         "refused")
-    return yaml.safe_load(text)
+    """yaml.safe_load, parsed once, refusing deep nesting and alias-heavy documents (expansion
+    bombs) before building them (ascend_doctor.boundedyaml)."""
+    from ascend_doctor import boundedyaml
+    from ascend_doctor.boundedjson import TooComplex
+
+    try:
+        return boundedyaml.safe_load(text, what="YAML", max_chars=MAX_CONFIG_BYTES,
+                                     max_expanded=MAX_YAML_EXPANDED_NODES, max_aliases=MAX_YAML_ALIASES)
+    except TooComplex as exc:
+        raise ServingConfigError(str(exc)) from None
 
 
 def load_document(text: str, source: str) -> Any:
@@ -241,9 +243,9 @@ def load_document(text: str, source: str) -> Any:
     json_error: Optional[str] = None
     if looks_json or not is_yaml_name:
         try:
-            return json.loads(text)
-        except RecursionError:
-            raise ServingConfigError(f"{source}: invalid JSON: nested too deeply") from None
+            return boundedjson.loads(text, what="JSON", max_chars=MAX_CONFIG_BYTES)
+        except boundedjson.TooComplex as exc:
+            raise ServingConfigError(f"{source}: {exc}") from None
         except ValueError as exc:
             if looks_json:
                 raise ServingConfigError(f"{source}: invalid JSON: {exc}") from None

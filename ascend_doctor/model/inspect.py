@@ -9,12 +9,12 @@ pointers) and each safetensors header (8 + N bytes). Never tensor data, so a 700
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Set, Tuple
 
+from ascend_doctor import boundedjson
 from ascend_doctor.host.base import FileTooLarge, HostFileError
 from ascend_doctor.model import integrity
 from ascend_doctor.model import records as R
@@ -69,9 +69,11 @@ def load_json(src: FileSource, path: str, max_bytes: int) -> Tuple[Any, Optional
     hook = _DuplicateKeys()
     try:
         text = raw.decode("utf-8-sig")
-        doc = json.loads(text, object_pairs_hook=hook)
+        doc = boundedjson.loads(text, what="the JSON", max_chars=max_bytes, object_pairs_hook=hook)
     except UnicodeDecodeError as exc:
         return None, f"not UTF-8 text (byte {exc.start})", []
+    except boundedjson.TooComplex as exc:
+        return None, str(exc), []
     except ValueError as exc:  # JSONDecodeError says where
         return None, f"invalid JSON: {exc}", []
     except RecursionError:

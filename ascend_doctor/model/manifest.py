@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ascend_doctor import __version__
+from ascend_doctor import __version__, boundedjson
 from ascend_doctor.host.base import HostFileError
 from ascend_doctor.model.files import DirListing, FileSource, join, walk_model_dir
 
@@ -140,7 +140,9 @@ def parse_manifest(data: bytes) -> Manifest:
     if not text.lstrip().startswith("{"):
         return parse_sha256sum(text)
     try:
-        doc = json.loads(text)
+        doc = boundedjson.loads(text, what="JSON", max_chars=len(text) + 1)  # size bounded by the reader
+    except boundedjson.TooComplex as exc:
+        raise ManifestError(str(exc)) from None
     except ValueError as exc:
         raise ManifestError(f"invalid JSON: {exc}") from None
     if not isinstance(doc, dict) or doc.get("format") != MANIFEST_FORMAT:

@@ -7,20 +7,33 @@ library refuses at load time (offsets must tile the data buffer from 0 with no h
 tensor's byte count must equal numel x dtype size, the buffer must end exactly at end of file),
 so a file that passes here loads, and one that fails is named with the reason.
 
+The JSON is bounded before it is parsed (``ascend_doctor.boundedjson``): at most
+``MAX_HEADER_DEPTH`` levels (a real header has 3) and ``MAX_TENSORS`` tensors per file, so a
+nested ``[[[[...]]]]`` header or a 68 MB header of a million one-element tensors is refused in
+well under a second instead of crashing every model check (RecursionError) or taking 8 s and
+900 MB. ``MAX_TENSORS`` is generous: the whole of DeepSeek-V3/R1 (671B) is about 92,000 tensors,
+spread over 163 files.
+
 Format reference: https://github.com/huggingface/safetensors (README, "Format").
 """
 
 from __future__ import annotations
 
-import json
 import struct
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Dict, List, Optional, Tuple
 
+from ascend_doctor import boundedjson
 from ascend_doctor.host.base import HostFileError
 from ascend_doctor.model.files import FileSource
 
-MAX_HEADER_BYTES = 100 * 1024 * 1024
+MAX_HEADER_BYTES = 100 * 1024 * 1024  # what the safetensors library itself accepts
+MAX_HEADER_DEPTH = 8  # root -> tensor -> shape list is 3 levels
+MAX_TENSORS = 100_000  # per file
+# Each tensor is one object and two lists (3 containers) holding at most ~12 values (3 keys,
+# the dims, 2 offsets); __metadata__ and the root add a few.
+_MAX_CONTAINERS = 3 * MAX_TENSORS + 16
+_MAX_VALUES = 16 * MAX_TENSORS + 1024
 LFS_POINTER_PREFIX = b"version https://git-lfs.github.com/spec/v1"
 MAX_LFS_POINTER_BYTES = 1024
 
@@ -131,9 +144,14 @@ def header_length(first8: bytes, file_size: int) -> int:
 def _int_list(value: Any) -> Optional[List[int]]:
     if not isinstance(value, list):
         return None
-    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value):
+    # type() is int (not isinstance): bool is an int subclass and is refused.
+    if value and (set(map(type, value)) != {int} or min(value) < 0):
         return None
     return list(value)
+
+
+def _too_many_tensors(_count: int) -> str:
+    return f"header describes more than {MAX_TENSORS} tensors: refused as corrupt or hostile"
 
 
 def parse_header_json(raw: bytes) -> Tuple[Dict[str, TensorInfo], Dict[str, str]]:
@@ -141,13 +159,19 @@ def parse_header_json(raw: bytes) -> Tuple[Dict[str, TensorInfo], Dict[str, str]
     if not raw.strip(b"\x00 "):
         raise HeaderError("zero-filled", "header bytes are all zero (pre-allocated file that was never written?)")
     try:
-        doc = json.loads(raw.decode("utf-8").rstrip(" \x00"))
+        doc = boundedjson.loads(raw.decode("utf-8").rstrip(" \x00"), what="header", max_chars=MAX_HEADER_BYTES,
+                                max_depth=MAX_HEADER_DEPTH, max_containers=_MAX_CONTAINERS,
+                                max_items=_MAX_VALUES, count_message=_too_many_tensors)
     except UnicodeDecodeError as exc:
         raise HeaderError("json-invalid", f"header is not UTF-8 text (byte {exc.start})") from None
+    except boundedjson.TooComplex as exc:
+        raise HeaderError("too-complex", str(exc)) from None
     except ValueError as exc:
         raise HeaderError("json-invalid", f"header is not valid JSON: {exc}") from None
     if not isinstance(doc, dict):
         raise HeaderError("schema-invalid", "header JSON is not an object")
+    if len(doc) > MAX_TENSORS + 1:
+        raise HeaderError("too-complex", _too_many_tensors(len(doc)))
     metadata: Dict[str, str] = {}
     tensors: Dict[str, TensorInfo] = {}
     for name, info in doc.items():
