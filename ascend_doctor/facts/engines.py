@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
 from ascend_doctor.facts import Facts, FactUnavailable, provider
+from ascend_doctor.facts.reads import Reads
 from ascend_doctor.facts.stack import CannInstall, ParsedFile, StackFacts, _read_parsed
 from ascend_doctor.host.base import CommandResult, HostFileError, ProcessInfo
 
@@ -104,7 +105,11 @@ def _ascend_dirs(facts: Facts, directory: str) -> List[str]:
     return [n for n in names if n.lower().startswith("ascend") and facts.host.is_dir(posixpath.join(directory, n))]
 
 
-@provider("kernels")
+@provider("kernels", reads=Reads(
+    files=("{env_path}", "{env_path}/**", "{root}/*/*/opp", "{root}/*/opp", "{root}/*/*/opp/**", "{root}/*/opp/**",
+           "{root}/*/*/opp_kernel/version.info", "{root}/*/opp_kernel/version.info"),
+    listings=("{env_path}/**", "{root}/*/*/opp/**", "{root}/*/opp/**"),
+    host=("env",)))
 def kernels(facts: Facts) -> KernelsFacts:
     from ascend_doctor.parsers.cann_component_info import parse_component_version_info
 
@@ -188,7 +193,10 @@ def abi_of_path(path: Optional[str]) -> Optional[int]:
     return int(match.group(1)) if match else None
 
 
-@provider("nnal")
+@provider("nnal", reads=Reads(
+    files=("{root}/nnal/atb", "{root}/nnal/atb/**", "{env_path}"),
+    listings=("{root}/nnal/atb/*/atb",),
+    host=("env",)))
 def nnal(facts: Facts) -> NnalFacts:
     from ascend_doctor.parsers.colon_version_info import parse_colon_version_info
 
@@ -234,7 +242,8 @@ class MindieFacts(_ColonVersionFile):
                 "atb_models": self.atb_models.to_dict() if self.atb_models else None}
 
 
-@provider("mindie")
+@provider("mindie", reads=Reads(
+    files=("{root}/mindie/latest/version.info", "{root}/atb-models/version.info")))
 def mindie(facts: Facts) -> MindieFacts:
     from ascend_doctor.parsers.colon_version_info import parse_colon_version_info
 
@@ -314,7 +323,7 @@ def classify_process(proc: ProcessInfo) -> Optional[str]:
     return None
 
 
-@provider("engines")
+@provider("engines", reads=Reads(host=("python", "processes")))
 def engines(facts: Facts) -> EnginesFacts:
     py = facts.try_get("python_env")
     installed: Dict[str, Dict[str, str]] = {}
@@ -394,7 +403,10 @@ def _abi_from_config(facts: Facts, torch_dir: str) -> Optional[Tuple[int, str]]:
     return (int(match.group(1)), path) if match else None
 
 
-@provider("torch_abi")
+@provider("torch_abi", reads=Reads(
+    commands=(("{python}", "-c", TORCH_DIR_PROBE),),
+    files=("{python}", "{python_site}/torch/share/cmake/Torch/TorchConfig.cmake"),
+    host=("python",)))
 def torch_abi(facts: Facts) -> TorchAbi:
     py = facts.get("python_env")
     version = py.package("torch")

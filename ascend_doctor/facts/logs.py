@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
 from ascend_doctor.facts import Facts, provider
+from ascend_doctor.facts.reads import Reads
 from ascend_doctor.host.base import CommandStatus, HostFileError
 from ascend_doctor.logscan.scanner import ScanResult, default_scanner
 
@@ -65,7 +66,7 @@ class DmesgScan:
                 "result": self.result.to_dict() if self.result else None}
 
 
-@provider("dmesg")
+@provider("dmesg", reads=Reads(commands=(("dmesg",),)))
 def dmesg(facts: Facts) -> DmesgScan:
     res = facts.command(["dmesg"])
     status_names = {
@@ -226,7 +227,8 @@ def newest_log_files(facts: Facts) -> Tuple[List[str], Tuple[str, ...], Any, Lis
     return roots, existing, lister, sorted(unique.values(), key=lambda e: (-e[2], e[0]))
 
 
-@provider("log_files")
+@provider("log_files", reads=Reads(
+    files=("{log_root}", "{log_root}/**"), listings=("/home", "{log_root}", "{log_root}/**"), host=("env",)))
 def log_files(facts: Facts) -> LogFilesScan:
     options = facts.options
     roots, existing, lister, newest = newest_log_files(facts)

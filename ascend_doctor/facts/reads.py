@@ -13,8 +13,14 @@ on the host:
     ``$HOME/Ascend``, and the roots behind ``ASCEND_HOME_PATH`` / ``ASCEND_TOOLKIT_HOME``;
 ``{log_root}``
     each CANN log folder: ``$ASCEND_PROCESS_LOG_PATH`` and ``$HOME/ascend/log`` (also ``/root``);
-``{python_path}``
-    each folder of the target interpreter's ``sys.path``;
+``{env_path}``
+    each path named by an Ascend environment variable (``ASCEND_HOME_PATH``, ``ASCEND_OPP_PATH``...);
+``{python}``, ``{python_site}``
+    the target interpreter, and the site-packages folders where its torch may live;
+``{model}``, ``{config}``, ``{manifest}``
+    the inputs given on the command line (``--model`` and the weight folders a serving
+    configuration names, ``--config``, ``--verify``): read where the run happens, never captured
+    by a plain ``snapshot`` (``snapshot --model`` records the model's metadata);
 ``{npu}``
     in ``per_npu`` commands: each NPU id that ``npu-smi info`` lists.
 """
@@ -28,7 +34,9 @@ Argv = Tuple[str, ...]
 
 # Host methods besides commands and files (each maps to a file of the snapshot).
 HOST_SOURCES = ("info", "env", "python", "memory", "cpu", "disks", "processes", "listening")
-VARIABLES = ("root", "log_root", "python_path")
+VARIABLES = ("root", "log_root", "env_path", "python", "python_site", "model", "config", "manifest")
+# Inputs of the run, not of the machine: a capture does not record them.
+INPUT_VARIABLES = ("model", "config", "manifest")
 
 
 class Reads:
@@ -36,6 +44,21 @@ class Reads:
     hot path of ``check``."""
 
     __slots__ = ("commands", "files", "host", "listings", "per_npu")
+
+    def patterns(self, variables: Dict[str, Sequence[str]]) -> Dict[str, List[str]]:
+        """Files and listings with the variables expanded."""
+        return {"files": [p for f in self.files for p in expand(f, variables)],
+                "listings": [p for f in self.listings for p in expand(f, variables)]}
+
+    def argvs(self, variables: Dict[str, Sequence[str]], npu_ids: Sequence[int] = ()) -> List[Argv]:
+        """Commands with the variables expanded; per-NPU commands once per NPU id."""
+        out: List[Argv] = []
+        for argv in self.commands:
+            out.extend(_expand_argv(argv, variables))
+        for argv in self.per_npu:
+            for npu in npu_ids:
+                out.extend(_expand_argv(tuple(a.replace("{npu}", str(npu)) for a in argv), variables))
+        return out
 
     def __init__(self, commands: Sequence[Argv] = (), per_npu: Sequence[Argv] = (),
                  files: Sequence[str] = (), listings: Sequence[str] = (), host: Sequence[str] = ()) -> None:
@@ -58,6 +81,16 @@ class Reads:
     def __repr__(self) -> str:
         return (f"Reads(commands={self.commands!r}, per_npu={self.per_npu!r}, files={self.files!r}, "
                 f"listings={self.listings!r}, host={self.host!r})")
+
+
+def _expand_argv(argv: Argv, variables: Dict[str, Sequence[str]]) -> List[Argv]:
+    """An argv whose arguments may be variables (``{python}``); plain arguments stay as they are."""
+    out: List[Argv] = [()]
+    for arg in argv:
+        name = arg[1:-1] if arg.startswith("{") and arg.endswith("}") else ""
+        values = list(variables.get(name, ())) if name in VARIABLES else [arg]
+        out = [prefix + (value,) for prefix in out for value in values]
+    return out
 
 
 def _union(a: Iterable[Any], b: Iterable[Any]) -> Tuple[Any, ...]:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from ascend_doctor.facts import Facts, provider
+from ascend_doctor.facts.reads import Reads
 from ascend_doctor.host.base import DiskUsage, HostFileError, MemoryInfo
 
 GOVERNOR_PATH = "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"
@@ -190,7 +191,9 @@ def _nofile(facts: Facts) -> Tuple[Optional[int], Optional[int], Optional[str]]:
     return soft, hard, source
 
 
-@provider("resources")
+@provider("resources", reads=Reads(
+    commands=(ULIMIT_SOFT_COMMAND,), files=(LIMITS_PATH, GOVERNOR_PATH, THP_PATH),
+    host=("env", "memory", "cpu", "disks")))
 def resources(facts: Facts) -> HostResources:
     host = facts.host
     notes: List[str] = []

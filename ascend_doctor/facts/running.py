@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional
 
 from ascend_doctor.facts import Facts, provider
+from ascend_doctor.facts.reads import Reads
 
 
 class VersionState:
@@ -89,7 +90,7 @@ class RunningStack:
                 "firmware_by_npu": {k: list(v) for k, v in self.firmware_by_npu.items()}}
 
 
-@provider("running_stack")
+@provider("running_stack", reads=Reads())
 def running_stack(facts: Facts) -> RunningStack:
     smi = facts.maybe(Facts.npu_smi)
     stack = facts.maybe(Facts.stack)

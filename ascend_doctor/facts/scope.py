@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
 from ascend_doctor.facts import Facts, provider
+from ascend_doctor.facts.reads import Reads
 
 ChipKey = Tuple[int, int]  # (npu_id, chip_id) as npu-smi prints them
 
@@ -50,7 +51,7 @@ class NpuScope:
                 "out_of_range": list(self.out_of_range)}
 
 
-@provider("npu_scope")
+@provider("npu_scope", reads=Reads())
 def npu_scope(facts: Facts) -> NpuScope:
     container = facts.try_get("container")
     in_container = bool(getattr(container, "in_container", False))

@@ -16,6 +16,7 @@ from typing import Any, List, Optional, Tuple
 
 from ascend_doctor import boundedjson
 from ascend_doctor.facts import Facts, FactUnavailable, UnknownFact, provider
+from ascend_doctor.facts.reads import Reads
 from ascend_doctor.host.base import FileMissing, FileTooLarge, Host, HostFileError, ListeningSocket
 from ascend_doctor.model import records as R
 from ascend_doctor.model.arch import ArchError, ModelArch, arch_from_hf_config
@@ -246,7 +247,7 @@ def read_serving_config(host: Host, path: str) -> ServingConfig:
     return parse_serving_text(text, path)
 
 
-@provider("serving_config")
+@provider("serving_config", reads=Reads(files=("{config}",), host=("info",)))
 def serving_config(facts: Facts) -> ServingConfig:
     """``--config FILE`` (read through the host), else ``--vllm-args``."""
     options = facts.options
@@ -261,7 +262,7 @@ def serving_config(facts: Facts) -> ServingConfig:
     raise FactUnavailable("no serving configuration given (use --config FILE or --vllm-args \"...\")")
 
 
-@provider("serving_weight_dirs")
+@provider("serving_weight_dirs", reads=Reads(files=("{model}", "{model}/**"), listings=("{model}", "{model}/**")))
 def serving_weight_dirs(facts: Facts) -> List[WeightDir]:
     """Whether each weight path of the serving configuration is a directory with config.json."""
     config: ServingConfig = facts.get("serving_config")
@@ -283,7 +284,7 @@ def serving_weight_dirs(facts: Facts) -> List[WeightDir]:
     return out
 
 
-@provider("listening_sockets")
+@provider("listening_sockets", reads=Reads(host=("listening",)))
 def listening_sockets(facts: Facts) -> List[ListeningSocket]:
     sockets = facts.host.listening_sockets()
     if sockets is None:
@@ -292,7 +293,7 @@ def listening_sockets(facts: Facts) -> List[ListeningSocket]:
     return list(sockets)
 
 
-@provider("plan_model")
+@provider("plan_model", reads=Reads(files=("{model}", "{model}/**"), listings=("{model}", "{model}/**")))
 def plan_model(facts: Facts) -> PlanModel:
     """The model to plan memory for: ``--model``, else the serving configuration's weight path."""
     ref = facts.options.model_dir

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Tuple, TypeVar
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, TypeVar
 
 from ascend_doctor.facts import Facts, provider
+from ascend_doctor.facts.reads import Reads
 from ascend_doctor.host.base import HostFileError
 
 DEFAULT_ROOT = "/usr/local/Ascend"
@@ -133,8 +134,9 @@ def _read_parsed(facts: Facts, path: str, parse: Callable[[str], T]) -> Optional
         return ParsedFile(path, None, str(exc))
 
 
-def _roots(facts: Facts, install_root: Optional[str]) -> List[str]:
-    env = facts.host.env()
+def root_candidates(env: Mapping[str, str], install_root: Optional[str]) -> List[str]:
+    """Where Ascend software may be installed: the recorded driver root, the default, a non-root
+    user's ``$HOME/Ascend`` and the roots behind the CANN environment variables."""
     candidates = [install_root, DEFAULT_ROOT]
     home = env.get("HOME")
     if home:
@@ -145,14 +147,31 @@ def _roots(facts: Facts, install_root: Optional[str]) -> List[str]:
             candidates.append(value.split("/ascend-toolkit")[0])
         elif "/cann" in value:
             candidates.append(value.split("/cann")[0])
-    roots: List[str] = []
+    out: List[str] = []
     for root in candidates:
-        if root and root not in roots and facts.host.is_dir(root):
-            roots.append(root.rstrip("/") or "/")
-    return roots
+        root = (root or "").rstrip("/")
+        if root.startswith("/") and root not in out:
+            out.append(root)
+    return out
 
 
-@provider("stack")
+def _roots(facts: Facts, install_root: Optional[str]) -> List[str]:
+    return [root for root in root_candidates(facts.host.env(), install_root) if facts.host.is_dir(root)]
+
+
+# Where the stack provider looks (docs/snapshot-format.md; {root} = each install root).
+STACK_READS = Reads(
+    files=("/etc/ascend_install.info", "{root}", "{root}/driver/version.info", "{root}/firmware/version.info",
+           "{root}/ascend-toolkit/*", "{root}/nnae/*", "{root}/cann*",
+           "{root}/ascend-toolkit/*/ascend_*_install.info", "{root}/ascend-toolkit/*/*-linux/ascend_*_install.info",
+           "{root}/nnae/*/ascend_*_install.info", "{root}/nnae/*/*-linux/ascend_*_install.info",
+           "{root}/cann*/ascend_*_install.info", "{root}/cann*/*-linux/ascend_*_install.info"),
+    listings=("{root}", "{root}/ascend-toolkit", "{root}/nnae"),
+    host=("env",),
+)
+
+
+@provider("stack", reads=STACK_READS)
 def stack(facts: Facts) -> StackFacts:
     # The specific parser modules, not the version_files facade: a run needs only these two.
     from ascend_doctor.parsers import driver_firmware_info as dfi
@@ -253,16 +272,16 @@ def _cann_install(facts: Facts, kind: str, path: str, directory: str, via_latest
     )
 
 
-@provider("python_env")
+@provider("python_env", reads=Reads(host=("python",)))
 def python_env(facts: Facts) -> Any:
     return facts.host.python_env()
 
 
-@provider("env")
+@provider("env", reads=Reads(host=("env",)))
 def env(facts: Facts) -> Dict[str, str]:
     return dict(facts.host.env())
 
 
-@provider("host_info")
+@provider("host_info", reads=Reads(host=("info",)))
 def host_info(facts: Facts) -> Any:
     return facts.host.info()

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from ascend_doctor.facts import Facts, provider
+from ascend_doctor.facts.reads import Reads
 from ascend_doctor.host.base import HostFileError
 
 DEVICE_CONTROL_NODES = ("/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc")
@@ -22,7 +23,7 @@ class DeviceNodes:
         return {"davinci": list(self.davinci), "control": dict(self.control)}
 
 
-@provider("device_nodes")
+@provider("device_nodes", reads=Reads(files=("/dev/davinci*", *DEVICE_CONTROL_NODES), listings=("/dev",)))
 def device_nodes(facts: Facts) -> DeviceNodes:
     host = facts.host
     try:
@@ -44,7 +45,8 @@ class ContainerInfo:
         return {"in_container": self.in_container, "runtime": self.runtime, "evidence": list(self.evidence)}
 
 
-@provider("container")
+@provider("container", reads=Reads(
+    files=("/.dockerenv", "/run/.containerenv", "/proc/1/cgroup", "/proc/uda/namespace_node"), host=("env",)))
 def container(facts: Facts) -> ContainerInfo:
     host = facts.host
     env = host.env()
@@ -110,7 +112,7 @@ def parse_device_list(text: str) -> Tuple[int, ...]:
     return tuple(ids)
 
 
-@provider("visible_devices")
+@provider("visible_devices", reads=Reads(host=("env",)))
 def visible_devices(facts: Facts) -> VisibleDevices:
     env = facts.host.env()
     errors: List[str] = []
@@ -134,7 +136,8 @@ HOST_MOUNT_PATHS = ("/etc/ascend_install.info", "/usr/local/dcmi", "/usr/local/b
                     "/usr/local/sbin/npu-smi", "/usr/bin/npu-smi")
 
 
-@provider("mount_paths")
+@provider("mount_paths", reads=Reads(
+    files=("{root}/driver/lib64", "{root}/driver/lib64/**", "{root}/driver/version.info", *HOST_MOUNT_PATHS)))
 def mount_paths(facts: Facts) -> Dict[str, bool]:
     """Whether each host-provided path the stack expects exists here (inside a container: is mounted)."""
     stack = facts.try_get("stack")
@@ -149,7 +152,7 @@ def mount_paths(facts: Facts) -> Dict[str, bool]:
     return present
 
 
-@provider("processes")
+@provider("processes", reads=Reads(host=("processes",)))
 def processes(facts: Facts) -> Optional[List[object]]:
     """Processes visible here (None when unknown, e.g. a snapshot without them)."""
     procs = facts.host.processes()
