@@ -19,6 +19,19 @@ from .report_schema import validate_report
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def source_files() -> list:  # type: ignore[type-arg]
+    """Every module and data file of the source tree, as the wheel must name it."""
+    out = []
+    trees = ((ROOT / "ascend_doctor", "ascend_doctor", (".py", ".typed")),
+             (ROOT / "checks", "ascend_doctor/checks", (".py",)),
+             (ROOT / "compat_matrix", "ascend_doctor/compat_matrix", (".py", ".yaml", ".json")))
+    for folder, prefix, suffixes in trees:
+        for path in folder.rglob("*"):
+            if path.is_file() and path.suffix in suffixes and "__pycache__" not in path.parts:
+                out.append(f"{prefix}/{path.relative_to(folder).as_posix()}")
+    return out
+
+
 @pytest.mark.slow
 def test_wheel_installs_and_runs_from_elsewhere(tmp_path: Path) -> None:
     dist = tmp_path / "dist"
@@ -32,6 +45,8 @@ def test_wheel_installs_and_runs_from_elsewhere(tmp_path: Path) -> None:
         "compat_matrix/*.yaml not shipped"
     assert not any(n.startswith(("checks/", "compat_matrix/", "tests/", "fixtures/")) for n in names), \
         "top-level packages leaked into the wheel"
+    missing = sorted(set(source_files()) - set(names))
+    assert not missing, f"modules of the source tree missing from the wheel: {missing}"
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
