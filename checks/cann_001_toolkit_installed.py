@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.facts.origin import require_stated
 
 from ._support import host_arch
 
@@ -33,6 +34,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     toolkit = stack.active_toolkit(env)
     if toolkit is None:
         if not broken:
+            require_stated(ctx.facts, "the CANN toolkit's ascend_toolkit_install.info")
             yield Finding.fail(
                 "no CANN toolkit found (no ascend_toolkit_install.info under " + ", ".join(stack.roots or
                                                                                          ["/usr/local/Ascend"]) + ")",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator, List
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.facts.origin import require_stated
 
 CHECK = CheckSpec(
     id="ASC-CTR-001",
@@ -32,6 +33,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     if not nodes.davinci and not present_control and not has_driver and not in_container:
         raise NotApplicable("no Ascend driver and no NPU device node on this machine")
     missing = [n for n in CONTROL_NODES if not nodes.control.get(n)]
+    if missing or not nodes.davinci:
+        require_stated(ctx.facts, "the /dev/davinci* device nodes")
     problems: List[str] = []
     if not nodes.davinci:
         problems.append("no /dev/davinciN node")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.facts.origin import require_stated
 
 from ._support import CONTAINER_DRIVER_MOUNTS, driver_install_hint, in_container
 
@@ -25,6 +26,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     stack = ctx.facts.get("stack")
     driver = stack.driver
     if driver is None:
+        require_stated(ctx.facts, "the driver's version.info")  # pasted text that does not show it: SKIP
         fix = driver_install_hint(ctx)
         if in_container(ctx):
             fix = ("This is a container: mount the host's driver instead of installing one:\n  docker run "

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator, List
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.facts.origin import absence_is_evidence, require_stated
 
 CHECK = CheckSpec(
     id="ASC-ENV-001",
@@ -27,17 +28,21 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     source_line = f"source {script}"
     persist = f"echo '{source_line}' >> ~/.bashrc"
     problems: List[str] = []
+    # Pasted text lists some variables, or none: an unlisted one may well be set.
+    stated = absence_is_evidence(ctx.facts)
     for name in ("ASCEND_HOME_PATH", "ASCEND_OPP_PATH"):
-        if not aenv.values.get(name):
+        if not aenv.values.get(name) and stated:
             problems.append(f"{name} is not set")
     for name in aenv.missing_paths:
         problems.append(f"{name}={aenv.values.get(name)} does not exist")
-    if not aenv.driver_lib64_on_path:
+    if not aenv.driver_lib64_on_path and (stated or aenv.ld_library_path):
         problems.append(f"{aenv.driver_lib64} is not on LD_LIBRARY_PATH")
     if problems:
         yield Finding.fail("the CANN environment is not loaded: " + "; ".join(problems) + ".",
                            f"{source_line}\n{persist}   # so every new shell has it",
                            problems=problems, set_env_scripts=list(aenv.set_env_scripts))
         return
+    if not (aenv.values.get("ASCEND_HOME_PATH") and aenv.values.get("ASCEND_OPP_PATH") and aenv.ld_library_path):
+        require_stated(ctx.facts, "ASCEND_HOME_PATH, ASCEND_OPP_PATH and LD_LIBRARY_PATH")
     yield Finding.passed(f"ASCEND_HOME_PATH={aenv.values['ASCEND_HOME_PATH']}, ASCEND_OPP_PATH set, driver "
                          "lib64 on LD_LIBRARY_PATH")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.facts.origin import require_stated
 
 from ._support import driver_install_hint, in_container
 
@@ -27,6 +28,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         if in_container(ctx):
             raise NotApplicable("firmware lives on the host and is not mounted into containers; "
                                 "check it on the host")
+        require_stated(ctx.facts, "the firmware's version.info")
         yield Finding.fail(f"no firmware version.info under {stack.driver_root}/firmware",
                            driver_install_hint(ctx))
         return

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.facts.origin import require_stated
 
 from ._stack_help import machine_arch, same_release
 
@@ -36,6 +37,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     nnal = ctx.facts.get("nnal")
     who = " and ".join(needing)
     if not nnal.installed:
+        require_stated(ctx.facts, "NNAL/ATB (nnal/atb/latest/version.info)")
         yield Finding.fail(
             f"{who} is installed but NNAL/ATB is not (no nnal/atb under "
             f"{', '.join(stack.roots) or '/usr/local/Ascend'}): "

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, Status
+from ascend_doctor.facts.origin import require_stated
 
 from ._support import pip_pair_hint
 
@@ -22,14 +23,17 @@ CHECK = CheckSpec(
 def run(ctx: CheckContext) -> Iterator[Finding]:
     py = ctx.facts.get("python_env")
     if py.error:
+        require_stated(ctx.facts, "the Python packages")
         yield Finding(Status.WARN, f"could not inspect the Python interpreter {py.executable or ''}: {py.error}",
                       "Point ascend-doctor at the interpreter that will serve: ascend-doctor check --python "
                       "/path/to/venv/bin/python")
         return
     torch = py.package("torch")
     torch_npu = py.package("torch-npu")
-    where = f"in {py.executable} (Python {py.version})"
+    where = f"in {py.executable or 'the target Python'} (Python {py.version})"
     hint = pip_pair_hint(ctx)
+    if not (torch and torch_npu):  # a pasted package list that leaves one out says nothing about it
+        require_stated(ctx.facts, f"{'torch_npu' if torch else 'torch'} in the Python packages")
     if not torch and not torch_npu:
         yield Finding.fail(f"neither torch nor torch_npu is installed {where}.", hint)
         return

@@ -7,6 +7,7 @@ from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, Status
 from ascend_doctor.facts import FactUnavailable
+from ascend_doctor.facts.origin import require_stated
 from ascend_doctor.host.base import CommandResult, CommandStatus
 
 from ._support import CONTAINER_DRIVER_MOUNTS, driver_install_hint, in_container
@@ -32,6 +33,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     result: CommandResult = ctx.facts.get("npu_smi_result")
     text = f"{result.stdout}\n{result.stderr}"
     if result.status is CommandStatus.NOT_FOUND:
+        require_stated(ctx.facts, "the output of `npu-smi info`")  # pasted text without the table: SKIP
         fix = driver_install_hint(ctx)
         if in_container(ctx):
             # Never install a driver inside a container: it comes from the host.

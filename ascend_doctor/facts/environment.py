@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 from ascend_doctor.facts import Facts, provider
+from ascend_doctor.facts.origin import absence_is_evidence
 
 # Variables set_env.sh exports (compat_facts.md §5.7).
 SET_ENV_VARS = ("ASCEND_HOME_PATH", "ASCEND_OPP_PATH", "ASCEND_TOOLKIT_HOME", "ASCEND_AICPU_PATH")
@@ -35,7 +36,9 @@ def ascend_env(facts: Facts) -> AscendEnv:
     driver_root = getattr(stack, "driver_root", "/usr/local/Ascend")
     roots = list(getattr(stack, "roots", ()) or ["/usr/local/Ascend"])
     values = {name: env.get(name) for name in SET_ENV_VARS}
-    missing = tuple(name for name, value in values.items() if value and not host.exists(value))
+    # Pasted text records no folders: a path it names is not missing, only unseen.
+    missing = tuple(name for name, value in values.items()
+                    if value and not host.exists(value) and absence_is_evidence(facts))
     ld = tuple(p for p in env.get("LD_LIBRARY_PATH", "").split(":") if p)
     driver_lib64 = posixpath.join(driver_root, "driver", "lib64")
     on_path = any(p.rstrip("/") == driver_lib64 or p.rstrip("/").startswith(driver_lib64 + "/") for p in ld)

@@ -167,7 +167,7 @@ def normalize_dist_name(name: str) -> str:
 
 @dataclass(frozen=True)
 class HostInfo:
-    source: str  # "live" | "snapshot"
+    source: str  # "live" | "snapshot" | "pasted-text" (a partial snapshot from `check --from-text`)
     hostname: Optional[str]
     arch: Optional[str]
     kernel: Optional[str]

@@ -254,8 +254,11 @@ class SnapshotHost:
             value = meta.get(key)
             return str(value) if value is not None else None
 
+        # A snapshot written from pasted text (`check --from-text`) says so: checks then report a
+        # missing input as "not in the pasted text" (ascend_doctor.facts.origin).
+        source = "pasted-text" if meta.get("origin_kind") == "pasted-text" else "snapshot"
         return HostInfo(
-            source="snapshot",
+            source=source,
             hostname=text("hostname"),
             arch=text("arch"),
             kernel=text("kernel"),

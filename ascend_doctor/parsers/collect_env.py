@@ -38,6 +38,8 @@ _COLLAPSED = {
     "vllm version": re.compile(r"vLLM Version:\s*(\S+)"),
     "vllm ascend version": re.compile(r"vLLM Ascend Version:\s*(\S+)"),
     "cann version": re.compile(r"CANN version:\s*(\S+)"),
+    "python platform": re.compile(r"Python platform:\s*(\S+)"),
+    "os": re.compile(r"\bOS:\s*(.{1,80}?\((?:aarch64|x86_64)\))"),
 }
 _MAIN_LABELS = ("pytorch version", "python version", "vllm version", "vllm ascend version", "cann version")
 
@@ -66,6 +68,8 @@ class CollectEnv(JsonRecord):
 
 
 def _first_word(value: Optional[str]) -> Optional[str]:
+    if (value or "").strip().lower().startswith("could not collect"):
+        return None
     words = (value or "").split()
     return words[0] if words and words[0] not in ("-", "N/A") else None
 
@@ -101,6 +105,8 @@ def parse_collect_env(text: str) -> CollectEnv:
             layout = "vllm-sectioned"
             continue
         package = _PACKAGE.match(line)
+        if package and package.group("name").lower() == "could":
+            continue  # "[conda] Could not collect"
         if package:
             packages.setdefault(_normalise(package.group("name")), package.group("version"))
             continue

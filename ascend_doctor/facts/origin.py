@@ -1,0 +1,57 @@
+"""Where the facts come from, and how to say that something is absent.
+
+A file that is not there means different things depending on the host:
+
+============  ==================  ===============================================================
+origin        ``HostInfo.source``  a missing driver/version.info, package, variable ... means
+============  ==================  ===============================================================
+live          ``live``            it is not installed / not set: a finding (often FAIL)
+snapshot      ``snapshot``        it was not recorded, or not installed (a capture records every
+                                  file the probes read, so absence is still evidence)
+pasted text   ``pasted-text``     nothing: the text did not mention it; the check is SKIP
+============  ==================  ===============================================================
+
+This is the one place providers and checks ask. ``absent_phrase`` gives the words for a message;
+``require_stated`` raises ``FactUnavailable`` (SKIP) for pasted text, where absence is no evidence.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ascend_doctor.facts import FactUnavailable
+
+LIVE = "live"
+SNAPSHOT = "snapshot"
+PASTED_TEXT = "pasted-text"
+
+_PHRASES = {LIVE: "not installed", SNAPSHOT: "not recorded in this snapshot", PASTED_TEXT: "not in the pasted text"}
+
+
+def origin_kind(facts_or_host: Any) -> str:
+    """``live``, ``snapshot`` or ``pasted-text`` for a ``Facts`` or a ``Host``."""
+    host = getattr(facts_or_host, "host", facts_or_host)
+    try:
+        source = host.info().source
+    except Exception:  # a host that cannot describe itself is treated as live: the strictest reading
+        return LIVE
+    return source if source in _PHRASES else LIVE
+
+
+def absent_phrase(facts_or_host: Any) -> str:
+    """"not installed" (live), "not recorded in this snapshot", "not in the pasted text"."""
+    return _PHRASES[origin_kind(facts_or_host)]
+
+
+def absence_is_evidence(facts_or_host: Any) -> bool:
+    """False for pasted text: what a ticket does not mention may well be installed."""
+    return origin_kind(facts_or_host) != PASTED_TEXT
+
+
+def require_stated(facts_or_host: Any, what: str) -> None:
+    """For pasted text, raise ``FactUnavailable`` ("<what>: not in the pasted text") -> SKIP.
+
+    Call it where a provider or check is about to turn the absence of ``what`` into a finding.
+    """
+    if not absence_is_evidence(facts_or_host):
+        raise FactUnavailable(f"{what}: {_PHRASES[PASTED_TEXT]}")

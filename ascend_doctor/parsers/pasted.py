@@ -1,0 +1,851 @@
+"""Recognise what a support ticket pastes: environment dumps, ``npu-smi`` outputs, version files.
+
+``parse_pasted_text(text)`` cuts one pasted text into *segments* of known kinds and returns the
+lines it could not place, so that ``check --from-text`` can grade what is there and say what it
+ignored. Kinds recognised (every layout from real samples, ``tests/samples/``):
+
+=========================  ===============================================================
+kind                       what it looks like
+=========================  ===============================================================
+``collect_env``            vLLM-Ascend / vLLM ``collect_env.py`` (old and new templates, the
+                           sectioned ``=====`` style, a paste whose line breaks were collapsed)
+``llamafactory_env``       ``llamafactory-cli env`` (``- Label: value`` bullets)
+``npu-smi info``           the device table
+``npu-smi info -l``        ``Total Count`` / ``NPU ID`` / ``Chip Count`` blocks
+``npu-smi info -t board``  ``Software Version`` / ``Firmware Version`` / ``Compatibility``
+``npu-smi info -t usages`` ``DDR Capacity(MB)`` / ``HBM Capacity(MB)`` ...
+``npu-smi info -t topo``   the ``NPU0 NPU1 ... CPU Affinity`` matrix and its legend
+``npu-smi (other)``        other ``npu-smi`` outputs (``-t common|temp|power|health``, ``watch``,
+                           ``template-info``, ``upgrade``, ``-h``): recognised, not graded
+``driver version.info``    ``Version=`` with ``ascendhal_version=`` / ``compatible_version_fw=`` ...
+``firmware version.info``  ``Version=`` with ``firmware_version=`` / ``compatible_version_drv=``
+``CANN install.info``      ``package_name=Ascend-cann-toolkit`` ... (toolkit, nnae, ops)
+``ascend_install.info``    ``/etc/ascend_install.info`` (``Driver_Install_Path_Param=`` ...)
+``environment variables``  ``NAME=value`` lines (``env`` output)
+=========================  ===============================================================
+
+Text between them (shell prompts, log lines, prose) is reported as unrecognised line ranges.
+A shell prompt naming an ``npu-smi`` or ``cat`` command (``$ npu-smi info -t usages -i 0``)
+names the output that follows. Input is bounded (``MAX_PASTE_BYTES``, ``MAX_LINES``,
+``MAX_LINE_CHARS``); binary input raises :class:`PastedTextError`.
+
+``summarise(pasted)`` condenses the segments into :class:`PastedFacts`: versions, chips and
+device counts, Python packages, environment variables, OS / kernel / architecture. Everything
+is pure: text in, records out.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+MAX_PASTE_BYTES = 4 * 1024 * 1024
+MAX_LINES = 100_000
+MAX_LINE_CHARS = 64 * 1024
+MAX_PREVIEW = 80
+
+KIND_COLLECT_ENV = "collect_env"
+KIND_LLAMAFACTORY = "llamafactory_env"
+KIND_NPU_SMI_INFO = "npu-smi info"
+KIND_NPU_SMI_LIST = "npu-smi info -l"
+KIND_NPU_SMI_BOARD = "npu-smi info -t board"
+KIND_NPU_SMI_USAGES = "npu-smi info -t usages"
+KIND_NPU_SMI_TOPO = "npu-smi info -t topo"
+KIND_NPU_SMI_OTHER = "npu-smi (other)"
+KIND_DRIVER_INFO = "driver version.info"
+KIND_FIRMWARE_INFO = "firmware version.info"
+KIND_CANN_INFO = "CANN install.info"
+KIND_ASCEND_INSTALL_INFO = "ascend_install.info"
+KIND_ENV_VARS = "environment variables"
+
+# Kinds whose content becomes facts of the partial snapshot (the others are only named).
+GRADED_KINDS = (KIND_COLLECT_ENV, KIND_LLAMAFACTORY, KIND_NPU_SMI_INFO, KIND_NPU_SMI_LIST, KIND_NPU_SMI_BOARD,
+                KIND_NPU_SMI_USAGES, KIND_NPU_SMI_TOPO, KIND_DRIVER_INFO, KIND_FIRMWARE_INFO, KIND_CANN_INFO,
+                KIND_ASCEND_INSTALL_INFO, KIND_ENV_VARS)
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+# "$ cmd", "# cmd", "root@host:/path# cmd", "(venv) user@host:~$ cmd", "/usr/local/Ascend/driver# cmd"
+_PROMPT = re.compile(r"^\s*(?:\([^)]*\)\s*)?(?:[\w.@:~/\-\[\] ]*?[#$>]|\$|#|>)\s+(?P<cmd>\S.*)$")
+_COMMANDS = re.compile(r"(?:^|[\s/])(npu-smi|cat|python3?|llamafactory-cli|vllm|env|printenv|collect_env)\b")
+_KV = re.compile(r"^(?:export\s+)?(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{0,127})=(?P<value>.*)$")
+_ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
+_SMI_KV = re.compile(r"^(?P<key>[A-Za-z][A-Za-z0-9 ()%_./\-]*?)\s+:\s?(?P<value>.*)$")
+_LABEL = re.compile(r"^(?:[-*]\s+)?(?P<label>[A-Za-z`\[][A-Za-z0-9 ()_/.`'\-\]]{0,60}?)\s*:(?:\s+(?P<value>.*))?$")
+_PIP = re.compile(r"^\[(pip3?|conda)\]\s")
+_BANNER = re.compile(r"^={10,}$")
+_TOPO_HEADER = re.compile(r"^NPU0\s+NPU1\b.*|^NPU0\s+CPU Affinity$")
+_TOPO_ROW = re.compile(r"^NPU\d+\s+\S")
+_WATCH_HEADER = re.compile(r"^NpuID\(Idx\)\s+ChipId\(Idx\)")
+_COLLAPSED_LABELS = ("PyTorch version:", "Is debug build:", "OS:", "Python version:", "Python platform:",
+                     "vLLM Version:", "CUDA used to build PyTorch:", "Libc version:")
+
+# Labels that open a collect_env dump (lower case), and its section headers.
+_COLLECT_ENV_STARTS = ("pytorch version", "is debug build", "os", "python version", "python platform",
+                       "vllm version", "vllm ascend version", "versions of relevant libraries")
+_COLLECT_ENV_HEADERS = ("cpu", "npu", "cann", "env variables", "versions of relevant libraries", "gpu topology",
+                        "vllm build flags")
+_PLAIN_INSIDE = ("collecting environment information", "could not collect")
+_LLAMAFACTORY_LABELS = ("`llamafactory` version", "llamafactory version", "platform", "npu type", "cann version",
+                        "pytorch version", "transformers version", "python version")
+
+# npu-smi "Key : value" outputs, told apart by their keys.
+_SMI_LIST_KEYS = ("Total Count",)
+_SMI_BOARD_KEYS = ("Software Version", "Compatibility", "Board ID", "PCB ID", "BOM ID")
+_SMI_USAGES_KEYS = ("DDR Capacity(MB)", "HBM Capacity(MB)")
+_SMI_OTHER_KEYS = ("Health Status", "Aicore Freq(MHZ)", "NPU Temperature (C)", "NPU Real-time Power(W)",
+                   "Temperature(C)", "Validity", "Status", "Message", "Version", "Chip Type", "Chip Name",
+                   "Memory Usage Rate(%)")
+_SMI_COMMON_KEYS = ("NPU ID", "Chip Count", "Chip ID")
+
+
+class PastedTextError(ValueError):
+    """The text cannot be read at all (binary data, empty)."""
+
+
+@dataclass(frozen=True)
+class Line:
+    number: int  # 1-based, in the text as given
+    text: str  # without trailing spaces, ANSI escapes and control characters
+
+    @property
+    def stripped(self) -> str:
+        return self.text.strip()
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One recognised part of the text."""
+
+    kind: str
+    first_line: int
+    last_line: int
+    text: str  # the segment's lines (the prompt line that named it excluded)
+    record: Any = None  # the parser's record (CollectEnv, NpuSmiInfo, DriverVersionInfo, dict ...)
+    command: Tuple[str, ...] = ()  # argv of the npu-smi output, when known
+    detail: str = ""  # e.g. "layout vllm-sectioned", "NPU 0", "-t common"
+    warnings: Tuple[str, ...] = ()
+
+    @property
+    def graded(self) -> bool:
+        return self.kind in GRADED_KINDS
+
+    def describe(self) -> str:
+        lines = (f"line {self.first_line}" if self.first_line == self.last_line
+                 else f"lines {self.first_line}-{self.last_line}")
+        extra = f" ({self.detail})" if self.detail else ""
+        return f"{self.kind}{extra}, {lines}"
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"kind": self.kind, "lines": [self.first_line, self.last_line], "detail": self.detail,
+                "command": list(self.command), "graded": self.graded, "warnings": list(self.warnings)}
+
+
+@dataclass(frozen=True)
+class LineRange:
+    """Consecutive non-blank lines nothing recognised."""
+
+    first_line: int
+    last_line: int
+    preview: str  # the first line, shortened
+
+    def describe(self) -> str:
+        lines = (f"line {self.first_line}" if self.first_line == self.last_line
+                 else f"lines {self.first_line}-{self.last_line}")
+        return f"{lines}: {self.preview!r}"
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"lines": [self.first_line, self.last_line], "preview": self.preview}
+
+
+@dataclass(frozen=True)
+class PastedText:
+    segments: Tuple[Segment, ...]
+    unrecognised: Tuple[LineRange, ...]
+    line_count: int
+    truncated: bool = False  # more than MAX_PASTE_BYTES / MAX_LINES: the rest was not read
+    warnings: Tuple[str, ...] = ()
+
+    def of_kind(self, kind: str) -> List[Segment]:
+        return [s for s in self.segments if s.kind == kind]
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"segments": [s.to_dict() for s in self.segments],
+                "unrecognised": [r.to_dict() for r in self.unrecognised],
+                "line_count": self.line_count, "truncated": self.truncated, "warnings": list(self.warnings)}
+
+
+# ---------------------------------------------------------------------------------------------
+# Cleaning
+
+
+def decode_paste(data: bytes) -> Tuple[str, bool]:
+    """Bytes of a paste -> (text, truncated). Raises PastedTextError for binary data."""
+    truncated = len(data) > MAX_PASTE_BYTES
+    data = data[:MAX_PASTE_BYTES]
+    if b"\x00" in data[:65536]:
+        raise PastedTextError("binary data (NUL bytes), not pasted text")
+    text = data.decode("utf-8", errors="replace")
+    if text.count("\ufffd") * 10 > max(len(text), 1):
+        raise PastedTextError("binary data (mostly bytes that are not UTF-8 text), not pasted text")
+    return text, truncated
+
+
+def _clean(text: str) -> Tuple[List[Line], bool]:
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    truncated = False
+    raw_lines = text.splitlines()
+    if len(raw_lines) > MAX_LINES:
+        raw_lines, truncated = raw_lines[:MAX_LINES], True
+    out: List[Line] = []
+    for number, raw in enumerate(raw_lines, start=1):
+        line = _CONTROL.sub("", _ANSI.sub("", raw[:MAX_LINE_CHARS])).replace("\t", "    ").rstrip()
+        if _FENCE.match(line):
+            line = ""  # markdown fences separate, they are not content
+        out.append(Line(number, line))
+    return out, truncated
+
+
+def _preview(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= MAX_PREVIEW else text[: MAX_PREVIEW - 3] + "..."
+
+
+# ---------------------------------------------------------------------------------------------
+# Line classes
+
+
+def _prompt_command(line: str) -> Optional[str]:
+    """The command of a shell prompt line (``$ npu-smi info``), None for other lines."""
+    text = line.strip()
+    if _KV.match(text) or text.startswith(("|", "+")):
+        return None
+    match = _PROMPT.match(text)
+    if match and _COMMANDS.search(match.group("cmd")):
+        return match.group("cmd").strip()
+    if re.match(r"^(/\S*/)?npu-smi\s+\w", text):  # a command line pasted without its prompt
+        return text
+    return None
+
+
+def _label(line: str) -> Optional[Tuple[str, str]]:
+    match = _LABEL.match(line.strip())
+    if not match:
+        return None
+    return match.group("label").replace("`", "").strip().lower(), (match.group("value") or "").strip()
+
+
+def _is_table(line: str) -> bool:
+    text = line.lstrip()
+    return text.startswith(("+", "|")) and len(text) > 1
+
+
+def _kv(line: str) -> Optional[Tuple[str, str]]:
+    match = _KV.match(line.strip())
+    return (match.group("key"), match.group("value")) if match else None
+
+
+def _smi_kv(line: str) -> Optional[Tuple[str, str]]:
+    text = line.strip()
+    if " :" not in text or text.startswith(("|", "+", "$", "#", "[")):
+        return None
+    match = _SMI_KV.match(text)
+    return (match.group("key").strip(), match.group("value").strip()) if match else None
+
+
+# ---------------------------------------------------------------------------------------------
+# The segmenter
+
+
+class _Cutter:
+    def __init__(self, lines: List[Line]) -> None:
+        self.lines = lines
+        self.segments: List[Segment] = []
+        self.unrecognised: List[Line] = []
+        self.warnings: List[str] = []
+        self.hint: Optional[Tuple[int, str]] = None  # (index, command) of the last prompt line
+
+    def run(self) -> None:
+        i = 0
+        n = len(self.lines)
+        while i < n:
+            line = self.lines[i]
+            text = line.stripped
+            if not text:
+                i += 1
+                continue
+            command = _prompt_command(line.text)
+            if command is not None:
+                if self.hint is not None:
+                    self.unrecognised.append(self.lines[self.hint[0]])
+                self.hint = (i, command)
+                i += 1
+                continue
+            end = self._one(i)
+            if end <= i:
+                self.unrecognised.append(line)
+                end = i + 1
+            if self.hint is not None:  # the prompt named what came next, recognised or not
+                if end == i + 1 and self.unrecognised and self.unrecognised[-1] is line:
+                    self.unrecognised.append(self.lines[self.hint[0]])
+                self.hint = None
+            i = end
+        if self.hint is not None:
+            self.unrecognised.append(self.lines[self.hint[0]])
+
+    # Each reader returns the index after what it consumed, or ``start`` when it does not apply.
+    def _one(self, i: int) -> int:
+        hint = self.hint[1] if self.hint else ""
+        for reader in (self._collapsed, self._collect_env, self._llamafactory, self._table, self._topo,
+                       self._watch, self._smi_help, self._smi_keyvalue, self._keyvalue):
+            end = reader(i, hint)
+            if end > i:
+                return end
+        return i
+
+    def _add(self, kind: str, start: int, end: int, record: Any = None, command: Sequence[str] = (),
+             detail: str = "", warnings: Sequence[str] = ()) -> None:
+        chunk = self.lines[start:end]
+        first = self.lines[self.hint[0]].number if self.hint else chunk[0].number
+        last = max((ln.number for ln in chunk if ln.stripped), default=chunk[-1].number)
+        self.segments.append(Segment(kind, first, last, "\n".join(ln.text for ln in chunk).strip("\n") + "\n",
+                                     record, tuple(command), detail, tuple(warnings)))
+
+    # -- vLLM collect_env -----------------------------------------------------------------------
+    def _collapsed(self, i: int, hint: str) -> int:
+        text = self.lines[i].stripped
+        if len(text) < 200 or sum(1 for label in _COLLAPSED_LABELS if label in text) < 3:
+            return i
+        from ascend_doctor.parsers.collect_env import parse_collect_env
+
+        try:
+            record = parse_collect_env(text)
+        except ValueError:
+            return i
+        self._add(KIND_COLLECT_ENV, i, i + 1, record, detail="line breaks collapsed", warnings=record.warnings)
+        return i + 1
+
+    def _collect_env(self, i: int, hint: str) -> int:
+        text = self.lines[i].stripped
+        label = _label(text)
+        starts = (text.lower().startswith("collecting environment information")
+                  or (_BANNER.match(text) is not None and i + 1 < len(self.lines)
+                      and "system info" in self.lines[i + 1].stripped.lower())
+                  or (label is not None and label[0] in _COLLECT_ENV_STARTS and not text.startswith(("-", "*"))))
+        if not starts:
+            return i
+        end = self._collect_env_end(i)
+        from ascend_doctor.parsers.collect_env import parse_collect_env
+
+        chunk = "\n".join(ln.text for ln in self.lines[i:end])
+        try:
+            record = parse_collect_env(chunk)
+        except ValueError:
+            return i
+        self._add(KIND_COLLECT_ENV, i, end, record, detail=f"layout {record.layout}", warnings=record.warnings)
+        return end
+
+    def _collect_env_end(self, start: int) -> int:
+        """Where the dump ends: a shell prompt, a second dump, or a line no section explains."""
+        section = ""
+        seen_torch = seen_banner_line = False
+        last = start
+        j = start
+        while j < len(self.lines):
+            text = self.lines[j].stripped
+            if not text:
+                j += 1
+                continue
+            if j > start and _prompt_command(text) is not None:
+                break
+            lowered = text.lower()
+            label = _label(text)
+            if lowered.startswith("collecting environment information"):
+                if seen_banner_line and j > start:
+                    break  # a second dump
+                seen_banner_line = True
+            if label and label[0] == "pytorch version":
+                if seen_torch:
+                    break  # a second dump
+                seen_torch = True
+            if label and not label[1] and label[0] in _COLLECT_ENV_HEADERS:
+                section = label[0]
+            kv = _kv(text)
+            if kv is not None:
+                lower_key = not _ENV_NAME.match(kv[0])
+                if lower_key and section != "cann":
+                    break  # a version file pasted after the dump
+            elif not (_is_table(text) or _PIP.match(text) or _BANNER.match(text) or label is not None
+                      or any(lowered.startswith(p) for p in _PLAIN_INSIDE) or self.lines[j].text.startswith(" ")
+                      or (j > 0 and _BANNER.match(self.lines[j - 1].stripped))):  # a title between banners
+                break
+            last = j
+            j += 1
+        return last + 1
+
+    def _llamafactory(self, i: int, hint: str) -> int:
+        label = _label(self.lines[i].stripped)
+        if label is None or not self.lines[i].stripped.startswith(("-", "*")) or label[0] not in _LLAMAFACTORY_LABELS:
+            return i
+        j = i
+        while j < len(self.lines) and self.lines[j].stripped.startswith(("-", "*")) and _label(self.lines[j].stripped):
+            j += 1
+        from ascend_doctor.parsers.collect_env import parse_collect_env
+
+        try:
+            record = parse_collect_env("\n".join(ln.text for ln in self.lines[i:j]))
+        except ValueError:
+            return i
+        self._add(KIND_LLAMAFACTORY, i, j, record, warnings=record.warnings)
+        return j
+
+    # -- npu-smi --------------------------------------------------------------------------------
+    def _table(self, i: int, hint: str) -> int:
+        if not _is_table(self.lines[i].text):
+            return i
+        j = i
+        while j < len(self.lines) and (_is_table(self.lines[j].text) or self.lines[j].stripped == "..."):
+            j += 1
+        chunk = "\n".join(ln.stripped for ln in self.lines[i:j]) + "\n"
+        argv = _argv(hint)
+        if argv[:2] == ("npu-smi", "info") and len(argv) > 2:
+            self._add(KIND_NPU_SMI_OTHER, i, j, None, argv, detail=" ".join(argv[2:]))
+            return j
+        from ascend_doctor.parsers.npu_smi import NpuSmiParseError, parse_all_npu_smi_tables
+
+        try:
+            tables = parse_all_npu_smi_tables(chunk)
+        except NpuSmiParseError:
+            tables = []
+        tables = [t for t in tables if t.devices]
+        if not tables:
+            if "template info" in chunk.lower() or "npu-smi" in chunk.lower():
+                self._add(KIND_NPU_SMI_OTHER, i, j, None, argv, detail="table")
+                return j
+            return i
+        info = tables[0]
+        warnings = list(info.warnings)
+        if len(tables) > 1:
+            warnings.append(f"{len(tables)} tables in one block; the first one is used")
+        self._add(KIND_NPU_SMI_INFO, i, j, info, ("npu-smi", "info"),
+                  detail=f"{len(info.devices)} chip(s)", warnings=warnings)
+        return j
+
+    def _topo(self, i: int, hint: str) -> int:
+        if not _TOPO_HEADER.match(self.lines[i].stripped):
+            return i
+        j = i + 1
+        while j < len(self.lines) and _TOPO_ROW.match(self.lines[j].stripped):
+            j += 1
+        if j == i + 1:
+            return i
+        # The legend that follows (blank lines, "Legend:", "  X    = Self" ...)
+        k = j
+        while k < len(self.lines):
+            text = self.lines[k].stripped
+            if text and not (text == "Legend:" or re.match(r"^[A-Z]+\s+=\s", text)):
+                break
+            k += 1
+        while k > j and not self.lines[k - 1].stripped:
+            k -= 1
+        self._add(KIND_NPU_SMI_TOPO, i, k, None, ("npu-smi", "info", "-t", "topo"))
+        return k
+
+    def _watch(self, i: int, hint: str) -> int:
+        if not _WATCH_HEADER.match(self.lines[i].stripped):
+            return i
+        j = i + 1
+        while j < len(self.lines) and re.match(r"^\d+\s+\d+\s", self.lines[j].stripped):
+            j += 1
+        self._add(KIND_NPU_SMI_OTHER, i, j, None, ("npu-smi", "info", "watch"), detail="watch")
+        return j
+
+    def _smi_help(self, i: int, hint: str) -> int:
+        if not self.lines[i].stripped.startswith("Usage: npu-smi"):
+            return i
+        j = i + 1
+        while j < len(self.lines):
+            text = self.lines[j].text
+            if text.strip() and not (text.startswith(" ") or text.rstrip().endswith(":")):
+                break
+            j += 1
+        self._add(KIND_NPU_SMI_OTHER, i, j, None, ("npu-smi", "info", "-h"), detail="help")
+        return j
+
+    def _smi_keyvalue(self, i: int, hint: str) -> int:
+        first = _smi_kv(self.lines[i].text)
+        if first is None:
+            return i
+        keys: List[str] = []
+        pairs: List[Tuple[str, str]] = []
+        j = i
+        last = i
+        while j < len(self.lines):
+            text = self.lines[j].stripped
+            if not text:
+                j += 1
+                continue
+            pair = _smi_kv(text)
+            if pair is None:
+                break
+            # A new output starts when "NPU ID" comes back in anything but an `info -l` listing.
+            if pair[0] == "NPU ID" and "NPU ID" in keys and "Total Count" not in keys and not hint:
+                break
+            keys.append(pair[0])
+            pairs.append(pair)
+            last = j
+            j += 1
+        kind, argv, detail = _smi_kind(keys, pairs, hint)
+        if kind is None:
+            return i
+        self._add(kind, i, last + 1, dict(pairs), argv, detail)
+        return last + 1
+
+    # -- key=value files ---------------------------------------------------------------------------
+    def _keyvalue(self, i: int, hint: str) -> int:
+        if _kv(self.lines[i].stripped) is None:
+            return i
+        j = i
+        while j < len(self.lines) and _kv(self.lines[j].stripped) is not None:
+            j += 1
+        # Several files printed back to back (`cat a b`): a repeated key starts the next one.
+        start = i
+        seen: Dict[str, int] = {}
+        pieces: List[Tuple[int, int]] = []
+        for k in range(i, j):
+            kv = _kv(self.lines[k].stripped)
+            assert kv is not None
+            key = kv[0].lower()
+            if key in seen and not _ENV_NAME.match(kv[0]):
+                pieces.append((start, k))
+                start, seen = k, {}
+            seen[key] = k
+        pieces.append((start, j))
+        recognised_any = False
+        for index, (a, b) in enumerate(pieces):
+            if self._kv_file(a, b, hint if index == 0 else ""):
+                recognised_any = True
+                self.hint = None
+            else:
+                self.unrecognised.extend(self.lines[a:b])
+        if not recognised_any and self.hint is not None:
+            self.unrecognised.append(self.lines[self.hint[0]])
+            self.hint = None
+        return j
+
+    def _kv_file(self, a: int, b: int, hint: str) -> bool:
+        pairs = [kv for kv in (_kv(ln.stripped) for ln in self.lines[a:b]) if kv is not None]
+        keys = {k.lower() for k, _ in pairs}
+        text = "\n".join(ln.stripped for ln in self.lines[a:b]) + "\n"
+        parser = _kv_parser(keys, pairs, hint)
+        if parser is None:
+            return False
+        kind, parse = parser
+        try:
+            record = parse(text)
+        except ValueError as exc:
+            self.warnings.append(f"lines {self.lines[a].number}-{self.lines[b - 1].number}: {exc}")
+            return False
+        self._add(kind, a, b, record, warnings=getattr(record, "warnings", ()) or ())
+        return True
+
+
+def _argv(command: str) -> Tuple[str, ...]:
+    """``/usr/local/bin/npu-smi info -i 0 -t board`` -> ("npu-smi", "info", "-t", "board", "-i", "0")."""
+    words = command.split()
+    for index, word in enumerate(words):
+        if word.rsplit("/", 1)[-1] == "npu-smi":
+            words = ["npu-smi", *words[index + 1:]]
+            break
+    else:
+        return tuple(words[:1])
+    # Capture and the probes spell the options as "-t TYPE -i N": reorder "-i N -t TYPE".
+    options: Dict[str, str] = {}
+    rest: List[str] = []
+    k = 2
+    while k < len(words):
+        if words[k] in ("-t", "-i", "-c") and k + 1 < len(words):
+            options[words[k]] = words[k + 1]
+            k += 2
+            continue
+        rest.append(words[k])
+        k += 1
+    argv = list(words[:2])
+    for flag in ("-t", "-i", "-c"):
+        if flag in options:
+            argv += [flag, options[flag]]
+    return tuple(argv + rest)
+
+
+def _smi_kind(keys: List[str], pairs: List[Tuple[str, str]], hint: str
+              ) -> Tuple[Optional[str], Tuple[str, ...], str]:
+    argv = _argv(hint) if "npu-smi" in hint else ()
+    npu = next((v for k, v in pairs if k == "NPU ID"), None)
+    known = set(_SMI_LIST_KEYS + _SMI_BOARD_KEYS + _SMI_USAGES_KEYS + _SMI_OTHER_KEYS + _SMI_COMMON_KEYS)
+    if not any(k in known for k in keys):
+        return None, (), ""
+    if argv[:2] == ("npu-smi", "info") and "-t" in argv:
+        kind_of = {"board": KIND_NPU_SMI_BOARD, "usages": KIND_NPU_SMI_USAGES}
+        kind = kind_of.get(argv[argv.index("-t") + 1], KIND_NPU_SMI_OTHER)
+        if "-c" in argv and kind == KIND_NPU_SMI_BOARD:
+            kind = KIND_NPU_SMI_OTHER  # the chip-level board query: not what the probes read
+        return kind, argv, " ".join(argv[2:])
+    if argv[:3] == ("npu-smi", "info", "-l") or "Total Count" in keys:
+        return KIND_NPU_SMI_LIST, ("npu-smi", "info", "-l"), f"{keys.count('NPU ID')} NPU(s)"
+    if argv and argv[:2] != ("npu-smi", "info"):
+        return KIND_NPU_SMI_OTHER, argv, " ".join(argv[1:])
+    if "Chip Type" in keys or "VDie ID" in keys:
+        return KIND_NPU_SMI_OTHER, (), "chip board"
+    if npu is not None and any(k in keys for k in _SMI_BOARD_KEYS):
+        return KIND_NPU_SMI_BOARD, ("npu-smi", "info", "-t", "board", "-i", npu), f"NPU {npu}"
+    if npu is not None and all(k in keys for k in _SMI_USAGES_KEYS):
+        return KIND_NPU_SMI_USAGES, ("npu-smi", "info", "-t", "usages", "-i", npu), f"NPU {npu}"
+    if any(k in keys for k in _SMI_OTHER_KEYS + _SMI_USAGES_KEYS):
+        what = next((k for k in keys if k in _SMI_OTHER_KEYS + _SMI_USAGES_KEYS), "")
+        return KIND_NPU_SMI_OTHER, (), what
+    return None, (), ""
+
+
+_DRIVER_KEYS = ("ascendhal_version", "compatible_version_fw", "tsfw_version", "aicpu_version", "dvppkernels_version")
+_FIRMWARE_KEYS = ("firmware_version", "compatible_version_drv")
+_INSTALL_KEYS = ("driver_install_path_param", "firmware_install_path_param", "driver_install_type", "username")
+
+
+def _kv_parser(keys: set, pairs: List[Tuple[str, str]], hint: str
+               ) -> Optional[Tuple[str, Callable[[str], Any]]]:
+    from ascend_doctor.parsers import driver_firmware_info as dfi
+    from ascend_doctor.parsers import install_info as ii
+
+    if "package_name" in keys and "version" in keys:
+        return KIND_CANN_INFO, ii.parse_cann_install_info
+    if any(k in keys for k in _INSTALL_KEYS):
+        return KIND_ASCEND_INSTALL_INFO, ii.parse_ascend_install_info
+    if "version" in keys and (any(k in keys for k in _FIRMWARE_KEYS) or "firmware/" in hint):
+        return KIND_FIRMWARE_INFO, dfi.parse_firmware_version_info
+    if "version" in keys and (any(k in keys for k in _DRIVER_KEYS) or "driver/" in hint):
+        return KIND_DRIVER_INFO, dfi.parse_driver_version_info
+    if pairs and all(_ENV_NAME.match(k) for k, _ in pairs):
+        return KIND_ENV_VARS, _parse_env
+    return None
+
+
+def _parse_env(text: str) -> Dict[str, str]:
+    out: Dict[str, str] = {}
+    for line in text.splitlines():
+        kv = _kv(line)
+        if kv is not None:
+            out[kv[0]] = kv[1]
+    return out
+
+
+def parse_pasted_text(text: str, truncated: bool = False) -> PastedText:
+    """Cut ``text`` into recognised segments and unrecognised line ranges (never raises for text)."""
+    if not isinstance(text, str):
+        raise PastedTextError(f"expected text, got {type(text).__name__}")
+    lines, cut = _clean(text)
+    cutter = _Cutter(lines)
+    cutter.run()
+    unrecognised = _ranges(cutter.unrecognised, lines)
+    warnings = list(cutter.warnings)
+    if truncated or cut:
+        warnings.append(f"only the first {MAX_PASTE_BYTES // (1024 * 1024)} MiB / {MAX_LINES} lines were read")
+    segments = tuple(sorted(cutter.segments, key=lambda s: s.first_line))
+    return PastedText(segments, unrecognised, len(lines), truncated or cut, tuple(warnings))
+
+
+def _ranges(lines: List[Line], every: List[Line]) -> Tuple[LineRange, ...]:
+    """Group unrecognised lines into ranges of consecutive lines (blank lines do not break them)."""
+    numbers = sorted({ln.number for ln in lines})
+    if not numbers:
+        return ()
+    by_number = {ln.number: ln for ln in every}
+    out: List[LineRange] = []
+    start = prev = numbers[0]
+    for number in numbers[1:]:
+        gap = range(prev + 1, number)
+        if all(not by_number[k].stripped for k in gap):
+            prev = number
+            continue
+        out.append(LineRange(start, prev, _preview(by_number[start].text)))
+        start = prev = number
+    out.append(LineRange(start, prev, _preview(by_number[start].text)))
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# What the segments say
+
+
+_NOT_COLLECTED = ("could not collect", "n/a", "none", "no cuda", "not set", "-", "")
+
+
+def _value(text: Optional[str]) -> Optional[str]:
+    if text is None or text.strip().lower() in _NOT_COLLECTED:
+        return None
+    return text.strip()
+
+
+@dataclass
+class PastedFacts:
+    """The facts the pasted text establishes (None / empty when it does not say)."""
+
+    driver_version: Optional[str] = None  # from a pasted driver version.info (installed)
+    running_driver_version: Optional[str] = None  # from the npu-smi banner's "Version:"
+    firmware_version: Optional[str] = None
+    cann_version: Optional[str] = None
+    npu_smi_version: Optional[str] = None
+    npu_type: Optional[str] = None  # llamafactory's "NPU type" when no table was pasted
+    chips: Tuple[str, ...] = ()  # chip names in table order (one per chip / die)
+    npu_ids: Tuple[int, ...] = ()
+    python_version: Optional[str] = None
+    packages: Dict[str, str] = field(default_factory=dict)  # distribution name as printed -> version
+    env: Dict[str, str] = field(default_factory=dict)
+    os: Optional[str] = None
+    kernel: Optional[str] = None
+    arch: Optional[str] = None
+    cpu_count: Optional[int] = None
+    env_dumps: int = 0  # environment dumps seen (collect_env, llamafactory-cli env)
+    notes: List[str] = field(default_factory=list)
+
+    @property
+    def chip_count(self) -> int:
+        return len(self.chips)
+
+    def package(self, name: str) -> Optional[str]:
+        want = _dist(name)
+        return next((v for k, v in self.packages.items() if _dist(k) == want), None)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"driver_version": self.driver_version, "running_driver_version": self.running_driver_version,
+                "firmware_version": self.firmware_version,
+                "cann_version": self.cann_version, "npu_smi_version": self.npu_smi_version,
+                "npu_type": self.npu_type, "chips": list(self.chips), "chip_count": self.chip_count,
+                "npu_ids": list(self.npu_ids), "python_version": self.python_version,
+                "packages": dict(self.packages), "env_names": sorted(self.env), "os": self.os,
+                "kernel": self.kernel, "arch": self.arch, "cpu_count": self.cpu_count}
+
+
+def _dist(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name.lower())
+
+
+def kernel_from_platform(platform: Optional[str]) -> Tuple[Optional[str], Optional[str]]:
+    """``Linux-5.10.0-182.0.0.95.oe2203sp3.aarch64-aarch64-with-glibc2.35`` -> (kernel, arch).
+
+    Python's ``platform.platform()`` joins system, release, machine and the libc with ``-``; the
+    release itself may hold dashes, so the machine is found from the right.
+    """
+    if not platform or not platform.startswith("Linux-"):
+        return None, None
+    body = platform[len("Linux-"):]
+    body = body.split("-with-", 1)[0]
+    release, _, machine = body.rpartition("-")
+    if not release or not re.match(r"^(aarch64|x86_64|arm64|amd64|ppc64le|riscv64|loongarch64)$", machine):
+        return None, None
+    return release, machine
+
+
+def summarise(pasted: PastedText) -> PastedFacts:
+    """Everything the recognised segments say, the first statement of each fact winning."""
+    facts = PastedFacts()
+    for segment in pasted.segments:
+        if segment.kind in (KIND_COLLECT_ENV, KIND_LLAMAFACTORY):
+            _from_collect_env(segment.record, facts)
+        elif segment.kind == KIND_NPU_SMI_INFO:
+            _from_table(segment.record, facts)
+        elif segment.kind == KIND_DRIVER_INFO:
+            facts.driver_version = facts.driver_version or getattr(segment.record, "version", None)
+        elif segment.kind == KIND_FIRMWARE_INFO:
+            facts.firmware_version = facts.firmware_version or getattr(segment.record, "version", None)
+        elif segment.kind == KIND_CANN_INFO:
+            if getattr(segment.record, "package_name", "") in (None, "", "Ascend-cann-toolkit"):
+                facts.cann_version = facts.cann_version or getattr(segment.record, "version", None)
+            facts.arch = facts.arch or getattr(segment.record, "arch", None)
+        elif segment.kind == KIND_ENV_VARS:
+            _add_env(segment.record, facts)
+    return facts
+
+
+def _from_table(info: Any, facts: PastedFacts) -> None:
+    if facts.chips:
+        facts.notes.append("a second npu-smi table was pasted; the first one is used")
+        return
+    facts.chips = tuple(d.name or "?" for d in info.devices)
+    facts.npu_ids = tuple(info.npu_ids)
+    facts.npu_smi_version = facts.npu_smi_version or info.version
+    # The banner's "Version:" is the driver that runs; driver_version is the installed one (version.info).
+    facts.running_driver_version = facts.running_driver_version or info.driver_version
+
+
+def _from_collect_env(record: Any, facts: PastedFacts) -> None:
+    facts.env_dumps += 1
+    if facts.env_dumps > 1:
+        # Two dumps may come from two machines or two venvs: mixing their packages would grade a
+        # Python that exists nowhere. The first one speaks for the Python side.
+        facts.notes.append(f"a second environment dump ({record.layout}) was pasted; its Python, packages and "
+                           "OS are not used (the first dump's are)")
+    if record.npu_smi_text:
+        from ascend_doctor.parsers.npu_smi import NpuSmiParseError, parse_npu_smi_info
+
+        try:
+            _from_table(parse_npu_smi_info(record.npu_smi_text), facts)
+        except NpuSmiParseError as exc:
+            facts.notes.append(f"the NPU table of the environment dump cannot be read: {exc}")
+    facts.npu_type = facts.npu_type or _value(record.npu_type)
+    facts.cann_version = facts.cann_version or _value(record.cann_version)
+    if facts.env_dumps > 1:
+        return
+    facts.python_version = facts.python_version or _value(record.python_version)
+    kernel, machine = kernel_from_platform(record.python_platform)
+    os_name = _value(record.os)
+    arch = _value(record.arch)
+    if os_name and os_name.endswith(")") and "(" in os_name:
+        os_name = os_name.rsplit("(", 1)[0].strip() or os_name
+    facts.os = facts.os or os_name
+    facts.kernel = facts.kernel or kernel
+    facts.arch = facts.arch or arch or machine
+    cpus = record.labels.get("cpu(s)")
+    if facts.cpu_count is None and cpus and cpus.strip().isdigit():
+        facts.cpu_count = int(cpus.strip())
+    packages: Dict[str, str] = {}
+    for name, version in record.packages.items():
+        if _value(version):
+            packages[name] = version
+    named = {"torch": record.torch_version, "vllm": record.vllm_version, "vllm_ascend": record.vllm_ascend_version}
+    for label, dist in (("transformers version", "transformers"), ("datasets version", "datasets"),
+                        ("accelerate version", "accelerate"), ("peft version", "peft"), ("trl version", "trl"),
+                        ("deepspeed version", "deepspeed"), ("llamafactory version", "llamafactory")):
+        named[dist] = record.labels.get(label)
+    for dist, version in named.items():
+        words = (_value(version) or "").split()
+        if words and not any(_dist(k) == _dist(dist) for k in packages):
+            packages[dist] = words[0]
+    for name, version in packages.items():
+        if facts.package(name) is None:
+            facts.packages[name] = version
+    _add_env(record.env, facts)
+
+
+def _elided(value: str) -> bool:
+    """A value the author shortened (``[... elided ...]``, ``/usr/...``): not the real value."""
+    return "..." in value or "\u2026" in value
+
+
+def _add_env(env: Dict[str, str], facts: PastedFacts) -> None:
+    for name, value in env.items():
+        if _elided(value):
+            facts.notes.append(f"{name} was shortened in the pasted text ({_preview(value)}); not used")
+            continue
+        facts.env.setdefault(name, value)
+
+
+__all__ = [
+    "GRADED_KINDS", "KIND_ASCEND_INSTALL_INFO", "KIND_CANN_INFO", "KIND_COLLECT_ENV", "KIND_DRIVER_INFO",
+    "KIND_ENV_VARS", "KIND_FIRMWARE_INFO", "KIND_LLAMAFACTORY", "KIND_NPU_SMI_BOARD", "KIND_NPU_SMI_INFO",
+    "KIND_NPU_SMI_LIST", "KIND_NPU_SMI_OTHER", "KIND_NPU_SMI_TOPO", "KIND_NPU_SMI_USAGES", "LineRange",
+    "PastedFacts", "PastedText", "PastedTextError", "Segment", "decode_paste", "kernel_from_platform",
+    "parse_pasted_text", "summarise",
+]
