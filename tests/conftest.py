@@ -15,6 +15,21 @@ from .report_schema import validate_report
 
 
 @pytest.fixture(autouse=True)
+def _home_is_a_temporary_folder(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+                                ) -> Iterator[None]:
+    """Tests never write into the user's home, cache or data folders: every place the tool (or a
+    library it calls) could write per-user data points into a temporary folder."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    for name, sub in (("XDG_CACHE_HOME", ".cache"), ("XDG_DATA_HOME", ".local/share"),
+                      ("XDG_CONFIG_HOME", ".config"), ("XDG_STATE_HOME", ".local/state")):
+        monkeypatch.setenv(name, str(home / sub))
+    monkeypatch.delenv("ASCEND_DOCTOR_DATA_DIR", raising=False)
+    monkeypatch.delenv("ASCEND_DOCTOR_MATRIX", raising=False)
+    yield
+
+
+@pytest.fixture(autouse=True)
 def _every_json_report_matches_the_schema(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     import ascend_doctor.render.json as json_render
 
