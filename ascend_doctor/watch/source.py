@@ -100,8 +100,9 @@ def replay_files(directory: str) -> List[str]:
 
     ``*.txt`` files hold the standard output of one ``npu-smi info`` each; a ``*.timeout`` file
     stands for an ``npu-smi`` that hung at that point (its content, if a number, is the seconds
-    it was waited for). Other names, hidden files and sub-directories are ignored, so a README
-    can sit beside the captures. Name them so that they sort: ``0001.txt``, ``0002.txt``...
+    it was waited for). Other names, hidden files, sub-directories and anything that is not a
+    regular file (or a link to one) are ignored, so a README can sit beside the captures.
+    Name them so that they sort: ``0001.txt``, ``0002.txt``...
     """
     try:
         entries = sorted(os.listdir(directory))
@@ -121,7 +122,7 @@ def replay_files(directory: str) -> List[str]:
             continue
         path = os.path.join(directory, name)
         try:
-            mode = os.lstat(path).st_mode
+            mode = os.stat(path).st_mode  # a link to a capture is fine; a FIFO or device is not
         except OSError:
             continue
         if stat.S_ISREG(mode):
@@ -133,7 +134,7 @@ def replay_files(directory: str) -> List[str]:
 
 def _read_capture(path: str) -> str:
     """A regular file's text, bounded; never opens a FIFO or device (O_NONBLOCK + fstat)."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
     fd = os.open(path, flags)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):

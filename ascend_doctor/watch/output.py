@@ -1,0 +1,111 @@
+"""How samples and alerts are shown: plain lines, JSON lines, or a live table on a terminal.
+
+* plain (text format, not a terminal, or ``-o FILE``): one line per chip per sample;
+* JSON (``--format json``): one object per line, ``"type": "sample"`` or ``"type": "alert"``;
+* table (text format on a terminal): one rich table per chip row, redrawn at each sample.
+
+Alerts always go to stderr as one human line each, whatever the format.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Dict, List, Optional, Sequence
+
+from ascend_doctor.watch.alerts import EVENT_RAISE, Alert
+from ascend_doctor.watch.model import ChipSample, Sample
+
+MAX_PROCESSES_SHOWN = 3
+
+
+def _num(value: Optional[float], unit: str = "", digits: int = 1) -> str:
+    if value is None:
+        return "-"
+    text = f"{value:.{digits}f}".rstrip("0").rstrip(".") if digits else f"{value:.0f}"
+    return f"{text}{unit}"
+
+
+def clock_text(epoch: float) -> str:
+    return time.strftime("%H:%M:%S", time.localtime(epoch))
+
+
+def memory_text(chip: ChipSample) -> str:
+    if chip.memory_used_mb is None or chip.memory_total_mb is None:
+        return "-"
+    kind = chip.memory_kind.upper()
+    pct = chip.memory_used_pct
+    share = "" if pct is None else f" ({pct:.1f}%)"
+    return f"{kind} {chip.memory_used_mb}/{chip.memory_total_mb} MB{share}"
+
+
+def processes_text(chip: ChipSample) -> str:
+    if not chip.process_table:
+        return "processes ?"
+    if not chip.processes:
+        return "no processes"
+    shown = [f"{p.pid} {p.name or '?'} {_num(p.memory_mb, ' MB', 0)}" for p in chip.processes[:MAX_PROCESSES_SHOWN]]
+    more = len(chip.processes) - MAX_PROCESSES_SHOWN
+    if more > 0:
+        shown.append(f"+{more} more")
+    return ", ".join(shown)
+
+
+def sample_lines(sample: Sample) -> List[str]:
+    """Plain lines for one sample: one per chip, or one saying why the sample is stale."""
+    head = f"{clock_text(sample.time)} #{sample.seq}"
+    if sample.stale:
+        return [f"{head} STALE {sample.reason}"]
+    lines = []
+    for chip in sample.chips:
+        lines.append(
+            f"{head} NPU {chip.npu_id} chip {chip.chip_id} {chip.name} {chip.health_printed} "
+            f"{_num(chip.temp_c, 'C')} {_num(chip.power_w, 'W')} AICore {_num(chip.aicore_pct, '%')} "
+            f"{memory_text(chip)} | {processes_text(chip)}"
+        )
+    if not lines:
+        lines.append(f"{head} npu-smi info lists no chip")
+    return lines
+
+
+def alert_line(alert: Alert) -> str:
+    word = "ALERT" if alert.event == EVENT_RAISE else "CLEAR"
+    return f"{clock_text(alert.time)} #{alert.seq} {word} {alert.level} {alert.kind}: {alert.message}"
+
+
+def json_line(data: Dict[str, Any]) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def build_table(sample: Sample, last_fresh: Optional[Sample], active: Sequence[Alert]) -> Any:
+    """A rich Table of the latest readable sample, titled with the state of the latest one."""
+    from rich.table import Table
+    from rich.text import Text
+
+    shown = last_fresh if sample.stale else sample
+    title = Text(f"ascend-doctor watch  {sample.host}  {clock_text(sample.time)}  sample #{sample.seq}")
+    if sample.stale:
+        title.append(f"  STALE: {sample.reason}", style="bold red")
+    table = Table(title=title, title_justify="left", expand=False)
+    for header, justify in (("NPU", "right"), ("Chip", "right"), ("Name", "left"), ("Health", "left"),
+                            ("Temp", "right"), ("Power", "right"), ("AICore", "right"), ("Memory", "left"),
+                            ("Processes", "left"), ("Alerts", "left")):
+        table.add_column(header, justify=justify)  # type: ignore[arg-type]
+    by_chip: Dict[Any, List[Alert]] = {}
+    for alert in active:
+        by_chip.setdefault((alert.npu_id, alert.chip_id), []).append(alert)
+    dim = "dim" if sample.stale else ""
+    for chip in shown.chips if shown is not None else ():
+        alerts = by_chip.get((chip.npu_id, chip.chip_id), [])
+        alert_text = Text()
+        for index, alert in enumerate(alerts):
+            if index:
+                alert_text.append(", ")
+            alert_text.append(alert.kind, style="red" if alert.level == "FAIL" else "yellow")
+        health_style = "green" if chip.health == "OK" else "bold red"
+        table.add_row(
+            str(chip.npu_id), str(chip.chip_id), Text(chip.name), Text(chip.health_printed, style=health_style),
+            _num(chip.temp_c, " C"), _num(chip.power_w, " W"), _num(chip.aicore_pct, " %"),
+            Text(memory_text(chip)), Text(processes_text(chip)), alert_text, style=dim,
+        )
+    return table
