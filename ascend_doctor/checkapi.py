@@ -5,7 +5,7 @@ A check is a module in ``checks/`` (shipped as ``ascend_doctor.checks``) that de
     CHECK = CheckSpec(
         id="ASC-DRV-001",
         title="Ascend driver is installed",
-        requires=("npu_host",),          # preconditions; unmet -> SKIP with the reason
+        requires=("npus",),              # see ascend_doctor/requirements.py; unmet -> SKIP
         what="...", why="...", fix="...",  # printed by `ascend-doctor explain ID`
     )
 
@@ -177,26 +177,6 @@ class Check:
     spec: CheckSpec
     run: RunFunc
     module: str
-
-
-@dataclass(frozen=True)
-class Precondition:
-    """A named applicability test; returns None when met, else the SKIP reason."""
-
-    name: str
-    test: Callable[[CheckContext], Optional[str]]
-    description: str
-
-
-PRECONDITIONS: Dict[str, Precondition] = {}
-
-
-def precondition(name: str, description: str) -> Callable[[Callable[[CheckContext], Optional[str]]], Any]:
-    def register(func: Callable[[CheckContext], Optional[str]]) -> Callable[[CheckContext], Optional[str]]:
-        PRECONDITIONS[name] = Precondition(name, func, description)
-        return func
-
-    return register
 
 
 def validate_spec(spec: CheckSpec) -> List[str]:

@@ -43,7 +43,9 @@ def load_catalogue() -> Tuple[List[Check], List[str]]:
         if not isinstance(spec, CheckSpec) or not callable(run):
             problems.append(f"{module_name}: a check module must define CHECK (CheckSpec) and run(ctx)")
             continue
-        spec_problems = validate_spec(spec)
+        from ascend_doctor.requirements import problems as requirement_problems
+
+        spec_problems = validate_spec(spec) + [f"{spec.id}: {p}" for p in requirement_problems(spec.requires)]
         if spec.id in seen:
             spec_problems.append(f"{spec.id} is defined by both {seen[spec.id]} and {module_name}")
         if spec.id in RETIRED_IDS:
@@ -74,6 +76,27 @@ def select_checks(select: Sequence[str] = (), ignore: Sequence[str] = ()) -> Lis
     if ignore:
         checks = [c for c in checks if not matches(c.spec.id, ignore)]
     return checks
+
+
+def closest_ids(value: str, ids: Sequence[str], count: int = 3) -> List[str]:
+    """Check ids and id prefixes ("ASC-DRV") nearest to a mistyped --select/--ignore value."""
+    import difflib
+
+    areas = sorted({"-".join(i.split("-")[:2]) for i in ids})
+    candidates = areas + sorted(ids)
+    want = value.strip().upper()
+    found: List[str] = []
+    if not want.startswith("ASC-") and any(c.startswith("ASC-" + want) for c in candidates):
+        found.append("ASC-" + want)  # "DRV" for "ASC-DRV"
+    for match in difflib.get_close_matches(want, candidates, n=count, cutoff=0.5):
+        if match not in found:
+            found.append(match)
+    return found[:count]
+
+
+def unmatched_prefixes(prefixes: Sequence[str], ids: Sequence[str]) -> List[str]:
+    """The --select/--ignore values that match no check id (a typo must not run zero checks)."""
+    return [p for p in prefixes if p.strip() and not any(matches(i, (p,)) for i in ids)]
 
 
 def find_check(check_id: str) -> Optional[Check]:

@@ -11,12 +11,13 @@ import traceback
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ascend_doctor import __version__
-from ascend_doctor.checkapi import PRECONDITIONS, Check, CheckContext, Finding, FixAction, NotApplicable, Status
+from ascend_doctor.checkapi import Check, CheckContext, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.facts import Facts, FactUnavailable
 from ascend_doctor.host.base import Host
 from ascend_doctor.options import RunOptions
 from ascend_doctor.registry import load_catalogue, matches
 from ascend_doctor.report import Report, Result
+from ascend_doctor.requirements import unmet
 
 # Commands most checks need: started together so a hung npu-smi costs one timeout, not several.
 PREFETCH_COMMANDS = (("npu-smi", "info"), ("dmesg",))
@@ -31,8 +32,6 @@ def run_checks(
     matrix_info: Optional[Dict[str, Any]] = None,
     progress: Optional[ProgressFunc] = None,
 ) -> Report:
-    import ascend_doctor.preconditions  # noqa: F401  (registers the named preconditions)
-
     started = time.monotonic()
     facts = Facts(host, options)
     facts.matrix = matrix
@@ -109,14 +108,10 @@ def _run_one(check: Check, ctx: CheckContext) -> List[Result]:
                       time.monotonic() - start, actions)
 
     try:
-        for name in spec.requires:
-            pre = PRECONDITIONS.get(name)
-            if pre is None:
-                return [result(Status.ERROR, f"unknown precondition {name!r} in {check.module}")]
-            reason = pre.test(ctx)
-            if reason:
-                # Marked so renderers can fold "you did not ask for this" skips out of the way.
-                return [result(Status.SKIP, reason, evidence={"precondition": name})]
+        missing = unmet(spec.requires, ctx)
+        if missing is not None:
+            # Marked so renderers can fold "you did not ask for this" skips out of the way.
+            return [result(Status.SKIP, missing[1], evidence={"precondition": missing[0]})]
         findings = list(check.run(ctx))
     except NotApplicable as exc:
         return [result(Status.SKIP, str(exc) or "not applicable on this host")]

@@ -12,8 +12,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
 
-import ascend_doctor.preconditions  # noqa: F401  (registers the named preconditions)
-from ascend_doctor.checkapi import PRECONDITIONS, CheckContext, NotApplicable
+from ascend_doctor.checkapi import CheckContext, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.records import ChipSummary
 from ascend_doctor.host.base import PythonEnv
@@ -22,6 +21,7 @@ from ascend_doctor.model.files import LocalFiles
 from ascend_doctor.model.manifest import build_manifest
 from ascend_doctor.options import RunOptions
 from ascend_doctor.registry import load_catalogue
+from ascend_doctor.requirements import unmet
 
 from .test_model_inspect import HF_MODELING, build_from_tree, converted_config, make_fp8, sample, tree_names
 
@@ -46,10 +46,9 @@ def run(check: str, model_dir: Path, chip: Optional[ChipSummary] = None, env: Op
     options = RunOptions(model_dir=str(model_dir), vllm_args=vllm_args, verify_manifest=verify)
     facts = SeededFacts(options, {"npu_chip": chip, "python_env": env})
     ctx = CheckContext(facts=facts, matrix=None, options=options)
-    for name in module.CHECK.requires:
-        reason = PRECONDITIONS[name].test(ctx)
-        if reason:
-            return [("SKIP", reason, "", None)]
+    missing = unmet(module.CHECK.requires, ctx)
+    if missing:
+        return [("SKIP", missing[1], "", None)]
     try:
         return [(f.status.value, f.message, f.remediation, f.scope) for f in module.run(ctx)]
     except NotApplicable as exc:

@@ -1,0 +1,153 @@
+"""What a check needs before it can say anything: declared in ``CheckSpec.requires``, tested by
+the runner, which reports an unmet requirement as SKIP with a generated reason. Checks therefore
+do not open with "if there is no model, return".
+
+A requirement is a short string:
+
+``input:model`` / ``input:manifest`` / ``input:config`` / ``input:rank_table``
+    an input given on the command line (``--model``, ``--verify``, ``--config`` or ``--vllm-args``,
+    ``--rank-table``);
+``fact:<name>``
+    a fact that can be established here (its provider did not raise ``FactUnavailable``);
+``npus``
+    npu-smi answered and listed at least one NPU;
+``family:<F>[,<F>...]``
+    the host's NPUs are of one of these chip families (A2, A3, 310P, 310B, 910, 950);
+``engine:<name>``
+    a serving engine is installed (mindie, vllm-ascend, vllm, mindspeed);
+``container`` / ``not-container``
+    the run is (is not) inside a container.
+
+The bare names of earlier versions (``model``, ``manifest``, ``serving_config``, ``npu_devices``)
+still work.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, Optional, Sequence, Tuple
+
+from ascend_doctor.checkapi import CheckContext
+from ascend_doctor.facts import Facts, FactUnavailable
+
+ALIASES = {"model": "input:model", "manifest": "input:manifest", "serving_config": "input:config",
+           "npu_devices": "npus"}
+# How an input requirement is named to users, and the key the renderers fold "not asked for" by.
+INPUT_FLAGS = {"model": "--model DIR", "manifest": "--verify MANIFEST", "config": "--config FILE / --vllm-args",
+               "rank_table": "--rank-table FILE"}
+# The evidence key an unmet input is reported under (renderers fold these "not asked for" skips).
+_INPUT_KEYS = {"config": "serving_config"}
+ENGINE_NAMES = {"mindie": "MindIE", "vllm-ascend": "vLLM-Ascend", "vllm": "vLLM", "mindspeed": "MindSpeed"}
+
+
+class UnknownRequirement(ValueError):
+    """A check declares a requirement the runner does not know: a bug, reported as ERROR."""
+
+
+def normalize(requirement: str) -> str:
+    return ALIASES.get(requirement, requirement)
+
+
+def problems(requires: Sequence[str]) -> Sequence[str]:
+    """Requirements that the runner would not understand (checked when the catalogue loads)."""
+    out = []
+    declared = Facts.declared()
+    for raw in requires:
+        req = normalize(raw)
+        kind, _, arg = req.partition(":")
+        if kind == "input" and arg in INPUT_FLAGS:
+            continue
+        if kind == "fact" and arg in declared:
+            continue
+        if kind == "family" and arg:
+            continue
+        if kind == "engine" and arg in ENGINE_NAMES:
+            continue
+        if req in ("npus", "container", "not-container"):
+            continue
+        out.append(f"unknown requirement {raw!r}")
+    return out
+
+
+def unmet(requires: Sequence[str], ctx: CheckContext) -> Optional[Tuple[str, str]]:
+    """The first unmet requirement as (the key to report it under, the SKIP reason), or None."""
+    for raw in requires:
+        req = normalize(raw)
+        kind, _, arg = req.partition(":")
+        test = _TESTS.get(kind) if ":" in req else _TESTS.get(req)
+        if test is None:
+            raise UnknownRequirement(f"unknown requirement {raw!r} in CheckSpec.requires")
+        reason = test(ctx, arg)
+        if reason:
+            return (_INPUT_KEYS.get(arg, arg) if kind == "input" else req), reason
+    return None
+
+
+def _input(ctx: CheckContext, name: str) -> Optional[str]:
+    options = ctx.options
+    if name == "model":
+        return None if options.model_dir else "no model given (use --model DIR)"
+    if name == "manifest":
+        if not options.model_dir:
+            return "no model given (use --model DIR --verify MANIFEST)"
+        return None if options.verify_manifest else "no manifest given (use --verify MANIFEST)"
+    if name == "config":
+        if options.serving_config or options.vllm_args:
+            return None
+        return 'no serving configuration given (use --config FILE or --vllm-args "...")'
+    if name == "rank_table":
+        return None if getattr(options, "rank_table", None) else "no rank table given (use --rank-table FILE)"
+    return f"unknown input {name!r}"
+
+
+def _fact(ctx: CheckContext, name: str) -> Optional[str]:
+    fact = Facts.declared().get(name)
+    if fact is None:
+        return f"unknown fact {name!r}"
+    try:
+        ctx.facts.value(fact)
+    except FactUnavailable as exc:
+        return f"cannot be checked here: {exc.reason}"
+    except Exception:
+        return None  # a provider bug: let the check run and turn it into an ERROR
+    return None
+
+
+def _npus(ctx: CheckContext, _arg: str) -> Optional[str]:
+    info = ctx.facts.maybe(Facts.npu_smi)
+    if info is None or not info.devices:
+        return "no NPU devices were listed by npu-smi"
+    return None
+
+
+def _family(ctx: CheckContext, families: str) -> Optional[str]:
+    wanted = [f.strip() for f in families.split(",") if f.strip()]
+    chip = ctx.facts.maybe(Facts.npu_chip)
+    if chip is None:
+        return f"needs an {'/'.join(wanted)} NPU and npu-smi lists none"
+    if chip.family not in wanted:
+        return f"applies to {'/'.join(wanted)} NPUs; this host has {chip.name} ({chip.family or 'unknown family'})"
+    return None
+
+
+def _engine(ctx: CheckContext, name: str) -> Optional[str]:
+    engines = ctx.facts.maybe(Facts.engines)
+    label = ENGINE_NAMES.get(name, name)
+    if engines is None or label not in engines.installed_engines():
+        return f"{label} is not installed here"
+    return None
+
+
+def _container(ctx: CheckContext, _arg: str) -> Optional[str]:
+    info = ctx.facts.maybe(Facts.container)
+    return None if info is not None and info.in_container else "not running inside a container"
+
+
+def _not_container(ctx: CheckContext, _arg: str) -> Optional[str]:
+    info = ctx.facts.maybe(Facts.container)
+    return "inside a container (this is checked on the host)" if info is not None and info.in_container else None
+
+
+_TESTS: Dict[str, Callable[[CheckContext, str], Optional[str]]] = {
+    "input": _input, "fact": _fact, "npus": _npus, "family": _family, "engine": _engine,
+    "container": _container, "not-container": _not_container,
+}
