@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, Optional
 
 from ascend_doctor.facts import Facts, provider
+from ascend_doctor.facts.origin import require_model_folder, require_weights
 from ascend_doctor.model.files import LocalFiles, walk_model_dir
 from ascend_doctor.model.inspect import inspect_model_dir
 from ascend_doctor.model.manifest import (
@@ -34,6 +35,7 @@ def model(facts: Facts) -> ModelFacts:
     path = facts.options.model_dir
     if not path:
         raise NoModelGiven("no model directory given (use --model DIR)")
+    require_model_folder(facts, path)  # --from: a folder the snapshot did not record is SKIP
     return inspect_model_dir(facts.host, path)
 
 
@@ -67,6 +69,8 @@ def model_manifest_check(facts: Facts) -> ManifestCheck:
     model_dir, manifest_path = facts.options.model_dir, facts.options.verify_manifest
     if not model_dir or not manifest_path:
         raise NoModelGiven("--verify needs --model DIR and a manifest file")
+    require_model_folder(facts, model_dir)
+    require_weights(facts, model_dir)
     try:
         manifest = load_manifest(LocalFiles(), manifest_path)
     except ManifestError as exc:

@@ -55,3 +55,32 @@ def require_stated(facts_or_host: Any, what: str) -> None:
     """
     if not absence_is_evidence(facts_or_host):
         raise FactUnavailable(f"{what}: {_PHRASES[PASTED_TEXT]}")
+
+
+def require_model_folder(facts: Any, path: str) -> None:
+    """``--model DIR`` with ``--from``/``--from-text``: a folder the snapshot lacks is SKIP, not FAIL.
+
+    On the live machine a missing folder is a finding (ASC-MDL-001 says so); in a snapshot it
+    only means the folder was not recorded (``snapshot --model DIR`` records it).
+    """
+    kind = origin_kind(facts)
+    if kind == LIVE:
+        return
+    try:
+        present = facts.host.exists(path)
+    except Exception:  # a refused path and the like: let the inspection report it
+        return
+    if not present:
+        if kind == PASTED_TEXT:
+            raise FactUnavailable(f"{path} is {_PHRASES[PASTED_TEXT]}")
+        raise FactUnavailable(f"{path} is not in the snapshot (record it there with "
+                              f"`ascend-doctor snapshot --model {path} -o FILE`)")
+
+
+def require_weights(facts: Any, path: str) -> None:
+    """``--verify`` hashes the weights; a snapshot records only their sizes and headers: SKIP."""
+    recorded = getattr(facts.host, "recorded_model", None)
+    if callable(recorded) and recorded(path):
+        raise FactUnavailable(f"the weights of {path} are not in the snapshot (it records their sizes and "
+                              "headers only): run `ascend-doctor check --model DIR --verify MANIFEST` on the "
+                              "machine that holds them")

@@ -47,6 +47,7 @@ from ascend_doctor.host.base import (
     command_file_name,
 )
 from ascend_doctor.host.live import MAX_OUTPUT_BYTES, classify_exit
+from ascend_doctor.host.model_record import MODEL_FILES, MODEL_LISTING, RecordedModels
 from ascend_doctor.host.pyprobe import python_env_from_dict
 
 SNAPSHOT_FORMAT = 1
@@ -190,6 +191,7 @@ class SnapshotHost:
             self._env = _string_map(self._load_json("env.json"), "env.json")
             self._python = self._load_json("python.json")
             self._host = self._load_json("host.json")
+            self._models = self._load_models()
         except BaseException:
             self.close()
             raise
@@ -246,6 +248,30 @@ class SnapshotHost:
         if not isinstance(data, dict):
             raise SnapshotError(f"{name} must hold a JSON object, not {type(data).__name__}")
         return data
+
+    # -- recorded models (`snapshot --model DIR`, see ascend_doctor/host/model_record.py) -------------
+    def _load_models(self) -> Optional[RecordedModels]:
+        listing = self._load_json(MODEL_LISTING)
+        return RecordedModels(listing, self._stored_model_file) if listing is not None else None
+
+    def _stored_model_file(self, host_path: str) -> Optional[bytes]:
+        try:
+            resolved = self._top.resolve(f"{MODEL_FILES}/{host_path.lstrip('/')}")
+        except (_Missing, _Loop, PathRefused, FilePermissionDenied):
+            return None
+        if not statmod.S_ISREG(resolved.lstat.st_mode):
+            return None
+        with _open_nofollow(resolved.disk) as fh:
+            return fh.read(MAX_MEMBER_BYTES)
+
+    def _model(self, path: str) -> Optional[RecordedModels]:
+        """The model record when ``path`` lies in a model folder recorded with ``--model``."""
+        models = self._models
+        return models if models is not None and models.covers(path) else None
+
+    def recorded_model(self, path: str) -> bool:
+        """True when ``path`` is a model folder recorded by ``snapshot --model`` (sizes and headers only)."""
+        return self._models is not None and self._models.is_recorded_model(path)
 
     def info(self) -> HostInfo:
         meta = self._meta
@@ -353,6 +379,9 @@ class SnapshotHost:
             raise FileMissing(path, exc.strerror or str(exc)) from None
 
     def read_bytes(self, path: str, max_bytes: int = DEFAULT_MAX_READ_BYTES) -> bytes:
+        model = self._model(path)
+        if model is not None:
+            return model.read_bytes(path, max_bytes)
         with self._open_file(path, max_bytes) as fh:
             data = fh.read(max_bytes + 1)
         if len(data) > max_bytes:
@@ -363,15 +392,24 @@ class SnapshotHost:
         return self.read_bytes(path, max_bytes).decode("utf-8", errors="replace")
 
     def open_binary(self, path: str) -> BinaryIO:
+        model = self._model(path)
+        if model is not None:
+            return model.open_binary(path)
         return self._open_file(path, None)
 
     def exists(self, path: str) -> bool:
+        model = self._model(path)
+        if model is not None:
+            return model.exists(path)
         try:
             return self._resolve(path) is not None
         except FileMissing:  # a loop: does not exist, as os.path.exists says
             return False
 
     def is_dir(self, path: str) -> bool:
+        model = self._model(path)
+        if model is not None:
+            return model.is_dir(path)
         try:
             resolved = self._resolve(path)
         except FileMissing:
@@ -379,6 +417,9 @@ class SnapshotHost:
         return resolved is not None and statmod.S_ISDIR(resolved.lstat.st_mode)
 
     def stat(self, path: str) -> Optional[FileStat]:
+        model = self._model(path)
+        if model is not None:
+            return model.stat(path)
         try:
             resolved = self._resolve(path, follow_last=False)
         except FileMissing:
@@ -400,6 +441,9 @@ class SnapshotHost:
                         mtime=st.st_mtime, mode=st.st_mode)
 
     def listdir(self, path: str) -> List[str]:
+        model = self._model(path)
+        if model is not None:
+            return model.listdir(path)
         try:
             resolved = self._resolve(path)
         except FileMissing:
@@ -414,6 +458,9 @@ class SnapshotHost:
             return []
 
     def readlink(self, path: str) -> Optional[str]:
+        model = self._model(path)
+        if model is not None:
+            return model.readlink(path)
         try:
             resolved = self._resolve(path, follow_last=False)
         except FileMissing:
@@ -428,6 +475,9 @@ class SnapshotHost:
         Like ``os.path.realpath``: a missing tail (or a loop) is kept as written. A path that
         leads outside the snapshot raises ``PathRefused``.
         """
+        model = self._model(path)
+        if model is not None:
+            return model.realpath(path)
         return "/" + "/".join(self._files.lenient_parts(path))
 
     # -- system facts -------------------------------------------------------------------
