@@ -203,3 +203,18 @@ def test_usage_errors_are_one_line() -> None:
     assert both.exit_code == 2
     absent = watch("--replay", "/nonexistent/captures")
     assert absent.exit_code == 2 and absent.stderr.count("\n") == 1 and "no such directory" in absent.stderr
+
+
+def test_docs_show_the_output_of_the_current_code() -> None:
+    """docs/watch.md pastes a real run on the planted replay; times differ, the rest must not."""
+    import re
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "watch.md").read_text(encoding="utf-8")
+    result = watch("--replay", str(PLANTED), "--interval", "300")
+
+    def untimed(text: str) -> List[str]:
+        return [re.sub(r"^\d\d:\d\d:\d\d ", "", line) for line in text.splitlines()]
+
+    doc_lines = set(untimed(doc))
+    missing = [line for line in untimed(result.stdout) + untimed(result.stderr) if line not in doc_lines]
+    assert not missing, f"docs/watch.md is stale (regenerate its examples): {missing[:2]}"
