@@ -33,6 +33,10 @@ def load_matrix_or_exit(matrix_path: Optional[str]) -> Tuple[Any, Dict[str, Any]
 @click.command("check")
 @click.option("--from", "snapshot", metavar="SNAPSHOT", default=None,
               help="Check a machine snapshot (directory or .tar.gz) instead of this machine.")
+@click.option("--from-text", "from_text", metavar="FILE|-", default=None,
+              help="Check what a ticket's pasted text shows (collect_env / llamafactory-cli env output, "
+                   "npu-smi info, version.info files; - reads standard input). Checks whose inputs are not "
+                   "in the text are skipped; the report lists what was recognised.")
 @output_options
 @click.option("--timeout", type=click.FloatRange(0.1, 600), default=10.0, show_default=True,
               help="Seconds to wait for each command (a hung npu-smi becomes a graded result).")
@@ -60,7 +64,8 @@ def load_matrix_or_exit(matrix_path: Optional[str]) -> Tuple[Any, Dict[str, Any]
               help="Progress bar on stderr while hashing weights for --verify (default: when stderr is a terminal).")
 @click.option("-v", "--verbose", is_flag=True, help="Show evidence under each result.")
 @handle_errors
-def check(snapshot: Optional[str], fmt: str, output: Optional[str], timeout: float, python: Optional[str],
+def check(snapshot: Optional[str], from_text: Optional[str], fmt: str, output: Optional[str], timeout: float,
+          python: Optional[str],
           select: Tuple[str, ...], ignore: Tuple[str, ...], fail_on: str, matrix_path: Optional[str],
           model_dir: Optional[str], verify_manifest: Optional[str], serving_config: Optional[str],
           vllm_args: Optional[str], log_max_files: int, log_max_mb: int, progress: Optional[bool],
@@ -72,8 +77,17 @@ def check(snapshot: Optional[str], fmt: str, output: Optional[str], timeout: flo
       ascend-doctor check
       ascend-doctor check --format json -o report.json
       ascend-doctor check --from customer-snapshot.tar.gz
+      ascend-doctor check --from-text ticket-1234.txt      # a pasted collect_env / npu-smi info
+      ascend-doctor check --from node07.tar.gz --model /data/DeepSeek-R1-W8A8
       ascend-doctor check --select ASC-DRV,ASC-CANN --fail-on warn
       ascend-doctor check --model /data/DeepSeek-R1-W8A8 --config mindie-config.json
+
+    \b
+    With --from / --from-text the machine's facts come from the snapshot (or the text); of the
+    inputs, --model DIR is read from the snapshot (record it with `snapshot --model DIR`), while
+    --config FILE, --verify MANIFEST and --vllm-args come from this machine (a --config path
+    present in the snapshot is read from there). --verify needs the weights, which no snapshot
+    holds: it is skipped. Text with nothing recognisable exits 3.
 
     \b
     Exit codes: 0 ready (nothing at or above --fail-on), 1 at least one FAIL (or WARN with
@@ -86,6 +100,8 @@ def check(snapshot: Optional[str], fmt: str, output: Optional[str], timeout: flo
 
     if verify_manifest and not model_dir:
         raise click.UsageError("--verify needs --model DIR")
+    if snapshot and from_text:
+        raise click.UsageError("--from and --from-text cannot be used together")
     options = RunOptions(
         timeout_s=timeout, python=python, select=_split_prefixes(select), ignore=_split_prefixes(ignore),
         fail_on=fail_on, model_dir=model_dir, verify_manifest=verify_manifest, serving_config=serving_config,
@@ -93,12 +109,21 @@ def check(snapshot: Optional[str], fmt: str, output: Optional[str], timeout: flo
         extra=() if progress is None else (("progress", "1" if progress else "0"),),
     )
     matrix, matrix_info = load_matrix_or_exit(matrix_path)
+    pasted_notes: List[str] = []
+    host: Any
     try:
-        host = make_host(snapshot, timeout, python)
+        if from_text:
+            from ascend_doctor.host.pasted import open_pasted_text
+
+            host, pasted_notes = open_pasted_text(from_text)
+        else:
+            host = make_host(snapshot, timeout, python)
+    except ValueError as exc:  # PastedTextError: binary, or nothing recognisable
+        fail(f"cannot read pasted text {from_text}: {exc}", ExitCode.INCOMPLETE)
     except SnapshotError as exc:
         fail(f"cannot read snapshot {snapshot}: {exc}", ExitCode.INCOMPLETE)
     except OSError as exc:
-        fail(f"cannot read snapshot {snapshot}: {exc.strerror or exc}", ExitCode.INCOMPLETE)
+        fail(f"cannot read {snapshot or from_text}: {exc.strerror or exc}", ExitCode.INCOMPLETE)
     try:
         from ascend_doctor.runner import with_model_from_serving_config
 
@@ -111,6 +136,7 @@ def check(snapshot: Optional[str], fmt: str, output: Optional[str], timeout: flo
 
     from ascend_doctor.render import emit_report
 
+    report.notes.extend(pasted_notes)
     emit_report(report, fmt, output, verbose)
     sys.exit(int(report.exit_code))
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Optional
+from typing import Callable, Optional, Tuple
 
 import click
 
@@ -19,8 +19,12 @@ from ascend_doctor.host.base import DEFAULT_TIMEOUT_S
               help="Seconds to wait for each command (a hung npu-smi is recorded as hung).")
 @click.option("--python", "python", metavar="PATH", default=None,
               help="Interpreter whose packages are recorded (default: $VIRTUAL_ENV/bin/python, else python3).")
+@click.option("--model", "model_dirs", multiple=True, metavar="DIR",
+              help="Also record what the model checks read of this model folder (repeatable): config, index, "
+                   "quantization description and tokenizer files, every safetensors header, every file's size "
+                   "and link target; never the weights. `check --from SNAP --model DIR` then grades it.")
 @handle_errors
-def snapshot(output: str, timeout: float, python: Optional[str]) -> None:
+def snapshot(output: str, timeout: float, python: Optional[str], model_dirs: Tuple[str, ...]) -> None:
     """Capture this machine into a snapshot for support or offline checking.
 
     Records the outputs of npu-smi, dmesg, lspci ..., the Ascend version files and
@@ -33,6 +37,7 @@ def snapshot(output: str, timeout: float, python: Optional[str]) -> None:
     Examples:
       ascend-doctor snapshot -o node07.tar.gz
       ascend-doctor snapshot -o node07/ --timeout 20 --python /opt/venv/bin/python
+      ascend-doctor snapshot -o node07.tar.gz --model /data/models/DeepSeek-R1-W8A8
       ascend-doctor check --from node07.tar.gz     # replay it on any machine
     """
     from ascend_doctor.host.capture import capture_snapshot
@@ -45,12 +50,16 @@ def snapshot(output: str, timeout: float, python: Optional[str]) -> None:
             fail(f"cannot write {output}: folder {parent} does not exist", ExitCode.USAGE)
         if os.path.isdir(output):
             fail(f"{output} is a folder: add a trailing / to write the snapshot into it", ExitCode.USAGE)
+    for model_dir in model_dirs:
+        if not os.path.isdir(model_dir):
+            fail(f"--model {model_dir}: not a folder", ExitCode.USAGE)
 
     def progress(message: str) -> None:
         console.print(f"[dim]snapshot:[/dim] {message}")
 
     try:
-        summary = capture_snapshot(output, timeout_s=timeout, python=python, progress=progress)
+        summary = capture_snapshot(output, timeout_s=timeout, python=python, progress=progress,
+                                   finish=_finisher(model_dirs, progress))
     except FileExistsError as exc:
         fail(f"{exc}; choose an empty or new folder", ExitCode.USAGE)
     except OSError as exc:
@@ -60,3 +69,18 @@ def snapshot(output: str, timeout: float, python: Optional[str]) -> None:
     console.print(f"snapshot written to [bold]{summary.output}[/bold] "
                   f"({summary.commands} commands, {summary.files} files). Secret-looking environment "
                   "values were redacted; review before sharing.")
+
+
+def _finisher(model_dirs: Tuple[str, ...], say: Callable[[str], None]) -> Optional[Callable[[str], None]]:
+    """What runs on the finished tree before it is archived: the model metadata of --model."""
+    if not model_dirs:
+        return None
+
+    def finish(tree: str) -> None:
+        from ascend_doctor.host.model_record import record_models
+
+        say(f"recording model metadata (no weights) of {', '.join(model_dirs)}")
+        for note in record_models(tree, list(model_dirs)):
+            say(f"note: {note}")
+
+    return finish

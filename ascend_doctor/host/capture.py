@@ -219,7 +219,7 @@ def _quiet(_message: str) -> None:
 
 def capture_snapshot(output: str, timeout_s: float = DEFAULT_TIMEOUT_S, python: Optional[str] = None,
                      progress: Optional[Progress] = None, host: Optional[LiveHost] = None,
-                     fs_root: str = "/") -> CaptureSummary:
+                     fs_root: str = "/", finish: Optional[Callable[[str], object]] = None) -> CaptureSummary:
     """Record this machine into ``output`` (``.tar.gz``, or a folder when it ends with ``/``).
 
     ``fs_root`` lets tests capture files from a fake tree; commands always run on this machine.
@@ -235,7 +235,7 @@ def capture_snapshot(output: str, timeout_s: float = DEFAULT_TIMEOUT_S, python: 
             raise FileExistsError(f"{target} exists and is not empty")
         os.makedirs(target, exist_ok=True)
         summary = CaptureSummary(output=target)
-        _build(target, live, timeout_s, say, summary, fs_root)
+        _build(target, live, timeout_s, say, summary, fs_root, finish)
         return summary
     staging = tempfile.mkdtemp(prefix="ascend-doctor-capture-")
     try:
@@ -243,7 +243,7 @@ def capture_snapshot(output: str, timeout_s: float = DEFAULT_TIMEOUT_S, python: 
         tree = os.path.join(staging, stem)
         os.mkdir(tree)
         summary = CaptureSummary(output=output)
-        _build(tree, live, timeout_s, say, summary, fs_root)
+        _build(tree, live, timeout_s, say, summary, fs_root, finish)
         say(f"writing {output}")
         _write_archive(tree, stem, output)
         return summary
@@ -278,7 +278,7 @@ def _write_archive(tree: str, stem: str, output: str) -> None:
 
 
 def _build(tree: str, live: LiveHost, timeout_s: float, say: Progress, summary: CaptureSummary,
-           fs_root: str) -> None:
+           fs_root: str, finish: Optional[Callable[[str], object]] = None) -> None:
     say("running commands (npu-smi, dmesg, ...)")
     results = live.run_many(CAPTURE_COMMANDS, timeout=timeout_s)
     first = first_npu_id(results)
@@ -324,6 +324,8 @@ def _build(tree: str, live: LiveHost, timeout_s: float, say: Progress, summary: 
         "capture_notes": summary.notes,
     }
     _write_json(os.path.join(tree, "snapshot.json"), meta)
+    if finish is not None:  # e.g. --model: adds to the finished tree before it is archived
+        finish(tree)
 
 
 # -- commands -------------------------------------------------------------------------------
