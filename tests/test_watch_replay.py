@@ -35,7 +35,11 @@ PLANTED_ALERTS: List[Tuple[int, str, str, str, int, Any]] = [
 
 
 def watch(*args: str) -> Any:
-    return CliRunner().invoke(main, ["watch", *args], catch_exceptions=False)
+    try:  # click < 8.2 mixes stderr into stdout unless told not to
+        runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]
+    except TypeError:
+        runner = CliRunner()
+    return runner.invoke(main, ["watch", *args], catch_exceptions=False)
 
 
 def json_lines(text: str) -> List[Dict[str, Any]]:
