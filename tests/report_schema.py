@@ -1,4 +1,8 @@
-"""Validate JSON reports against docs/report-schema.json (used by every test that makes one)."""
+"""Validate JSON reports against docs/report-schema.json (used by every test that makes one).
+
+A probe report (``host.source`` "endpoint", from ``ascend-doctor probe``) is validated against
+docs/probe-report-schema.json instead.
+"""
 
 from __future__ import annotations
 
@@ -8,18 +12,21 @@ from pathlib import Path
 from typing import Any, Dict
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "docs" / "report-schema.json"
+PROBE_SCHEMA_PATH = SCHEMA_PATH.with_name("probe-report-schema.json")
 
 
-@functools.lru_cache(maxsize=1)
-def _validator() -> Any:
+@functools.lru_cache(maxsize=2)
+def _validator(path: Path = SCHEMA_PATH) -> Any:
     import jsonschema
 
-    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    schema = json.loads(path.read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator.check_schema(schema)
     return jsonschema.Draft202012Validator(schema)
 
 
 def validate_report(report: Dict[str, Any]) -> None:
-    errors = sorted(_validator().iter_errors(report), key=lambda e: list(e.path))
-    assert not errors, "report does not match docs/report-schema.json:\n" + "\n".join(
+    host = report.get("host") if isinstance(report, dict) else None
+    path = PROBE_SCHEMA_PATH if isinstance(host, dict) and host.get("source") == "endpoint" else SCHEMA_PATH
+    errors = sorted(_validator(path).iter_errors(report), key=lambda e: list(e.path))
+    assert not errors, f"report does not match docs/{path.name}:\n" + "\n".join(
         f"  {'/'.join(map(str, e.path))}: {e.message}" for e in errors[:20])

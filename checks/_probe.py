@@ -1,0 +1,44 @@
+"""Helpers shared by the ASC-SRV-* checks (the ``probe`` suite); not a check (the registry skips
+``_`` modules). The probe measures first (ascend_doctor/endpoint/measure.py) and hands the checks
+a ``ProbeFacts`` as ``ctx.facts``; the checks compare it with thresholds and nothing else."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from ascend_doctor.checkapi import CheckContext, NotApplicable
+from ascend_doctor.endpoint import engines
+from ascend_doctor.endpoint.records import ProbeFacts
+
+
+def probe_facts(ctx: CheckContext) -> ProbeFacts:
+    facts: Any = ctx.facts
+    if not isinstance(facts, ProbeFacts):
+        raise NotApplicable("graded by `ascend-doctor probe URL` only")
+    return facts
+
+
+def hints(facts: ProbeFacts) -> engines.EngineHints:
+    return engines.hints(facts.engine)
+
+
+def ms(seconds: Optional[float]) -> str:
+    return "?" if seconds is None else f"{seconds * 1000:.0f} ms"
+
+
+def secs(seconds: Optional[float]) -> str:
+    return "?" if seconds is None else f"{seconds:.2f} s"
+
+
+def num(value: Optional[float], digits: int = 1) -> str:
+    return "?" if value is None else f"{value:.{digits}f}"
+
+
+def quote(text: str, limit: int = 80) -> str:
+    """A short excerpt of model output, on one line, for a message."""
+    one = " ".join(text.split())
+    return (one[:limit] + "…") if len(one) > limit else one
+
+
+LOOK_AT_NPUS = ("`npu-smi info`: the chips' health, AICore % and HBM in use while the probe runs, "
+                "and which processes hold them")

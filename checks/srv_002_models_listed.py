@@ -1,0 +1,60 @@
+"""ASC-SRV-002: /v1/models lists the model being probed."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+
+from ._probe import hints, probe_facts
+
+CHECK = CheckSpec(
+    id="ASC-SRV-002",
+    title="/v1/models lists the model being probed",
+    suite="probe",
+    what="Reads the OpenAI model list (GET /v1/models): the served names, the engine (owned_by: \"vllm\" or "
+         "\"MindIE Server\") and vLLM's max_model_len; --model must be one of the names (default: the first).",
+    why="Clients address the model by its served name: a name the engine does not serve fails every request, "
+        "and a missing API key fails them all the same way.",
+    fix="Use a served name with --model (vLLM: --served-model-name; MindIE: ModelConfig.modelName); give the "
+        "API key with --api-key or ASCEND_DOCTOR_API_KEY.",
+)
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    facts = probe_facts(ctx)
+    info = facts.models
+    if info is None or info.answer.status is None:
+        raise NotApplicable(facts.not_measured("the model list"))
+    status = info.answer.status
+    if status in (401, 403):
+        yield Finding.fail(
+            f"GET /v1/models was refused (HTTP {status}): the endpoint wants an API key",
+            "Give the key the service was started with: `ascend-doctor probe URL --api-key KEY`, or "
+            "`export ASCEND_DOCTOR_API_KEY=KEY` (vLLM: the value of --api-key / $VLLM_API_KEY).",
+            status=status)
+        return
+    if status != 200:
+        yield Finding.warn(f"GET /v1/models answered HTTP {status} ({info.answer.detail}); the model name "
+                           f"cannot be checked", "Name the model with --model; see the engine's log "
+                           f"({hints(facts).logs}) for why the list is not served.", status=status)
+        return
+    if info.parse_error:
+        yield Finding.fail(info.parse_error, "The endpoint is not an OpenAI-compatible server, or a proxy in front "
+                           "of it rewrites answers: probe the engine's own port.", status=status)
+        return
+    names = [m.id for m in info.models]
+    if not names:
+        yield Finding.fail("/v1/models lists no model", f"The engine runs without a loaded model: see its log "
+                           f"({hints(facts).logs}).")
+        return
+    served = info.find(facts.model)
+    engine = hints(facts).name if facts.engine else "engine not recognised"
+    if served is None:
+        yield Finding.fail(f"model {facts.model!r} is not served here; served: {', '.join(names[:10])}",
+                           f"Probe a served name: --model {names[0]} (vLLM sets the name with "
+                           "--served-model-name; MindIE with ModelConfig.modelName).", served=names)
+        return
+    length = f", max_model_len {served.max_model_len}" if served.max_model_len else ""
+    yield Finding.passed(f"serves {', '.join(names[:10])} ({engine}{length}); probing {facts.model}",
+                         served=names, engine=facts.engine, max_model_len=served.max_model_len)

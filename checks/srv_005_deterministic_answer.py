@@ -1,0 +1,69 @@
+"""ASC-SRV-005: the deterministic answer matches the one saved earlier (--save / --compare)."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
+
+from ._probe import probe_facts, quote
+
+CHECK = CheckSpec(
+    id="ASC-SRV-005",
+    title="The deterministic answer matches the saved one",
+    suite="probe",
+    what="Replays the request saved with --save FILE (temperature 0, a fixed seed, no top_p: seed 003 §5.4) "
+         "and compares the answer, reasoning included, character by character with the saved one (--compare FILE).",
+    why="On the same hardware and software, greedy decoding with a fixed seed repeats itself: an answer that "
+        "changes after an upgrade (CANN, operators, engine, quantized weights) shows that the numerics changed "
+        "before users notice different answers.",
+    fix="Compare the two stacks (`ascend-doctor check --format json` before and after); across platforms "
+        "(GPU vs Ascend) judge the meaning of the answers, never the bytes (seed 003 §5.4).",
+)
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    facts = probe_facts(ctx)
+    settings = facts.settings
+    if not settings.save and not settings.compare:
+        yield Finding.skip("nothing to compare: no --save or --compare",
+                           "Save a reference now (`--save answer.json`) and compare after an upgrade "
+                           "(`--compare answer.json`).")
+        return
+    record = facts.deterministic
+    if record is None:
+        raise NotApplicable(facts.not_measured("the deterministic answer"))
+    dropped = " (the server refused `seed`: sent without it, so only temperature 0 pins the answer)" \
+        if "seed" in record.dropped_fields else ""
+    comparison = record.comparison
+    if settings.compare and comparison is not None:
+        if not comparison.loaded or (comparison.error and comparison.same is None):
+            yield Finding(Status.ERROR, f"could not compare with {comparison.file}: {comparison.error}",
+                          "Give a file written by `ascend-doctor probe --save`.", {"file": comparison.file})
+        elif comparison.same:
+            yield Finding.passed(f"identical to the answer saved in {comparison.file} at {comparison.saved_at} "
+                                 f"({comparison.current_chars} characters){dropped}", **comparison.to_dict())
+        else:
+            model_note = ""
+            if comparison.saved_model and comparison.saved_model != facts.model:
+                model_note = f" The saved answer came from model {comparison.saved_model!r}, this one from " \
+                             f"{facts.model!r}."
+            yield Finding.warn(
+                f"differs from the answer saved in {comparison.file} at {comparison.saved_at}: first difference at "
+                f"character {comparison.first_difference} (saved \"{quote(comparison.saved_excerpt)}\", now "
+                f"\"{quote(comparison.current_excerpt)}\"){dropped}.{model_note}",
+                "On the same hardware, a greedy answer with a fixed seed changes only when the numerics do: "
+                "compare the stacks of both runs (`ascend-doctor check --format json` then and now: driver, "
+                "CANN, torch_npu, engine version), the weights (`ascend-doctor model verify`) and the engine's "
+                "dtype / quantization flags. Across platforms (GPU vs Ascend) answers diverge after a few dozen "
+                "tokens by design (seed 003 §5.4): compare their meaning instead.",
+                **comparison.to_dict())
+    if settings.save:
+        if record.saved_to:
+            yield Finding.passed(f"answer saved to {record.saved_to} ({len(record.reply.content)} characters of "
+                                 f"answer, {len(record.reply.reasoning)} of reasoning){dropped}",
+                                 file=record.saved_to)
+        else:
+            yield Finding(Status.ERROR, f"the answer was not saved: {record.save_error}",
+                          "Give --save a writable path for a new file or an existing regular file.",
+                          {"file": settings.save})

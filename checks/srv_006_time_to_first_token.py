@@ -1,0 +1,63 @@
+"""ASC-SRV-006: time to first token at concurrency 1 is within the threshold (seed 003 §6)."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.endpoint import records as rec
+
+from ._probe import LOOK_AT_NPUS, hints, ms, probe_facts
+
+CHECK = CheckSpec(
+    id="ASC-SRV-006",
+    title="Time to first token at concurrency 1 is within the threshold",
+    suite="probe",
+    what="Streams --requests completions one at a time and times the first token of each (TTFT); the median "
+         "must stay below --max-ttft-ms (default 500 ms: seed 003 §6, a 7B model on a 910B). Also fails when "
+         "no streamed request succeeds.",
+    why="TTFT is what a user waits before anything appears; at concurrency 1 it measures the prefill path "
+        "alone, without queueing.",
+    fix="Look at what else runs on the NPUs, the model size against the threshold, and (multi-card) the "
+        "communication between cards; set --max-ttft-ms for models larger than 7B.",
+)
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    facts = probe_facts(ctx)
+    phase = facts.sequential
+    if phase is None:
+        raise NotApplicable(facts.not_measured("TTFT at concurrency 1"))
+    sent = len(phase.replies)
+    ok = phase.succeeded
+    failed = [r for r in phase.replies if not r.ok and r.outcome != rec.CANCELLED]
+    if not ok:
+        if not failed:
+            raise NotApplicable(facts.not_measured("TTFT at concurrency 1"))
+        yield Finding.fail(f"none of {sent} streamed requests succeeded: {failed[0].detail or failed[0].outcome}",
+                           f"Non-streamed requests work (ASC-SRV-004) but streamed ones do not: read "
+                           f"{hints(facts).logs}; a proxy in front of the engine may buffer or cut SSE "
+                           "(text/event-stream) replies.", outcomes=phase.outcomes())
+        return
+    ttft = phase.ttft()
+    limit_ms = facts.thresholds.max_ttft_ms
+    source = facts.thresholds.source("max_ttft_ms")
+    figures = f"TTFT p50 {ms(ttft.p50)}, p95 {ms(ttft.p95)} over {ttft.count} requests"
+    evidence = {"ttft_s": ttft.to_dict(), "threshold_ms": limit_ms, "threshold_source": source,
+                "outcomes": phase.outcomes()}
+    if ttft.p50 is None:
+        raise NotApplicable("no request produced a first token to time")
+    if ttft.p50 * 1000 > limit_ms:
+        yield Finding.warn(
+            f"{figures}: the median is above {limit_ms:g} ms ({source})",
+            f"If the model is larger than the threshold's 7B, set your own figure with --max-ttft-ms. Otherwise "
+            f"look at: {LOOK_AT_NPUS} (another job on the same chips slows prefill); the first requests after a "
+            "start (graph compilation: rerun); on several cards, the communication between them (seed 003 §6: "
+            "\"优先检查 EP 通信配置\"); `ascend-doctor check` on the server.", **evidence)
+    else:
+        yield Finding.passed(f"{figures} (threshold {limit_ms:g} ms: {source})", **evidence)
+    if failed:
+        yield Finding.warn(f"{len(failed)} of {sent} streamed requests at concurrency 1 failed: "
+                           f"{failed[0].detail or failed[0].outcome}",
+                           f"One request at a time should never fail: read {hints(facts).logs}.",
+                           outcomes=phase.outcomes())

@@ -1,0 +1,51 @@
+"""ASC-SRV-007: decode speed at concurrency 1 meets the threshold (seed 003 §6)."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+
+from ._probe import LOOK_AT_NPUS, ms, num, probe_facts
+
+CHECK = CheckSpec(
+    id="ASC-SRV-007",
+    title="Decode speed at concurrency 1 meets the threshold",
+    suite="probe",
+    what="For each streamed request at concurrency 1: (tokens - 1) / (time of the last token - time of the "
+         "first), tokens from the server's usage when it reports them, else the streamed chunks; the median must "
+         "reach --min-decode-tps (default 30 tokens/s: seed 003 §6, a 7B model on a 910B). Inter-token gaps "
+         "(p50/p95) are reported with it.",
+    why="Decode speed is how fast an answer is written once it starts; a slow single stream means every user "
+        "waits longer, whatever the batch size.",
+    fix="Look at what else runs on the NPUs, the precision the model runs in on this chip, and (multi-card) the "
+        "communication between cards; set --min-decode-tps for models larger than 7B.",
+)
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    facts = probe_facts(ctx)
+    phase = facts.sequential
+    if phase is None or not phase.succeeded:
+        raise NotApplicable(facts.not_measured("decode speed at concurrency 1"))
+    decode = phase.decode()
+    if decode.p50 is None:
+        raise NotApplicable("the replies were too short to time decoding (fewer than 2 tokens): raise --max-tokens")
+    gaps = phase.inter_token()
+    by_server = all(r.tokens_counted_by_server for r in phase.succeeded)
+    counted = "tokens from the server's usage" if by_server else "tokens counted as streamed chunks"
+    minimum = facts.thresholds.min_decode_tps
+    source = facts.thresholds.source("min_decode_tps")
+    figures = (f"decode p50 {num(decode.p50)}, p95 {num(decode.p95)} tokens/s (slowest {num(decode.minimum)}), "
+               f"inter-token p50 {ms(gaps.p50)}, p95 {ms(gaps.p95)} over {decode.count} requests ({counted})")
+    evidence = {"decode_tps": decode.to_dict(2), "inter_token_s": gaps.to_dict(), "threshold_tps": minimum,
+                "threshold_source": source, "tokens_counted_by": "server usage" if by_server else "streamed chunks"}
+    if decode.p50 < minimum:
+        yield Finding.warn(
+            f"{figures}: the median is below {minimum:g} tokens/s ({source})",
+            "If the model is larger than the threshold's 7B, set your own figure with --min-decode-tps. Otherwise "
+            f"look at: {LOOK_AT_NPUS}; the precision on this chip (310P has no BF16: FP16 or INT8 weights, seed "
+            "003 §2.3); on several cards, the communication between them (seed 003 §6); `ascend-doctor check`.",
+            **evidence)
+        return
+    yield Finding.passed(f"{figures} (threshold {minimum:g} tokens/s: {source})", **evidence)

@@ -1,0 +1,67 @@
+"""ASC-SRV-010: replies do not repeat themselves (seed 003 §5.5)."""
+
+from __future__ import annotations
+
+from typing import Iterator, List, Tuple
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.endpoint.repetition import RepetitionScore
+
+from ._probe import probe_facts, quote
+
+CHECK = CheckSpec(
+    id="ASC-SRV-010",
+    title="Replies do not repeat themselves",
+    suite="probe",
+    what="The share of repeated 4-grams in each reply (words; single characters for Chinese), reasoning "
+         "included: seq-rep-4 of Welleck et al. 2019. WARN above --max-repeat-ratio (default 0.30). The timed "
+         "replies are sampled at temperature 0.6; the greedy (temperature 0) reply is judged apart.",
+    why="Repeated fragments are the visible symptom of quantization that sharpened the attention (seed 003 §5.5: "
+        "INT8 on 310P with R1-Distill-7B), and R1 itself tends to loop at low temperature.",
+    fix="Sample with temperature ≤ 0.6 and repetition_penalty ≈ 1.05; if it still repeats, quantize per group "
+        "instead of per channel (seed 003 §5.5).",
+)
+
+DETERMINISTIC_PREFIX = "deterministic"
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    facts = probe_facts(ctx)
+    if not facts.repetition:
+        raise NotApplicable(facts.not_measured("repetition"))
+    limit = facts.thresholds.max_repeat_ratio
+    source = facts.thresholds.source("max_repeat_ratio")
+    judged: List[Tuple[str, RepetitionScore]] = [(k, v) for k, v in facts.repetition.items() if v.ratio is not None]
+    if not judged:
+        raise NotApplicable(f"no reply was long enough to judge (fewer than 32 {facts.thresholds.repeat_ngram}-grams);"
+                            " raise --max-tokens")
+    sampled = [(k, v) for k, v in judged if not k.startswith(DETERMINISTIC_PREFIX)]
+    greedy = [(k, v) for k, v in judged if k.startswith(DETERMINISTIC_PREFIX)]
+    over = [(k, v) for k, v in sampled if (v.ratio or 0) > limit]
+    evidence = {"threshold": limit, "threshold_source": source, "judged": len(judged),
+                "scores": {k: round(v.ratio or 0.0, 4) for k, v in judged}}
+    if over:
+        label, worst = max(over, key=lambda kv: kv[1].ratio or 0)
+        yield Finding.warn(
+            f"{len(over)} of {len(sampled)} sampled replies repeat themselves: worst {worst.ratio:.2f} of "
+            f"{worst.n}-grams repeated in {label} (\"{quote(worst.top_fragment, 40)}\" ×{worst.top_count}); "
+            f"threshold {limit:g} ({source})",
+            "Seed 003 §5.5, in this order:\n"
+            "1. sample with temperature ≤ 0.6 and repetition_penalty ≈ 1.05 (request fields `temperature`, "
+            "`repetition_penalty`; these replies were already sampled at 0.6);\n"
+            "2. if it still repeats on INT8 weights, quantize per group instead of per channel (msModelSlim), "
+            "and compare with the FP16 weights to confirm quantization is the cause.", **evidence)
+        return
+    greedy_over = [(k, v) for k, v in greedy if (v.ratio or 0) > limit]
+    if greedy_over:
+        label, worst = greedy_over[0]
+        note = "sampled replies do not" if sampled else "no sampled reply was measured"
+        yield Finding.info(
+            f"the greedy (temperature 0) reply repeats itself ({worst.ratio:.2f} of {worst.n}-grams, "
+            f"\"{quote(worst.top_fragment, 40)}\" ×{worst.top_count}); {note}",
+            "DeepSeek-R1's model card recommends temperature 0.5-0.7 (0.6) to prevent endless repetitions: "
+            "keep temperature 0 for comparisons only.", **evidence)
+        return
+    _, worst = max(judged, key=lambda kv: kv[1].ratio or 0)
+    yield Finding.passed(f"worst repeated {worst.n}-gram share {worst.ratio:.2f} over {len(judged)} replies "
+                         f"(threshold {limit:g}: {source})", **evidence)
