@@ -180,14 +180,20 @@ _SCANNER = LogScanner(_DB)
 
 
 def brute_force(lines: List[str]) -> Dict[str, Tuple[int, int]]:
-    """Every signature on every line, the slow obvious way: sig id -> (count, first line)."""
+    """Every signature on every line, the slow obvious way: sig id -> (count, first line).
+
+    A code family counts on a logical line only when no other signature matched there."""
     found: Dict[str, Tuple[int, int]] = {}
     for number, line in enumerate(lines, 1):
-        logical = expand_line(line)
-        for sig in _DB.signatures:
-            if any(sig.regex.search(text) for text in logical):
-                count, first = found.get(sig.id, (0, number))
-                found[sig.id] = (count + 1, first)
+        on_line = set()
+        for text in expand_line(line):
+            here = {sig.id for sig in _DB.signatures if not sig.family and sig.regex.search(text)}
+            if not here:
+                here = {sig.id for sig in _DB.signatures if sig.family and sig.regex.search(text)}
+            on_line |= here
+        for sig_id in on_line:
+            count, first = found.get(sig_id, (0, number))
+            found[sig_id] = (count + 1, first)
     return found
 
 

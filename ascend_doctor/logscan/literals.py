@@ -28,11 +28,18 @@ _LITERAL = _constants.LITERAL
 _SUBPATTERN = _constants.SUBPATTERN
 _BRANCH = _constants.BRANCH
 _REPEATS = (_constants.MAX_REPEAT, _constants.MIN_REPEAT)
+_MAX_REPEAT = _constants.MAX_REPEAT
+_IN = _constants.IN
+_RANGE = _constants.RANGE
 
 # Needles shorter than this would match too often to be worth it.
 MIN_NEEDLE = 4
 # Needles at least this long are selective enough; shorter ones only when the literal is short.
 GOOD_NEEDLE = 8
+# Character classes of at most this many characters may extend a short literal, into at most
+# this many literals (``E[1-9A-Z]9[0-9]`` -> 350 four-character literals).
+MAX_CLASS = 36
+MAX_EXPANSION = 512
 
 # Characters a JSON string may escape, and non-ASCII text (may be written as \\uXXXX): a needle
 # never spans them, so JSON-escaped pastes still hit the prefilter.
@@ -77,16 +84,22 @@ def required_literals_of(parsed: Any) -> Optional[FrozenSet[str]]:
 
 def _best_of_sequence(items: Sequence[Tuple[Any, Any]]) -> Optional[Set[str]]:
     candidates: List[Set[str]] = []
-    run: List[str] = []
+    # The literal being read: one string, or several equally long ones after a short prefix
+    # met a small character class (``EL[0-8]`` -> EL0 ... EL8, see ``_expand``).
+    run: List[str] = [""]
 
     def flush() -> None:
-        if run:
-            candidates.append({"".join(run)})
-            run.clear()
+        if run[0]:
+            candidates.append(set(run))
+        run[:] = [""]
 
     for op, arg in items:
         if op is _LITERAL:
-            run.append(chr(arg))
+            run[:] = [prefix + chr(arg) for prefix in run]
+            continue
+        if op is _IN and _expand(run, arg, candidates):
+            continue
+        if op is _MAX_REPEAT and _expand_repeat(run, arg, candidates):
             continue
         flush()
         sub: Optional[Set[str]] = None
@@ -103,8 +116,64 @@ def _best_of_sequence(items: Sequence[Tuple[Any, Any]]) -> Optional[Set[str]]:
     flush()
     if not candidates:
         return None
-    # Prefer the set whose shortest member is longest (most selective), then fewer members.
-    return max(candidates, key=lambda s: (min(len(x) for x in s), -len(s)))
+    # Prefer the set whose shortest member is longest (up to GOOD_NEEDLE: longer is not more
+    # selective in practice), then fewer members, then the longest.
+    return max(candidates, key=lambda s: (min(GOOD_NEEDLE, min(len(x) for x in s)), -len(s),
+                                          min(len(x) for x in s)))
+
+
+def _class_chars(items: Sequence[Tuple[Any, Any]]) -> Optional[List[str]]:
+    """The characters of a plain character class (``[0-9]``, ``[78]``, ``[1-9A-Z]``); None for
+    negated classes, categories (``\\w``) and wide ranges."""
+    chars: Set[str] = set()
+    for op, arg in items:
+        if op is _LITERAL:
+            chars.add(chr(arg))
+        elif op is _RANGE and arg[1] - arg[0] < MAX_CLASS:
+            chars.update(chr(code) for code in range(arg[0], arg[1] + 1))
+        else:
+            return None
+    return sorted(chars) if 0 < len(chars) <= MAX_CLASS else None
+
+
+def _expand(run: List[str], items: Sequence[Tuple[Any, Any]], candidates: List[Set[str]]) -> bool:
+    """Extend a short literal run by one small character class, in place; False if it should not.
+
+    Error-code families (``EL[0-8][0-9]{3}``, ``ERR[0-9]{5}``) hold only a 1-3 character literal,
+    too short for a needle; each class member continues the run until it is MIN_NEEDLE long.
+    The run before the class stays a candidate of its own. Only a run that already has a
+    literal prefix is extended (``[A-Za-z]+Operation`` keeps "Operation"), and never past
+    MAX_EXPANSION strings.
+    """
+    if not run[0] or len(run[0]) >= MIN_NEEDLE:
+        return False
+    chars = _class_chars(items)
+    if chars is None or len(run) * len(chars) > MAX_EXPANSION:
+        return False
+    candidates.append(set(run))
+    run[:] = [prefix + ch for prefix in run for ch in chars]
+    return True
+
+
+def _expand_repeat(run: List[str], arg: Tuple[Any, Any, Any], candidates: List[Set[str]]) -> bool:
+    """``_expand`` for a repeated class (``[0-9]{3}``, ``[0-9]+``). True when the repeat was
+    handled: the run continues after a fixed repeat that was expanded whole, else it ends."""
+    low, high, body = arg
+    body = list(body)
+    if low < 1 or len(body) != 1 or body[0][0] is not _IN:
+        return False
+    for done in range(low):
+        if not _expand(run, body[0][1], candidates):
+            if done == 0:
+                return False
+            break
+    else:
+        if low == high:
+            return True
+    # Only part of the repeat was expanded, or its length varies: what follows has no fixed offset.
+    candidates.append(set(run))
+    run[:] = [""]
+    return True
 
 
 def _char_cost(ch: str) -> float:

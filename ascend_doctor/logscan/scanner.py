@@ -51,6 +51,7 @@ class SignatureHit:
             "specificity": sig.specificity,
             "generic": sig.generic,
             "fault": sig.fault,
+            "family": sig.family,
             "secondary_of": self.secondary_of,
             "count": self.count,
             "first_line": self.first_line,
@@ -156,6 +157,15 @@ class LogScanner:
         }
         self._pivots = tuple(self._pivot_needles)
         self._pivot_regexes: Dict[bytes, re.Pattern[bytes]] = {}
+        # The same needles grouped by their first two bytes, for the small-input check: a code
+        # family brings ~100 needles (EL00 ... EL89) that share one head, so most of them are
+        # skipped with a single search for the head.
+        self._pivot_heads: Dict[bytes, Dict[bytes, Tuple[bytes, ...]]] = {}
+        for pivot, pivot_needles in self._pivot_needles.items():
+            heads: Dict[bytes, List[bytes]] = {}
+            for pivot_needle in pivot_needles:
+                heads.setdefault(pivot_needle[:2], []).append(pivot_needle)
+            self._pivot_heads[pivot] = {head: tuple(group) for head, group in heads.items()}
         # Signatures with no usable literal are checked on every line (slow, but correct).
         self._always = tuple(sig for sig in self.db.signatures if not sig.literals)
         # needle -> signatures that need it; a line is checked only against those.
@@ -184,11 +194,17 @@ class LogScanner:
         """
         regex = self._pivot_regexes.get(pivot)
         if regex is None:
-            needles = self._pivot_needles[pivot]
-            if len(data) <= SMALL_INPUT and not any(needle in data for needle in needles):
+            if len(data) <= SMALL_INPUT and not self._any_needle_in(pivot, data):
                 return None
+            needles = self._pivot_needles[pivot]
             regex = self._pivot_regexes[pivot] = compile_pivot_regex(n.decode("utf-8") for n in needles)
         return regex
+
+    def _any_needle_in(self, pivot: bytes, data: bytes) -> bool:
+        for head, needles in self._pivot_heads[pivot].items():
+            if head in data and any(needle in data for needle in needles):
+                return True
+        return False
 
     # -- public entry points ------------------------------------------------------------------
 
@@ -355,17 +371,54 @@ class _Run:
         if not candidates:
             return
         logical = expand_line(raw.decode("utf-8", errors="replace"))
-        matched_any = False
-        for sig in candidates:
-            for text in logical:
-                found_at = sig.regex.search(text)
-                if found_at:
-                    self._record(sig.id, line, text, found_at.start(), found_at.end())
-                    matched_any = True
-                    break
+        families = [sig for sig in candidates if sig.family]
+        if families:
+            matched_any = self._match_with_families(candidates, families, logical, line)
+        else:
+            matched_any = False
+            for sig in candidates:
+                for text in logical:
+                    found_at = sig.regex.search(text)
+                    if found_at:
+                        self._record(sig.id, line, text, found_at.start(), found_at.end())
+                        matched_any = True
+                        break
         if matched_any and line != self._last_matched_line:
             self.matched_lines += 1
             self._last_matched_line = line
+
+    def _match_with_families(self, candidates: List[Signature], families: List[Signature], logical: List[str],
+                             line: int) -> bool:
+        """Match one physical line when code families are among the candidates.
+
+        A family (every ``EL****`` code ...) says less than the entry of the code itself, so on
+        each logical line it counts only when no other signature matched there: ``EL0004: ...``
+        is reported as SIG-DRV-EL0004 alone, an undocumented ``EL0016: ...`` as its family.
+        """
+        others = [sig for sig in candidates if not sig.family]
+        recorded: set = set()
+        matched_any = False
+        for text in logical:
+            specific_here = False
+            for sig in others:
+                found_at = sig.regex.search(text)
+                if found_at is None:
+                    continue
+                specific_here = True
+                if sig.id not in recorded:
+                    recorded.add(sig.id)
+                    self._record(sig.id, line, text, found_at.start(), found_at.end())
+            if specific_here:
+                matched_any = True
+                continue
+            for sig in families:
+                found_at = sig.regex.search(text)
+                if found_at is not None:
+                    matched_any = True
+                    if sig.id not in recorded:
+                        recorded.add(sig.id)
+                        self._record(sig.id, line, text, found_at.start(), found_at.end())
+        return matched_any
 
     def _record(self, sig_id: str, line: int, text: str, start: int, end: int) -> None:
         acc = self._acc.get(sig_id)

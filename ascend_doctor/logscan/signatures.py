@@ -32,7 +32,7 @@ MAX_DB_BYTES = 2 * 1024 * 1024
 
 _REQUIRED = ("id", "pattern", "title", "meaning", "causes", "check_next", "fix", "specificity",
              "category", "source")
-_OPTIONAL = ("generic", "fault")
+_OPTIONAL = ("generic", "fault", "family")
 
 # Regex features that Python accepts but `grep -E` does not (or treats differently).
 _NON_ERE = (
@@ -64,6 +64,9 @@ class Signature:
     source: Tuple[str, ...]
     generic: bool = False
     fault: bool = False
+    # A code family (``EL[0-8][0-9]{3}``): reported only on lines where no other signature
+    # matched, so the specific entry of a known code always wins over its family.
+    family: bool = False
     line: int = 0  # where the entry starts in the YAML file (1-based)
     literals: FrozenSet[str] = field(default=frozenset(), compare=False, repr=False)
 
@@ -356,6 +359,7 @@ def _signature(item: _Located, path: str, problems: List[str]) -> Optional[Signa
         source=source,
         generic=flags["generic"],
         fault=flags["fault"],
+        family=flags["family"],
         line=line,
         literals=literals or frozenset(),
     )
