@@ -17,7 +17,9 @@ CHECK = CheckSpec(
           "Hardware/driver faults are FAIL, other signatures WARN."),
     why=("A card that fell off the PCIe bus, lost its heartbeat or reports uncorrectable errors makes every later "
          "step fail with a generic runtime error; the kernel log names the real cause, and it only holds events "
-         "since the last boot, so what it shows is current."),
+         "since the last boot, so what it shows is current. The Ascend driver modules log there too: a device the "
+         "driver marks abnormal ('[ascend] [drv_pcie] ... Device is abnormal') is a FAIL even when npu-smi still "
+         "lists it, and any '[ascend] ... [ERROR]' line at least a WARN, never a PASS."),
     fix=("Follow the fix printed with each signature (`ascend-doctor diagnose` explains a saved log the same way). "
          "On hosts where dmesg is restricted, " + ROOT_ADVICE + "."),
     tags=("logs",),
@@ -33,7 +35,9 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     if scan.status != "ok" or scan.result is None:
         raise NotApplicable(f"kernel log not available: {scan.detail or scan.status}")
     result = scan.result
-    hits = reportable(result.hits)
+    # Faults first (stable, so most specific first within each group): a lost NPU is never among
+    # the signatures cut by MAX_FINDINGS.
+    hits = sorted(reportable(result.hits), key=lambda hit: not hit.signature.fault)
     if not hits:
         yield Finding.passed(f"dmesg ({result.lines} lines since boot) shows no known Ascend error signatures",
                              lines=result.lines)

@@ -59,6 +59,24 @@ EXPECTED: Dict[str, Tuple[Optional[str], FrozenSet[str]]] = {
         ("SIG-OP-MOE-DISTRIBUTE-FAILED", frozenset({"SIG-OP-AICPU-EXCEPTION", "SIG-RT-507011", "SIG-RT-E39999",
                                                     "SIG-PTA-ERR00100", "SIG-PTA-ERR99999"})),
     "vllm-ascend-doc-npu-oom-runtimeerror.txt": ("SIG-OOM-NPU-OUT-OF-MEMORY", frozenset()),
+    # Issue 8 item 7: kernel lines of the driver modules, build failures, MindIE start-up, other tools.
+    "realwujing-800I-dmesg-drv_pcie-device-abnormal.txt":
+        ("SIG-KDRV-DEVICE-ABNORMAL", frozenset({"SIG-KDRV-DEVDRV-MSG-FAILED"})),
+    "field-note-container-dcmi-8020-uda-conflict.txt":
+        ("SIG-CTR-DCMI-8020", frozenset({"SIG-KDRV-UDA-CONFLICT", "SIG-RT-507899", "SIG-RT-HAL-DEVICE-COUNT"})),
+    "vllm-ascend-1383-310P3-EZ3002-TransData-unsupported.txt":
+        ("SIG-OP-UNSUPPORTED-OPTYPE", frozenset({"SIG-PTA-ERR00100"})),
+    "vllm-ascend-4454-EZ3002-Unsupported_Operator-format.txt":
+        ("SIG-OP-UNSUPPORTED-OPTYPE", frozenset({"SIG-PTA-ERR00100"})),
+    "vllm-ascend-37-310P-aclnnPromptFlashAttention-cannot-find-bin-bf16.txt":
+        ("SIG-OP-KERNEL-BINARY-NOT-FOUND", frozenset({"SIG-OP-EZ1001", "SIG-PTA-ERR01100"})),
+    "vllm-ascend-2720-310P3-atb-RopeOperation-setup-failed.txt": ("SIG-OP-ATB-SETUP-FAILED", frozenset()),
+    "hiascend-forum-mindie-config-permission-endpoint-init.txt":
+        ("SIG-SRV-MINDIE-FILE-PERMISSION", frozenset({"SIG-SRV-MINDIE-ENDPOINT-INIT"})),
+    "hiascend-forum-mindie-shm-64MB-MIE04E120407.txt": ("SIG-SRV-MINDIE-SHM-TOO-SMALL", frozenset()),
+    "gpustack-3113-mindieservice-daemon-libboundscheck-missing.txt": ("SIG-ENV-SHARED-LIB-MISSING", frozenset()),
+    "mind-cluster-faq-npu-exporter-dcmi-8005-after-upgrade.txt": ("SIG-CTR-DCMI-8005", frozenset()),
+    "mind-cluster-faq-npu-exporter-check-uid-or-mode.txt": ("SIG-CTR-NPU-EXPORTER-DRIVER-LIB", frozenset()),
 }
 
 
