@@ -217,6 +217,8 @@ class NeedlePlan:
 
 
 def _safe_runs(literal: str) -> List[Tuple[int, int]]:
+    if literal.isascii() and '"' not in literal and "\\" not in literal and "/" not in literal:
+        return [(0, len(literal))] if literal else []  # the common case, ~2500 times at start-up
     runs: List[Tuple[int, int]] = []
     start = None
     for i, ch in enumerate(literal + '"'):
