@@ -1,0 +1,1 @@
+"""Redaction before sharing: secrets (``secrets``) and identities (``identity``); see docs/redaction.md."""
