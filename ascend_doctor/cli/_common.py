@@ -17,8 +17,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 FORMAT_CHOICES = ("text", "json")
 
 
-def output_options(func: F) -> F:
-    """Add ``--format text|json`` and ``-o/--output FILE`` to a command."""
+def output_options(func: F, formats: tuple[str, ...] = FORMAT_CHOICES) -> F:
+    """Add ``--format text|json`` (or ``formats``) and ``-o/--output FILE`` to a command."""
     func = click.option(
         "-o",
         "--output",
@@ -30,12 +30,27 @@ def output_options(func: F) -> F:
     func = click.option(
         "--format",
         "fmt",
-        type=click.Choice(FORMAT_CHOICES),
+        type=click.Choice(formats),
         default="text",
         show_default=True,
-        help="text for people, json for scripts (JSON goes to stdout or -o FILE).",
+        help="text for people, json for scripts (JSON goes to stdout or -o FILE)." if formats == FORMAT_CHOICES
+        else _formats_help(formats),
     )(func)
     return func
+
+
+def report_output_options(func: F) -> F:
+    """``output_options`` for commands that print a report: every format of ascend_doctor.render."""
+    from ascend_doctor.render import REPORT_FORMATS
+
+    return output_options(func, REPORT_FORMATS)
+
+
+def _formats_help(formats: tuple[str, ...]) -> str:
+    from ascend_doctor.render import FORMAT_HELP
+
+    return ", ".join(f"{name} {FORMAT_HELP.get(name, '')}".strip() for name in formats) + \
+        " (to stdout or -o FILE)."
 
 
 def write_output(text: str, output: Optional[str]) -> None:

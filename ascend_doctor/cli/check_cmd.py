@@ -7,7 +7,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import click
 
-from ascend_doctor.cli._common import fail, handle_errors, output_options
+from ascend_doctor.cli._common import fail, handle_errors, report_output_options
 from ascend_doctor.exitcodes import ExitCode
 
 
@@ -37,7 +37,7 @@ def load_matrix_or_exit(matrix_path: Optional[str]) -> Tuple[Any, Dict[str, Any]
               help="Check what a ticket's pasted text shows (collect_env / llamafactory-cli env output, "
                    "npu-smi info, version.info files; - reads standard input). Checks whose inputs are not "
                    "in the text are skipped; the report lists what was recognised.")
-@output_options
+@report_output_options
 @click.option("--timeout", type=click.FloatRange(0.1, 600), default=10.0, show_default=True,
               help="Seconds to wait for each command (a hung npu-smi becomes a graded result).")
 @click.option("--python", "python", metavar="PATH", default=None,

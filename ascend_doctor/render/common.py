@@ -1,0 +1,172 @@
+"""What the markdown, JUnit and HTML renderers share: the run header, ordering, the facts line.
+
+Every format carries the tool and matrix versions and the time of the run (``run_header``).
+Area titles and their order come from the text renderer, so all formats group alike.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Dict, List, Optional, Tuple
+
+from ascend_doctor.checkapi import Status
+from ascend_doctor.report import Report, Result
+
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+# The order findings are listed in: what blocks a deployment first.
+FINDING_ORDER = (Status.FAIL, Status.ERROR, Status.WARN, Status.INFO)
+# SKIPs for inputs the user did not give (--model, --config...): folded into one line.
+PRECONDITION_FLAGS = {"model": "--model DIR", "manifest": "--verify MANIFEST",
+                      "serving_config": "--config FILE / --vllm-args"}
+WHERE_LABEL = {"host": "on the host", "container": "in the container", "either": ""}
+
+
+def clean(text: Any) -> str:
+    """Untrusted text without terminal/control characters (newlines and tabs kept)."""
+    return _CONTROL_RE.sub("", str(text))
+
+
+def area_of(result: Result) -> str:
+    return result.id.split("-")[1] if result.id.count("-") >= 2 else "?"
+
+
+def _area_titles() -> Dict[str, str]:
+    from ascend_doctor.render.text import AREA_TITLES
+
+    return dict(AREA_TITLES)
+
+
+def area_title(area: str) -> str:
+    return _area_titles().get(area, area)
+
+
+def area_rank(area: str) -> int:
+    order = list(_area_titles())
+    return order.index(area) if area in order else len(order)
+
+
+def result_name(result: Result) -> str:
+    """``ASC-DEV-010 [npu 3]``: the id and the scope, as the fix plan names results."""
+    return f"{result.id} [{clean(result.scope)}]" if result.scope else result.id
+
+
+def findings(report: Report) -> List[Result]:
+    """FAIL, ERROR, WARN, INFO results: worst first, then in fixing order of their areas."""
+    rank = {status: i for i, status in enumerate(FINDING_ORDER)}
+    chosen = [r for r in report.results if r.status in rank]
+    return sorted(chosen, key=lambda r: (rank[r.status], area_rank(area_of(r)), r.id))
+
+
+def not_asked_for(result: Result) -> bool:
+    return result.status is Status.SKIP and result.evidence.get("precondition") in PRECONDITION_FLAGS
+
+
+def quiet_results(report: Report) -> Tuple[List[Result], List[Result]]:
+    """(PASS and SKIP results worth a line, SKIPs only for inputs that were not given)."""
+    shown = [r for r in report.results if r.status in (Status.PASS, Status.SKIP) and not not_asked_for(r)]
+    folded = [r for r in report.results if not_asked_for(r)]
+    shown.sort(key=lambda r: (area_rank(area_of(r)), r.id))
+    return shown, folded
+
+
+def folded_line(folded: List[Result]) -> str:
+    inputs = sorted({str(r.evidence.get("precondition")) for r in folded})
+    flags = ", ".join(PRECONDITION_FLAGS.get(i, i) for i in inputs)
+    return f"{len(folded)} checks not run: they need {flags}, which was not given."
+
+
+def verdict(report: Report) -> str:
+    code = int(report.exit_code)
+    if code == 0:
+        return "READY"
+    if code == 1:
+        return "NOT READY"
+    return "INCOMPLETE"
+
+
+def summary_parts(report: Report) -> List[Tuple[str, int]]:
+    """(status, count) in the order the text summary prints them; INFO only when present."""
+    counts = report.summary()
+    order = (Status.FAIL, Status.WARN, Status.ERROR, Status.INFO, Status.PASS, Status.SKIP)
+    return [(s.value, counts.get(s.value, 0)) for s in order if s is not Status.INFO or counts.get(s.value)]
+
+
+def run_header(report: Report) -> List[Tuple[str, str]]:
+    """Label/value pairs every format prints: tool, matrix, run time, host."""
+    matrix = report.matrix or {}
+    host = report.host or {}
+    rows: List[Tuple[str, str]] = [("ascend-doctor", clean(report.tool_version))]
+    matrix_text = clean(matrix.get("version") or "?")
+    if matrix.get("date"):
+        matrix_text += f" ({clean(matrix['date'])})"
+    if matrix.get("origin"):
+        matrix_text += f", {clean(matrix['origin'])}"
+    rows.append(("compatibility matrix", matrix_text))
+    rows.append(("run at", clean(report.started_at or "?")))
+    where = clean(host.get("hostname") or "?")
+    details = [clean(v) for v in (host.get("arch"), host.get("os")) if v]
+    if details:
+        where += f" ({', '.join(details)})"
+    rows.append(("host", where))
+    if host.get("source") == "snapshot":
+        snap = "snapshot"
+        if host.get("origin"):
+            snap += f" {clean(host['origin'])}"
+        if host.get("captured_at"):
+            snap += f", captured {clean(host['captured_at'])}"
+        rows.append(("checked from", snap))
+    return rows
+
+
+def facts_parts(report: Report) -> List[str]:
+    """The machine in one line: chips, npu-smi, driver, firmware, CANN, torch..."""
+    facts = report.facts or {}
+    parts: List[str] = []
+    chip = facts.get("chip") if isinstance(facts.get("chip"), dict) else None
+    if chip:
+        parts.append(f"{clean(chip.get('chip_count'))}× {clean(chip.get('name'))}")
+    for key, label in (("npu_smi_version", "npu-smi"), ("driver_version", "driver"),
+                       ("firmware_version", "firmware")):
+        if facts.get(key):
+            parts.append(f"{label} {clean(facts[key])}")
+    cann = [c for c in facts.get("cann") or [] if isinstance(c, dict) and c.get("kind") == "toolkit"]
+    if cann:
+        parts.append("CANN " + ", ".join(clean(c.get("version")) for c in cann))
+    python = facts.get("python") if isinstance(facts.get("python"), dict) else None
+    if python:
+        if python.get("version"):
+            parts.append(f"Python {clean(python['version'])}")
+        packages = python.get("packages") if isinstance(python.get("packages"), dict) else {}
+        for name in ("torch", "torch-npu", "vllm-ascend", "mindie"):
+            if packages.get(name):
+                parts.append(f"{name} {clean(packages[name])}")
+    return parts
+
+
+def devices(report: Report) -> List[Dict[str, Any]]:
+    """The device records of the report's facts (malformed entries left out)."""
+    found = (report.facts or {}).get("devices") or []
+    return [d for d in found if isinstance(d, dict)] if isinstance(found, list) else []
+
+
+def number(value: Any) -> Optional[float]:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def memory_of(device: Dict[str, Any]) -> Tuple[Optional[float], Optional[float], str]:
+    """(used MB, total MB, label): HBM when the card has it, else the DDR memory (310P)."""
+    used, total = number(device.get("hbm_used_mb")), number(device.get("hbm_total_mb"))
+    if total:
+        return used, total, "HBM"
+    used, total = number(device.get("memory_used_mb")), number(device.get("memory_total_mb"))
+    return used, total, "Memory"
+
+
+def device_label(device: Dict[str, Any]) -> str:
+    label = f"NPU {clean(device.get('npu_id', '?'))}"
+    if device.get("chip_id") not in (None, 0) or device.get("chip_phy_id") is not None:
+        label += f" chip {clean(device.get('chip_id'))}"
+    return label

@@ -1,0 +1,308 @@
+"""The report as one self-contained HTML page: open it from a ticket or a mail, no network.
+
+Summary, a card per device (health, temperature, power, an HBM bar), the findings with their
+fixes and copy buttons, the fix plan, then what passed. Everything is inline: no external
+stylesheet, script, font or image. A Content-Security-Policy allows nothing but this page's own
+style and script (by hash), so even a report that reached the page unescaped could not run code
+or fetch anything. All text from the report is HTML-escaped.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from html import escape as _escape
+from typing import Dict, List, Optional
+
+from ascend_doctor.checkapi import Status
+from ascend_doctor.render.common import (
+    WHERE_LABEL,
+    area_of,
+    area_title,
+    clean,
+    device_label,
+    devices,
+    facts_parts,
+    findings,
+    folded_line,
+    memory_of,
+    number,
+    quiet_results,
+    result_name,
+    run_header,
+    summary_parts,
+    verdict,
+)
+from ascend_doctor.report import Report, Result
+
+STYLE = """
+:root { --fail: #c62828; --error: #8e24aa; --warn: #ef6c00; --info: #1565c0; --pass: #2e7d32;
+        --skip: #757575; --line: #d0d7de; --muted: #57606a; --bg: #f6f8fa; }
+* { box-sizing: border-box; }
+body { font: 14px/1.5 system-ui, -apple-system, "Segoe UI", "Noto Sans", "Microsoft YaHei", sans-serif;
+       margin: 0 auto; max-width: 1100px; padding: 24px; color: #1f2328; }
+h1 { font-size: 22px; margin: 0 0 8px; }
+h2 { font-size: 18px; border-bottom: 1px solid var(--line); padding-bottom: 4px; margin-top: 32px; }
+dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 8px 0; color: var(--muted); }
+dl.meta dt { font-weight: 600; }
+dl.meta dd { margin: 0; }
+.verdict { display: inline-block; font-weight: 700; padding: 4px 12px; border-radius: 6px; color: #fff; }
+.verdict-READY { background: var(--pass); }
+.verdict-NOT-READY { background: var(--fail); }
+.verdict-INCOMPLETE { background: var(--error); }
+.counts { display: flex; flex-wrap: wrap; gap: 8px; margin: 12px 0; }
+.badge { display: inline-block; min-width: 52px; text-align: center; font-weight: 700; font-size: 12px;
+         padding: 2px 8px; border-radius: 10px; color: #fff; }
+.s-FAIL { background: var(--fail); } .s-ERROR { background: var(--error); } .s-WARN { background: var(--warn); }
+.s-INFO { background: var(--info); } .s-PASS { background: var(--pass); } .s-SKIP { background: var(--skip); }
+.machine { background: var(--bg); border: 1px solid var(--line); border-radius: 6px; padding: 8px 12px; }
+.note { border-left: 4px solid var(--warn); padding: 4px 12px; background: #fff8e1; margin: 8px 0; }
+.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(230px, 1fr)); gap: 12px; }
+.card { border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px; }
+.card h3 { margin: 0 0 6px; font-size: 15px; display: flex; justify-content: space-between; }
+.card .name { color: var(--muted); font-weight: 400; }
+.card dl { display: grid; grid-template-columns: max-content 1fr; gap: 0 10px; margin: 0; }
+.card dt { color: var(--muted); } .card dd { margin: 0; text-align: right; }
+.health-ok { color: var(--pass); font-weight: 700; } .health-warn { color: var(--warn); font-weight: 700; }
+.health-bad { color: var(--fail); font-weight: 700; }
+meter { width: 100%; height: 14px; margin-top: 6px; }
+.finding { border: 1px solid var(--line); border-left-width: 6px; border-radius: 6px; padding: 10px 14px;
+           margin: 12px 0; }
+.finding.FAIL { border-left-color: var(--fail); } .finding.ERROR { border-left-color: var(--error); }
+.finding.WARN { border-left-color: var(--warn); } .finding.INFO { border-left-color: var(--info); }
+.finding h3 { margin: 0 0 6px; font-size: 15px; }
+.finding .id { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+.area { color: var(--muted); font-size: 12px; }
+.msg { white-space: pre-wrap; margin: 4px 0 8px; }
+.code { position: relative; }
+.code pre { padding-right: 72px; }
+.nowrap { white-space: nowrap; }
+pre { background: #0d1117; color: #e6edf3; padding: 10px 12px; border-radius: 6px; overflow-x: auto;
+      margin: 6px 0; font: 13px/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+button.copy { display: none; }
+html.js button.copy { display: inline-block; }
+button.copy { position: absolute; top: 6px; right: 6px; font-size: 12px; padding: 2px 8px; cursor: pointer;
+              border: 1px solid #8b949e; border-radius: 4px; background: #21262d; color: #e6edf3; }
+.label { font-weight: 600; color: var(--muted); }
+details pre.evidence { background: var(--bg); color: #1f2328; }
+ol.plan > li { margin: 10px 0; }
+.plan .where, .plan .fixes { color: var(--muted); }
+table { border-collapse: collapse; width: 100%; }
+th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
+footer { margin-top: 32px; color: var(--muted); font-size: 12px; }
+""".strip()
+
+SCRIPT = """
+document.documentElement.classList.add('js');
+document.querySelectorAll('button.copy').forEach(function (button) {
+  button.addEventListener('click', function () {
+    var target = document.getElementById(button.getAttribute('data-target'));
+    if (!target) { return; }
+    var text = target.textContent;
+    function done() { button.textContent = 'Copied'; setTimeout(function () { button.textContent = 'Copy'; }, 1500); }
+    function fallback() {
+      var area = document.createElement('textarea');
+      area.value = text; document.body.appendChild(area); area.select();
+      try { document.execCommand('copy'); done(); } catch (e) { button.textContent = 'Select and copy'; }
+      document.body.removeChild(area);
+    }
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(done, fallback);
+    } else { fallback(); }
+  });
+});
+""".strip()
+
+
+def esc(text: object) -> str:
+    """HTML text or attribute value from untrusted text."""
+    return _escape(clean(text), quote=True)
+
+
+def _csp_hash(source: str) -> str:
+    digest = hashlib.sha256(source.encode("utf-8")).digest()
+    return "'sha256-" + base64.b64encode(digest).decode("ascii") + "'"
+
+
+CSP = ("default-src 'none'; style-src " + _csp_hash(STYLE) + "; script-src " + _csp_hash(SCRIPT)
+       + "; img-src data:; base-uri 'none'; form-action 'none'")
+
+
+class _Page:
+    def __init__(self) -> None:
+        self.parts: List[str] = []
+        self.blocks = 0
+
+    def add(self, *html: str) -> None:
+        self.parts.extend(html)
+
+    def code(self, text: str, label: str = "Copy") -> None:
+        """A <pre> block with a copy button."""
+        self.blocks += 1
+        block_id = f"code-{self.blocks}"
+        self.add(f'<div class="code"><pre id="{block_id}">{esc(text.rstrip())}</pre>'
+                 f'<button type="button" class="copy" data-target="{block_id}" title="Copy to the clipboard">'
+                 f"{esc(label)}</button></div>")
+
+
+def report_to_html(report: Report) -> str:
+    page = _Page()
+    state = verdict(report)
+    host = (report.host or {}).get("hostname") or "?"
+    page.add("<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+             '<meta name="viewport" content="width=device-width, initial-scale=1">',
+             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
+             '<meta name="referrer" content="no-referrer">',
+             f"<title>ascend-doctor: {esc(host)}: {esc(state)}</title>",
+             f"<style>{STYLE}</style>", "</head>", "<body>")
+    _header(page, report, state, host)
+    _devices(page, report)
+    anchors = _findings(page, report)
+    _fix_plan(page, report, anchors)
+    _other_checks(page, report)
+    page.add(f"<footer>Generated by ascend-doctor {esc(report.tool_version)} with compatibility matrix "
+             f"{esc((report.matrix or {}).get('version') or '?')}, run at {esc(report.started_at or '?')}. "
+             "This page loads nothing from the network.</footer>")
+    page.add(f"<script>{SCRIPT}</script>", "</body>", "</html>")
+    return "\n".join(page.parts) + "\n"
+
+
+def _header(page: _Page, report: Report, state: str, host: str) -> None:
+    page.add("<header>", f"<h1>ascend-doctor report: {esc(host)}</h1>",
+             f'<span class="verdict verdict-{state.replace(" ", "-")}">{esc(state)}</span>'
+             f" <span class=\"label\">exit code {int(report.exit_code)}</span>",
+             '<dl class="meta">')
+    for label, value in run_header(report):
+        page.add(f"<dt>{esc(label)}</dt><dd>{esc(value)}</dd>")
+    page.add("</dl>", "</header>", '<section id="summary">', "<h2>Summary</h2>", '<div class="counts">')
+    for status, count in summary_parts(report):
+        page.add(f'<span class="badge s-{esc(status)}">{count} {esc(status)}</span>')
+    page.add("</div>")
+    parts = facts_parts(report)
+    if parts:
+        page.add(f'<div class="machine">{esc(" · ".join(parts))}</div>')
+    first = findings(report)[:1]
+    if first and first[0].status is Status.FAIL:
+        page.add(f"<p><strong>Start with {esc(first[0].id)}</strong>: {esc(first[0].title)}</p>")
+    for note in report.notes:
+        page.add(f'<div class="note">{esc(note)}</div>')
+    page.add("</section>")
+
+
+def _health_class(health: str) -> str:
+    value = health.strip().lower()
+    if value == "ok":
+        return "health-ok"
+    if value in ("warning", "alarm", "general warning", "warn"):
+        return "health-warn"
+    return "health-bad"
+
+
+def _devices(page: _Page, report: Report) -> None:
+    found = devices(report)
+    if not found:
+        return
+    page.add('<section id="devices">', f"<h2>Devices ({len(found)})</h2>", '<div class="cards">')
+    for device in found:
+        health = clean(device.get("health") or "?")
+        page.add('<div class="card">',
+                 f'<h3><span>{esc(device_label(device))} <span class="name">{esc(device.get("name") or "")}'
+                 f'</span></span><span class="{_health_class(health)}">{esc(health)}</span></h3>', "<dl>")
+        temp, power, aicore = (number(device.get(k)) for k in ("temp_c", "power_w", "aicore_pct"))
+        page.add(f"<dt>Temperature</dt><dd>{_fmt(temp, ' °C')}</dd>",
+                 f"<dt>Power</dt><dd>{_fmt(power, ' W')}</dd>",
+                 f"<dt>AI Core</dt><dd>{_fmt(aicore, ' %')}</dd>")
+        used, total, label = memory_of(device)
+        if total:
+            percent = f" ({100 * (used or 0) / total:.0f} %)"
+            page.add(f'<dt>{esc(label)}</dt><dd class="nowrap">{_fmt(used, "")} / {_fmt(total, " MB")}{percent}</dd>')
+        if device.get("bus_id"):
+            page.add(f"<dt>Bus</dt><dd>{esc(device['bus_id'])}</dd>")
+        page.add("</dl>")
+        if total:
+            high = 0.9 * total
+            page.add(f'<meter min="0" max="{total:g}" value="{(used or 0):g}" low="{0.5 * total:g}" '
+                     f'high="{high:g}" optimum="0" title="{esc(label)} in use">'
+                     f"{_fmt(used, '')} / {_fmt(total, ' MB')}</meter>")
+        page.add("</div>")
+    page.add("</div>", "</section>")
+
+
+def _fmt(value: Optional[float], unit: str) -> str:
+    if value is None:
+        return "?"
+    return esc(f"{value:g}{unit}")
+
+
+def _findings(page: _Page, report: Report) -> Dict[str, str]:
+    """Write the findings; return result name -> anchor for the fix plan's links."""
+    chosen = findings(report)
+    anchors: Dict[str, str] = {}
+    page.add('<section id="findings">', f"<h2>Findings ({len(chosen)})</h2>")
+    if not chosen:
+        page.add("<p>No FAIL, ERROR, WARN or INFO results.</p>")
+    for number_, result in enumerate(chosen, 1):
+        anchor = f"finding-{number_}"
+        anchors.setdefault(result_name(result), anchor)
+        _finding(page, result, anchor)
+    page.add("</section>")
+    return anchors
+
+
+def _finding(page: _Page, result: Result, anchor: str) -> None:
+    status = result.status.value
+    page.add(f'<article class="finding {status}" id="{anchor}">',
+             f'<h3><span class="badge s-{status}">{status}</span> <span class="id">{esc(result.id)}</span> '
+             f"{esc(result.title)}" + (f' <span class="area">[{esc(result.scope)}]</span>' if result.scope else "")
+             + f' <span class="area">{esc(area_title(area_of(result)))}</span></h3>',
+             f'<div class="msg">{esc(result.message)}</div>')
+    if result.remediation:
+        page.add('<div class="label">Fix</div>')
+        page.code(result.remediation)
+    if result.evidence:
+        lines = "\n".join(f"{k}: {clean(v)[:500]}" for k, v in result.evidence.items())
+        page.add(f'<details><summary>Evidence</summary><pre class="evidence">{esc(lines)}</pre></details>')
+    page.add("</article>")
+
+
+def _fix_plan(page: _Page, report: Report, anchors: Dict[str, str]) -> None:
+    if not report.fix_plan:
+        return
+    page.add('<section id="fix-plan">', "<h2>Fix plan</h2>", "<p>Apply the steps in this order.</p>",
+             '<ol class="plan">')
+    for step in report.fix_plan:
+        where = WHERE_LABEL.get(step.where, "")
+        page.add(f'<li value="{int(step.order)}"><strong>{esc(step.summary)}</strong>'
+                 + (f' <span class="where">({esc(where)})</span>' if where else ""))
+        if step.commands:
+            page.code("\n".join(step.commands))
+        if step.fixes:
+            links = ", ".join(f'<a href="#{anchors[name]}">{esc(name)}</a>' if name in anchors else esc(name)
+                              for name in step.fixes)
+            page.add(f'<div class="fixes">fixes: {links}</div>')
+        if step.why:
+            page.add(f'<div><span class="label">why:</span> {esc(step.why)}</div>')
+        if step.alternative:
+            page.add(f'<div><span class="label">alternative:</span> {esc(step.alternative)}</div>')
+        page.add("</li>")
+    page.add("</ol>", "</section>")
+
+
+def _other_checks(page: _Page, report: Report) -> None:
+    shown, folded = quiet_results(report)
+    if not shown and not folded:
+        return
+    passed = sum(1 for r in shown if r.status is Status.PASS)
+    skipped = len(shown) - passed
+    page.add('<section id="other">', "<h2>Passed and skipped</h2>",
+             f"<details><summary>{passed} passed, {skipped} skipped</summary>",
+             "<table><thead><tr><th>Status</th><th>Check</th><th>Title</th><th>Result</th></tr></thead><tbody>")
+    for result in shown:
+        status = result.status.value
+        page.add(f'<tr><td><span class="badge s-{status}">{status}</span></td>'
+                 f'<td class="id">{esc(result_name(result))}</td><td>{esc(result.title)}</td>'
+                 f'<td class="msg">{esc(result.message)}</td></tr>')
+    page.add("</tbody></table></details>")
+    if folded:
+        page.add(f"<p>{esc(folded_line(folded))}</p>")
+    page.add("</section>")

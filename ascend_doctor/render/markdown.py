@@ -1,0 +1,190 @@
+"""The report as Markdown, for ticket systems (GitLab, GitHub, Gitee, most issue trackers).
+
+A header table (tool, matrix, run time, host), the summary, the devices, the findings worst
+first with their fixes in fenced code blocks, the fix plan, then the checks that passed or were
+skipped. Text from the machine is escaped, so an npu-smi line with ``|`` or ``<b>`` cannot break
+a table or inject markup; fixes go into fences longer than any backtick run they contain.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, List
+
+from ascend_doctor.checkapi import CHECK_ID_RE, Status
+from ascend_doctor.render.common import (
+    WHERE_LABEL,
+    clean,
+    device_label,
+    devices,
+    facts_parts,
+    findings,
+    folded_line,
+    memory_of,
+    number,
+    quiet_results,
+    result_name,
+    run_header,
+    summary_parts,
+    verdict,
+)
+from ascend_doctor.report import Report, Result
+
+_INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
+# At the start of a line these open a heading, list, quote or setext underline.
+_LINE_START = re.compile(r"^(\s*)(\d+)?([#+\-=>.)])")
+_BACKTICKS = re.compile(r"`+")
+
+
+def escape(text: object) -> str:
+    """Inline Markdown for untrusted text: every character that could format is escaped."""
+    lines = []
+    for line in clean(text).split("\n"):
+        line = _INLINE_SPECIAL.sub(r"\\\1", line)
+        # "# x", "- x", "1. x" at the start of a line: escape the punctuation that makes the block.
+        line = _LINE_START.sub(lambda m: m.group(1) + (m.group(2) or "") + "\\" + m.group(3), line)
+        lines.append(line)
+    return "  \n".join(lines)  # two spaces: a hard line break
+
+
+def cell(text: object) -> str:
+    """A table cell: escaped, on one line (no block can start inside a cell)."""
+    return _INLINE_SPECIAL.sub(r"\\\1", " ".join(clean(text).split()))
+
+
+def fence(body: str) -> List[str]:
+    """A fenced code block that the body cannot close (fence longer than its backtick runs)."""
+    longest = max((len(m.group()) for m in _BACKTICKS.finditer(body)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return [ticks, *clean(body).rstrip("\n").split("\n"), ticks]
+
+
+def report_to_markdown(report: Report, verbose: bool = False) -> str:
+    out: List[str] = []
+    host = (report.host or {}).get("hostname") or "?"
+    out.append(f"# ascend-doctor report: {escape(host)}")
+    out.append("")
+    out.append("| | |")
+    out.append("|---|---|")
+    for label, value in run_header(report):
+        out.append(f"| {label} | {cell(value)} |")
+    out.append("")
+    counts = " · ".join(f"{n} {status}" for status, n in summary_parts(report))
+    out.append(f"**{verdict(report)}**: {counts} (exit code {int(report.exit_code)})")
+    out.append("")
+    first = findings(report)[:1]
+    if first and first[0].status is Status.FAIL and CHECK_ID_RE.match(first[0].id):
+        out.append(f"Start with {first[0].id}: {escape(first[0].title)} (`ascend-doctor explain {first[0].id}`)")
+        out.append("")
+    parts = facts_parts(report)
+    if parts:
+        out.append(f"Machine: {escape(' · '.join(parts))}")
+        out.append("")
+    for note in report.notes:
+        out.append(f"> **note:** {escape(note)}")
+        out.append("")
+    out.extend(_summary_table(report))
+    out.extend(_devices_table(report))
+    out.extend(_findings(report, verbose))
+    out.extend(_fix_plan(report))
+    out.extend(_other_checks(report))
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _summary_table(report: Report) -> List[str]:
+    lines = ["## Summary", "", "| Status | Results |", "|---|---:|"]
+    lines.extend(f"| {status} | {n} |" for status, n in summary_parts(report))
+    lines.append("")
+    return lines
+
+
+def _devices_table(report: Report) -> List[str]:
+    found = devices(report)
+    if not found:
+        return []
+    lines = ["## Devices", "", "| NPU | Name | Health | Temp (°C) | Power (W) | Memory (MB) | Bus |",
+             "|---|---|---|---:|---:|---:|---|"]
+    for device in found:
+        used, total, label = memory_of(device)
+        memory = f"{label} {_num(used)} / {_num(total)}" if total else "?"
+        lines.append(f"| {cell(device_label(device))} | {cell(device.get('name') or '?')} "
+                     f"| {cell(device.get('health') or '?')} | {_num(number(device.get('temp_c')))} "
+                     f"| {_num(number(device.get('power_w')))} | {cell(memory)} "
+                     f"| {cell(device.get('bus_id') or '')} |")
+    lines.append("")
+    return lines
+
+
+def _num(value: object) -> str:
+    if not isinstance(value, float):
+        return "?"
+    return f"{value:g}"
+
+
+def _findings(report: Report, verbose: bool) -> List[str]:
+    chosen = findings(report)
+    if not chosen:
+        return ["## Findings", "", "No FAIL, ERROR, WARN or INFO results.", ""]
+    lines = ["## Findings", ""]
+    for result in chosen:
+        lines.extend(_finding(result, verbose))
+    return lines
+
+
+def _finding(result: Result, verbose: bool) -> List[str]:
+    lines = [f"### {result.status.value} {escape(result_name(result))}: {escape(result.title)}", ""]
+    lines.append(escape(result.message))
+    lines.append("")
+    if result.remediation:
+        lines.append("Fix:")
+        lines.append("")
+        lines.extend(fence(result.remediation))
+        lines.append("")
+    if verbose and result.evidence:
+        lines.append("Evidence:")
+        lines.append("")
+        lines.extend(fence("\n".join(f"{k}: {clean(v)[:500]}" for k, v in result.evidence.items())))
+        lines.append("")
+    return lines
+
+
+def _fix_plan(report: Report) -> List[str]:
+    if not report.fix_plan:
+        return []
+    lines = ["## Fix plan", "", "Apply in this order:", ""]
+    for step in report.fix_plan:
+        where = WHERE_LABEL.get(step.where, "")
+        head = f"{step.order}. **{escape(step.summary)}**"
+        if where:
+            head += f" ({where})"
+        lines.append(head)
+        if step.commands:
+            lines.append("")
+            lines.extend("   " + line for line in fence("\n".join(step.commands)))
+        for label, text in (("fixes", ", ".join(step.fixes)), ("why", step.why),
+                            ("alternative", step.alternative)):
+            if text:
+                lines.append("")
+                lines.append(f"   {label}: {escape(text)}")
+        lines.append("")
+    return lines
+
+
+def _other_checks(report: Report) -> List[str]:
+    shown, folded = quiet_results(report)
+    if not shown and not folded:
+        return []
+    lines = ["## Passed and skipped", ""]
+    if shown:
+        lines.extend(["| Status | Check | Title | Result |", "|---|---|---|---|"])
+        lines.extend(_rows(shown))
+        lines.append("")
+    if folded:
+        lines.append(escape(folded_line(folded)))
+        lines.append("")
+    return lines
+
+
+def _rows(results: Iterable[Result]) -> List[str]:
+    return [f"| {r.status.value} | {cell(result_name(r))} | {cell(r.title)} | {cell(r.message)} |"
+            for r in results]
