@@ -23,6 +23,7 @@ SUBCOMMANDS: Dict[str, Tuple[str, str, str]] = {
     "diagnose": ("ascend_doctor.cli.diagnose_cmd", "diagnose", "Explain the Ascend errors found in a log or paste."),
     "model": ("ascend_doctor.cli.model_cmd", "model", "Inspect model weights and write/verify manifests."),
     "plan": ("ascend_doctor.cli.plan_cmd", "plan", "Will this model fit, and on how many cards?"),
+    "report": ("ascend_doctor.cli.report_cmd", "report", "Show a saved JSON report in any format, or diff two."),
     "watch": ("ascend_doctor.cli.watch_cmd", "watch", "Watch the NPUs live; alert on heat, full HBM, idling, leaks."),
 }
 

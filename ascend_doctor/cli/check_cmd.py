@@ -63,19 +63,23 @@ def load_matrix_or_exit(matrix_path: Optional[str]) -> Tuple[Any, Dict[str, Any]
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr while hashing weights for --verify (default: when stderr is a terminal).")
 @click.option("-v", "--verbose", is_flag=True, help="Show evidence under each result.")
+@click.option("--redact", is_flag=True,
+              help="Replace host names, IP/MAC addresses, user names, home folders, serial numbers and PCIe bus "
+                   "ids with placeholders (host-1, 192.0.2.1 ...) before printing; see docs/redaction.md.")
 @handle_errors
 def check(snapshot: Optional[str], from_text: Optional[str], fmt: str, output: Optional[str], timeout: float,
           python: Optional[str],
           select: Tuple[str, ...], ignore: Tuple[str, ...], fail_on: str, matrix_path: Optional[str],
           model_dir: Optional[str], verify_manifest: Optional[str], serving_config: Optional[str],
           vllm_args: Optional[str], log_max_files: int, log_max_mb: int, progress: Optional[bool],
-          verbose: bool) -> None:
+          verbose: bool, redact: bool) -> None:
     """Grade an Ascend server's readiness to serve DeepSeek.
 
     \b
     Examples:
       ascend-doctor check
       ascend-doctor check --format json -o report.json
+      ascend-doctor check --format html --redact -o report.html   # to share: names and addresses hidden
       ascend-doctor check --from customer-snapshot.tar.gz
       ascend-doctor check --from-text ticket-1234.txt      # a pasted collect_env / npu-smi info
       ascend-doctor check --from node07.tar.gz --model /data/DeepSeek-R1-W8A8
@@ -137,6 +141,10 @@ def check(snapshot: Optional[str], from_text: Optional[str], fmt: str, output: O
     from ascend_doctor.render import emit_report
 
     report.notes.extend(pasted_notes)
+    if redact:
+        from ascend_doctor.redaction.identity import redact_report
+
+        report = redact_report(report)
     emit_report(report, fmt, output, verbose)
     sys.exit(int(report.exit_code))
 

@@ -23,8 +23,12 @@ from ascend_doctor.host.base import DEFAULT_TIMEOUT_S
               help="Also record what the model checks read of this model folder (repeatable): config, index, "
                    "quantization description and tokenizer files, every safetensors header, every file's size "
                    "and link target; never the weights. `check --from SNAP --model DIR` then grades it.")
+@click.option("--redact", is_flag=True,
+              help="Also replace host names, IP/MAC addresses, user names, home folders, serial numbers and PCIe "
+                   "bus ids with placeholders (host-1, 192.0.2.1 ...) everywhere in the snapshot; see "
+                   "docs/redaction.md.")
 @handle_errors
-def snapshot(output: str, timeout: float, python: Optional[str], model_dirs: Tuple[str, ...]) -> None:
+def snapshot(output: str, timeout: float, python: Optional[str], model_dirs: Tuple[str, ...], redact: bool) -> None:
     """Capture this machine into a snapshot for support or offline checking.
 
     Records the outputs of npu-smi, dmesg, lspci ..., the Ascend version files and
@@ -36,6 +40,7 @@ def snapshot(output: str, timeout: float, python: Optional[str], model_dirs: Tup
     \b
     Examples:
       ascend-doctor snapshot -o node07.tar.gz
+      ascend-doctor snapshot -o node07.tar.gz --redact   # to share outside: names, addresses hidden
       ascend-doctor snapshot -o node07/ --timeout 20 --python /opt/venv/bin/python
       ascend-doctor snapshot -o node07.tar.gz --model /data/models/DeepSeek-R1-W8A8
       ascend-doctor check --from node07.tar.gz     # replay it on any machine
@@ -59,7 +64,7 @@ def snapshot(output: str, timeout: float, python: Optional[str], model_dirs: Tup
 
     try:
         summary = capture_snapshot(output, timeout_s=timeout, python=python, progress=progress,
-                                   finish=_finisher(model_dirs, progress))
+                                   finish=_finisher(model_dirs, redact, progress))
     except FileExistsError as exc:
         fail(f"{exc}; choose an empty or new folder", ExitCode.USAGE)
     except OSError as exc:
@@ -68,19 +73,31 @@ def snapshot(output: str, timeout: float, python: Optional[str], model_dirs: Tup
         console.print(f"[yellow]note:[/yellow] {note}", markup=True, highlight=False)
     console.print(f"snapshot written to [bold]{summary.output}[/bold] "
                   f"({summary.commands} commands, {summary.files} files). Secret-looking environment "
-                  "values were redacted; review before sharing.")
+                  "values were redacted" + (", and host names, addresses, user names, serial numbers and bus ids "
+                                            "replaced by placeholders" if redact else "") + "; review before sharing.")
 
 
-def _finisher(model_dirs: Tuple[str, ...], say: Callable[[str], None]) -> Optional[Callable[[str], None]]:
-    """What runs on the finished tree before it is archived: the model metadata of --model."""
-    if not model_dirs:
+def _finisher(model_dirs: Tuple[str, ...], redact: bool, say: Callable[[str], None]
+              ) -> Optional[Callable[[str], None]]:
+    """What runs on the finished tree before it is archived: model metadata, then redaction."""
+    if not model_dirs and not redact:
         return None
 
     def finish(tree: str) -> None:
-        from ascend_doctor.host.model_record import record_models
+        if model_dirs:
+            from ascend_doctor.host.model_record import record_models
 
-        say(f"recording model metadata (no weights) of {', '.join(model_dirs)}")
-        for note in record_models(tree, list(model_dirs)):
-            say(f"note: {note}")
+            say(f"recording model metadata (no weights) of {', '.join(model_dirs)}")
+            for note in record_models(tree, list(model_dirs)):
+                say(f"note: {note}")
+        if redact:
+            _redact_tree(tree)
 
     return finish
+
+
+def _redact_tree(tree: str) -> None:
+    """--redact: identities in the finished tree become placeholders, before it is archived."""
+    from ascend_doctor.redaction.identity import redact_snapshot_tree
+
+    redact_snapshot_tree(tree)
