@@ -51,7 +51,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             yield Finding.fail(
                 f"healthy but not serving: {' and '.join(said)}, yet POST {record.path} got no answer within "
                 f"--timeout {timeout:g} s",
-                "Look, in this order:\n"
+                "Find where the request stops, in this order:\n"
                 f"1. {look.logs}: the request arriving and what the engine did with it (a scheduler stuck, an "
                 "HCCL timeout between cards, an operator error); `ascend-doctor diagnose LOGFILE` explains "
                 "Ascend error codes in it.\n"

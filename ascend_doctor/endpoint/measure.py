@@ -15,6 +15,7 @@ measurement in place. The checks (``checks/srv_*``) grade the result.
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
@@ -43,6 +44,7 @@ STRESS_MAX_TOKENS = 16
 STRESS_DEFAULT_PROMPT_TOKENS = 2048
 STRESS_SAFETY = 0.97  # aim a little below the limit: our token estimate is not the tokenizer's
 CALIBRATION_UNITS = (64, 320)
+REFUSED_PAUSE_S = 0.2
 ASSUMED_TOKENS_PER_UNIT = 1.3
 FILLER = ("alfa", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliett", "kilo",
           "lima", "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango", "uniform", "victor",
@@ -265,8 +267,20 @@ class Probe:
         facts.stress = stress
         self._say(f"stress: calibrating a prompt of ~{target} tokens ({source})")
         self._calibrate(facts, stress)
-        prompt = filler(stress.prompt_units)
-        path, request = self._load_request(facts, prompt, STRESS_MAX_TOKENS)
+        path, request = self._load_request(facts, "", STRESS_MAX_TOKENS)
+        numbers = itertools.count(1)
+
+        def send() -> rec.Reply:
+            # A different start for every request: with identical prompts, vLLM's prefix cache would
+            # skip the prefill the stress is meant to load.
+            prompt = filler(stress.prompt_units, tag=str(next(numbers)))
+            body = dict(request, prompt=prompt) if "prompt" in request else \
+                dict(request, messages=[{"role": "user", "content": prompt}])
+            reply = self._stream(path, body)
+            if reply.outcome in (rec.REFUSED, rec.TOO_LONG):
+                self.cancel.wait(REFUSED_PAUSE_S)  # a refused client backs off a little, as real ones do
+            return reply
+
         phase = rec.LoadPhase("stress", self.settings.stress_concurrency, 0)
         stress.phase = phase
         duration = self.settings.duration_s
@@ -274,8 +288,8 @@ class Probe:
                   f"for {duration:g} s")
         stop_at = time.monotonic() + duration
         grace = min(self.settings.timeout_s, 10.0)
-        load.run_phase(phase, lambda: self._stream(path, request), self.cancel, self.client.abort_all,
-                       stop_at=stop_at, grace_s=grace, tick=self._tick)
+        load.run_phase(phase, send, self.cancel, self.client.abort_all, stop_at=stop_at, grace_s=grace,
+                       tick=self._tick)
         if phase.interrupted:
             return
         self._say("stress: is the service still answering?")
@@ -365,10 +379,12 @@ def parse_models(obj: Any) -> List[rec.ServedModel]:
     return out
 
 
-def filler(units: int) -> str:
-    """A long prompt of ordinary words (a stress test needs length, not meaning)."""
+def filler(units: int, tag: str = "") -> str:
+    """A long prompt of ordinary words (a stress test needs length, not meaning); ``tag`` makes
+    its start unique."""
     words = [FILLER[i % len(FILLER)] for i in range(max(0, units))]
-    return "Repeat the last word of this text. " + " ".join(words)
+    head = f"Request {tag}. " if tag else ""
+    return head + "Repeat the last word of this text. " + " ".join(words)
 
 
 def _replay(saved: Dict[str, Any], model: Optional[str]) -> Dict[str, Any]:
