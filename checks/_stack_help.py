@@ -7,17 +7,12 @@ several checks print the same way.
 from __future__ import annotations
 
 import posixpath
-from typing import Any, Iterable, List, Optional
+from typing import Any, Iterable, List, Optional, Tuple
 
 from ascend_doctor.checkapi import CheckContext
 from ascend_doctor.versions import AscendVersion
 
 GIB = 1024 ** 3
-
-# Chip family -> the <chip> word of the HDK and CANN kernels package names
-# (compat_facts §6.2: 910B/910B3 -> 910b, 910 -> 910, 310P -> 310p, 310B -> 310b, A3 -> a3).
-PACKAGE_CHIP = {"A2": "910b", "A3": "a3", "310P": "310p", "310B": "310b", "910": "910"}
-HDK_CHIP = {"A2": "910b", "A3": "910b", "310P": "310p", "310B": "310b", "910": "910"}
 
 
 def gib(value: Optional[int]) -> str:
@@ -55,45 +50,157 @@ def same_release(a: Optional[str], b: Optional[str]) -> Optional[bool]:
     return va.same_release(vb)
 
 
-def _matrix_kernels_package(ctx: CheckContext) -> Any:
-    lookup = getattr(ctx.matrix, "chip", None)
-    if not callable(lookup):
-        return None
-    npu = ctx.facts.try_get("npu_chip")
-    try:
-        info = lookup(getattr(npu, "name", "") or "")
-    except Exception:  # the matrix names packages when it can; we fall back on our table
-        return None
-    return getattr(info, "kernels_package", None)
+def _package_sets(ctx: CheckContext, need_family: bool = True) -> List[Any]:
+    """The matrix's package names for this host's chip family: its architecture, or both when the
+    architecture is not recorded (never a `$(uname -m)` inside a name: HDK files say x86-64).
+    Toolkit, NNAE and NNAL names do not depend on the chip (``need_family=False``)."""
+    family = chip_family(ctx)
+    packages = getattr(ctx.matrix, "packages", None)
+    if not family and not need_family:
+        families = getattr(ctx.matrix, "chip_families", None) or []
+        family = families[0].family if families else None
+    if not family or not callable(packages):
+        return []
+    arches = [machine_arch(ctx)] if machine_arch(ctx) else ["aarch64", "x86_64"]
+    sets = []
+    for arch in arches:
+        try:
+            pk = packages(family, arch)
+        except Exception:  # a broken matrix: fall back on the lookup command
+            pk = None
+        if pk is not None:
+            sets.append(pk)
+    return sets
 
 
-def kernels_package_file(ctx: CheckContext, cann_version: Optional[str]) -> str:
-    """The kernels/ops .run file for this chip, CANN release and machine architecture.
-
-    The matrix's chip table gives the file-name templates (``legacy`` for CANN <= 8.3, ``ops``
-    for CANN >= 8.5, with ``{cann}`` and ``{arch}``); without it, our own table of chip words.
-    """
-    version = cann_version or "<cann version>"
-    arch = machine_arch(ctx) or "$(uname -m)"
-    modern = is_cann_85_or_later(cann_version)
-    package = _matrix_kernels_package(ctx)
-    template = getattr(package, "ops" if modern else "legacy", None) if package is not None else None
-    if isinstance(template, str) and "{cann}" in template:
-        return template.replace("{cann}", version).replace("{arch}", arch)
-    chip = PACKAGE_CHIP.get(str(chip_family(ctx)), "<chip>")
-    if modern:
-        return f"Ascend-cann-{chip}-ops_{version}_linux-{arch}.run"
-    if chip == "a3":
-        return f"Atlas-A3-cann-kernels_{version}_linux-{arch}.run"
-    return f"Ascend-cann-kernels-{chip}_{version}_linux-{arch}.run"
+def _alternatives(names: List[Tuple[str, str]], template: str) -> str:
+    """One command per architecture ('or, on x86_64' for the second): ``template`` has ``{name}``."""
+    lines = []
+    for index, (arch, name) in enumerate(names):
+        line = template.replace("{name}", name)
+        if len(names) > 1:
+            line += f"   # {arch}" if index == 0 else f"   # or, on {arch}"
+        lines.append(line)
+    return "\n".join(lines)
 
 
-def cleanup_sequence(driver_roots: Iterable[str], hdk_chip: str, arch: str,
-                     driver_version: Optional[str] = None) -> str:
+def package_command(ctx: CheckContext, kind: str, version: Optional[str], action: str = "--install") -> str:
+    """``./<file> <action>`` for a CANN package (toolkit, nnal, nnae, kernels) of this chip and
+    machine, with the file name from the matrix; a lookup command when the name is not known."""
+    names = []
+    for pk in _package_sets(ctx, need_family=kind == "kernels") if version else []:
+        getter = {"toolkit": pk.toolkit, "nnal": pk.nnal, "kernels": pk.kernels, "nnae": pk.nnae}.get(kind)
+        name = getter(version) if getter is not None else None
+        if name:
+            names.append((pk.arch, name))
+    if names:
+        return _alternatives(names, "./{name} " + action)
+    what = {"kernels": "kernels/ops package"}.get(kind, kind)
+    if kind == "kernels" and version and not chip_family(ctx):
+        return _kernels_pattern(ctx, version, action)
+    if not version:
+        return (f"# the {what} version is not known here: `ascend-doctor matrix lookup --chip <chip>` names the "
+                "file pattern, `ascend-doctor matrix lookup --cann <version>` the release")
+    return (f"# no {what} file name is recorded for this machine (chip family {chip_family(ctx) or 'unknown'}): "
+            f"`ascend-doctor matrix lookup --chip <chip>` and the CANN {version} download page")
+
+
+def _kernels_pattern(ctx: CheckContext, version: str, action: str) -> str:
+    """Without the chip, the kernels name of this CANN's naming era, with the chip word left to fill."""
+    conventions = {c.topic: c for c in getattr(ctx.matrix, "package_conventions", [])}
+    parsed = AscendVersion.try_parse(version)
+    ops = AscendVersion.try_parse(getattr(conventions.get("ops"), "cann", None) or "")
+    with_arch = AscendVersion.try_parse(getattr(conventions.get("kernels_arch"), "cann", None) or "")
+    arch = machine_arch(ctx) or "<aarch64|x86_64>"
+    if parsed is not None and ops is not None and parsed.sort_key >= ops.sort_key:
+        name = f"Ascend-cann-<chip>-ops_{version}_linux-{arch}.run"
+    elif parsed is not None and with_arch is not None and parsed.sort_key < with_arch.sort_key:
+        name = f"Ascend-cann-kernels-<chip>_{version}_linux.run"
+    else:
+        name = f"Ascend-cann-kernels-<chip>_{version}_linux-{arch}.run"
+    return (f"./{name} {action}   # <chip>: this NPU's word (910b, 310p; A3 files are Atlas-A3-cann-kernels_… / "
+            "Ascend-cann-A3-ops_…): `ascend-doctor matrix lookup --chip <npu-smi Name>`")
+
+
+def kernels_package_file(ctx: CheckContext, cann_version: Optional[str]) -> Optional[str]:
+    """The kernels/ops .run file for this chip, CANN release and machine (None when not known)."""
+    for pk in _package_sets(ctx) if cann_version else []:
+        name = pk.kernels(cann_version)
+        if name:
+            return str(name)
+    return None
+
+
+def hdk_commands(ctx: CheckContext, driver_version: Optional[str], mode: str = "first",
+                 firmware: Optional[str] = None, reboot: bool = True) -> str:
+    """Install lines for one HDK release (driver + firmware of this chip family and machine), in
+    Huawei's order: ``first`` install driver -> firmware, ``upgrade``/overwrite firmware -> driver."""
+    from ascend_doctor.matrix.packages import convention_flags, convention_order
+
+    sets = _package_sets(ctx)
+    if not sets:
+        return ("# which HDK release: `ascend-doctor matrix lookup --cann <your CANN> --chip <chip>`; the driver "
+                "and firmware file names: `ascend-doctor matrix lookup --chip <chip>`")
+    if not driver_version:
+        return _hdk_pattern(ctx, sets, mode)
+    m = ctx.matrix
+    firmware = firmware or sets[0].firmware_for_hdk(driver_version)
+    lines: List[str] = []
+    for part in convention_order(m, mode):
+        if part == "driver":
+            names = [(pk.arch, pk.hdk_driver(driver_version)) for pk in sets]
+            known = [(a, n) for a, n in names if n]
+            lines.append(_alternatives(known, "./{name} " + convention_flags(m, "driver")) if known else
+                         f"# no driver file name is recorded for this chip family (HDK {driver_version})")
+        else:
+            name = sets[0].hdk_firmware(firmware) if firmware else None
+            lines.append(f"./{name} {convention_flags(m, 'firmware')}" if name else
+                         f"# the firmware number of HDK {driver_version} for this chip family is not recorded: "
+                         f"ascend-doctor matrix lookup --driver {driver_version} --chip {chip_family(ctx)}")
+    if reboot:
+        lines.append("reboot")
+    return "\n".join(lines)
+
+
+def _hdk_pattern(ctx: CheckContext, sets: List[Any], mode: str) -> str:
+    """The family's HDK file names with the release left open (which release is a lookup away)."""
+    from ascend_doctor.matrix.packages import convention_flags, convention_order
+
+    family = ctx.matrix.family(sets[0].family)
+    package = getattr(family, "hdk_package", None)
+    lookup = (f"# which HDK release: `ascend-doctor matrix lookup --cann <your CANN> --chip {sets[0].family}` "
+              "(<version> = the driver version, <firmware> = that HDK's firmware number)")
+    if package is None:
+        return lookup
+    conventions = {c.topic: c for c in ctx.matrix.package_conventions}
+    spelling = conventions.get("hdk_arch")
+    lines = [lookup]
+    for part in convention_order(ctx.matrix, mode):
+        if part == "driver":
+            names = [(pk.arch, package.driver.replace("{version}", "<version>").replace(
+                "{arch}", str(getattr(spelling, pk.arch, pk.arch)))) for pk in sets]
+            lines.append(_alternatives(names, "./{name} " + convention_flags(ctx.matrix, "driver")))
+        else:
+            lines.append(f"./{package.firmware.replace('{firmware}', '<firmware>')} "
+                         f"{convention_flags(ctx.matrix, 'firmware')}")
+    lines.append("reboot")
+    return "\n".join(lines)
+
+
+def firmware_file(ctx: CheckContext, driver_version: Optional[str]) -> Optional[str]:
+    """The firmware .run of the driver's HDK release for this chip family (None when not recorded)."""
+    for pk in _package_sets(ctx)[:1] if driver_version else []:
+        number = pk.firmware_for_hdk(driver_version)
+        return str(pk.hdk_firmware(number)) if number else None
+    return None
+
+
+def cleanup_sequence(ctx: CheckContext, driver_roots: Iterable[str], driver_version: Optional[str] = None) -> str:
     """The clean-up that ends a mixed driver/firmware installation (seed 003 §5.1).
 
-    Uninstall every stack completely, install one matching driver+firmware pair, reboot, then
-    throw away the graphs and operator binaries compiled against the mixed stack.
+    Uninstall every stack completely, install one matching driver+firmware pair (a first install
+    again: driver, then firmware), reboot, then throw away the graphs and operator binaries compiled
+    against the mixed stack.
     """
     roots = sorted({r.rstrip("/") or "/" for r in driver_roots})
     lines: List[str] = ["# 1. stop every job and container using the NPUs (see `npu-smi info`), then as root:"]
@@ -103,10 +210,9 @@ def cleanup_sequence(driver_roots: Iterable[str], hdk_chip: str, arch: str,
     lines += [
         "rm -f /etc/ascend_install.info   # only if the uninstallers left it behind",
         "reboot",
-        "# 2. install ONE driver and the firmware of the SAME Ascend HDK release (the one your CANN pairs with):",
-        f"./Ascend-hdk-{hdk_chip}-npu-driver_{driver_version or '<version>'}_linux-{arch}.run --full --install-for-all",
-        f"./Ascend-hdk-{hdk_chip}-npu-firmware_<firmware version of that HDK>.run --full",
-        "reboot",
+        "# 2. install ONE driver and the firmware of the SAME Ascend HDK release (the one your CANN pairs with), "
+        "driver first:",
+        hdk_commands(ctx, driver_version, "first"),
         "# 3. rebuild what was compiled against the old stack: clear the operator/graph caches and restart the engine",
         "rm -rf ~/atc_data ./kernel_meta*   # CANN operator compile cache and kernel_meta work files",
     ]

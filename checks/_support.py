@@ -14,12 +14,13 @@ def verdict_kind(verdict: Any) -> str:
     return str(getattr(kind, "value", kind)).lower()
 
 
-def verdict_finding(verdict: Any, subject: str, remediation: str, unknown_status: Status = Status.WARN) -> Finding:
+def verdict_finding(verdict: Any, subject: str, remediation: str, unknown_status: Status = Status.WARN,
+                    suggestion_prefix: str = "") -> Finding:
     """Map a matrix verdict to a finding.
 
-    recommended -> PASS; compatible -> PASS with the recommended pairing noted;
-    incompatible -> FAIL; unknown (not in the matrix) -> WARN by default: we cannot confirm it,
-    which is not the same as knowing it is wrong.
+    recommended -> PASS; compatible -> PASS with the recommended pairing noted; compatible but
+    uncertain (the source's wording leaves it open) -> WARN; incompatible -> FAIL; unknown (not in
+    the matrix) -> WARN by default: we cannot confirm it, which is not the same as knowing it is wrong.
     """
     kind = verdict_kind(verdict)
     message = str(getattr(verdict, "message", "") or subject)
@@ -28,11 +29,18 @@ def verdict_finding(verdict: Any, subject: str, remediation: str, unknown_status
     evidence: Dict[str, Any] = {"verdict": kind, "sources": sources}
     if kind == "recommended":
         return Finding(Status.PASS, f"{subject}: {message}", "", evidence)
+    if kind == "compatible" and getattr(verdict, "uncertain", False):
+        evidence["uncertain"] = True
+        fix = ("Only an uncertain statement says this pairing works; the release's own pairing is safer"
+               + (f": {suggestion}" if suggestion else "") + f"\n{remediation}")
+        return Finding(Status.WARN, f"{subject}: {message} (uncertain)", fix.strip(), evidence)
     if kind == "compatible":
         note = f" (recommended: {suggestion})" if suggestion else ""
         return Finding(Status.PASS, f"{subject}: {message}{note}", "", evidence)
     if kind == "incompatible":
-        fix = remediation + (f"\n{suggestion}" if suggestion else "")
+        # ``suggestion_prefix`` ("or, …:") marks the matrix's suggestion as an alternative to the
+        # remediation, not a second step to paste after it
+        fix = remediation + (f"\n{suggestion_prefix}{suggestion}" if suggestion else "")
         return Finding(Status.FAIL, f"{subject}: {message}", fix.strip(), evidence)
     fix = ("Not in the compatibility matrix, so it cannot be confirmed either way. "
            + (f"{suggestion}. " if suggestion else "")
@@ -63,15 +71,28 @@ def in_container(ctx: CheckContext) -> bool:
 
 
 def driver_install_hint(ctx: CheckContext) -> str:
-    chip = ctx.facts.try_get("npu_chip")
-    family = getattr(chip, "family", None)
-    pkg = {"A2": "910b", "A3": "910b", "310P": "310p", "310B": "310b", "910": "910"}.get(str(family), "<chip>")
-    arch = host_arch(ctx) or "<arch>"
-    return (f"Install the driver, then the firmware, of one Ascend HDK release, and reboot:\n"
-            f"  ./Ascend-hdk-{pkg}-npu-driver_<version>_linux-{arch}.run --full --install-for-all\n"
-            f"  ./Ascend-hdk-{pkg}-npu-firmware_<version>.run --full\n"
-            f"  reboot\n"
-            f"(`ascend-doctor matrix lookup --cann <your CANN>` names the driver release to pick.)")
+    """A first install of the HDK the active CANN pairs with, with this chip family's real file
+    names for this machine (driver first, then firmware, one reboot); a lookup command when the
+    matrix cannot name the release."""
+    from ._stack_help import chip_family, hdk_commands
+
+    stack = ctx.facts.try_get("stack")
+    toolkit = stack.active_toolkit(ctx.facts.try_get("env") or {}) if stack else None
+    cann = getattr(toolkit, "version", None)
+    family = chip_family(ctx)
+    driver = firmware = None
+    if cann and family:
+        try:
+            rec = ctx.matrix.recommended_for_cann(cann, chip=family) or {}
+        except Exception:  # the matrix names the release when it can; else the lookup command below
+            rec = {}
+        driver, firmware = rec.get("driver"), rec.get("firmware")
+    if driver:
+        lines = hdk_commands(ctx, driver, "first", firmware)
+        return (f"Install the driver, then the firmware, of Ascend HDK {driver} (the HDK paired with CANN {cann}), "
+                "and reboot once:\n" + "\n".join(f"  {line}" for line in lines.splitlines()))
+    return ("Install the driver, then the firmware, of one Ascend HDK release, and reboot once:\n"
+            + "\n".join(f"  {line}" for line in hdk_commands(ctx, None).splitlines()))
 
 
 CONTAINER_DRIVER_MOUNTS = (
@@ -90,7 +111,9 @@ def code_text(code: Any) -> str:
 
 
 def pip_pair_hint(ctx: CheckContext) -> str:
-    """`pip install torch==X torch-npu==Y` for the active CANN when the matrix knows the pair."""
+    """`pip install torch==X torch-npu==Y` for the active CANN when the matrix knows the pair, with
+    the index it needs on this machine (the PyTorch CPU index on x86_64, where torch_npu dev builds
+    come from); torch never without its torch_npu."""
     stack = ctx.facts.try_get("stack")
     toolkit = stack.active_toolkit(ctx.facts.try_get("env") or {}) if stack else None
     cann = getattr(toolkit, "version", None)
@@ -101,7 +124,11 @@ def pip_pair_hint(ctx: CheckContext) -> str:
             rec = {}
         torch, torch_npu = rec.get("torch"), rec.get("torch_npu")
         if torch and torch_npu:
-            return f"pip install torch=={torch} torch-npu=={torch_npu}   # the pair released for CANN {cann}"
+            from ascend_doctor.matrix.pip import torch_pair
+
+            advice = torch_pair(ctx.matrix, torch, torch_npu, host_arch(ctx))
+            return advice.lines[0] + f"   # the pair released for CANN {cann}" + "".join(
+                f"\n# {note}" for note in advice.notes)
         return (f"pip install torch==<x> torch-npu==<y>  (ascend-doctor matrix lookup --cann {cann} lists the "
                 f"torch_npu releases for CANN {cann})")
     return "pip install torch==<x> torch-npu==<y>  (ascend-doctor matrix show torch_npu lists the pairs)"

@@ -6,7 +6,7 @@ from typing import Iterator, List, Optional, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 
-from ._stack_help import machine_arch, normalize_arch
+from ._stack_help import kernels_package_file, machine_arch, normalize_arch
 
 CHECK = CheckSpec(
     id="ASC-ARCH-001",
@@ -17,7 +17,8 @@ CHECK = CheckSpec(
     why=("Ascend .run packages exist for aarch64 and x86_64 and install on either without complaint; a package of "
          "the other architecture fails only when its libraries are loaded ('cannot open shared object file', "
          "'wrong ELF class'), often long after the install."),
-    fix="Uninstall the package and install its build for this machine: ./<package>_<version>_linux-$(uname -m).run",
+    fix=("Uninstall the package and install its build for this machine: "
+         "./<package>_<version>_linux-<aarch64|x86_64>.run"),
 )
 
 _RUN_NAMES = {"toolkit": "Ascend-cann-toolkit", "nnae": "Ascend-cann-nnae", "ops": "Ascend-cann-<chip>-ops"}
@@ -31,6 +32,10 @@ def _packages(ctx: CheckContext) -> List[Tuple[str, str, Optional[str], str]]:
         if install.error:
             continue
         stem = install.package_name or _RUN_NAMES.get(install.kind, "Ascend-cann-" + install.kind)
+        if install.kind == "ops" and not install.package_name:
+            # the chip's own ops file (Ascend-cann-A3-ops on A3), not a <chip> placeholder
+            known = kernels_package_file(ctx, install.version)
+            stem = known.split("_")[0] if known else stem
         found.append((f"CANN {install.kind} {install.version}", install.path, install.arch,
                       f"{stem}_{install.version}"))
     nnal = ctx.facts.try_get("nnal")

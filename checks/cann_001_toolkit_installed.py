@@ -7,6 +7,7 @@ from typing import Iterator
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
 from ascend_doctor.facts.origin import require_stated
 
+from ._stack_help import package_command
 from ._support import host_arch
 
 CHECK = CheckSpec(
@@ -17,7 +18,7 @@ CHECK = CheckSpec(
     why=("torch_npu, MindIE and vLLM-Ascend all load CANN's runtime and operator libraries. A toolkit built "
          "for the other architecture (x86_64 on an aarch64 Kunpeng host) installs without complaint and then "
          "fails to load."),
-    fix=("Install the toolkit for this architecture: ./Ascend-cann-toolkit_<version>_linux-$(uname -m).run "
+    fix=("Install the toolkit for this architecture: ./Ascend-cann-toolkit_<version>_linux-<aarch64|x86_64>.run "
          "--install, then `source /usr/local/Ascend/ascend-toolkit/set_env.sh`."),
 )
 
@@ -29,8 +30,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     broken = [c for c in stack.cann if c.kind == "toolkit" and c.error]
     for install in broken:
         yield Finding.fail(f"{install.info_file} cannot be read: {install.error}",
-                           "Reinstall the CANN toolkit: ./Ascend-cann-toolkit_<version>_linux-"
-                           f"{arch or '<arch>'}.run --install")
+                           "Reinstall the CANN toolkit:\n" + package_command(ctx, "toolkit", install.version))
     toolkit = stack.active_toolkit(env)
     if toolkit is None:
         if not broken:
@@ -38,15 +38,17 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             yield Finding.fail(
                 "no CANN toolkit found (no ascend_toolkit_install.info under " + ", ".join(stack.roots or
                                                                                          ["/usr/local/Ascend"]) + ")",
-                f"Install the CANN toolkit matching your driver (ascend-doctor matrix lookup --driver <version>):\n"
-                f"  ./Ascend-cann-toolkit_<version>_linux-{arch or '$(uname -m)'}.run --install\n"
-                f"  source /usr/local/Ascend/ascend-toolkit/set_env.sh")
+                "Install the CANN toolkit matching your driver (`ascend-doctor matrix lookup --driver "
+                f"{getattr(stack, 'driver_version', None) or '<version>'}` names the releases; the file is "
+                "Ascend-cann-toolkit_<release>_linux-<aarch64|x86_64>.run):\n"
+                "  ./Ascend-cann-toolkit_<release>_linux-" + (arch or "<aarch64|x86_64>") + ".run --install\n"
+                "  source /usr/local/Ascend/ascend-toolkit/set_env.sh")
         return
     if arch and toolkit.arch and toolkit.arch != arch:
         yield Finding.fail(
             f"CANN {toolkit.version} at {toolkit.path} is built for {toolkit.arch}, but this machine is {arch}.",
-            f"Uninstall it and install the {arch} package: ./Ascend-cann-toolkit_{toolkit.version}_linux-{arch}.run "
-            f"--install", toolkit_arch=toolkit.arch, machine_arch=arch)
+            f"Uninstall it and install the {arch} package:\n" + package_command(ctx, "toolkit", toolkit.version),
+            toolkit_arch=toolkit.arch, machine_arch=arch)
         return
     others = [c.version for c in stack.toolkits() if c is not toolkit]
     extra = f" (also installed: {', '.join(str(v) for v in others)})" if others else ""

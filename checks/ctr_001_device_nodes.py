@@ -7,6 +7,8 @@ from typing import Iterator, List
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 from ascend_doctor.facts.origin import require_stated
 
+from ._stack_help import hdk_commands
+
 CHECK = CheckSpec(
     id="ASC-CTR-001",
     title="NPU device nodes present",
@@ -53,9 +55,10 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             "Recreate the container with:\n  docker run " + " \\\n    ".join(flags) + " ...",
             missing=missing, davinci=list(nodes.davinci))
         return
+    reinstall = hdk_commands(ctx, getattr(stack, "driver_version", None), "upgrade")
     yield Finding.fail(
         "; ".join(problems) + " on this host: the driver module is not loaded (or failed to create its nodes).",
         "Load the installed driver: reboot (after a driver install the nodes appear on the next boot); if they "
-        "still do not, reinstall the driver: ./Ascend-hdk-<chip>-npu-driver_<version>_linux-$(uname -m).run "
-        "--full --install-for-all && reboot   (dmesg | grep -i davinci shows why the module failed)",
+        "still do not, reinstall its HDK (an overwrite install: firmware first, then driver; `dmesg | grep -i "
+        "davinci` shows why the module failed):\n" + reinstall,
         missing=missing, davinci=list(nodes.davinci))

@@ -68,5 +68,9 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             subject = f"{names[engine]} {version} / {aspect}"
             remediation = (f"Align {aspect} with {names[engine]} {version}: install one complete row of its release "
                            f"matrix (ascend-doctor matrix show {engine})")
+            if len(installed) > 1 and aspect in ("torch", "torch_npu", "python"):
+                others = ", ".join(f"{names[e]} {v}" for e, v in installed if e != engine)
+                remediation += (f". {names[engine]} and {others} need different torch releases: give each engine its "
+                                "own environment (venv or image) instead of changing this one")
             finding = verdict_finding(verdict, subject, remediation, unknown_status=Status.WARN)
             yield finding.scoped(f"{names[engine]} {aspect}")

@@ -6,6 +6,7 @@ from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
 
+from ._stack_help import firmware_file, hdk_commands
 from ._support import verdict_finding
 
 CHECK = CheckSpec(
@@ -15,9 +16,9 @@ CHECK = CheckSpec(
           "against the firmware's compatible_version_drv list, and both against the compatibility matrix."),
     why=("Out-of-range firmware is the classic result of upgrading one half of the HDK. Symptoms range from "
          "'Failed to start the device' (507033) to devices missing from npu-smi."),
-    fix=("Install the firmware from the same HDK package set as the driver: "
-         "./Ascend-hdk-<chip>-npu-firmware_<version>.run --full, then reboot. "
-         "`ascend-doctor matrix lookup --driver <version>` lists the firmware of each driver release."),
+    fix=("Install the firmware from the same HDK package set as the driver (Ascend-hdk-910b-npu-firmware_<number>.run "
+         "on A2, Atlas-A3-hdk-npu-firmware_<number>.run on A3) with --full, then reboot. "
+         "`ascend-doctor matrix lookup --driver <version> --chip <chip>` names the file of each driver release."),
 )
 
 
@@ -36,17 +37,21 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     evidence = {"driver": driver_version, "firmware": fw_version, "driver_accepts_firmware": by_driver,
                 "firmware_accepts_driver": by_firmware, "compatible_version_fw": fw_range}
     if by_driver is False and by_firmware is not True:
+        fw_file = firmware_file(ctx, driver_version)
         yield Finding(Status.FAIL,
                       f"firmware {fw_version} is outside driver {driver_version}'s range {fw_range}"
                       + (" and the firmware does not list this driver either" if by_firmware is False else ""),
                       f"Install firmware in {fw_range} — the one shipped with HDK {driver_version}:\n"
-                      f"  ./Ascend-hdk-<chip>-npu-firmware_<version>.run --full && reboot\n"
-                      f"  (ascend-doctor matrix lookup --driver {driver_version} names it)",
+                      + (f"  ./{fw_file} --full && reboot" if fw_file else
+                         f"  (ascend-doctor matrix lookup --driver {driver_version} --chip <chip> names it)"),
                       evidence)
         return
     if by_firmware is False and by_driver is not True:
         yield Finding(Status.FAIL, f"firmware {fw_version} (HDK {fw.info.package_version}) does not accept "
                       f"driver {driver_version}",
+                      "Install the driver and firmware of one HDK release, then reboot (an upgrade: firmware "
+                      "first, then driver):\n" + hdk_commands(ctx, fw.info.package_version, "upgrade")
+                      if fw.info.package_version else
                       f"Install the driver and firmware of one HDK release, then reboot "
                       f"(ascend-doctor matrix lookup --driver {driver_version}).", evidence)
         return

@@ -99,6 +99,23 @@ def _fp8_loads(ctx: CheckContext, chip: Any) -> Optional[bool]:
     return None
 
 
+def _weights_need(arch: Any, precision: Any, hbm: int, common: Dict[str, Any], chip_name: str) -> str:
+    """"the weights need N x chip; there K of B full-length sequences per replica" (row 15/16 of the
+    field review: a KV-bound batch is not "does not fit on 128 cards", and DP replication is not a
+    card count)."""
+    from ascend_doctor.model.plan import smallest_cards_for_weights
+
+    plan = smallest_cards_for_weights(arch, precision, hbm, **common)
+    if plan is None:
+        return f"does not fit on up to 128 x {chip_name}, not even the weights"
+    card = plan.card
+    text = f"needs {plan.layout.cards} x {chip_name} for the weights ({_layout(plan)})"
+    if card.sequences_fit < card.sequences_requested:
+        text += (f"; there at most {card.sequences_fit} of the {card.sequences_requested} full-length sequences fit "
+                 "per replica (the engine queues the rest)")
+    return text
+
+
 def _verdict(plan: MemoryPlan) -> str:
     from ascend_doctor.model.plan import VERDICT_FEWER, VERDICT_FITS
 
@@ -185,12 +202,14 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     better = smallest_cards(arch, precision, hbm, **common)
     options = []
     if better is not None:
-        options.append(f"{better.layout.cards} x {chip_name} at {precision.name}")
+        options.append(f"needs {better.layout.cards} x {chip_name} at {precision.name}")
+    else:
+        options.append(_weights_need(arch, precision, hbm, common, chip_name))
     if precision.name in ("bf16", "fp16"):
         int8 = smallest_cards(arch, parse_precision("w8a8"), hbm, **common)
         if int8 is not None:
             options.append(f"{int8.layout.cards} x {chip_name} with W8A8 weights (msmodelslim)")
-    fix = ("It needs " + " or ".join(options) if options else "It does not fit on up to 128 such cards") + (
+    fix = ("It " + " or ".join(options)) + (
         f" (now {layout.cards}); or lower the max sequence length. Arithmetic: `ascend-doctor plan --model "
         f"{model.ref} --mem-gb {hbm / GIB:g}`")
     yield Finding.fail(f"{message}: does not fit, short by {_gib(-card.free_bytes)} per card", fix, **evidence)
@@ -201,7 +220,7 @@ def _fp8_finding(ctx: CheckContext, model: Any, arch: Any, chip: Any, chip_name:
                  evidence: Dict[str, Any]) -> Finding:
     """FP8 weights on an NPU that cannot load them: no FP8 plan is worth a PASS. Plan the two
     conversions instead (W8A8 and BF16) on the same cards and say how many each needs."""
-    from ascend_doctor.model.plan import GIB, parse_precision, plan_memory, smallest_cards
+    from ascend_doctor.model.plan import GIB, parse_precision, plan_memory
 
     family = getattr(chip, "family", None)
     parts: List[str] = []
@@ -217,10 +236,9 @@ def _fp8_finding(ctx: CheckContext, model: Any, arch: Any, chip: Any, chip_name:
         if plan.fits:
             needs.append(f"{label} fits the {layout.cards} x {chip_name} configured")
             continue
-        # The smallest count is searched with TP (and EP) over every card: a lower bound for the weights.
-        smallest = smallest_cards(arch, precision, hbm, **common)
-        needs.append(f"{label} needs {smallest.layout.cards} x {chip_name}" if smallest is not None
-                     else f"{label} does not fit on up to 128 x {chip_name}")
+        # The smallest count is searched with TP (and EP) over every card (a sensible layout, not the
+        # configured DP replication), for the weights plus one sequence: engines queue the rest.
+        needs.append(f"{label} " + _weights_need(arch, precision, hbm, common, chip_name))
     evidence = dict(evidence, converted_plans=converted, fp8_loads=loads)
     fix = ("Convert the weights (ASC-MDL-002 gives both commands) and set the precision to match: "
            + "; ".join(needs) + f". Arithmetic: `ascend-doctor plan --model {model.ref} --precision w8a8 "

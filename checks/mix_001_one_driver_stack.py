@@ -7,7 +7,7 @@ from typing import Iterator, List
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 
-from ._stack_help import HDK_CHIP, chip_family, cleanup_sequence, machine_arch
+from ._stack_help import cleanup_sequence
 
 CHECK = CheckSpec(
     id="ASC-MIX-001",
@@ -42,7 +42,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     if not drivers and not firmwares:
         raise NotApplicable("no driver or firmware version.info found (see ASC-DRV-001)")
     roots = [posixpath.dirname(posixpath.dirname(f.path)) for f in drivers + firmwares]
-    fix = cleanup_sequence(roots, HDK_CHIP.get(str(chip_family(ctx)), "<chip>"), machine_arch(ctx) or "$(uname -m)")
+    fix = cleanup_sequence(ctx, roots, getattr(stack, "driver_version", None))
     mixed = False
     for kind, files in (("driver", drivers), ("firmware", firmwares)):
         if len(files) > 1:

@@ -7,7 +7,7 @@ from typing import Iterator, List, Optional
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 
-from ._stack_help import HDK_CHIP, chip_family, cleanup_sequence, machine_arch
+from ._stack_help import cleanup_sequence
 
 INSTALL_INFO = "/etc/ascend_install.info"
 
@@ -74,8 +74,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         raise NotApplicable("no driver or firmware installed to compare with (see ASC-DRV-001)")
     recorded_fw = info.firmware_install_path
     all_roots = sorted(set(driver_roots + firmware_roots + [r for r in (info.driver_install_path,) if r]))
-    cleanup = cleanup_sequence(all_roots, HDK_CHIP.get(str(chip_family(ctx)), "<chip>"),
-                               machine_arch(ctx) or "$(uname -m)")
+    cleanup = cleanup_sequence(ctx, all_roots, getattr(stack, "driver_version", None))
     findings = [f for f in (
         _check("driver", info.driver_install_path, driver_roots, "Driver_Install_Path_Param", cleanup),
         _check("firmware", recorded_fw, firmware_roots, "Firmware_Install_Path_Param", cleanup)

@@ -7,7 +7,7 @@ from typing import Iterator
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 from ascend_doctor.versions import AscendVersion
 
-from ._stack_help import HDK_CHIP, chip_family, machine_arch
+from ._stack_help import firmware_file
 
 CHECK = CheckSpec(
     id="ASC-MIX-003",
@@ -18,8 +18,9 @@ CHECK = CheckSpec(
     why=("Driver and firmware are published together as one Ascend HDK. A firmware from another HDK family is "
          "the trace of two installations laid over each other (seed 003 §5.1), even when the version ranges still "
          "accept each other -- whether they do is ASC-FW-002's finding."),
-    fix=("Install the firmware of the driver's HDK release: ./Ascend-hdk-<chip>-npu-firmware_<version>.run --full, "
-         "then reboot."),
+    fix=("Install the firmware of the driver's HDK release (Ascend-hdk-910b-npu-firmware_<number>.run on A2, "
+         "Atlas-A3-hdk-npu-firmware_<number>.run on A3; `ascend-doctor matrix lookup --driver <version> --chip <chip>` "
+         "names it) with --full, then reboot."),
 )
 
 
@@ -37,15 +38,16 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     if dv is None or fv is None:
         raise NotApplicable(f"cannot compare HDK releases {drv_pkg!r} and {fw_pkg!r}")
     if dv.family != fv.family:
-        chip = HDK_CHIP.get(str(chip_family(ctx)), "<chip>")
+        fw_file = firmware_file(ctx, drv_pkg)
+        install = (f"  ./{fw_file} --full" if fw_file else
+                   f"  # firmware of HDK {dv.release} for this chip: ascend-doctor matrix lookup --driver {drv_pkg}")
         yield Finding.warn(
             f"driver {drv_pkg} is from HDK {dv.family}, firmware {fw.version} is from HDK {fw_pkg} "
             f"({fv.family}): the two were installed from different HDK packages.",
             f"Install the firmware shipped with driver {drv_pkg} and reboot:\n"
-            f"  ./Ascend-hdk-{chip}-npu-firmware_<firmware version of HDK {dv.release}>.run --full\n"
+            f"{install}\n"
             f"  reboot\n"
-            f"(or install driver and firmware of the HDK your CANN pairs with; the driver arch is "
-            f"{machine_arch(ctx) or '$(uname -m)'})",
+            f"(or install driver and firmware of the HDK your CANN pairs with)",
             driver_package=drv_pkg, firmware_package=fw_pkg)
         return
     note = "" if dv.same_release(fv) else f" (same {dv.family} family, releases {dv.release} / {fv.release})"

@@ -6,6 +6,8 @@ from typing import Iterator, Optional
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 
+from ._stack_help import package_command
+
 CHECK = CheckSpec(
     id="ASC-MIX-004",
     title="Several CANN toolkits: `latest` and ASCEND_HOME_PATH agree",
@@ -18,7 +20,7 @@ CHECK = CheckSpec(
          "process, with failures that look like version mismatches nowhere visible in one file."),
     fix=("Pick one: `source /usr/local/Ascend/ascend-toolkit/set_env.sh` (follows latest), or re-point latest "
          "by reinstalling the wanted version; uninstall toolkits you do not use: "
-         "./Ascend-cann-toolkit_<old>_linux-$(uname -m).run --uninstall"),
+         "./Ascend-cann-toolkit_<old version>_linux-<aarch64|x86_64>.run --uninstall"),
 )
 
 
@@ -64,5 +66,6 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         "vLLM-Ascend follow `latest`, so one process can end up with libraries of both releases.",
         f"Use the `latest` one everywhere:  source /usr/local/Ascend/ascend-toolkit/set_env.sh\n"
         f"or, to keep CANN {selected.version}, make it `latest` by reinstalling it, and uninstall the other:\n"
-        f"  ./Ascend-cann-toolkit_{latest.version}_linux-$(uname -m).run --uninstall",
+        + "\n".join(f"  {line}" for line in package_command(ctx, "toolkit", latest.version, "--uninstall")
+                    .splitlines()),
         selected=selected.version, latest=latest.version, home=home)

@@ -6,7 +6,7 @@ from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 
-from ._stack_help import machine_arch, same_release
+from ._stack_help import package_command, same_release
 
 CHECK = CheckSpec(
     id="ASC-MIX-005",
@@ -16,7 +16,7 @@ CHECK = CheckSpec(
          "and both have a set_env.sh exporting the same variables (ASCEND_HOME_PATH, ASCEND_OPP_PATH, "
          "LD_LIBRARY_PATH). Of different releases, whichever was sourced last wins, per shell -- a mixed stack."),
     fix=("Keep one: uninstall the NNAE when the toolkit is installed (./Ascend-cann-nnae_<version>_linux-"
-         "$(uname -m).run --uninstall), or install the NNAE of the toolkit's release."),
+         "<aarch64|x86_64>.run --uninstall), or install the NNAE of the toolkit's release."),
 )
 
 
@@ -29,14 +29,13 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         raise NotApplicable("no NNAE installed")
     if toolkit is None:
         raise NotApplicable("no CANN toolkit installed next to the NNAE")
-    arch = machine_arch(ctx) or "$(uname -m)"
     differing = [n for n in nnaes if same_release(n.version, toolkit.version) is False]
     for nnae in differing:
         yield Finding.warn(
             f"NNAE {nnae.version} ({nnae.path}) and CANN toolkit {toolkit.version} ({toolkit.path}) are both "
             "installed: two CANN releases whose set_env.sh scripts overwrite each other's variables.",
-            f"Keep the toolkit and remove the NNAE:\n  ./Ascend-cann-nnae_{nnae.version}_linux-{arch}.run --uninstall\n"
-            f"or install the NNAE of the same release: ./Ascend-cann-nnae_{toolkit.version}_linux-{arch}.run --install",
+            f"Keep the toolkit and remove the NNAE:\n{package_command(ctx, 'nnae', nnae.version, '--uninstall')}\n"
+            f"or install the NNAE of the same release:\n{package_command(ctx, 'nnae', toolkit.version)}",
             nnae=nnae.version, toolkit=toolkit.version)
     if not differing:
         yield Finding.passed(f"NNAE {', '.join(str(n.version) for n in nnaes)} matches CANN toolkit {toolkit.version}")

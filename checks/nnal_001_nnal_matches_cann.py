@@ -7,7 +7,7 @@ from typing import Iterator
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 from ascend_doctor.facts.origin import require_stated
 
-from ._stack_help import machine_arch, same_release
+from ._stack_help import package_command, same_release
 
 CHECK = CheckSpec(
     id="ASC-NNAL-001",
@@ -18,8 +18,8 @@ CHECK = CheckSpec(
          "it the engine stops at 'libatb.so: cannot open shared object file' or 'Failed to infer device type' "
          "(vllm-ascend FAQ Q6). NNAL of another release than CANN fails at load with undefined symbols such as "
          "'libtbe_adapter.so: undefined symbol: _ZN3Mki2Dl...' (Ascend/pytorch#99)."),
-    fix=("Install NNAL of the toolkit's release: ./Ascend-cann-nnal_<cann version>_linux-$(uname -m).run --install, "
-         "then `source /usr/local/Ascend/nnal/atb/set_env.sh`."),
+    fix=("Install NNAL of the toolkit's release: ./Ascend-cann-nnal_<cann version>_linux-<aarch64|x86_64>.run "
+         "--install, then `source /usr/local/Ascend/nnal/atb/set_env.sh`."),
 )
 
 
@@ -31,9 +31,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     stack = ctx.facts.get("stack")
     toolkit = stack.active_toolkit(ctx.facts.try_get("env") or {})
     cann = getattr(toolkit, "version", None)
-    arch = machine_arch(ctx) or "$(uname -m)"
-    install = (f"./Ascend-cann-nnal_{cann or '<cann version>'}_linux-{arch}.run --install\n"
-               "source /usr/local/Ascend/nnal/atb/set_env.sh")
+    install = package_command(ctx, "nnal", cann) + "\nsource /usr/local/Ascend/nnal/atb/set_env.sh"
     nnal = ctx.facts.get("nnal")
     who = " and ".join(needing)
     if not nnal.installed:

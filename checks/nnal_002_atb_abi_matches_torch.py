@@ -6,6 +6,8 @@ from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
 
+from ._stack_help import package_command
+
 CHECK = CheckSpec(
     id="ASC-NNAL-002",
     title="ATB C++ ABI (cxx_abi_0/1) matches torch",
@@ -35,8 +37,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         yield Finding.fail(
             f"torch uses C++ ABI {torch.abi} ({torch.source}) but NNAL at {nnal.root}/latest/atb has only "
             f"{', '.join(f'cxx_abi_{a}' for a in nnal.abi_dirs)}.",
-            "Reinstall NNAL (both ABI trees are in the package): ./Ascend-cann-nnal_<cann version>_linux-"
-            f"$(uname -m).run --install\n{fix}", **evidence)
+            "Reinstall NNAL (both ABI trees are in the package):\n" + package_command(ctx, "nnal", nnal.version)
+            + f"\n{fix}", **evidence)
         return
     if not nnal.atb_home_path:
         yield Finding.warn(

@@ -6,7 +6,7 @@ from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 
-from ._stack_help import kernels_package_file, same_release
+from ._stack_help import package_command, same_release
 
 CHECK = CheckSpec(
     id="ASC-OPS-001",
@@ -20,15 +20,16 @@ CHECK = CheckSpec(
          "package is installed` (vllm-ascend#237); kernels of another release than the toolkit fail to load or "
          "fail the package version check ('Version compatibility check failed')."),
     fix=("Install the kernels package of the toolkit's exact release and this chip: "
-         "./Ascend-cann-kernels-<chip>_<cann version>_linux-$(uname -m).run --install (CANN <= 8.3) or "
-         "./Ascend-cann-<chip>-ops_<cann version>_linux-$(uname -m).run --install (CANN >= 8.5)."),
+         "./Ascend-cann-kernels-<chip>_<cann version>_linux-<aarch64|x86_64>.run --install (CANN 8.0.RC3 to 8.3; "
+         "Atlas-A3-cann-kernels_… on A3) or ./Ascend-cann-<chip>-ops_<cann version>_linux-<aarch64|x86_64>.run "
+         "--install (CANN >= 8.5; Ascend-cann-A3-ops_… on A3). `ascend-doctor matrix lookup --chip <chip>` names "
+         "them."),
 )
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
     k = ctx.facts.get("kernels")
-    package = kernels_package_file(ctx, k.cann_version)
-    install = f"./{package} --install"
+    install = package_command(ctx, "kernels", k.cann_version)
     if not k.installed and not k.tbe_present:
         # Every toolkit has <opp>/built-in/op_impl/ai_core/tbe (its operator implementations): without it
         # this is a snapshot that did not record the operator tree, or a toolkit too broken to judge.

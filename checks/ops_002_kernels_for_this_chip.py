@@ -6,7 +6,7 @@ from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 
-from ._stack_help import kernels_package_file
+from ._stack_help import kernels_package_file, package_command
 
 CHECK = CheckSpec(
     id="ASC-OPS-002",
@@ -23,6 +23,22 @@ CHECK = CheckSpec(
 )
 
 
+def _image_advice(ctx: CheckContext, chip_name: str, family: str) -> str:
+    """Which container image flavour carries this chip's kernels (matrix chip families)."""
+    info = ctx.matrix.family(family) if callable(getattr(ctx.matrix, "family", None)) else None
+    flavor = getattr(info, "image_flavor", None)
+    if not flavor:
+        return f"(in a container: use an image built for {chip_name})"
+    text = f"(in a container: use the CANN image flavour {flavor!r} (quay.io/ascend/cann:<version>-{flavor}-…)"
+    image = getattr(info, "vllm_ascend_image", None)
+    if image is not None:
+        text += f"; vLLM-Ascend: {image.template.replace('{version}', '<version>')}"
+    support = getattr(info, "engines", {}).get("vllm-ascend")
+    if support is not None and support.support == "unsupported":
+        text += f"; vLLM-Ascend does not support {family} chips"
+    return text + ")"
+
+
 def run(ctx: CheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK (the module is also the
     # "kernels" provider, loaded only when that fact is asked for).
@@ -37,8 +53,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     if not k.installed:
         raise NotApplicable("no kernels package installed (ASC-OPS-001)")
     package = kernels_package_file(ctx, k.cann_version)
-    fix = (f"./{package} --install\n(in a container: use the image built for {chip.name}, e.g. the "
-           f"{'-310p' if family == '310P' else '-a3' if family == 'A3' else '-910b'} flavour)")
+    fix = package_command(ctx, "kernels", k.cann_version) + "\n" + _image_advice(ctx, chip.name, str(family))
     names = [o.package_name for o in k.ops_packages if o.package_name]
     if soc in k.soc_configs:
         yield Finding.passed(f"kernels for {soc} ({chip.name}) are installed under {k.opp_path}", soc=soc,
@@ -57,8 +72,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             f"({soc}): expect 'socversion ... does not match the current device' or EZ1001 binary_info_config.json.",
             fix, soc=soc, installed=built_for)
         return
-    if names:
-        wanted = kernels_package_file(ctx, k.cann_version).split("_")[0]
+    if names and package:
+        wanted = package.split("_")[0]
         if not any(n.lower() == wanted.lower() for n in names):
             yield Finding.fail(f"ops package {', '.join(names)} is installed, but {chip.name} needs {wanted}.",
                                fix, soc=soc, packages=names)

@@ -24,4 +24,5 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     if not torch or not torch_npu:
         raise NotApplicable("needs both torch and torch_npu (see ASC-PY-001)")
     verdict = ctx.matrix.torch_npu_vs_torch(torch_npu, torch)
-    yield verdict_finding(verdict, f"torch_npu {torch_npu} with torch {torch}", pip_pair_hint(ctx))
+    yield verdict_finding(verdict, f"torch_npu {torch_npu} with torch {torch}", pip_pair_hint(ctx),
+                          suggestion_prefix=f"or, to keep torch_npu {torch_npu}:\n")

@@ -29,7 +29,9 @@ def run(*args: str) -> Result:
 
 
 def header() -> str:
-    return f"compatibility matrix {shipped_matrix_version()} (2026-11-29, shipped)"
+    date = re.search(r'^date: "([0-9-]+)"', Path(shipped_matrix_path()).read_text(encoding="utf-8"), re.M)
+    assert date is not None
+    return f"compatibility matrix {shipped_matrix_version()} ({date.group(1)}, shipped)"
 
 
 def one_line_error(result: Result) -> str:
@@ -110,11 +112,13 @@ def test_plan_text_lists_versions_and_install_order() -> None:
     assert result.exit_code == 0, result.output
     out = result.stdout
     titles = [m.group(1) for m in re.finditer(r"^\d+\. (.*)$", out, re.MULTILINE)]
-    order = ["Install the NPU driver", "Reboot", "Install the CANN toolkit", "Install the operator package",
-             "Install NNAL", "Use Python", "Install PyTorch", "Install torch_npu", "Install vLLM"]
+    order = ["Install the NPU driver", "Install the CANN toolkit", "Install the operator package",
+             "Install NNAL", "Use Python", "Install PyTorch 2.10.0 with torch_npu 2.10.0.post4", "Install vLLM"]
     assert [next(i for i, t in enumerate(titles) if t.startswith(o)) for o in order] == list(range(len(order)))
-    assert "bash Ascend-cann-toolkit_9.1.0_linux-$(uname -m).run --install" in out
-    assert "pip install torch-npu==2.10.0.post4" in out
+    assert "./Ascend-cann-toolkit_9.1.0_linux-aarch64.run --install" in out
+    assert "./Ascend-cann-toolkit_9.1.0_linux-x86_64.run --install" in out
+    assert "$(uname -m)" not in out
+    assert "pip install torch==2.10.0 torch-npu==2.10.0.post4" in out
 
 
 def test_plan_with_fixed_driver_json() -> None:

@@ -20,23 +20,24 @@ def m() -> Matrix:
 
 # -- CANN <-> driver (§1) -----------------------------------------------------------------------
 
-def test_quick_install_pairing_is_recommended(m: Matrix) -> None:
-    # §1.2: package_info.js pairs CANN 8.0.RC3 with driver 24.1.rc2 (firmware 7.3.0.1.231)
+def test_quick_install_pairing_works_but_is_not_the_release_pairing(m: Matrix) -> None:
+    # §1.2: package_info.js pairs CANN 8.0.RC3 with driver 24.1.rc2 (firmware 7.3.0.1.231): "working
+    # pairings chosen for a community quick-install page, not the recommended 1:1 release pairing"
     verdict = m.cann_vs_driver("8.0.RC3", "24.1.rc2")
-    assert verdict.kind is REC
-    assert verdict.message == "CANN 8.0.RC3 is paired with driver 24.1.RC2 (the Ascend docs quick-install page, " \
-                              "910b/310p column)"
+    assert verdict.kind is COMPAT and not verdict.inferred
+    assert verdict.message.startswith("works: the Ascend docs quick-install page installs driver 24.1.RC2 with "
+                                      "CANN 8.0.RC3")
     assert any("package_info.js" in s for s in verdict.sources)
     assert any("gpustack/gpustack/issues/755" in s for s in verdict.sources)
 
 
 def test_patch_driver_spelling_matches_its_release(m: Matrix) -> None:
-    assert m.cann_vs_driver("8.0.RC3", "24.1.rc2.2").kind is REC  # npu-smi prints patch builds
+    assert m.cann_vs_driver("8.0.RC3", "24.1.rc2.2").kind is COMPAT  # npu-smi prints patch builds
 
 
 def test_community_spelling_reads_as_its_release(m: Matrix) -> None:
     verdict = m.cann_vs_driver("8.0.RC3.beta1", "24.1.RC2")
-    assert verdict.kind is REC
+    assert verdict.kind is COMPAT and verdict.message.startswith("works:")
 
 
 def test_installer_pairing(m: Matrix) -> None:
@@ -110,10 +111,12 @@ def test_single_cann_product_list_is_a_documented_pairing(m: Matrix) -> None:
     assert "mindie/21RC1" in verdict.sources[0] and verdict.notes[0].startswith("MindIE 2.1.RC1 version list")
 
 
-def test_colisting_is_weak_evidence(m: Matrix) -> None:
-    # MindSDK 6.0.RC2 lists CANN 7.0.0 and HDK 24.1.RC1 together; nothing stronger covers the pair
+def test_colisting_is_a_note_not_a_verdict(m: Matrix) -> None:
+    # MindSDK 7.0.RC1 lists CANN 7.0.1 and HDK 23.0.6 together: a co-existence list, "not a CANN->HDK
+    # function" (compat_facts §1.1), so nothing pairs them: unknown, with the listing as a note
     verdict = m.cann_vs_driver("7.0.1", "23.0.6")
-    assert verdict.kind is COMPAT and verdict.inferred and "co-existence list" in verdict.message
+    assert verdict.kind is UNKNOWN
+    assert any("co-existence list, not a compatibility statement" in n for n in verdict.notes)
 
 
 # -- driver <-> firmware (§1.2, §1.3, §5.2) ---------------------------------------------------------
@@ -160,7 +163,9 @@ def test_torch_npu_table_row(m: Matrix) -> None:
 
 def test_wrong_torch_for_torch_npu(m: Matrix) -> None:
     verdict = m.torch_npu_vs_torch("2.1.0.post8", "2.2.0")
-    assert verdict.kind is INCOMPAT and verdict.suggestion == "pip install torch==2.1.0"
+    assert verdict.kind is INCOMPAT and verdict.suggestion is not None
+    # torch is never changed without the torch_npu that goes with it
+    assert verdict.suggestion.splitlines()[0] == "pip install torch==2.1.0 torch-npu==2.1.0.post8"
 
 
 def test_both_post_releases_for_8_0_rc1(m: Matrix) -> None:
@@ -294,8 +299,10 @@ def test_chip_details(m: Matrix) -> None:
     assert b3 is not None
     assert b3.memory_mb == (65536,) and b3.soc_version == "Ascend910B3" and b3.soc_enum == 223
     assert b3.dtype_supported("fp8") is False and b3.dtype_supported("bf16") is True
-    assert b3.kernels_file("8.3.RC1", "aarch64") == "Ascend-cann-kernels-910b_8.3.RC1_linux-aarch64.run"
-    assert b3.kernels_file("8.5.0", "aarch64") == "Ascend-cann-910b-ops_8.5.0_linux-aarch64.run"
+    pk = m.packages(b3.family, "aarch64")
+    assert pk is not None
+    assert pk.kernels("8.3.RC1") == "Ascend-cann-kernels-910b_8.3.RC1_linux-aarch64.run"
+    assert pk.kernels("8.5.0") == "Ascend-cann-910b-ops_8.5.0_linux-aarch64.run"
     assert b3.vllm_ascend_support == "supported" and b3.sources
     b4 = m.chip("910B4")
     assert b4 is not None and b4.memory_mb == (32768, 65536)
@@ -304,7 +311,9 @@ def test_chip_details(m: Matrix) -> None:
     a3 = m.chip("Ascend910")
     assert a3 is not None and a3.dtype_supported("fp8") is False and a3.dies_per_npu == 2
     assert m.chip("310B1").vllm_ascend_support == "unsupported"  # type: ignore[union-attr]
-    assert m.chip("910") is None and m.chip("") is None and m.chip("H100") is None
+    first_gen = m.chip("910")  # a family name: the first-generation 910 family, as `matrix show chips` prints it
+    assert first_gen is not None and first_gen.is_family and first_gen.family == "910"
+    assert m.chip("") is None and m.chip("H100") is None
 
 
 def test_identity(m: Matrix) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import http.server
 import os
+import re
 import threading
 import time
 from pathlib import Path
@@ -329,7 +330,9 @@ def test_cli_update_url_and_file(server: Server, data_dir: Path, bundle: str, tm
     ok = runner.invoke(main, ["matrix", "update", "--file", str(newer)])
     assert ok.exit_code == 0 and "installed matrix 2099.8.8" in ok.stdout
     shown = runner.invoke(main, ["matrix", "show"])
-    expected = f"compatibility matrix 2099.8.8 (2026-11-29, user: {data_dir / 'matrix.yaml'})"
+    date = re.search(r'^date: "([0-9-]+)"', newer.read_text(encoding="utf-8"), re.M)
+    assert date is not None
+    expected = f"compatibility matrix 2099.8.8 ({date.group(1)}, user: {data_dir / 'matrix.yaml'})"
     assert shown.stdout.splitlines()[0] == expected
 
 

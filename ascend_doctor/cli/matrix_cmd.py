@@ -100,7 +100,8 @@ def show_cmd(ctx: click.Context, component: Optional[str], fmt: str, output: Opt
 @click.option("--torch-npu", "torch_npu", metavar="VERSION", help="A torch_npu release (2.1.0.post8 …).")
 @click.option("--vllm-ascend", "vllm_ascend", metavar="VERSION", help="A vLLM-Ascend release (0.9.1, v0.11.0rc1 …).")
 @click.option("--mindie", metavar="VERSION", help="A MindIE release (2.1.RC1 …).")
-@click.option("--chip", metavar="NAME", help="A chip as npu-smi prints it (910B3, Ascend910, 310P3 …).")
+@click.option("--chip", metavar="NAME", help="A chip or family as `matrix show chips` prints it (910B3, A3, "
+              "Ascend910, Ascend910_9392, 310P3 …); with --driver it limits the firmware answer to that family.")
 @output_options
 @click.pass_context
 @handle_errors
@@ -133,7 +134,9 @@ def lookup_cmd(ctx: click.Context, cann: Optional[str], driver: Optional[str], t
 # -- plan -------------------------------------------------------------------------------------
 
 @matrix.command("plan", epilog=EXIT_CODES)
-@click.option("--chip", required=True, metavar="NAME", help="The chip (910B3, Ascend910, 310P3 …).")
+@click.option("--chip", required=True, metavar="NAME",
+              help="The chip or family, as `matrix show chips` prints it (910B3, A2, A3, Ascend910, "
+                   "Ascend910_9392, 910C1, 310P3, 310P …).")
 @click.option("--engine", required=True, type=click.Choice(["vllm-ascend", "mindie", "mindspeed"]),
               help="The serving or training engine.")
 @click.option("--driver", metavar="VERSION", help="Keep this driver (e.g. the one installed).")
@@ -144,12 +147,16 @@ def lookup_cmd(ctx: click.Context, cann: Optional[str], driver: Optional[str], t
 @click.option("--torch-npu", "torch_npu", metavar="VERSION", help="Keep this torch_npu.")
 @click.option("--version", "engine_version", metavar="VERSION", help="Keep this engine release.")
 @click.option("--stable", is_flag=True, help="Skip release candidates unless --version names one.")
+@click.option("--arch", type=click.Choice(["aarch64", "x86_64"]), default=None,
+              help="The target machine's architecture: package names for it only. Default: both names "
+                   "(HDK files say x86-64, CANN files x86_64).")
 @output_options
 @click.pass_context
 @handle_errors
 def plan_cmd(ctx: click.Context, chip: str, engine: str, driver: Optional[str], firmware: Optional[str],
              cann: Optional[str], python: Optional[str], torch: Optional[str], torch_npu: Optional[str],
-             engine_version: Optional[str], stable: bool, fmt: str, output: Optional[str]) -> None:
+             engine_version: Optional[str], stable: bool, arch: Optional[str], fmt: str,
+             output: Optional[str]) -> None:
     """A complete recommended stack for a machine, and the order to install it in.
 
     Picks the highest engine release whose every pairing is recommended or compatible with what
@@ -158,7 +165,8 @@ def plan_cmd(ctx: click.Context, chip: str, engine: str, driver: Optional[str], 
     \b
     Examples:
       ascend-doctor matrix plan --chip 910B3 --engine vllm-ascend
-      ascend-doctor matrix plan --chip 910B3 --engine vllm-ascend --driver 24.1.rc2
+      ascend-doctor matrix plan --chip 910B3 --engine vllm-ascend --driver 24.1.rc2 --arch aarch64
+      ascend-doctor matrix plan --chip A3 --engine vllm-ascend --arch x86_64
       ascend-doctor matrix plan --chip 910B4 --engine mindie --format json -o plan.json
     """
     from ascend_doctor.matrix.plan import PlanError
@@ -168,10 +176,11 @@ def plan_cmd(ctx: click.Context, chip: str, engine: str, driver: Optional[str], 
     fixed = {"driver": driver, "firmware": firmware, "cann": cann, "python": python, "torch": torch,
              "torch_npu": torch_npu, "version": engine_version}
     try:
-        plan = m.plan(chip, engine, {k: v for k, v in fixed.items() if v}, stable_only=stable)
+        plan = m.plan(chip, engine, {k: v for k, v in fixed.items() if v}, stable_only=stable, arch=arch)
     except PlanError as exc:
         message = str(exc)
-        code = ExitCode.USAGE if message.startswith(("unknown chip", "unknown engine", "cannot fix")) \
+        code = ExitCode.USAGE if message.startswith(("unknown chip", "unknown engine", "cannot fix",
+                                                     "unknown architecture")) \
             else ExitCode.FINDINGS
         fail(message, code)
     if fmt == "json":

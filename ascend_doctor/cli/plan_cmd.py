@@ -29,24 +29,30 @@ def _host_chip() -> Tuple[Optional[int], Optional[str]]:
     return int(hbm_mb) * 1024 * 1024, str(getattr(chip, "name", "npu"))
 
 
-def _resolve_memory(chip: Optional[str], mem_gb: Optional[float]) -> Tuple[int, str, str]:
-    """(bytes per card, label, where it came from)."""
+def _resolve_memory(chip: Optional[str], mem_gb: Optional[float]) -> Tuple[int, str, str, Tuple[str, ...]]:
+    """(bytes per card, label, where it came from, dtypes the chip does not have)."""
     from ascend_doctor.model.plan import GIB, PlanError, chip_memory
 
     if mem_gb is not None:
-        return int(mem_gb * GIB), "custom", "--mem-gb"
+        return int(mem_gb * GIB), "custom", "--mem-gb", ()
     if chip:
         try:
             info = chip_memory(chip)
         except PlanError as exc:
             fail(str(exc), ExitCode.USAGE)
-        return info.hbm_bytes, info.name, "--chip" + (f" ({info.note})" if info.note else "")
+        return (info.hbm_bytes, info.name, "--chip" + (f" ({info.note})" if info.note else ""),
+                info.unsupported_dtypes)
     hbm, name = _host_chip()
     if hbm is None:
         seen = f" (npu-smi names a {name} but not its memory)" if name else ""
         fail("no --chip or --mem-gb given and this host's npu-smi reports no NPU memory" + seen
              + "; pass e.g. --chip 910B3 or --mem-gb 64", ExitCode.USAGE)
-    return hbm, str(name), "npu-smi on this host"
+    unsupported: Tuple[str, ...] = ()
+    try:  # the same resolver as --chip: what this host's chip cannot load
+        unsupported = chip_memory(str(name)).unsupported_dtypes
+    except Exception:  # an unknown npu-smi name still plans by its memory
+        unsupported = ()
+    return hbm, str(name), "npu-smi on this host", unsupported
 
 
 def _gib(value: int) -> str:
@@ -61,7 +67,8 @@ def _layout_line(layout: Any, moe: bool) -> str:
 
 
 def _render_text(model: Any, chip_label: str, chip_source: str, plan: Any, smallest: Dict[str, Optional[int]],
-                 requested_cards: Optional[int], hbm: int, notes: List[str]) -> str:
+                 requested_cards: Optional[int], hbm: int, notes: List[str], weights_fit: Any = None,
+                 unsupported: Tuple[str, ...] = ()) -> str:
     from ascend_doctor.model.arch import describe
     from ascend_doctor.model.plan import PRECISIONS, VERDICT_FEWER, VERDICT_FITS
 
@@ -103,12 +110,21 @@ def _render_text(model: Any, chip_label: str, chip_source: str, plan: Any, small
                          "tokens per replica; lower --batch/--max-seq-len, use an 8-bit KV cache, or add cards")
         else:
             lines.append(f"Verdict: does not fit: short by {_gib(-card.free_bytes)} GiB per card")
+    elif weights_fit is not None:
+        card = weights_fit.card
+        lines.append(f"Verdict: does not fit as asked on up to 128 cards: the weights need {weights_fit.layout.cards} "
+                     f"card(s) ({_layout_line(weights_fit.layout, arch.is_moe)}); there the KV cache holds "
+                     f"{card.sequences_fit} of the {card.sequences_requested} sequence(s) of "
+                     f"{weights_fit.max_seq_len} tokens per replica. Engines queue the rest (MindIE and vLLM size "
+                     "their KV pool from the memory left); lower --batch/--max-seq-len or use an 8-bit KV cache")
     else:
-        lines.append("Verdict: does not fit on up to 128 cards of this size")
+        lines.append("Verdict: does not fit on up to 128 cards of this size (not even the weights)")
     lines.append("")
     lines.append(f"Smallest card count that fits ({_gib(hbm)} GiB cards; TP, and EP for MoE, over every card):")
     for name, count in smallest.items():
         extra = "" if PRECISIONS[name].ascend_loadable else "   (not loadable on Ascend)"
+        if name in unsupported and PRECISIONS[name].ascend_loadable:
+            extra = f"   (not loadable on {chip_label}: no {name.upper()})"
         label = "over 128 cards" if not count else f"{count} card{'s' if count > 1 else ''}"
         lines.append(f"  {name:<6} {label:>10}{extra}")
     if notes:
@@ -124,7 +140,9 @@ def _render_text(model: Any, chip_label: str, chip_source: str, plan: Any, small
                    "(weights counted from the safetensors headers) or a config.json.")
 @click.option("--precision", type=click.Choice(PRECISION_CHOICES, case_sensitive=False), default=None,
               help="Weight precision. Default: the checkpoint's own, else bf16.")
-@click.option("--chip", default=None, metavar="NAME", help="Chip, e.g. 910B3, 910B4, A3, 310P3 (default: npu-smi).")
+@click.option("--chip", default=None, metavar="NAME",
+              help="Chip or family as `matrix show chips` prints it, e.g. 910B3, 910B4, A3, Ascend910_9392, 310P3 "
+                   "(default: npu-smi). On a chip without BF16 (310P) the default precision is fp16.")
 @click.option("--mem-gb", type=click.FloatRange(min=0.5, max=4096), default=None,
               help="Memory per card in GiB (npu-smi's 65536 MB = 64), instead of --chip.")
 @click.option("--cards", type=click.IntRange(min=1, max=4096), default=None,
@@ -177,6 +195,7 @@ def plan(model_ref: str, precision: Optional[str], chip: Optional[str], mem_gb: 
         plan_memory,
         smallest_cards,
         smallest_cards_by_precision,
+        smallest_cards_for_weights,
     )
 
     if chip and mem_gb is not None:
@@ -190,16 +209,29 @@ def plan(model_ref: str, precision: Optional[str], chip: Optional[str], mem_gb: 
         fail(model.error or f"cannot plan for {model_ref!r}", ExitCode.USAGE)
     assert model.arch is not None
     arch = model.arch
-    hbm, chip_label, chip_source = _resolve_memory(chip, mem_gb)
+    hbm, chip_label, chip_source, unsupported = _resolve_memory(chip, mem_gb)
     reserve = Reserve(int(reserve_gb * GIB), reserve_fraction)
     prec_name = precision or model.checkpoint_precision or "bf16"
+    dtype_notes: List[str] = []
     try:
         prec = parse_precision(prec_name)
     except PlanError as exc:
         fail(str(exc), ExitCode.USAGE)
+    if prec.name in unsupported:
+        if precision is None:
+            # 310P: no BF16. Plan what it can serve (float16, same size) instead of a plan it cannot load.
+            dtype_notes.append(f"{chip_label} has no {prec.name.upper()}: planned in fp16 (serve with --dtype "
+                               f"float16 / MindIE fp16); --precision {prec.name} shows the unloadable plan")
+            prec = parse_precision("fp16")
+        else:
+            dtype_notes.append(f"{prec.name} is not loadable on {chip_label} (no {prec.name.upper()}): use "
+                               "--precision fp16")
+    if kv_dtype is None and "bf16" in unsupported:
+        kv_dtype = "fp16"
     common: Dict[str, Any] = dict(max_seq_len=max_seq_len, batch=batch, kv_dtype=kv_dtype, reserve=reserve,
                                   tally=model.tally, include_mtp=mtp)
     the_plan: Optional[MemoryPlan] = None
+    weights_fit: Optional[MemoryPlan] = None
     try:
         if cards is not None or tp is not None or dp is not None:
             layout = make_layout(cards=cards, tp=tp, dp=dp, ep=ep, moe=arch.is_moe)
@@ -210,11 +242,13 @@ def plan(model_ref: str, precision: Optional[str], chip: Optional[str], mem_gb: 
                 fail("--ep needs --cards (or --tp/--dp)", ExitCode.USAGE)
             found = smallest_cards(arch, prec, hbm, **common)
             the_plan = plan_memory(arch, prec, hbm, found.layout, name=model.name, **common) if found else None
+            if the_plan is None:
+                weights_fit = smallest_cards_for_weights(arch, prec, hbm, name=model.name, **common)
             requested = None
         smallest = smallest_cards_by_precision(arch, hbm, precisions=tuple(PRECISIONS), **common)
     except PlanError as exc:
         fail(str(exc), ExitCode.USAGE)
-    notes = list(model.notes) + (list(the_plan.notes) if the_plan else [])
+    notes = dtype_notes + list(model.notes) + (list(the_plan.notes) if the_plan else [])
     fits = bool(the_plan and the_plan.fits)
     if fmt == "json":
         data = {
@@ -223,11 +257,14 @@ def plan(model_ref: str, precision: Optional[str], chip: Optional[str], mem_gb: 
                       "sources": list(model.family.sources) if model.family else []},
             "card": {"name": chip_label, "hbm_bytes": hbm, "source": chip_source},
             "plan": the_plan.as_dict() if the_plan else None,
+            "weights_fit": weights_fit.as_dict() if weights_fit else None,
             "smallest_cards": smallest,
+            "not_loadable": sorted({n for n in PRECISIONS if not PRECISIONS[n].ascend_loadable} | set(unsupported)),
             "fits": fits,
             "notes": notes,
         }
         write_output(dump_json(data), output)
     else:
-        write_output(_render_text(model, chip_label, chip_source, the_plan, smallest, requested, hbm, notes), output)
+        write_output(_render_text(model, chip_label, chip_source, the_plan, smallest, requested, hbm, notes,
+                                  weights_fit, unsupported), output)
     raise SystemExit(int(ExitCode.OK if fits else ExitCode.FINDINGS))

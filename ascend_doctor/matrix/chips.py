@@ -36,19 +36,10 @@ class ChipInfo:
         entry = self.dtypes.get(dtype.lower())
         return entry.supported if entry is not None else None
 
-    def kernels_file(self, cann: str, arch: str = "$(uname -m)") -> Optional[str]:
-        """The kernels/ops .run file name for a CANN release (``ops`` naming from CANN 8.5)."""
-        from ascend_doctor.matrix.specs import try_ascend
-
-        if self.kernels_package is None:
-            return None
-        version = try_ascend(cann)
-        modern = version is not None and (version.major, version.minor) >= (8, 5)
-        template = self.kernels_package.ops if modern else self.kernels_package.legacy
-        template = template or self.kernels_package.ops or self.kernels_package.legacy
-        if not template:
-            return None
-        return template.replace("{cann}", cann).replace("{arch}", arch)
+    @property
+    def is_family(self) -> bool:
+        """The query named a whole family (``A3``), not one chip."""
+        return self.matched_by == "family"
 
 
 class ChipIndex:
@@ -69,6 +60,8 @@ class ChipIndex:
                     continue  # reported by validation
 
     def lookup(self, name: str) -> Optional[ChipInfo]:
+        """Any name ``matrix show chips`` prints: a chip (910B3, Ascend910, 910C1), a SoC
+        (Ascend910_9392, Ascend910_93xx), or a family (A2, A3, 310P, 910, A5/950)."""
         query = (name or "").strip()
         key = normalize_chip_name(query)
         if not key:
@@ -80,7 +73,46 @@ class ChipIndex:
         for pattern, entry in self._patterns:
             if pattern.search(key):
                 return self._info(entry, "pattern", query)
+        family = self._family_named(query)
+        if family is not None:
+            return self._family_info(family, query)
         return None
+
+    def _family_named(self, query: str) -> Optional[ChipFamily]:
+        key = re.sub(r"\s+", "", query).lower()
+        for family in self.families.values():
+            if key == family.family.lower() or key in (a.lower() for a in family.aliases):
+                return family
+        return None
+
+    def _family_info(self, family: ChipFamily, query: str) -> ChipInfo:
+        """A family as a planning target: the memory of its first listed chip that records one."""
+        members = [e for e in self.entries if e.family == family.family]
+        sized = next((e for e in members if e.memory_mb), None)
+        notes = [f"{query!r} names the {family.family} family: memory of {sized.name} ({sized.memory_mb[0]} MB) "
+                 "assumed" if sized else f"{query!r} names the {family.family} family"]
+        if family.note:
+            notes.append(family.note)
+        return ChipInfo(
+            name=family.family,
+            family=family.family,
+            memory_mb=(sized.memory_mb[0],) if sized else (),
+            dtypes=dict(family.dtypes),
+            kernels_package=family.kernels_package,
+            soc_version=None,
+            vllm_ascend_support=_support(dict(family.engines), "vllm-ascend"),
+            mindie_support=_support(dict(family.engines), "mindie"),
+            sources=tuple(family.source),
+            description=family.description,
+            matched_by="family",
+            query=query,
+            soc_version_default=family.soc_version_default,
+            image_flavor=family.image_flavor,
+            engines=dict(family.engines),
+            requirements=family.requirements,
+            dies_per_npu=sized.dies_per_npu if sized else None,
+            notes=tuple(notes),
+        )
 
     def _info(self, entry: ChipEntry, how: str, query: str) -> ChipInfo:
         family = self.families.get(entry.family)

@@ -13,6 +13,8 @@ from ascend_doctor.matrix.records import (
     CannRelease,
     ChipEntry,
     ChipFamily,
+    FirmwareRelease,
+    HdkPackageRow,
     HdkRelease,
     PtaRelease,
     ReleaseCodeSample,
@@ -47,6 +49,7 @@ def crosscheck(sections: Dict[str, List[Row]]) -> List[Problem]:
     problems.extend(_release_code_sides(sections.get("release_codes", []), resolvers))
     problems.extend(_pta_consistency(sections))
     problems.extend(_chips(sections))
+    problems.extend(_package_names(sections))
     return problems
 
 
@@ -217,3 +220,45 @@ def _regex_error(pattern: str) -> Optional[str]:
         return str(exc)
     return None
 
+
+# -- package names ----------------------------------------------------------------------------
+
+_TEMPLATE_FIELDS = {
+    "driver": ("{version}", "{arch}"), "firmware": ("{firmware}",),
+    "noarch": ("{cann}",), "legacy": ("{cann}", "{arch}"), "ops": ("{cann}", "{arch}"),
+}
+
+
+def _package_names(sections: Dict[str, List[Row]]) -> Iterable[Problem]:
+    """File-name templates carry their placeholders; a family's HDK table agrees with the firmware table."""
+    families: Dict[str, ChipFamily] = {}
+    for row in sections.get("chip_families", []):
+        assert isinstance(row, ChipFamily)
+        families[row.family] = row
+        for attr, struct in (("hdk_package", row.hdk_package), ("kernels_package", row.kernels_package)):
+            for name, needed in _TEMPLATE_FIELDS.items():
+                template = getattr(struct, name, None) if struct is not None else None
+                missing = [n for n in needed if template and n not in template]
+                if missing:
+                    yield _problem(row, attr, f"{name} template {template!r} lacks {', '.join(missing)}")
+        if row.vllm_ascend_image is not None and "{version}" not in row.vllm_ascend_image.template:
+            yield _problem(row, "vllm_ascend_image", "the image template lacks {version}")
+    owners: Dict[Any, str] = {}
+    for row in sections.get("firmware_releases", []):
+        assert isinstance(row, FirmwareRelease)
+        version = try_ascend(row.firmware)
+        if version is not None:
+            owners[version.sort_key] = row.hdk
+    for row in sections.get("hdk_packages", []):
+        assert isinstance(row, HdkPackageRow)
+        family = families.get(row.family)
+        if family is not None and family.hdk_package is None:
+            yield _problem(row, "family", f"family {row.family} has HDK releases but no hdk_package file names")
+        fw = try_ascend(row.firmware) if row.firmware else None
+        hdk = try_ascend(row.hdk)
+        if fw is None or hdk is None:
+            continue
+        owner = try_ascend(owners.get(fw.sort_key, ""))
+        if owner is not None and not owner.same_release(hdk):
+            yield _problem(row, "firmware", f"firmware {row.firmware} belongs to HDK {owners[fw.sort_key]} in "
+                                            f"firmware_releases, not {row.hdk}")

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
 from packaging.version import Version
 
+from ascend_doctor.matrix.pip import torch_pair
 from ascend_doctor.matrix.pytorch import describe_python
 from ascend_doctor.matrix.records import MindieRow, MindspeedRow, TorchNpuRow, VllmAscendBuild, VllmAscendRow
 from ascend_doctor.matrix.specs import (
@@ -112,11 +113,13 @@ def _vllm(m: Matrix, version: str, cann: Optional[str], torch: Optional[str], to
                                            row.source, f"pip install vllm=={row.vllm[0]}")))
     if cann:
         result.append(("cann", _cann_for_row(name, row.cann, cann, sources, strict=False)))
+    pair = torch_pair(m, row.torch, row.torch_npu).text()  # never torch without its torch_npu
     if torch:
-        result.append(("torch", _pinned(name, "torch", row.torch, build.torch if build else None, torch, sources)))
+        result.append(("torch", _pinned(name, "torch", row.torch, build.torch if build else None, torch, sources,
+                                        pair)))
     if torch_npu:
         result.append(("torch_npu", _pinned(name, "torch-npu", row.torch_npu, build.torch_npu if build else None,
-                                            torch_npu, sources)))
+                                            torch_npu, sources, pair)))
     if python:
         result.append(("python", _python(name, row.python, python, build.python if build else None, sources)))
     if driver:
@@ -136,7 +139,7 @@ def _nearest_vllm(m: Matrix, version: str) -> Optional[str]:
 
 
 def _pinned(name: str, package: str, row_value: str, pin: Optional[str], actual: str,
-            sources: Tuple[str, ...]) -> Verdict:
+            sources: Tuple[str, ...], fix: str) -> Verdict:
     actual_v = try_pypi(actual)
     if actual_v is None:
         return unknown(f"cannot read the {package} version {actual!r}")
@@ -146,9 +149,8 @@ def _pinned(name: str, package: str, row_value: str, pin: Optional[str], actual:
         if pyspec(pin).contains(Version(actual_v.public), prereleases=True):
             return Verdict(VerdictKind.COMPATIBLE, f"{name} requires {package}{pin}; {actual} satisfies it", sources)
         return Verdict(VerdictKind.INCOMPATIBLE, f"{name} requires {package}{pin} (its requirements.txt), not "
-                       f"{actual}", sources, f"pip install {package}=={row_value}")
-    return unknown(f"{name} is released with {package} {row_value}; {actual} is not documented for it",
-                   f"pip install {package}=={row_value}", sources)
+                       f"{actual}", sources, fix)
+    return unknown(f"{name} is released with {package} {row_value}; {actual} is not documented for it", fix, sources)
 
 
 def _python(name: str, spec: str, actual: str, image_python: Optional[str], sources: Tuple[str, ...]) -> Verdict:
@@ -215,12 +217,30 @@ def _mindie(m: Matrix, version: str, cann: Optional[str], torch: Optional[str], 
         result.append(("driver", _mindie_driver(m, row, driver)))
     pta_rows = [r for r in m.torch_npu_rows if row.pta and r.pta and _ascend_same(r.pta, row.pta)]
     if torch:
-        result.append(("torch", _mindie_torch(name, row, pta_rows, torch)))
+        result.append(("torch", _mindie_torch(m, name, row, pta_rows, torch)))
     if torch_npu:
-        result.append(("torch_npu", _via_pta(m, name, row.pta, row.cann, pta_rows, torch_npu)))
+        result.append(("torch_npu", _via_pta(m, name, row.pta, row.cann, pta_rows, torch_npu, row.torch)))
     if python:
-        result.append(("python", _python_via_packages(m, name, torch_npu, torch, python)))
+        if row.python:
+            result.append(("python", _python(name, row.python, python, None, row.python_source or row.source)))
+        else:
+            result.append(("python", _python_via_packages(m, name, torch_npu, torch, python)))
     return result
+
+
+def mindie_pairs(m: Matrix, row: MindieRow) -> List[TorchNpuRow]:
+    """The torch_npu releases of MindIE's PTA that build on a torch MindIE ships packages for
+    (all of the PTA's when MindIE names no torch), table rows first, newest torch first."""
+    pta_rows = [r for r in m.torch_npu_rows if row.pta and r.pta and _ascend_same(r.pta, row.pta)]
+    if row.torch:
+        pta_rows = [r for r in pta_rows if any(same_public(Version(r.torch), Version(t)) for t in row.torch)]
+    return sorted(pta_rows, key=lambda r: (r.origin != "table", [-x for x in Version(r.torch).release],
+                                           [-x for x in Version(r.version).release], -(Version(r.version).post or 0)))
+
+
+def _pair_for_torch(m: Matrix, torch: str, rows: Sequence[TorchNpuRow]) -> Optional[str]:
+    hit = next((r for r in rows if same_public(Version(r.torch), Version(torch))), None)
+    return torch_pair(m, hit.torch, hit.version).text() if hit is not None else None
 
 
 def _mindie_driver(m: Matrix, row: MindieRow, driver: str) -> Verdict:
@@ -243,7 +263,7 @@ def _mindie_driver(m: Matrix, row: MindieRow, driver: str) -> Verdict:
     return m.cann_vs_driver(cann, driver).with_prefix(prefix)
 
 
-def _mindie_torch(name: str, row: MindieRow, pta_rows: Sequence[TorchNpuRow], torch: str) -> Verdict:
+def _mindie_torch(m: Matrix, name: str, row: MindieRow, pta_rows: Sequence[TorchNpuRow], torch: str) -> Verdict:
     torch_v = try_pypi(torch)
     if torch_v is None:
         return unknown(f"cannot read the torch version {torch!r}")
@@ -251,25 +271,37 @@ def _mindie_torch(name: str, row: MindieRow, pta_rows: Sequence[TorchNpuRow], to
         if any(same_public(Version(t), torch_v) for t in row.torch):
             return Verdict(VerdictKind.RECOMMENDED, f"{name} ships packages for torch {' / '.join(row.torch)}",
                            row.source)
+        fix = _pair_for_torch(m, row.torch[-1], pta_rows) or f"torch {row.torch[-1]} with its torch_npu"
+        if row.note:
+            fix += f"\n# {name}: {row.note}"
         return Verdict(VerdictKind.INCOMPATIBLE, f"{name} ships packages for torch {' / '.join(row.torch)} only, "
-                       f"not {torch}", row.source, f"pip install torch=={row.torch[-1]}")
+                       f"not {torch}", row.source, fix)
     torches = sorted({r.torch for r in pta_rows}, key=Version)
     if any(same_public(Version(t), torch_v) for t in torches):
         return Verdict(VerdictKind.COMPATIBLE, f"{name} uses PTA {row.pta}, released for torch {', '.join(torches)}",
                        row.source)
     if torches:
         return unknown(f"{name} uses PTA {row.pta}, released for torch {', '.join(torches)}; not {torch}",
-                       f"pip install torch=={torches[-1]}", row.source)
+                       _pair_for_torch(m, torches[-1], pta_rows), row.source)
     return unknown(f"no torch version is recorded for {name}")
 
 
 def _via_pta(m: Matrix, name: str, pta: Optional[str], cann: str, pta_rows: Sequence[TorchNpuRow],
-             torch_npu: str) -> Verdict:
+             torch_npu: str, torches: Sequence[str] = ()) -> Verdict:
     npu_v = try_pypi(torch_npu)
     if npu_v is None:
         return unknown(f"cannot read the torch_npu version {torch_npu!r}")
     versions = [r.version for r in pta_rows]
-    if any(try_pypi(v) == npu_v for v in versions):
+    hit = next((r for r in pta_rows if try_pypi(r.version) == npu_v), None)
+    if hit is not None and torches and not any(same_public(Version(hit.torch), Version(t)) for t in torches):
+        # MindIE 2.1.RC1 ships packages for torch 2.1.0 (abi0) and 2.6.0 (abi1) only: PTA 7.1.0's
+        # torch_npu 2.5.1.post1 is a release of its PTA, but not one MindIE runs with
+        fits = [r for r in pta_rows if any(same_public(Version(r.torch), Version(t)) for t in torches)]
+        return Verdict(VerdictKind.INCOMPATIBLE,
+                       f"{name} ships packages for torch {' / '.join(torches)} only; torch_npu {torch_npu} (PTA {pta}) "
+                       f"is built for torch {hit.torch}", hit.source,
+                       _pair_for_torch(m, fits[0].torch, fits) if fits else None)
+    if hit is not None:
         return Verdict(VerdictKind.RECOMMENDED, f"{name} uses PTA {pta}, which includes torch_npu {torch_npu}",
                        tuple(dict.fromkeys(s for r in pta_rows for s in r.source)))
     verdict = m.torch_npu_vs_cann(torch_npu, cann)
@@ -322,8 +354,11 @@ def _mindspeed(m: Matrix, version: str, cann: Optional[str], torch: Optional[str
             result.append(("torch", Verdict(VerdictKind.RECOMMENDED, f"{name} is built on PyTorch {row.torch}",
                                             row.source)))
         elif row.torch:
+            rows = [r for r in m.torch_npu_rows if row.pta and r.pta and _ascend_same(r.pta, row.pta)]
             result.append(("torch", Verdict(VerdictKind.INCOMPATIBLE, f"{name} is built on PyTorch {row.torch}, "
-                                            f"not {torch}", row.source, f"pip install torch=={row.torch}")))
+                                            f"not {torch}", row.source,
+                                            _pair_for_torch(m, row.torch, rows)
+                                            or f"torch {row.torch} with the torch_npu of PTA {row.pta}")))
         else:
             result.append(("torch", unknown(f"{name} does not state a PyTorch version")))
     pta_rows = [r for r in m.torch_npu_rows if row.pta and r.pta and _ascend_same(r.pta, row.pta)]

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
-from ascend_doctor.matrix.records import FirmwareRelease, HdkCannRow, ReleaseCodeSample
+from ascend_doctor.matrix.records import FirmwareRelease, HdkCannRow, HdkRelease, ReleaseCodeSample
 from ascend_doctor.matrix.specs import (
     CodeRange,
     code_listed,
@@ -22,7 +22,6 @@ from ascend_doctor.matrix.specs import (
 from ascend_doctor.matrix.verdict import (
     TIER_INFERRED,
     TIER_PUBLISHED,
-    TIER_WEAK,
     Evidence,
     Verdict,
     VerdictKind,
@@ -65,10 +64,12 @@ def _where(row: HdkCannRow) -> str:
 
 def recommended_driver(m: Matrix, cann: AscendVersion, flavor: Optional[str] = None,
                        product: Optional[str] = None) -> Optional[Tuple[HdkCannRow, str]]:
-    """The HDK release a CANN release is paired with, preferring official > installer > quick-install."""
+    """The HDK release a CANN release is paired with, preferring official > installer; without
+    either, the driver the quick-install page installs with it (a working pairing, not "recommended")."""
     candidates = []
     for index, row in enumerate(best_rank_rows(m.hdk_cann, cann)):
-        if row.verdict != "recommended" or not _applies(row, product, flavor):
+        usable = row.verdict == "recommended" or (row.origin == "quick_install" and row.verdict == "compatible")
+        if not usable or not _applies(row, product, flavor):
             continue
         if row.products and not product:
             continue
@@ -81,19 +82,46 @@ def recommended_driver(m: Matrix, cann: AscendVersion, flavor: Optional[str] = N
     return row, spec
 
 
+def family_of_flavor(m: Matrix, flavor: Optional[str]) -> Optional[str]:
+    """The chip family of an image/package flavour (910b -> A2, a3 -> A3, 310p -> 310P, 910 -> 910)."""
+    if not flavor:
+        return None
+    return next((f.family for f in m.chip_families if (f.image_flavor or "").lower() == flavor.lower()), None)
+
+
+def firmware_by_family(m: Matrix, hdk: str) -> Dict[str, Tuple[str, Tuple[str, ...]]]:
+    """{family: (firmware number, sources)} for an HDK release: each family's own number only."""
+    from ascend_doctor.matrix.packages import PackageSet
+
+    result: Dict[str, Tuple[str, Tuple[str, ...]]] = {}
+    for family in dict.fromkeys(r.family for r in m.hdk_packages):
+        pk = PackageSet(family, "aarch64", m)
+        row = pk.hdk_row(hdk)
+        if row is not None and row.firmware:
+            result[family] = (row.firmware, row.source)
+    return result
+
+
 def firmware_for_hdk(m: Matrix, hdk: AscendVersion,
                      flavor: Optional[str] = None) -> Optional[Tuple[str, Tuple[str, ...]]]:
-    """The firmware version shipped in an HDK release, with its sources."""
-    found: List[Tuple[int, str, Tuple[str, ...]]] = []
-    for fw in m.firmware_releases:
-        version = try_ascend(fw.hdk)
-        if version is not None and version.same_release(hdk):
-            preferred = 0 if (not flavor or not fw.flavor or flavor in fw.flavor) else 1
-            found.append((preferred, fw.firmware, fw.source))
-    if not found:
+    """The firmware number shipped in an HDK release, with its sources.
+
+    With a flavour (chip family), only that family's number: A3 numbers differ from A2's, so an
+    A2 number is never given for an A3. Without one, the number when every family that records
+    the release agrees on it.
+    """
+    found = firmware_by_family(m, hdk.original or str(hdk))
+    family = family_of_flavor(m, flavor)
+    if flavor:
+        return found.get(family) if family else None
+    numbers = {fw for fw, _ in found.values()}
+    if len(numbers) != 1:
         return None
-    found.sort(key=lambda f: f[0])
-    return found[0][1], found[0][2]
+    firmware = numbers.pop()
+    sources: List[str] = []
+    for _number, srcs in found.values():
+        sources.extend(s for s in srcs if s not in sources)
+    return firmware, tuple(sources)
 
 
 def suggestion_for_cann(m: Matrix, cann: AscendVersion, flavor: Optional[str] = None) -> Optional[str]:
@@ -101,7 +129,17 @@ def suggestion_for_cann(m: Matrix, cann: AscendVersion, flavor: Optional[str] = 
     if hit is None:
         return None
     row, spec = hit
+    if row.verdict != "recommended":
+        return f"{ORIGIN_TEXT[row.origin]} installs driver {spec} with CANN {row.cann} (a working pairing)"
     return f"CANN {row.cann} is paired with driver {spec} (recommended; {ORIGIN_TEXT[row.origin]})"
+
+
+def hdk_release_row(m: Matrix, version: AscendVersion) -> Optional[HdkRelease]:
+    for row in m.hdk_releases:
+        listed = try_ascend(row.version)
+        if listed is not None and listed.same_release(version):
+            return row
+    return None
 
 
 # -- CANN <-> driver --------------------------------------------------------------------------
@@ -119,24 +157,43 @@ def cann_vs_driver(m: Matrix, cann: str, driver: str, *, cann_innerversion: Opti
     if chip:
         info = m.chip(chip)
         flavor = info.image_flavor if info is not None else None
+    hdk_row = hdk_release_row(m, driver_v)
+    if hdk_row is not None and hdk_row.products and not (
+            product and any(p.lower() in product.lower() for p in hdk_row.products)):
+        return unknown(f"HDK {driver} is the HDK numbering of {'/'.join(hdk_row.products)}: not comparable with "
+                       f"the HDK releases CANN {cann} is documented with", None, hdk_row.source)
     evidence: List[Evidence] = []
     notes: List[str] = []
     if cann_v.pre and not m.knows_cann_exactly(cann_v):
         notes.append(f"community/pre-release {cann} is read as CANN {cann_v.release}")
+    exhaustive: List[HdkCannRow] = []
+    official_hit = False
     for row in best_rank_rows(m.hdk_cann, cann_v):
+        if row.exhaustive and _applies(row, product, flavor):
+            exhaustive.append(row)
         if not any(spec_matches(spec, driver_v) for spec in row.hdk):
             continue
         if not _applies(row, product, flavor):
             if row.products:
                 notes.append(f"for {'/'.join(row.products)}, CANN {row.cann} is paired with HDK {', '.join(row.hdk)}")
             continue
+        official_hit = official_hit or row.origin == "official"
         evidence.append(Evidence(VerdictKind(row.verdict), _row_message(row, driver), row.source, TIER_PUBLISHED,
                                  (row.note,) if row.note else ()))
     code_evidence = _code_evidence(m, cann_v, driver_v, cann, driver, cann_innerversion, cann_compatible,
                                    driver_innerversion, driver_compatible)
+    if exhaustive and not official_hit:
+        # The release's own support list does not name this HDK: weaker evidence (release codes,
+        # co-existence lists) cannot turn that into a pairing; the list wins.
+        listed = ", ".join(dict.fromkeys(spec for row in exhaustive for spec in row.hdk))
+        message = f"HDK {driver} is not in CANN {cann}'s official HDK list ({listed})"
+        extra = [f"{code_evidence.message} (release codes; the official list wins)"] if code_evidence else []
+        return unknown(message, suggestion_for_cann(m, cann_v, flavor),
+                       tuple(s for row in exhaustive for s in row.source)).with_notes(
+            notes + extra + _colisting(m, cann_v, driver_v, cann, driver))
     if code_evidence is not None:
         evidence.append(code_evidence)
-    evidence.extend(_colisting(m, cann_v, driver_v, cann, driver))
+    notes.extend(_colisting(m, cann_v, driver_v, cann, driver))
     known = m.knows_cann(cann_v)
     if not known and not evidence:
         verdict = unknown(f"CANN {cann} is not in the matrix", suggestion_for_cann(m, cann_v, flavor))
@@ -152,15 +209,26 @@ def _row_message(row: HdkCannRow, driver: str) -> str:
     hdk = ", ".join(row.hdk)
     if row.verdict == "recommended":
         return f"CANN {row.cann} is paired with driver {hdk} ({_where(row)})"
+    if row.origin == "quick_install":
+        return (f"works: the Ascend docs quick-install page installs driver {hdk} with CANN {row.cann} "
+                f"({'/'.join(row.flavor) + ' column; ' if row.flavor else ''}a working pairing, not the 1:1 "
+                "release pairing)")
+    if row.origin == "product" and row.listed_by:
+        return f"{row.listed_by}'s release note lists CANN {row.cann} with HDK {hdk} (a product's version list)"
     if row.verdict == "compatible":
         return f"CANN {row.cann} supports driver {driver}: HDK {hdk} ({_where(row)})"
     return f"CANN {row.cann} does not support driver {driver} (HDK {hdk}; {_where(row)})"
 
 
-def _samples(m: Matrix, sides: Tuple[str, ...], version: AscendVersion) -> List[ReleaseCodeSample]:
+def _samples(m: Matrix, sides: Tuple[str, ...], version: AscendVersion, *,
+             include_uncertain: bool = False) -> List[ReleaseCodeSample]:
+    """Real version files of this release. Samples marked uncertain (a documentation example whose
+    codes look mixed) are not evidence: the release-code alignment speaks for that release instead."""
     result = []
     for sample in m.release_codes:
         sample_v = try_ascend(sample.version)
+        if sample.uncertain and not include_uncertain:
+            continue
         if sample.side in sides and sample_v is not None and sample_v.same_release(version) \
                 and sample_v.pre == version.pre:
             result.append(sample)
@@ -240,16 +308,16 @@ def _code_evidence(m: Matrix, cann_v: AscendVersion, driver_v: AscendVersion, ca
     return None
 
 
-def _colisting(m: Matrix, cann_v: AscendVersion, driver_v: AscendVersion, cann: str, driver: str) -> List[Evidence]:
+def _colisting(m: Matrix, cann_v: AscendVersion, driver_v: AscendVersion, cann: str, driver: str) -> List[str]:
+    """Co-existence lists naming both: a note only. They list which CANN and which HDK releases a
+    product works with, not which HDK a CANN works with (compat_facts §1.1), so they decide nothing."""
     result = []
     for listing in m.hdk_cann_lists:
         cann_hit = any(release_rank(v, cann_v) >= 0 for v in (try_ascend(c) for c in listing.cann) if v)
         hdk_hit = any(release_rank(v, driver_v) >= 0 for v in (try_ascend(h) for h in listing.hdk) if v)
         if cann_hit and hdk_hit:
-            result.append(Evidence(
-                VerdictKind.COMPATIBLE,
-                f"{listing.product} lists both CANN {cann} and HDK {driver} (a co-existence list, not a pairing)",
-                listing.source, TIER_WEAK))
+            result.append(f"{listing.product} lists both CANN {cann} and HDK {driver} (a co-existence list, not a "
+                          f"compatibility statement; {'; '.join(listing.source)})")
     return result
 
 

@@ -69,13 +69,19 @@ def lookup_cann(m: Matrix, cann: str) -> LookupResult:
                                                                  notes=(hrow.note,) if hrow.note else ())))
             seen.add(spec.lower())
             if hrow.firmware:
-                result.answers.append(Answer("firmware", hrow.firmware, _rec(
-                    f"the firmware installed with driver {spec} for CANN {hrow.cann}", hrow.source)))
+                columns = f" ({'/'.join(hrow.flavor)})" if hrow.flavor else ""
+                result.answers.append(Answer("firmware", hrow.firmware, Verdict(
+                    VerdictKind(hrow.verdict),
+                    f"the firmware installed with driver {spec} for CANN {hrow.cann}{columns}", hrow.source)))
     for hrel in m.hdk_releases:
         if hrel.version.lower() in seen:
             continue
         verdict = m.cann_vs_driver(cann, hrel.version)
         if verdict.kind is not VerdictKind.UNKNOWN:
+            result.answers.append(Answer("driver", hrel.version, verdict))
+        elif verdict.message.startswith(f"HDK {hrel.version} is not in") or any(
+                "co-existence list" in n for n in verdict.notes):
+            # shown so that nobody reads a co-listing as a pairing: the answer is "unknown"
             result.answers.append(Answer("driver", hrel.version, verdict))
     for trow in pytorch.rows_for_cann(m, cann_v):
         where = f"branch {trow.branch}" if trow.branch else pytorch.ORIGIN_TEXT[trow.origin]
@@ -88,7 +94,8 @@ def lookup_cann(m: Matrix, cann: str) -> LookupResult:
                         and not _same_ascend(nrow.cann, cann):
                     result.answers.append(Answer("torch_npu", f"{nrow.version} (torch {nrow.torch})", Verdict(
                         VerdictKind(statement.verdict), f"PTA {nrow.pta} lists CANN {cann} as compatible",
-                        statement.source, notes=(statement.note,) if statement.note else ())))
+                        statement.source, notes=(statement.note,) if statement.note else (),
+                        uncertain=statement.uncertain)))
     for vrow in m.vllm_ascend_rows:
         if _same_ascend(vrow.cann, cann):
             result.answers.append(Answer("vllm-ascend", vrow.version, _rec(
@@ -130,8 +137,9 @@ def _same_ascend(a: str, b: str) -> bool:
 
 # -- driver -----------------------------------------------------------------------------------
 
-def lookup_driver(m: Matrix, driver: str) -> LookupResult:
-    result = LookupResult(f"driver {driver}")
+def lookup_driver(m: Matrix, driver: str, chip: Optional[str] = None) -> LookupResult:
+    result = LookupResult(f"driver {driver}" + (f" ({chip})" if chip else ""))
+    info = m.chip(chip) if chip else None
     driver_v = try_ascend(driver)
     if driver_v is None:
         result.found = False
@@ -146,22 +154,39 @@ def lookup_driver(m: Matrix, driver: str) -> LookupResult:
         verdict = m.cann_vs_driver(release.version, driver)
         if verdict.kind is not VerdictKind.UNKNOWN:
             result.answers.append(Answer("cann", release.version, verdict))
-    paired = hdk.firmware_for_hdk(m, driver_v)
-    if paired:
-        result.answers.append(Answer("firmware", paired[0], _rec(f"the firmware of HDK {driver_v.release}", paired[1])))
+    per_family = hdk.firmware_by_family(m, driver)
+    if info is not None:
+        per_family = {f: v for f, v in per_family.items() if f == info.family}
+        if not per_family:
+            result.facts.append(("firmware", f"no source gives the {info.family} firmware of HDK {driver_v.release} "
+                                 "(firmware numbers differ by family: see that HDK's download page)"))
+    numbers: Dict[str, List[str]] = {}
+    for family, (number, _) in per_family.items():
+        numbers.setdefault(number, []).append(family)
+    for number, families in numbers.items():
+        sources = tuple(dict.fromkeys(s for f in families for s in per_family[f][1]))
+        result.answers.append(Answer("firmware", number, _rec(
+            f"the firmware of HDK {driver_v.release} for {', '.join(families)}", sources)))
+    if per_family and info is None:
+        missing = [f.family for f in m.chip_families if f.hdk_package is not None and f.family not in per_family]
+        if missing:
+            result.facts.append(("firmware not recorded for", f"{', '.join(missing)} (firmware numbers differ by "
+                                 "family; see the HDK download page)"))
     for fw in m.firmware_releases:
-        if paired and fw.firmware == paired[0]:
+        if fw.firmware in numbers:
             continue
         patterns = parse_driver_patterns(fw.compatible_version_drv) if fw.compatible_version_drv else []
         if any(p.matches(driver) for p in patterns):
             result.answers.append(Answer("firmware", fw.firmware, _compat(
                 f"firmware {fw.firmware} (HDK {fw.hdk}) accepts driver {driver} ({fw.compatible_version_drv})",
                 fw.source)))
-    for sample in hdk._samples(m, ("driver",), driver_v)[:1]:
+    for sample in hdk._samples(m, ("driver",), driver_v, include_uncertain=True)[:1]:
+        doubt = " [uncertain: a documentation example; not used for verdicts]" if sample.uncertain else ""
         if sample.compatible_version_fw:
             result.facts.append(("firmware range (compatible_version_fw)", f"{sample.compatible_version_fw} "
-                                 f"(from a {sample.version} version.info)"))
-        result.facts.append(("release code", f"{sample.innerversion}; compatible_version {sample.compatible_version}"))
+                                 f"(from a {sample.version} version.info){doubt}"))
+        result.facts.append(("release code", f"{sample.innerversion}; compatible_version "
+                                             f"{sample.compatible_version}{doubt}"))
     for mrow in m.mindie_rows:
         if any((v := try_ascend(h)) is not None and release_rank(v, driver_v) >= 0 for h in mrow.hdk):
             result.answers.append(Answer("mindie", mrow.version, _compat(
@@ -201,7 +226,8 @@ def lookup_torch_npu(m: Matrix, torch_npu: str) -> LookupResult:
                     if not _same_ascend(cann, row.cann):
                         result.answers.append(Answer("cann", cann, Verdict(
                             VerdictKind(statement.verdict), f"PTA {row.pta} lists CANN {cann} as compatible",
-                            statement.source, notes=(statement.note,) if statement.note else ())))
+                            statement.source, notes=(statement.note,) if statement.note else (),
+                            uncertain=statement.uncertain)))
         if row.status:
             result.facts.append(("status", f"{row.status} ({pytorch.ORIGIN_TEXT[row.origin]})"))
     for vrow in vrows:
@@ -246,17 +272,43 @@ def lookup_vllm_ascend(m: Matrix, version: str) -> LookupResult:
     hit = hdk.recommended_driver(m, cann_v) if cann_v else None
     if hit is not None:
         hrow, spec = hit
-        result.answers.append(Answer("driver", spec, _rec(
+        result.answers.append(Answer("driver", spec, Verdict(
+            VerdictKind(hrow.verdict),
             f"CANN {row.cann} is paired with driver {spec} ({hdk.ORIGIN_TEXT[hrow.origin]}; vLLM-Ascend has no HDK "
             "table of its own)", hrow.source)))
+    if cann_v is not None:
+        lowest = _lowest_documented_hdk(m, cann_v)
+        if lowest:
+            result.facts.append(("lowest HDK documented with CANN " + row.cann, lowest))
+    for family in m.chip_families:
+        if family.vllm_ascend_image is not None:
+            result.facts.append((f"release image ({family.family})",
+                                 family.vllm_ascend_image.template.replace("{version}", row.version)))
     build = engines.builds_for(m, row.version)
     if build is not None:
-        result.facts.append(("release image", build.base_image))
+        result.facts.append(("release image base", build.base_image))
         pins = ", ".join(f"{n}{p}" for n, p in (("torch", build.torch), ("torch-npu", build.torch_npu)) if p)
         if pins:
             result.facts.append(("requirements.txt pins", pins))
     result.facts.append(("status", row.status + (f"; {row.note}" if row.note else "")))
     return result
+
+
+def _lowest_documented_hdk(m: Matrix, cann_v: Any) -> Optional[str]:
+    """The oldest exact HDK release a pairing row names for this CANN, with where it comes from."""
+    found = []
+    for row in hdk.best_rank_rows(m.hdk_cann, cann_v):
+        if row.verdict == "incompatible" or row.products:
+            continue
+        for spec in row.hdk:
+            version = try_ascend(spec)
+            if version is not None:
+                where = f"{row.listed_by}'s list" if row.listed_by else hdk.ORIGIN_TEXT[row.origin]
+                found.append((version.sort_key, spec, where))
+    if not found:
+        return None
+    _, spec, where = min(found)
+    return f"{spec} ({where})"
 
 
 def lookup_mindie(m: Matrix, version: str) -> LookupResult:
@@ -285,12 +337,29 @@ def lookup_mindie(m: Matrix, version: str) -> LookupResult:
                                                                                                .split("; ")))))
     for t in row.torch:
         result.answers.append(Answer("torch", t, _rec(f"MindIE {row.version} ships packages for torch {t}", src)))
+    if row.python:
+        result.answers.append(Answer("python", pytorch.describe_python(row.python), _compat(
+            f"MindIE {row.version} needs Python {pytorch.describe_python(row.python)} (install guide)",
+            row.python_source or src)))
+    for image in m.mindie_images:
+        if _same_ascend(image.mindie, row.version):
+            result.facts.append((f"image ({image.family})", image.image))
     if row.pta:
         result.facts.append(("PTA", row.pta))
         for trow in m.torch_npu_rows:
-            if trow.pta and _same_ascend(trow.pta, row.pta):
-                result.answers.append(Answer("torch_npu", f"{trow.version} (torch {trow.torch})", _rec(
-                    f"PTA {row.pta} release", trow.source)))
+            if not (trow.pta and _same_ascend(trow.pta, row.pta)):
+                continue
+            label = f"{trow.version} (torch {trow.torch})"
+            if row.torch and not any(same_public(Version(trow.torch), Version(t)) for t in row.torch):
+                # a PTA release MindIE does not ship packages for (torch 2.5.1 with MindIE 2.1.RC1)
+                result.answers.append(Answer("torch_npu", label, Verdict(
+                    VerdictKind.INCOMPATIBLE, f"a PTA {row.pta} release, but MindIE {row.version} ships packages "
+                    f"for torch {' / '.join(row.torch)} only", trow.source + src)))
+                continue
+            how = (f"PTA {row.pta} release for torch {trow.torch}, which MindIE {row.version} ships packages for"
+                   if row.torch else f"PTA {row.pta} release (MindIE {row.version} names no torch release)")
+            verdict = _rec(how, trow.source) if row.torch else _compat(how, trow.source)
+            result.answers.append(Answer("torch_npu", label, verdict))
     for label, value in (("mindspore", row.mindspore), ("mindcluster", row.mindcluster)):
         if value:
             result.facts.append((label, value))
@@ -315,11 +384,20 @@ def lookup_chip(m: Matrix, name: str) -> LookupResult:
         result.facts.append(("SOC_VERSION default for builds", info.soc_version_default))
     if info.image_flavor:
         result.facts.append(("image / package flavor", info.image_flavor))
+    family = m.family(info.family)
+    if family is not None and family.hdk_package is not None:
+        result.facts.append(("HDK driver file", family.hdk_package.driver + "   ({arch}: aarch64 or x86-64)"))
+        result.facts.append(("HDK firmware file", family.hdk_package.firmware))
     if info.kernels_package:
+        if info.kernels_package.noarch:
+            result.facts.append(("kernels package (CANN < 8.0.RC3)", info.kernels_package.noarch))
         if info.kernels_package.legacy:
-            result.facts.append(("kernels package (CANN <= 8.3)", info.kernels_package.legacy))
+            result.facts.append(("kernels package (CANN 8.0.RC3 - 8.3)", info.kernels_package.legacy + "   ({arch}: "
+                                 "aarch64 or x86_64)"))
         if info.kernels_package.ops:
             result.facts.append(("ops package (CANN >= 8.5)", info.kernels_package.ops))
+    if family is not None and family.vllm_ascend_image is not None:
+        result.facts.append(("vLLM-Ascend image", family.vllm_ascend_image.template))
     if info.dies_per_npu:
         result.facts.append(("dies per NPU", str(info.dies_per_npu)))
     for note in info.notes:
@@ -353,7 +431,7 @@ def lookup(m: Matrix, *, cann: Optional[str] = None, driver: Optional[str] = Non
     if cann:
         results.append(lookup_cann(m, cann))
     if driver:
-        results.append(lookup_driver(m, driver))
+        results.append(lookup_driver(m, driver, chip))
     if torch_npu:
         results.append(lookup_torch_npu(m, torch_npu))
     if vllm_ascend:

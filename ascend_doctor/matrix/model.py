@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, TypeVar, cast
 
 from ascend_doctor.matrix import engines, hdk, pytorch
 from ascend_doctor.matrix.chips import ChipIndex, ChipInfo
@@ -17,15 +17,20 @@ from ascend_doctor.matrix.records import (
     Gap,
     HdkCannList,
     HdkCannRow,
+    HdkPackageRow,
     HdkRelease,
     Meta,
+    MindieImage,
     MindieMotor,
     MindieRow,
     MindieUnconfirmed,
     MindspeedRow,
     Note,
+    PackageConvention,
+    PipIndex,
     ProductCann,
     PtaRelease,
+    PypiReleases,
     ReleaseCodeSample,
     Row,
     Snapshot,
@@ -41,6 +46,9 @@ from ascend_doctor.matrix.records import (
 from ascend_doctor.matrix.specs import release_rank, try_ascend
 from ascend_doctor.matrix.verdict import Verdict
 from ascend_doctor.versions import AscendVersion
+
+if TYPE_CHECKING:
+    from ascend_doctor.matrix.packages import PackageSet
 
 R = TypeVar("R", bound=Row)
 
@@ -88,6 +96,11 @@ class Matrix:
         self.chip_families: List[ChipFamily] = rows("chip_families", ChipFamily)
         self.chip_entries: List[ChipEntry] = rows("chips", ChipEntry)
         self.chip_index = ChipIndex(self.chip_entries, self.chip_families)
+        self.mindie_images: List[MindieImage] = rows("mindie_images", MindieImage)
+        self.package_conventions: List[PackageConvention] = rows("package_conventions", PackageConvention)
+        self.hdk_packages: List[HdkPackageRow] = rows("hdk_packages", HdkPackageRow)
+        self.pip_indexes: List[PipIndex] = rows("pip_indexes", PipIndex)
+        self.pypi_releases: List[PypiReleases] = rows("pypi_releases", PypiReleases)
 
     # -- identity ---------------------------------------------------------------------------
     @property
@@ -211,14 +224,25 @@ class Matrix:
         return self.chip_index.lookup(name)
 
     def family(self, family: str) -> Optional[ChipFamily]:
-        return next((f for f in self.chip_families if f.family.lower() == (family or "").lower()), None)
+        key = (family or "").strip().lower()
+        return next((f for f in self.chip_families
+                     if f.family.lower() == key or key in (a.lower() for a in f.aliases)), None)
+
+    def packages(self, family: str, arch: Optional[str]) -> Optional[PackageSet]:
+        """Package names for a chip family on an architecture (``aarch64``/``x86_64``); see ``packages``.
+
+        None when the family or the architecture is not one the matrix names.
+        """
+        from ascend_doctor.matrix.packages import packages_for
+
+        return packages_for(self, family, arch)
 
     # -- plan / lookups ---------------------------------------------------------------------
     def plan(self, chip: str, engine: str, fixed: Optional[Dict[str, str]] = None, *,
-             stable_only: bool = False) -> Any:
+             stable_only: bool = False, arch: Optional[str] = None) -> Any:
         from ascend_doctor.matrix.plan import make_plan
 
-        return make_plan(self, chip, engine, dict(fixed or {}), stable_only=stable_only)
+        return make_plan(self, chip, engine, dict(fixed or {}), stable_only=stable_only, arch=arch)
 
     def rows(self, section: str) -> List[Row]:
         return cast(List[Row], list(self.sections.get(section, [])))

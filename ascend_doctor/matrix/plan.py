@@ -17,10 +17,12 @@ from ascend_doctor.matrix.chips import ChipInfo
 from ascend_doctor.matrix.engines import (
     ENGINE_NAMES,
     builds_for,
+    mindie_pairs,
     mindspeed_cann,
     normalize_engine,
     python_choice,
 )
+from ascend_doctor.matrix.pytorch import describe_python
 from ascend_doctor.matrix.records import MindieRow, MindspeedRow, VllmAscendRow
 from ascend_doctor.matrix.specs import release_rank, spec_matches, try_ascend, try_pypi
 from ascend_doctor.matrix.verdict import Verdict, VerdictKind
@@ -29,9 +31,7 @@ if TYPE_CHECKING:
     from ascend_doctor.matrix.model import Matrix
 
 PYTHONS = ("3.13", "3.12", "3.11", "3.10", "3.9", "3.8")
-HDK_FILE_FLAVOR = {"A2": "910b", "310P": "310p", "910": "910"}
 FIXABLE = ("driver", "firmware", "cann", "python", "torch", "torch_npu", "vllm", "version")
-ARCH = "$(uname -m)"
 
 
 class PlanError(Exception):
@@ -63,12 +63,14 @@ class StackPlan:
     skipped: Tuple[str, ...] = ()  # higher releases that did not fit, and why
     fixed: Dict[str, str] = field(default_factory=dict)
     matrix: Dict[str, Any] = field(default_factory=dict)
+    arches: Tuple[str, ...] = ("aarch64", "x86_64")  # the package names printed are for these
 
     def to_dict(self) -> Dict[str, Any]:
         return {
             "chip": self.chip,
             "family": self.family,
             "engine": self.engine,
+            "arch": list(self.arches),
             "fixed": dict(self.fixed),
             "versions": dict(self.versions),
             "pairings": [{"pair": name, **verdict.to_dict()} for name, verdict in self.pairings],
@@ -95,13 +97,21 @@ def normalize_fixed(fixed: Dict[str, str], engine: str) -> Dict[str, str]:
     return result
 
 
-def make_plan(m: Matrix, chip: str, engine: str, fixed: Dict[str, str], *, stable_only: bool = False) -> StackPlan:
+def make_plan(m: Matrix, chip: str, engine: str, fixed: Dict[str, str], *, stable_only: bool = False,
+              arch: Optional[str] = None) -> StackPlan:
+    """``arch``: ``aarch64`` / ``x86_64`` names the packages for that machine; None gives both
+    (planning for another machine): never ``$(uname -m)``, which spells HDK files wrongly on x86."""
+    from ascend_doctor.matrix.packages import ARCHES, normalize_arch
+
     key = normalize_engine(engine)
     if key is None:
         raise PlanError(f"unknown engine {engine!r} (expected one of {', '.join(ENGINE_NAMES)})")
     info = m.chip(chip)
     if info is None:
         raise PlanError(f"unknown chip {chip!r} (see `ascend-doctor matrix show chips`)")
+    if arch is not None and normalize_arch(arch) is None:
+        raise PlanError(f"unknown architecture {arch!r} (aarch64 or x86_64)")
+    arches: Tuple[str, ...] = (normalize_arch(arch),) if arch else ARCHES  # type: ignore[assignment]
     wanted = normalize_fixed(fixed, key)
     notes: List[str] = []
     support = info.engines.get(key)
@@ -130,15 +140,16 @@ def make_plan(m: Matrix, chip: str, engine: str, fixed: Dict[str, str], *, stabl
             continue
         unverified = [f"{name}: {v.message} (if this machine is one of them)" if name == "chip requirement"
                       else f"{name}: not recorded in the matrix ({v.message})" for name, v in pairings if not v.ok]
-        extra = _extras(m, key, row, stack)
+        unverified += [f"{name}: {v.message} (uncertain)" for name, v in pairings if v.ok and v.uncertain]
+        extra = _extras(m, key, row, stack) + _family_notes(m, key, row, stack, info)
         if "python" not in wanted and key != "vllm-ascend" and not getattr(row, "python", None):
             extra.append(f"{ENGINE_NAMES[key]} {row.version} states no Python range: Python {stack['python']} is the "
                          f"highest PyTorch {stack['torch']} supports")
         return StackPlan(
             chip=info.name, family=info.family, engine=key, versions=stack,
-            pairings=tuple(pairings), steps=tuple(_steps(key, stack, info)),
-            notes=tuple(notes + unverified + extra), skipped=tuple(skipped), fixed=wanted,
-            matrix=m.identity())
+            pairings=tuple(pairings), steps=tuple(_steps(m, key, stack, info, arches, wanted, row)),
+            notes=tuple(notes + list(info.notes if info.is_family else ()) + unverified + extra),
+            skipped=tuple(skipped), fixed=wanted, matrix=m.identity(), arches=arches)
     detail = "; ".join(skipped[:5]) + ("; …" if len(skipped) > 5 else "")
     fixed_text = ", ".join(f"{k}={v}" for k, v in wanted.items()) or "nothing fixed"
     raise PlanError(f"no {ENGINE_NAMES[key]} release fits {info.name} with {fixed_text}"
@@ -199,11 +210,15 @@ def _stack(m: Matrix, engine: str, row: Any, wanted: Dict[str, str],
     elif engine == "mindie":
         assert isinstance(row, MindieRow)
         base = {"cann": row.cann}
-        torch_choice = wanted.get("torch") or (sorted(row.torch, key=Version)[-1] if row.torch else None)
-        pair = _pta_pair(m, row.pta, row.cann, torch_choice)
-        if pair is not None:
-            base["torch"], base["torch_npu"] = pair
-        python_spec, image_python = None, None
+        pairs = mindie_pairs(m, row)
+        if wanted.get("torch"):
+            pairs = [p for p in pairs if _pypi_eq(p.torch, wanted["torch"])]
+        if pairs:  # MindIE's own torch (2.1.RC1: 2.6.0 for the abi1 package), newest first
+            base["torch"], base["torch_npu"] = pairs[0].torch, pairs[0].version
+        python_spec = row.python
+        image = next((i for i in m.mindie_images if i.family == info.family and _ascend_eq(i.mindie, row.version)),
+                     None)
+        image_python = image.python if image is not None else ("3.11" if row.python else None)
     else:
         assert isinstance(row, MindspeedRow)
         cann = mindspeed_cann(m, row) or row.cann[-1]
@@ -240,9 +255,6 @@ def _stack(m: Matrix, engine: str, row: Any, wanted: Dict[str, str],
     if firmware:
         ordered["firmware"] = firmware
     ordered["cann"] = stack["cann"]
-    kernels = info.kernels_file(stack["cann"], ARCH)
-    if kernels:
-        ordered["kernels"] = kernels
     ordered["nnal"] = cann_v.release if not cann_v.pre else stack["cann"]
     ordered["python"] = stack["python"]
     ordered["torch"] = stack["torch"]
@@ -345,65 +357,197 @@ def _extras(m: Matrix, engine: str, row: Any, stack: Dict[str, str]) -> List[str
         build = builds_for(m, row.version)
         if build is not None:
             notes.append(f"release image base: {build.base_image}")
-    npu_v = try_pypi(stack["torch_npu"])
-    if npu_v is not None and (npu_v.is_prerelease or npu_v.local):
-        notes.append(f"torch_npu {stack['torch_npu']} is a development build: install it from the engine's "
-                     "release image or with `pip install --pre`")
+    return notes
+
+
+def _family_notes(m: Matrix, engine: str, row: Any, stack: Dict[str, str], info: ChipInfo) -> List[str]:
+    notes: List[str] = []
+    if "firmware" not in stack:
+        notes.append(f"the {info.family} firmware of HDK {stack['driver']} is not recorded in the matrix (firmware "
+                     "numbers differ by chip family): take the firmware .run of the same HDK release")
+    bf16 = info.dtypes.get("bf16")
+    if bf16 is not None and bf16.supported is False:
+        notes.append(f"{info.family} has no BF16: serve in float16 (vLLM --dtype float16, MindIE fp16) or INT8 "
+                     f"({'; '.join(bf16.source)})")
+    if engine == "mindie":
+        assert isinstance(row, MindieRow)
+        if row.python:
+            notes.append(f"MindIE {row.version} needs Python {describe_python(row.python)} "
+                         f"({'; '.join(row.python_source or row.source)})")
+        if row.torch:
+            notes.append(f"MindIE {row.version} ships packages for torch {' / '.join(row.torch)}"
+                         + (f" ({row.note})" if row.note else ""))
+        elif row.pta:
+            notes.append(f"MindIE {row.version} names PTA {row.pta} but no torch release: torch {stack['torch']} is "
+                         f"the newest PTA {row.pta} build; check the MindIE {row.version} install guide for the torch "
+                         "its packages need")
     return notes
 
 
 # -- install steps ----------------------------------------------------------------------------
 
-def _steps(engine: str, stack: Dict[str, str], info: ChipInfo) -> List[InstallStep]:
-    flavor = HDK_FILE_FLAVOR.get(info.family)
+MINDIE_ENV_SCRIPTS = ("source /usr/local/Ascend/ascend-toolkit/set_env.sh",
+                      "source /usr/local/Ascend/nnal/atb/set_env.sh",
+                      "source /usr/local/Ascend/mindie/set_env.sh",
+                      "source /usr/local/Ascend/atb-models/set_env.sh")
+MINDIE_RULES_SOURCE = ("hiascend MindIE service0348 (config.json and weights 640 or stricter, weight folders 750, "
+                       "owned by the run user); https://hiascend.com/document/detail/zh/mindie/100/envdeployment/"
+                       "instg/mindie_instg_0026.html (container: shared memory of at least 1 GB)")
+
+
+def _per_arch(arches: Sequence[str], make: Any) -> List[str]:
+    """One line per architecture; a second architecture is labelled as the alternative it is."""
+    lines: List[str] = []
+    for index, arch in enumerate(arches):
+        line = make(arch)
+        if line is None:
+            lines.append(f"# no {arch} file name is recorded in the matrix")
+            continue
+        if len(arches) > 1:
+            line += f"   # {arch}" if index == 0 else f"   # or, on {arch}"
+        lines.append(line)
+    return lines
+
+
+def hdk_block(m: Matrix, family: str, arches: Sequence[str], driver: str, firmware: Optional[str]) -> List[str]:
+    """Both install orders of one HDK release (Huawei: first install driver -> firmware; an upgrade,
+    overwrite install or rollback firmware -> driver), each followed by one reboot."""
+    from ascend_doctor.matrix.packages import FIRST_INSTALL, UPGRADE, PackageSet, convention_flags, convention_order
+
+    sets = [PackageSet(family, arch, m) for arch in arches]
+    fw_file = sets[0].hdk_firmware(firmware) if firmware else None
+    lines: List[str] = []
+    for mode, title in ((FIRST_INSTALL, "# first install (no Ascend driver on the machine): driver, then firmware"),
+                        (UPGRADE, "# upgrade, overwrite install or rollback (a driver is installed): firmware, then "
+                                  "driver")):
+        lines.append(title)
+        for part in convention_order(m, mode):
+            if part == "driver":
+                commands = {pk.arch: f"./{name} {convention_flags(m, 'driver')}"
+                            for pk in sets if (name := pk.hdk_driver(driver))}
+                if not commands:
+                    lines.append(f"# no {family} driver file name is recorded: see the HDK {driver} download page")
+                    continue
+                lines.extend(_per_arch(arches, commands.get))
+            elif fw_file:
+                lines.append(f"./{fw_file} {convention_flags(m, 'firmware')}")
+            else:
+                lines.append(f"# the {family} firmware of HDK {driver} is not recorded in the matrix: "
+                             f"ascend-doctor matrix lookup --driver {driver} --chip {family}, or the HDK download page")
+        lines.append("reboot")
+    return lines
+
+
+def _steps(m: Matrix, engine: str, stack: Dict[str, str], info: ChipInfo, arches: Sequence[str],
+           fixed: Dict[str, str], row: Any) -> List[InstallStep]:
+    from ascend_doctor.matrix.packages import PackageSet
+    from ascend_doctor.matrix.pip import torch_pair
+
+    family = info.family
+    sets = [PackageSet(family, arch, m) for arch in arches]
     driver = stack["driver"]
-    driver_file = driver.lower()
     firmware = stack.get("firmware")
-    steps = []
-    if flavor:
-        commands = [f"bash Ascend-hdk-{flavor}-npu-driver_{driver_file}_linux-{ARCH}.run --full --install-for-all"]
+    steps: List[InstallStep] = []
+    if "driver" in fixed:
+        check = [f"npu-smi info   # the banner must show Version {driver}"]
         if firmware:
-            commands.append(f"bash Ascend-hdk-{flavor}-npu-firmware_{firmware}.run --full")
-        else:
-            commands.append(f"bash Ascend-hdk-{flavor}-npu-firmware_<firmware of HDK {driver}>.run --full")
-        note = f"both from the Ascend HDK {driver} release (hiascend.com)"
+            check.append(f"npu-smi info -t board -i 0   # Firmware Version {firmware}, Compatibility OK")
+        steps.append(InstallStep(f"Keep the installed HDK: driver {driver}" + (f", firmware {firmware}" if firmware
+                                                                                  else ""),
+                                 tuple(check), "--driver keeps the driver installed on the machine: nothing to "
+                                               "install; the rest of the plan is chosen to work with it"))
     else:
-        commands = [f"# install the NPU driver and firmware of Ascend HDK {driver} for {info.family} "
-                    "(package names per product on hiascend.com), with --full"]
-        note = "the matrix records no HDK package names for this chip family"
-    steps.append(InstallStep(f"Install the NPU driver {driver} and firmware {firmware or '(same HDK)'}",
-                             tuple(commands), note))
-    steps.append(InstallStep("Reboot so the new driver and firmware take effect",
-                             ("reboot", f"npu-smi info   # after the reboot: Version {driver}")))
+        lines = hdk_block(m, family, arches, driver, firmware)
+        lines.append(f"npu-smi info   # after the reboot: Version {driver}")
+        steps.append(InstallStep(f"Install the NPU driver {driver} and firmware {firmware or '(not recorded)'} "
+                                 f"of one HDK release, then reboot once", tuple(lines),
+                                 "on the host, as root; in a container only the CANN and Python steps apply"))
     cann = stack["cann"]
+    nnal = stack["nnal"]
+    toolkits = {pk.arch: pk.toolkit(cann) for pk in sets}
+    kernels = {pk.arch: pk.kernels(cann) for pk in sets}
+    nnals = {pk.arch: pk.nnal(nnal) for pk in sets}
+
+    def install(files: Dict[str, Optional[str]]) -> List[str]:
+        return _per_arch(arches, lambda a: f"./{files[a]} --install" if files.get(a) else None)
+
     steps.append(InstallStep(f"Install the CANN toolkit {cann}",
-                             (f"bash Ascend-cann-toolkit_{cann}_linux-{ARCH}.run --install",
-                              "source /usr/local/Ascend/ascend-toolkit/set_env.sh")))
-    if "kernels" in stack:
-        steps.append(InstallStep(f"Install the operator package for {info.name} ({info.family})",
-                                 (f"bash {stack['kernels']} --install",)))
-    steps.append(InstallStep(f"Install NNAL {stack['nnal']} (ATB, needed for libatb.so)",
-                             (f"bash Ascend-cann-nnal_{stack['nnal']}_linux-{ARCH}.run --install",
-                              "source /usr/local/Ascend/nnal/atb/set_env.sh")))
+                             tuple(install(toolkits) + ["source /usr/local/Ascend/ascend-toolkit/set_env.sh"])))
+    if any(kernels.values()):
+        steps.append(InstallStep(f"Install the operator package for {info.name} ({family})",
+                                 tuple(install(kernels))))
+    else:
+        steps.append(InstallStep(f"Install the operator package for {info.name} ({family})",
+                                 (f"# no {family} kernels/ops file name is recorded for CANN {cann}: see "
+                                  f"`ascend-doctor matrix lookup --chip {info.name}` and the CANN download page",)))
+    steps.append(InstallStep(f"Install NNAL {nnal} (ATB, needed for libatb.so)",
+                             tuple(install(nnals) + ["source /usr/local/Ascend/nnal/atb/set_env.sh"])))
     python = stack["python"]
     steps.append(InstallStep(f"Use Python {python}", (f"python{python} -m venv ~/ascend-venv",
                                                        "source ~/ascend-venv/bin/activate")))
-    steps.append(InstallStep(f"Install PyTorch {stack['torch']}", (f"pip install torch=={stack['torch']}",)))
-    steps.append(InstallStep(f"Install torch_npu {stack['torch_npu']}",
-                             (f"pip install torch-npu=={stack['torch_npu']}",
-                              'python -c "import torch, torch_npu; print(torch_npu.npu.device_count())"')))
+    arch = arches[0] if len(arches) == 1 else None
+    pair = torch_pair(m, stack["torch"], stack["torch_npu"], arch)
+    steps.append(InstallStep(f"Install PyTorch {stack['torch']} with torch_npu {stack['torch_npu']} (one command: "
+                             "never one without the other)",
+                             tuple(pair.lines + [f"# {n}" for n in pair.notes]
+                                   + ['python -c "import torch, torch_npu; print(torch_npu.npu.device_count())"'])))
     version = stack[engine]
     if engine == "vllm-ascend":
-        steps.append(InstallStep(f"Install vLLM {stack.get('vllm')} and vLLM-Ascend {version}",
-                                 (f"pip install vllm=={stack.get('vllm')} vllm-ascend=={version}",),
-                                 f"or run the release image quay.io/ascend/vllm-ascend:v{version}"))
+        steps.append(_vllm_step(m, info, stack, version, arch))
     elif engine == "mindie":
-        steps.append(InstallStep(f"Install MindIE {version}",
-                                 (f"# install the MindIE {version} packages for CANN {cann} (hiascend.com)",),
-                                 "MindIE must be used with its own CANN release"))
+        steps.append(_mindie_step(m, info, stack, version, row))
     else:
         steps.append(InstallStep(f"Install MindSpeed {version}",
                                  ("git clone https://github.com/Ascend/MindSpeed.git",
                                   "cd MindSpeed && pip install -e ."),
                                  f"check out the branch of release {version} (README 版本配套表)"))
     return steps
+
+
+def _vllm_step(m: Matrix, info: ChipInfo, stack: Dict[str, str], version: str, arch: Optional[str]) -> InstallStep:
+    from ascend_doctor.matrix.pip import vllm_ascend
+
+    family = m.family(info.family)
+    image = family.vllm_ascend_image.template.replace("{version}", version) \
+        if family is not None and family.vllm_ascend_image is not None else None
+    wheel = vllm_ascend(m, stack.get("vllm"), version, arch)
+    title = f"Install vLLM {stack.get('vllm')} and vLLM-Ascend {version}"
+    if info.family == "310P":
+        # the default wheel and image carry A2 custom ops ("socversion Ascend910B1 of bin package does
+        # not match … Ascend310P3"): the -310p image, or a build for the 310P
+        soc = info.soc_version_default or "ascend310p1"
+        commands = [f"docker pull {image}" if image else "# no 310P image is recorded",
+                    "# or build from source for the 310P (not the PyPI wheel, built for A2):",
+                    f"export SOC_VERSION={soc}",
+                    f"git clone --depth 1 --branch v{version} https://github.com/vllm-project/vllm-ascend.git && "
+                    "cd vllm-ascend && pip install -e .",
+                    "# serve in float16: the 310P has no BF16",
+                    "vllm serve <model> --dtype float16"]
+        return InstallStep(title, tuple(commands), "Atlas 300I Duo only ([Experimental] in the vLLM-Ascend support "
+                                                   "list; the 300I Pro is not listed)")
+    if info.family == "A3":
+        commands = [f"docker pull {image}" if image else "# no A3 image is recorded",
+                    "# or the wheels (check that the custom operators were built for A3):"] + wheel.lines
+        return InstallStep(title, tuple(commands + [f"# {n}" for n in wheel.notes]),
+                           "Atlas A3: the -a3 image; the plain tag is the Atlas A2 image")
+    commands = wheel.lines + [f"# {n}" for n in wheel.notes]
+    return InstallStep(title, tuple(commands), f"or run the release image {image}" if image else None)
+
+
+def _mindie_step(m: Matrix, info: ChipInfo, stack: Dict[str, str], version: str, row: Any) -> InstallStep:
+    image = next((i.image for i in m.mindie_images
+                  if i.family == info.family and _ascend_eq(i.mindie, version)), None)
+    commands: List[str] = []
+    if image:
+        commands += [f"docker pull {image}", "# or install the packages on this machine:"]
+    commands.append(f"# install the MindIE {version} run package for CANN {stack['cann']} and torch {stack['torch']} "
+                    "(hiascend.com MindIE download page), then in every shell that starts the service:")
+    commands += list(MINDIE_ENV_SCRIPTS)
+    commands += ["chmod 640 /usr/local/Ascend/mindie/latest/mindie-service/conf/config.json",
+                 "chmod 750 <weight dir> && chmod 640 <weight dir>/*   # owned by the user that runs the service"]
+    note = ("MindIE refuses to start when config.json or the weights are more open than 640 (folders 750) or "
+            "owned by another user; in a container give it --shm-size of at least 1 GB (" + MINDIE_RULES_SOURCE + ")")
+    if not image:
+        note += "; no MindIE image tag for this release and chip is recorded (AscendHub: "\
+                "https://www.hiascend.com/developer/ascendhub/detail/af85b724a7e5469ebd7ea13c3439d48f)"
+    return InstallStep(f"Install MindIE {version}", tuple(commands), note)

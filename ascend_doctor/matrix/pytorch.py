@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, List, Optional, Sequence
 
 from packaging.version import Version
 
+from ascend_doctor.matrix.pip import torch_pair
 from ascend_doctor.matrix.records import TorchNpuRow, VllmAscendRow
 from ascend_doctor.matrix.specs import (
     most_specific_rows,
@@ -94,7 +95,7 @@ def torch_npu_vs_torch(m: Matrix, torch_npu: str, torch: str) -> Verdict:
         return Verdict(VerdictKind.INCOMPATIBLE,
                        f"torch_npu {torch_npu} is built for PyTorch {wanted} ({pairs[0][2]}), not {torch}",
                        tuple(dict.fromkeys(s for p in pairs for s in p[1])),
-                       f"pip install torch=={wanted}")
+                       torch_pair(m, wanted, torch_npu).text())
     # Not in any table: torch_npu versions carry the PyTorch version they are built for.
     base = Version(".".join(str(x) for x in npu_v.release[:3]))
     sources = ("github.com/Ascend/pytorch COMPATIBILITY.en.md (branch v{PyTorch}-{PTA}: the PyTorch version "
@@ -105,7 +106,7 @@ def torch_npu_vs_torch(m: Matrix, torch_npu: str, torch: str) -> Verdict:
                        sources, inferred=True)
     return Verdict(VerdictKind.INCOMPATIBLE,
                    f"torch_npu {torch_npu} is not in the matrix, but its version names PyTorch {base}, not {torch}",
-                   sources, f"pip install torch=={base}", inferred=True)
+                   sources, torch_pair(m, str(base), torch_npu).text(), inferred=True)
 
 
 # -- torch_npu <-> CANN -----------------------------------------------------------------------
@@ -140,8 +141,10 @@ def torch_npu_vs_cann(m: Matrix, torch_npu: str, cann: str) -> Verdict:
             pta = next(r.pta for r in rows if r.pta)
             uncertain = (statement.note,) if statement.uncertain and statement.note else ()
             return Verdict(VerdictKind(statement.verdict),
-                           f"PTA {pta} (torch_npu {torch_npu}) lists CANN {cann} as compatible",
-                           statement.source, suggestion, inferred=False, notes=uncertain)
+                           f"PTA {pta} (torch_npu {torch_npu}) lists CANN {cann} as compatible"
+                           + (" in a statement that may mean only upgrade-compatible" if statement.uncertain else ""),
+                           statement.source, suggestion, inferred=False, notes=uncertain,
+                           uncertain=statement.uncertain)
     for entry in m.torch_npu_runtime_map:
         if _cann_matches(entry.cann, cann_v) and not any(try_pypi(v) == npu_v for v in entry.torch_npu):
             return Verdict(VerdictKind.INCOMPATIBLE,

@@ -85,6 +85,9 @@ class Gap(Row):
 @dataclass(frozen=True)
 class HdkRelease(Row):
     version: str = fld(ASCEND, required=True)
+    # an HDK numbering used only by these products (Atlas 350's 1.0.RC1): not comparable with the
+    # 2x.y numbering of the other lines, so a CANN pairing of another product never applies to it
+    products: Tuple[str, ...] = fld(ListOf(Text()), factory=tuple)
     source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
     note: Optional[str] = fld(TEXT)
     KEY = ("version",)
@@ -109,6 +112,11 @@ class HdkCannRow(Row):
     firmware: Optional[str] = fld(ASCEND)
     flavor: Tuple[str, ...] = fld(ListOf(Text()), factory=tuple)
     products: Tuple[str, ...] = fld(ListOf(Text()), factory=tuple)
+    # origin product: the product release whose note lists the pairing (MindIE 2.1.RC1)
+    listed_by: Optional[str] = fld(TEXT)
+    # the row is the release's complete support list: an HDK outside every exhaustive row of the
+    # CANN is "not in the official list" (never turned into a pairing by weaker evidence)
+    exhaustive: bool = fld(Bool(), default=False)
     source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
     note: Optional[str] = fld(TEXT)
     KEY = ("cann", "hdk", "verdict", "origin", "flavor", "products")
@@ -287,11 +295,26 @@ class MindieRow(Row):
     hdk_as_cann: Optional[str] = fld(ASCEND, ref="cann")
     pta: Optional[str] = fld(ASCEND, ref="pta")
     torch: Tuple[str, ...] = fld(ListOf(PYPI), factory=tuple, ref="torch")
+    python: Optional[str] = fld(PYSPEC)  # the install guide's Python range ("Python3.10.x或者Python3.11.x")
+    python_source: Tuple[str, ...] = fld(ListOf(Text()), factory=tuple)
     mindspore: Optional[str] = fld(TEXT)
     mindcluster: Optional[str] = fld(TEXT)
     source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
     note: Optional[str] = fld(TEXT)
     KEY = ("version",)
+
+
+@dataclass(frozen=True)
+class MindieImage(Row):
+    """A MindIE release image published on AscendHub for one chip family."""
+
+    mindie: str = fld(ASCEND, required=True)
+    family: str = fld(Choice(*FAMILIES), required=True, ref="family")
+    image: str = fld(TEXT, required=True)
+    python: Optional[str] = fld(PYPI)
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+    KEY = ("mindie", "family")
 
 
 @dataclass(frozen=True)
@@ -343,8 +366,28 @@ class ProductCann(Row):
 
 @dataclass(frozen=True)
 class KernelsPackage:
+    noarch: Optional[str] = fld(TEXT)  # before CANN 8.0.RC3: Ascend-cann-kernels-<chip>_<ver>_linux.run
     legacy: Optional[str] = fld(TEXT)  # CANN <= 8.3: Ascend-cann-kernels-<chip>_<ver>_linux-<arch>.run
     ops: Optional[str] = fld(TEXT)  # CANN >= 8.5: Ascend-cann-<chip>-ops_<ver>_linux-<arch>.run
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+
+
+@dataclass(frozen=True)
+class HdkPackage:
+    """The driver and firmware .run file names of a chip family ({version}, {arch}, {firmware})."""
+
+    driver: str = fld(TEXT, required=True)
+    firmware: str = fld(TEXT, required=True)
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+
+
+@dataclass(frozen=True)
+class ImageName:
+    """A container image name template ({version})."""
+
+    template: str = fld(TEXT, required=True)
     source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
     note: Optional[str] = fld(TEXT)
 
@@ -374,12 +417,15 @@ class Requirement:
 @dataclass(frozen=True)
 class ChipFamily(Row):
     family: str = fld(Choice(*FAMILIES), required=True)
+    aliases: Tuple[str, ...] = fld(ListOf(Text()), factory=tuple)  # other names of the family (A5 for 950)
     description: str = fld(TEXT, required=True)
     image_flavor: Optional[str] = fld(TEXT)
     soc_version_default: Optional[str] = fld(TEXT)
     soc_enum: Optional[str] = fld(TEXT)
     pci_device_id: Optional[str] = fld(TEXT)
     kernels_package: Optional[KernelsPackage] = fld(Struct(KernelsPackage))
+    hdk_package: Optional[HdkPackage] = fld(Struct(HdkPackage))
+    vllm_ascend_image: Optional[ImageName] = fld(Struct(ImageName))
     dtypes: Dict[str, DtypeSupport] = fld(OpenMapping(Struct(DtypeSupport), DTYPES), required=True, factory=dict)
     engines: Dict[str, EngineSupport] = fld(OpenMapping(Struct(EngineSupport), ENGINES), required=True,
                                             factory=dict)
@@ -402,6 +448,66 @@ class ChipEntry(Row):
     source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
     note: Optional[str] = fld(TEXT)
     KEY = ("name",)
+
+
+# -- package file names, pip indexes --------------------------------------------------------
+
+CONVENTIONS = ("hdk_arch", "cann_arch", "toolkit", "nnal", "nnae", "kernels_arch", "ops", "driver_flags",
+               "firmware_flags", "order_first_install", "order_upgrade")
+
+
+@dataclass(frozen=True)
+class PackageConvention(Row):
+    """A file-name or install rule shared by every chip family (with its source)."""
+
+    topic: str = fld(Choice(*CONVENTIONS), required=True)
+    template: Optional[str] = fld(TEXT)
+    aarch64: Optional[str] = fld(TEXT)
+    x86_64: Optional[str] = fld(TEXT)
+    cann: Optional[str] = fld(ASCEND, ref="cann")  # the first CANN release the rule applies to
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+    KEY = ("topic",)
+
+
+@dataclass(frozen=True)
+class HdkPackageRow(Row):
+    """One HDK release of one chip family: the version in its driver file name, its firmware number."""
+
+    family: str = fld(Choice(*FAMILIES), required=True, ref="family")
+    hdk: str = fld(ASCEND, required=True, ref="hdk")
+    driver: str = fld(ASCEND, required=True)  # as written in the file name (25.0.rc1.1)
+    firmware: Optional[str] = fld(ASCEND)
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+    KEY = ("family", "hdk")
+
+
+PIP_USES = ("torch_cpu", "torch_npu_dev", "vllm_ascend", "triton_ascend")
+
+
+@dataclass(frozen=True)
+class PipIndex(Row):
+    """An extra pip index a documented install needs, and for what."""
+
+    use: str = fld(Choice(*PIP_USES), required=True)
+    url: str = fld(Text(r"^https://", "an https URL"), required=True)
+    after: Optional[str] = fld(PYPI)  # applies to releases after this one (vllm-ascend > 0.11.0)
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+    KEY = ("use", "url")
+
+
+@dataclass(frozen=True)
+class PypiReleases(Row):
+    """The versions of a package that were on PyPI when queried (anything else is not on PyPI)."""
+
+    package: str = fld(TEXT, required=True)
+    versions: Tuple[str, ...] = fld(ListOf(PYPI, min_items=1), required=True, factory=tuple)
+    queried: str = fld(Text(r"^\d{4}-\d{2}-\d{2}$", "a date written YYYY-MM-DD (quoted)"), required=True)
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+    KEY = ("package",)
 
 
 @dataclass(frozen=True)
@@ -437,6 +543,7 @@ SECTIONS: Dict[str, type] = {
     "vllm_ascend_builds": VllmAscendBuild,
     "vllm_ascend_notes": Note,
     "mindie": MindieRow,
+    "mindie_images": MindieImage,
     "mindie_unconfirmed": MindieUnconfirmed,
     "mindie_motor": MindieMotor,
     "mindspeed": MindspeedRow,
@@ -444,6 +551,10 @@ SECTIONS: Dict[str, type] = {
     "mindspore": ProductCann,
     "chip_families": ChipFamily,
     "chips": ChipEntry,
+    "package_conventions": PackageConvention,
+    "hdk_packages": HdkPackageRow,
+    "pip_indexes": PipIndex,
+    "pypi_releases": PypiReleases,
 }
 
 # Sections a complete matrix must have (the others may be empty or absent).

@@ -1,7 +1,8 @@
 """Verdicts: what the matrix says about one pairing, with the sources that say it.
 
 RECOMMENDED  the release's own pairing (what Huawei ships or installs together)
-COMPATIBLE   documented to work (or, with ``inferred``, derived from release codes / naming rules)
+COMPATIBLE   documented to work (or, with ``inferred``, derived from release codes / naming rules;
+             with ``uncertain``, from a statement whose meaning its source leaves open: checks WARN)
 INCOMPATIBLE documented not to work
 UNKNOWN      the matrix has nothing on it — never the same thing as INCOMPATIBLE
 """
@@ -35,15 +36,27 @@ class Verdict:
     suggestion: Optional[str] = None
     inferred: bool = False  # from release codes or a naming rule, not from a published pairing
     notes: Tuple[str, ...] = ()  # conflicting sources, caveats
+    # the source itself is ambiguous ("版本兼容性说明": runs with, or only upgrade-compatible?):
+    # shown as "compatible (uncertain)" and graded WARN by the checks, never PASS
+    uncertain: bool = False
 
     @property
     def ok(self) -> bool:
         return self.kind.ok
 
+    @property
+    def label(self) -> str:
+        """``compatible (uncertain)`` / ``compatible (inferred)`` / ``recommended`` …"""
+        if self.uncertain:
+            return f"{self.kind.value} (uncertain)"
+        return self.kind.value + (" (inferred)" if self.inferred else "")
+
     def to_dict(self) -> Dict[str, Any]:
         data: Dict[str, Any] = {"verdict": self.kind.value, "message": self.message, "sources": list(self.sources)}
         if self.inferred:
             data["inferred"] = True
+        if self.uncertain:
+            data["uncertain"] = True
         if self.suggestion:
             data["suggestion"] = self.suggestion
         if self.notes:
@@ -51,11 +64,13 @@ class Verdict:
         return data
 
     def with_prefix(self, prefix: str) -> Verdict:
-        return Verdict(self.kind, f"{prefix}{self.message}", self.sources, self.suggestion, self.inferred, self.notes)
+        return Verdict(self.kind, f"{prefix}{self.message}", self.sources, self.suggestion, self.inferred, self.notes,
+                       self.uncertain)
 
     def with_notes(self, notes: Iterable[str]) -> Verdict:
         extra = tuple(n for n in notes if n and n not in self.notes)
-        return Verdict(self.kind, self.message, self.sources, self.suggestion, self.inferred, self.notes + extra)
+        return Verdict(self.kind, self.message, self.sources, self.suggestion, self.inferred, self.notes + extra,
+                       self.uncertain)
 
 
 def unknown(message: str, suggestion: Optional[str] = None, sources: Sequence[str] = ()) -> Verdict:
@@ -75,6 +90,7 @@ class Evidence:
     sources: Tuple[str, ...]
     tier: int = TIER_PUBLISHED
     notes: Tuple[str, ...] = field(default=())
+    uncertain: bool = False
 
 
 def decide(evidence: Sequence[Evidence], unknown_message: str, suggestion: Optional[str] = None) -> Verdict:
@@ -113,4 +129,5 @@ def decide(evidence: Sequence[Evidence], unknown_message: str, suggestion: Optio
         suggestion=suggestion if winner.kind != VerdictKind.RECOMMENDED else None,
         inferred=top < TIER_PUBLISHED,
         notes=tuple(notes),
+        uncertain=all(e.uncertain for e in chosen),
     )

@@ -67,8 +67,10 @@ COLUMNS: Dict[str, Tuple[str, ...]] = {
 }
 
 INFERENCE_NOTE = "inference from release codes"
-LEGEND_INFERRED = ("  (inferred) = from the packages' release codes (Innerversion / compatible_version) or a "
-                   "co-existence list, not from a published pairing")
+LEGEND_INFERRED = ("  (inferred) = from the packages' release codes (Innerversion / compatible_version), not from "
+                   "a published pairing")
+LEGEND_UNCERTAIN = ("  (uncertain) = the source's own wording leaves open whether it means \"runs with\"; checks "
+                    "grade it WARN, not PASS")
 
 VERDICT_STYLE = {
     VerdictKind.RECOMMENDED: "bold green",
@@ -226,8 +228,7 @@ def render_show(m: Matrix, sections: Optional[Sequence[str]], width: Optional[in
 
 
 def _verdict_text(verdict: Verdict) -> Text:
-    label = verdict.kind.value + (" (inferred)" if verdict.inferred else "")
-    return Text(label, style=VERDICT_STYLE[verdict.kind])
+    return Text(verdict.label, style=VERDICT_STYLE[verdict.kind])
 
 
 def render_lookup(m: Matrix, results: Sequence[LookupResult], width: Optional[int] = None) -> str:
@@ -259,6 +260,8 @@ def render_lookup(m: Matrix, results: Sequence[LookupResult], width: Optional[in
         notes.render(con)
         if any(a.verdict.inferred for a in result.answers):
             con.print(Text(LEGEND_INFERRED, style="dim"), soft_wrap=True)
+        if any(a.verdict.uncertain for a in result.answers):
+            con.print(Text(LEGEND_UNCERTAIN, style="dim"), soft_wrap=True)
     return buffer.getvalue()
 
 
@@ -268,6 +271,11 @@ def render_plan(m: Matrix, plan: StackPlan, width: Optional[int] = None) -> str:
     fixed = ", ".join(f"{k}={v}" for k, v in plan.fixed.items()) or "nothing fixed"
     title = f"Plan for {plan.chip} ({plan.family}) with {plan.engine} ({fixed})"
     con.print(Text(title, style="bold underline"), soft_wrap=True)
+    if len(plan.arches) > 1:
+        con.print(Text(f"package names for {' and '.join(plan.arches)} (pass --arch to print one)", style="dim"),
+                  soft_wrap=True)
+    else:
+        con.print(Text(f"package names for {plan.arches[0]}", style="dim"), soft_wrap=True)
     versions = Table(box=None, show_header=False, pad_edge=False)
     versions.add_column("part", style="bold")
     versions.add_column("version", overflow="fold")

@@ -112,42 +112,49 @@ class ChipMemory:
     name: str
     hbm_bytes: int
     note: str = ""
+    family: Optional[str] = None
+    # dtypes the chip does not have (310P: bf16): a plan never defaults to them and marks them
+    # "not loadable", as FP8 on every NPU
+    unsupported_dtypes: Tuple[str, ...] = ()
 
 
-# Per-chip memory as npu-smi reports it (MB there are MiB). Source: research/compat_facts.md §6.2
-# (vllm-ascend issues #975, #2534, #129, #1696, #6796; HAMi-WebUI #47; nvtop #421; ollama #5315).
-_CHIPS: Tuple[Tuple[Tuple[str, ...], int, str], ...] = (
-    (("910B1", "910B2", "910B2C", "910B3", "910B4-1", "910B4_1", "A2"), 65536, "Atlas A2, 64 GB HBM per chip"),
-    (("910B",), 65536, "taken as the Atlas A2 generation (64 GB); an npu-smi Name of exactly '910B' is a "
-                       "first-generation 910 with 32 GB: use --mem-gb 32 for that"),
-    (("910B4",), 32768, "most 910B4 have 32 GB; a 64 GB variant exists (npu-smi shows 65536 MB): use --mem-gb 64"),
-    (("A3", "ASCEND910", "910C", "910C1", "910_93", "910_9391", "910_9392", "910_9381", "910_9382", "910_9372",
-      "910_9362"), 65536, "Atlas A3: 64 GB HBM per die, 16 dies per 8-module server"),
-    (("910A", "910PROA", "910PROB", "910PREMIUMA"), 32768, "first-generation Ascend 910, 32 GB HBM"),
-    (("310P3", "310P"), 21534, "Atlas 300I Pro / 300V Pro class, ~21 GiB usable per chip as npu-smi shows; the "
-                               "96 GB Atlas 300I Duo shows ~44280 MB per chip: use --mem-gb 43"),
-    (("310B1", "310B"), 7578, "Atlas 200I A2 / 500 A2 class, ~7.4 GiB"),
-)
+# Advice the matrix's chip notes do not give: how to plan the other memory variant.
+_MEMORY_HINTS = {
+    "910B4": "most 910B4 have 32 GB; a 64 GB variant exists (npu-smi shows 65536 MB): use --mem-gb 64",
+    "910B": "an npu-smi Name of exactly '910B' is a first-generation 910 with 32 GB; for an Atlas A2 910B1-B4 give "
+            "that name (or A2)",
+    "310P3": "Atlas 300I Pro / 300V Pro class, ~21 GiB usable per chip as npu-smi shows; the 96 GB Atlas 300I Duo "
+             "shows ~44280 MB per chip: use --mem-gb 43",
+}
 
 
-def _chip_key(name: str) -> str:
-    key = name.strip().upper().replace(" ", "")
-    for prefix in ("ASCEND-", "ASCEND_"):
-        if key.startswith(prefix):
-            key = key[len(prefix):]
-    if key.startswith("ASCEND") and key != "ASCEND910":
-        key = key[len("ASCEND"):]
-    return key
+def chip_memory(name: str, matrix: Any = None) -> ChipMemory:
+    """Memory of one chip by any name the compatibility matrix resolves (the one chip resolver of
+    every command): an npu-smi Name (910B3, Ascend910, 910C1), a SoC (Ascend910_9392) or a family
+    (A2, A3, 310P). Source of the numbers: the matrix's chips table (compat_facts.md §6.2)."""
+    if matrix is None:
+        from ascend_doctor.matrix import load_matrix
 
-
-def chip_memory(name: str) -> ChipMemory:
-    """Memory of one chip by its npu-smi Name or product generation (``910B3``, ``A3``, ``310P3``)."""
-    key = _chip_key(name)
-    for names, mib, note in _CHIPS:
-        if key in names:
-            return ChipMemory(key, mib * MIB, note)
-    known = sorted({n for names, _, _ in _CHIPS for n in names if "_" not in n})
-    raise PlanError(f"unknown chip {name!r}; known: {', '.join(known)} (or give --mem-gb)")
+        matrix = load_matrix()
+    info = matrix.chip(name)
+    if info is None:
+        known = sorted({e.name for e in matrix.chip_entries} | {f.family for f in matrix.chip_families})
+        raise PlanError(f"unknown chip {name!r}; known: {', '.join(known)} (or give --mem-gb)")
+    notes: List[str] = []
+    memory = info.memory_mb
+    if not memory:  # a SoC pattern names the family only: size it as the family
+        family = matrix.chip(info.family)
+        memory = family.memory_mb if family is not None else ()
+        notes.append(f"{name!r} is sized as the {info.family} family")
+    if not memory:
+        raise PlanError(f"the matrix records no memory for {name!r}; give --mem-gb")
+    if info.is_family:
+        notes.extend(info.notes[:1])
+    hint = _MEMORY_HINTS.get(info.name)
+    if hint:
+        notes.append(hint)
+    unsupported = tuple(d for d, entry in info.dtypes.items() if entry.supported is False)
+    return ChipMemory(info.name, memory[0] * MIB, "; ".join(notes), info.family, unsupported)
 
 
 # -- reserve ------------------------------------------------------------------------------------
@@ -613,6 +620,27 @@ def smallest_cards(
             batch=batch, kv_dtype=kv_dtype, reserve=reserve, tally=tally, include_mtp=include_mtp,
         )
         if plan.fits:
+            return plan
+    return None
+
+
+def smallest_cards_for_weights(
+    arch: ModelArch,
+    precision: Precision,
+    hbm_bytes: int,
+    *,
+    candidates: Sequence[int] = CARD_COUNTS,
+    **kwargs: Any,
+) -> Optional[MemoryPlan]:
+    """The smallest card count where the weights and one full-length sequence fit.
+
+    When no count holds a whole batch (a KV-bound batch of long sequences), this is the answer that
+    is still true: MindIE and vLLM size their block pool from the memory left and queue the rest,
+    so "does not fit on 128 cards" would be wrong; "weights need N cards, K sequences fit" is not.
+    """
+    for cards in candidates:
+        plan = plan_memory(arch, precision, hbm_bytes, search_layout(cards, arch.is_moe), **kwargs)
+        if plan.card.verdict != VERDICT_NO:
             return plan
     return None
 
