@@ -42,7 +42,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     ttft = phase.ttft()
     limit_ms = facts.thresholds.max_ttft_ms
     source = facts.thresholds.source("max_ttft_ms")
-    figures = f"TTFT p50 {ms(ttft.p50)}, p95 {ms(ttft.p95)} over {ttft.count} requests"
+    cut = " (interrupted)" if phase.interrupted else ""
+    figures = f"TTFT p50 {ms(ttft.p50)}, p95 {ms(ttft.p95)} over {ttft.count} requests{cut}"
     evidence = {"ttft_s": ttft.to_dict(), "threshold_ms": limit_ms, "threshold_source": source,
                 "outcomes": phase.outcomes()}
     if ttft.p50 is None:

@@ -37,7 +37,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     minimum = facts.thresholds.min_decode_tps
     source = facts.thresholds.source("min_decode_tps")
     figures = (f"decode p50 {num(decode.p50)}, p95 {num(decode.p95)} tokens/s (slowest {num(decode.minimum)}), "
-               f"inter-token p50 {ms(gaps.p50)}, p95 {ms(gaps.p95)} over {decode.count} requests ({counted})")
+               f"inter-token p50 {ms(gaps.p50)}, p95 {ms(gaps.p95)} over {decode.count} requests"
+               f"{' (interrupted)' if phase.interrupted else ''} ({counted})")
     evidence = {"decode_tps": decode.to_dict(2), "inter_token_s": gaps.to_dict(), "threshold_tps": minimum,
                 "threshold_source": source, "tokens_counted_by": "server usage" if by_server else "streamed chunks"}
     if decode.p50 < minimum:

@@ -62,6 +62,8 @@ class Behaviour:
     reject_seed: bool = False
     chat_api: bool = True
     answer_by_seed: Dict[int, str] = field(default_factory=dict)  # a different answer for a seed
+    models_raw: Optional[str] = None  # GET /v1/models answers 200 with this body instead
+    stream_raw: Optional[str] = None  # streamed replies are this text instead (hostile or broken SSE)
 
 
 class _Server(ThreadingHTTPServer):
@@ -141,6 +143,14 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if self.path == "/v1/models":
             if not self._authorised():
+                return
+            if b.models_raw is not None:
+                body = b.models_raw.encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
                 return
             card: Dict[str, Any] = {"id": b.model, "object": "model", "created": 1700000000,
                                     "owned_by": "vllm" if b.engine == "vllm" else "MindIE Server"}
@@ -268,6 +278,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/event-stream; charset=utf-8")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
+        if b.stream_raw is not None:
+            self._chunk(b.stream_raw)
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+            return
         pieces, finish = self._pieces(body)
         base = {"id": "chatcmpl-1", "object": "chat.completion.chunk" if chat else "text_completion",
                 "created": 1700000000, "model": b.model}

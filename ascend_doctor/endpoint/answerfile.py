@@ -15,7 +15,7 @@ import os
 import stat
 from typing import Any, Dict, Optional, Tuple
 
-from ascend_doctor import __version__
+from ascend_doctor import __version__, boundedjson
 from ascend_doctor.endpoint.records import Comparison, Reply
 
 FORMAT = "ascend-doctor-probe-answer"
@@ -80,7 +80,7 @@ def load(path: str) -> Dict[str, Any]:
         raise AnswerFileError(f"{path} is larger than {MAX_FILE_BYTES >> 20} MiB: not a saved answer")
     try:
         with open(path, encoding="utf-8") as fh:
-            data = json.loads(fh.read(MAX_FILE_BYTES + 1))
+            data = boundedjson.loads(fh.read(MAX_FILE_BYTES + 1), what=path, max_chars=MAX_FILE_BYTES)
     except (OSError, UnicodeDecodeError) as exc:
         raise AnswerFileError(f"cannot read {path}: {exc}") from exc
     except ValueError as exc:

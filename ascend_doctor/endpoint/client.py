@@ -14,14 +14,13 @@ redacted detail; nothing here raises on a bad server.
 from __future__ import annotations
 
 import contextlib
-import json
 import socket
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
 
-from ascend_doctor import __version__
+from ascend_doctor import __version__, boundedjson
 from ascend_doctor.endpoint import records as rec
 from ascend_doctor.endpoint import shapes, sse
 from ascend_doctor.endpoint.redact import Redactor
@@ -47,7 +46,9 @@ class Answer:
     content_type: str = ""
 
     def json(self) -> Any:
-        return json.loads(self.body.decode("utf-8", errors="replace"))
+        """The body as JSON: ValueError (never RecursionError) on anything else or anything hostile."""
+        return boundedjson.loads(self.body.decode("utf-8", errors="replace"), what="the reply",
+                                 max_chars=MAX_JSON_BYTES)
 
 
 @dataclass
@@ -309,7 +310,7 @@ class EndpointClient:
             reply.saw_done = True
             return False
         try:
-            obj = json.loads(payload)
+            obj = boundedjson.loads(payload, what="a stream event", max_chars=sse.MAX_LINE_BYTES * 4)
         except ValueError:
             reply.outcome, reply.detail = rec.BAD_REPLY, f"a stream event is not JSON: {payload[:80]!r}"
             return False
@@ -379,7 +380,8 @@ def classify_status(status: int, body: bytes) -> Tuple[str, str]:
     """Outcome and one-line detail of an HTTP error answer."""
     message = ""
     try:
-        message = shapes.error_message(json.loads(body.decode("utf-8", errors="replace")))
+        message = shapes.error_message(boundedjson.loads(body.decode("utf-8", errors="replace"),
+                                                         what="the error body"))
     except ValueError:
         message = body.decode("utf-8", errors="replace").strip()
     message = _one_line(message)[:300]

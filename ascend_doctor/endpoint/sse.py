@@ -11,10 +11,11 @@ joined at the blank line that ends the event.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import List, Optional
+
+from ascend_doctor import boundedjson
 
 DONE = "[DONE]"
 MAX_LINE_BYTES = 1024 * 1024
@@ -114,7 +115,7 @@ def _complete(text: str) -> bool:
     if not stripped or stripped[0] not in "{[":
         return False
     try:
-        json.loads(stripped)
+        boundedjson.loads(stripped, what="an SSE event", max_chars=MAX_LINE_BYTES)
     except ValueError:
         return False
     return True
