@@ -30,7 +30,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         return
     torch = py.package("torch")
     torch_npu = py.package("torch-npu")
-    where = f"in {py.executable or 'the target Python'} (Python {py.version})"
+    # A snapshot's python.json may lack the executable or version: say "unknown", never "None".
+    where = f"in {py.executable or 'the target Python'} (Python {py.version or 'version unknown'})"
     hint = pip_pair_hint(ctx)
     if not (torch and torch_npu):  # a pasted package list that leaves one out says nothing about it
         require_stated(ctx.facts, f"{'torch_npu' if torch else 'torch'} in the Python packages")

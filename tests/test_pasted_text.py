@@ -212,7 +212,7 @@ def test_several_pastes_concatenated_are_each_recognised() -> None:
         body("version-files/vllm-ascend-198-ascend_toolkit_install-8.0.0.txt"),
         body("npu-smi-other/blog-800IA2-info-l-8x910B4.txt"),
         body("npu-smi-other/mindcluster-doc-board-910-d801.txt"),
-        body("npu-smi-other/ms-swift-topo-8x910B3-hccs.txt"),
+        body("npu-smi-tables-other/ms-swift-topo-8x910B3-hccs.txt"),
         "some words nobody can read\n",
         body("collect-env/vllm-ascend-198-collect_env-vllm0.7.1-torchnpu2.5.1.txt"),
     ]
@@ -237,7 +237,8 @@ def test_npu_smi_outputs_name_their_command() -> None:
             (P.KIND_NPU_SMI_USAGES, ("npu-smi", "info", "-t", "usages", "-i", "0")),
             (P.KIND_NPU_SMI_OTHER, ("npu-smi", "info", "-t", "common", "-i", "1"))],
         "npu-smi-other/blog-800IA2-info-l-8x910B4.txt": [(P.KIND_NPU_SMI_LIST, ("npu-smi", "info", "-l"))],
-        "npu-smi-other/devboard-310B-npu-smi-info-watch.txt": [(P.KIND_NPU_SMI_OTHER, ("npu-smi", "info", "watch"))],
+        "npu-smi-tables-other/devboard-310B-npu-smi-info-watch.txt": [
+            (P.KIND_NPU_SMI_OTHER, ("npu-smi", "info", "watch"))],
         "npu-smi-other/arthurchiao-npu-smi-info-help.txt": [(P.KIND_NPU_SMI_OTHER, ("npu-smi", "info", "-h"))],
         "npu-smi-other/mindcluster-doc-chip-board-910.txt": [
             (P.KIND_NPU_SMI_OTHER, ("npu-smi", "info", "-t", "board", "-i", "0", "-c", "0"))],

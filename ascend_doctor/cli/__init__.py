@@ -45,6 +45,13 @@ class LazyGroup(click.Group):
         return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+    def invoke(self, ctx: click.Context) -> Any:
+        # Ctrl-C/SIGTERM -> exit 130/143 with children killed; a closed stdout pipe is not an error.
+        from ascend_doctor.cli._runtime import command_runtime
+
+        with command_runtime():
+            return super().invoke(ctx)
+
         # Short help comes from the table, so --help does not import every subcommand.
         rows = [(name, SUBCOMMANDS[name][2]) for name in self.list_commands(ctx)]
         with formatter.section("Commands"):

@@ -6,7 +6,7 @@ import functools
 import json
 import os
 import sys
-from typing import Any, Callable, NoReturn, Optional, TypeVar
+from typing import Any, Callable, Iterable, NoReturn, Optional, TypeVar
 
 import click
 
@@ -23,9 +23,10 @@ def output_options(func: F, formats: tuple[str, ...] = FORMAT_CHOICES) -> F:
         "-o",
         "--output",
         "output",
-        type=click.Path(dir_okay=False, writable=True),
+        metavar="FILE",
         default=None,
-        help="Write the result to FILE instead of standard output.",
+        help="Write the result to FILE (atomically; only a new file or over a regular file). "
+             "-o - or /dev/stdout: standard output.",
     )(func)
     func = click.option(
         "--format",
@@ -54,20 +55,41 @@ def _formats_help(formats: tuple[str, ...]) -> str:
 
 
 def write_output(text: str, output: Optional[str]) -> None:
-    """Write the final result to -o FILE (atomically) or stdout."""
+    """Write the final result to standard output, or atomically to -o FILE (see safeio: a device,
+    FIFO, socket or folder is refused; a failed write leaves neither a partial nor a temp file)."""
+    from ascend_doctor import safeio
+
     if not text.endswith("\n"):
         text += "\n"
-    if output and output != "-":
-        tmp = f"{output}.tmp{os.getpid()}"
-        try:
-            with open(tmp, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, output)
-        except OSError as exc:
-            fail(f"cannot write {output}: {exc.strerror or exc}", ExitCode.INCOMPLETE)
+    stream = safeio.output_stream(output)
+    if stream is not None:
+        target = sys.stderr if stream == "stderr" else sys.stdout
+        target.write(text)
+        target.flush()
         return
-    sys.stdout.write(text)
-    sys.stdout.flush()
+    assert output is not None
+    try:
+        with safeio.atomic_output(output) as fh:
+            fh.write(text.encode("utf-8", errors="replace"))
+    except safeio.OutputRefused as exc:
+        fail(str(exc), ExitCode.USAGE)
+    except OSError as exc:
+        fail(f"cannot write {output}: {safeio.describe_os_error(exc)}; nothing was written", ExitCode.INCOMPLETE)
+
+
+def guard_output(output: Optional[str], files: Iterable[Optional[str]] = (),
+                 folders: Iterable[Optional[str]] = ()) -> None:
+    """Before any work: refuse an -o that cannot be written safely (a device, FIFO, folder...) or
+    that is one of the command's inputs (``files``) or a file inside an input folder (exit 2)."""
+    from ascend_doctor import safeio
+
+    if output is None or safeio.output_stream(output) is not None:
+        return
+    try:
+        safeio.check_output_target(output)
+        safeio.check_not_an_input(output, files, folders)
+    except safeio.OutputRefused as exc:
+        fail(str(exc), ExitCode.USAGE)
 
 
 def dump_json(data: Any) -> str:

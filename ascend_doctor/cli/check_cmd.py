@@ -95,8 +95,10 @@ def check(snapshot: Optional[str], from_text: Optional[str], fmt: str, output: O
 
     \b
     Exit codes: 0 ready (nothing at or above --fail-on), 1 at least one FAIL (or WARN with
-    --fail-on warn), 2 usage error, 3 could not finish (unreadable snapshot, internal error)
-    or a check ended in ERROR while nothing failed.
+    --fail-on warn), 2 usage error (also: --select/--ignore matching no check, -o naming an
+    input or a device), 3 could not finish (unreadable snapshot, internal error), a check ended
+    in ERROR while nothing failed, or every check was SKIP (nothing was verified: not "ready"),
+    130 Ctrl-C, 143 SIGTERM.
     """
     from ascend_doctor.host.base import SnapshotError
     from ascend_doctor.host.factory import make_host
@@ -106,8 +108,17 @@ def check(snapshot: Optional[str], from_text: Optional[str], fmt: str, output: O
         raise click.UsageError("--verify needs --model DIR")
     if snapshot and from_text:
         raise click.UsageError("--from and --from-text cannot be used together")
+    live = snapshot is None and from_text is None
+    select_prefixes, ignore_prefixes = _split_prefixes(select), _split_prefixes(ignore)
+    _check_selection(select_prefixes, ignore_prefixes)
+    if model_dir:
+        _check_model_is_a_folder(model_dir, live=live)
+    if python and live:
+        _check_python(python)
+    _guard_check_output(output, snapshot or (from_text if from_text != "-" else None), matrix_path, serving_config,
+                        verify_manifest, model_dir)
     options = RunOptions(
-        timeout_s=timeout, python=python, select=_split_prefixes(select), ignore=_split_prefixes(ignore),
+        timeout_s=timeout, python=python, select=select_prefixes, ignore=ignore_prefixes,
         fail_on=fail_on, model_dir=model_dir, verify_manifest=verify_manifest, serving_config=serving_config,
         vllm_args=vllm_args, log_max_files=log_max_files, log_max_bytes=log_max_mb * 1024 * 1024,
         extra=() if progress is None else (("progress", "1" if progress else "0"),),
@@ -141,12 +152,81 @@ def check(snapshot: Optional[str], from_text: Optional[str], fmt: str, output: O
     from ascend_doctor.render import emit_report
 
     report.notes.extend(pasted_notes)
+    if report.results and all(r.status.value in ("SKIP", "INFO") for r in report.results):
+        report.notes.append("every selected check was skipped, so nothing was verified: this is not a pass "
+                            f"(exit code {int(ExitCode.INCOMPLETE)}); give the inputs the checks need or "
+                            "select other checks")
     if redact:
         from ascend_doctor.redaction.identity import redact_report
 
         report = redact_report(report)
     emit_report(report, fmt, output, verbose)
     sys.exit(int(report.exit_code))
+
+
+def _check_selection(select: Tuple[str, ...], ignore: Tuple[str, ...]) -> None:
+    """A typo in --select/--ignore must not make the gate pass by running nothing (exit 2)."""
+    from ascend_doctor.registry import all_checks, closest_ids, matches, unmatched_prefixes
+
+    ids = [c.spec.id for c in all_checks() if c.spec.suite == "check"]
+    for option, values in (("--select", select), ("--ignore", ignore)):
+        for value in unmatched_prefixes(values, ids):
+            near = closest_ids(value, ids)
+            hint = f"; did you mean {' or '.join(near)}?" if near else ""
+            raise click.UsageError(f"{option} {value} matches no check{hint} (`ascend-doctor checks` lists them)")
+    left = [i for i in ids if (not select or matches(i, select)) and not (ignore and matches(i, ignore))]
+    if not left:
+        raise click.UsageError("--select/--ignore leave no check to run")
+
+
+def _check_model_is_a_folder(model_dir: str, live: bool) -> None:
+    """`plan --model` takes built-in names; `check --model` takes a folder of weights."""
+    import os
+
+    if live and os.path.exists(model_dir):
+        return
+    if not live and model_dir.startswith("/"):
+        return  # a folder inside the snapshot
+    from ascend_doctor.model.families import FamilyDataError, find_family
+
+    try:
+        family = find_family(model_dir)
+    except FamilyDataError:
+        return
+    if family is not None:
+        raise click.UsageError(
+            f"--model {model_dir} is a built-in model name, not a folder: `check --model` takes the folder "
+            f"holding the weights (e.g. --model /data/models/{family.name}); `ascend-doctor plan --model "
+            f"{family.name}` takes names")
+
+
+def _check_python(python: str) -> None:
+    """A mistyped --python is a usage error in one line (not a WARN quoting the probe's source)."""
+    import os
+    import shutil
+
+    found = python if os.sep in python else shutil.which(python)
+    if not found or not os.path.exists(found):
+        raise click.UsageError(f"--python: no such interpreter: {python}")
+    if os.path.isdir(found) or not os.access(found, os.X_OK):
+        raise click.UsageError(f"--python: {python} is not an executable interpreter")
+
+
+def _guard_check_output(output: Optional[str], snapshot: Optional[str], matrix_path: Optional[str],
+                        serving_config: Optional[str], verify_manifest: Optional[str],
+                        model_dir: Optional[str]) -> None:
+    """-o must not replace an input (the customer's snapshot, the manifest, a model file...)."""
+    import os
+
+    from ascend_doctor.cli._common import guard_output
+    from ascend_doctor.matrix.meta import ENV_MATRIX
+
+    files = [snapshot, matrix_path, os.environ.get(ENV_MATRIX, "").strip() or None, serving_config,
+             verify_manifest]
+    folders = [snapshot]
+    if snapshot is None:
+        folders.append(model_dir)
+    guard_output(output, files=files, folders=folders)
 
 
 def _run_with_progress(host: Any, matrix: Any, options: Any, matrix_info: Dict[str, Any]) -> Any:

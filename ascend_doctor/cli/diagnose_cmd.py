@@ -10,7 +10,7 @@ from typing import Any, BinaryIO, Dict, List, Optional
 import click
 
 from ascend_doctor import __version__
-from ascend_doctor.cli._common import dump_json, fail, handle_errors, output_options, write_output
+from ascend_doctor.cli._common import dump_json, fail, guard_output, handle_errors, output_options, write_output
 from ascend_doctor.exitcodes import ExitCode
 
 
@@ -48,6 +48,7 @@ def diagnose(source: str, fmt: str, output: Optional[str]) -> None:
     except SignatureDBError as exc:
         fail(f"the signature database is unusable: {exc.problems[0]}", ExitCode.INCOMPLETE)
     label = "<stdin>" if source == "-" else source
+    guard_output(output, files=[source])
     stream = _open_input(source)
     try:
         result = scanner.scan_stream(stream, label)
@@ -70,20 +71,44 @@ def diagnose(source: str, fmt: str, output: Optional[str]) -> None:
 
 
 def _open_input(source: str) -> BinaryIO:
+    """The log to scan. Streamed like grep reads it: a regular file, standard input, or a pipe
+    (``diagnose <(docker logs vllm)``; a FIFO with no writer waits like ``cat`` would, and Ctrl-C
+    ends the wait). Devices, sockets and /proc or /sys files are refused: reading them can block
+    forever or consume data (``/proc/kmsg``)."""
+    import stat
+
+    from ascend_doctor import safeio
+
     if source == "-":
-        return sys.stdin.buffer
-    if os.path.isdir(source):
-        fail(f"cannot read {source}: it is a directory (give a log file, or - for standard input)",
-             ExitCode.INCOMPLETE)
+        stdin = sys.stdin
+        if stdin is None or getattr(stdin, "buffer", None) is None:
+            fail("cannot read standard input: it is closed (give a log file, or pipe one in)", ExitCode.INCOMPLETE)
+        return stdin.buffer
     try:
-        return open(source, "rb")
+        st = os.stat(source)
     except FileNotFoundError:
         fail(f"cannot read {source}: no such file", ExitCode.INCOMPLETE)
     except PermissionError:
         fail(f"cannot read {source}: permission denied (try sudo, or copy the file somewhere readable)",
              ExitCode.INCOMPLETE)
     except OSError as exc:
-        fail(f"cannot read {source}: {exc.strerror or exc}", ExitCode.INCOMPLETE)
+        fail(f"cannot read {source}: {safeio.describe_os_error(exc)}", ExitCode.INCOMPLETE)
+    if stat.S_ISDIR(st.st_mode):
+        fail(f"cannot read {source}: it is a directory (give a log file, or - for standard input)",
+             ExitCode.INCOMPLETE)
+    if stat.S_ISFIFO(st.st_mode):
+        try:
+            return open(source, "rb")
+        except OSError as exc:
+            fail(f"cannot read {source}: {safeio.describe_os_error(exc)}", ExitCode.INCOMPLETE)
+    try:
+        return safeio.open_regular(source)
+    except PermissionError:
+        fail(f"cannot read {source}: permission denied (try sudo, or copy the file somewhere readable)",
+             ExitCode.INCOMPLETE)
+    except OSError as exc:
+        fail(f"cannot read {source}: {safeio.describe_os_error(exc)} (use - to read standard input)",
+             ExitCode.INCOMPLETE)
 
 
 def _notes(result: Any) -> List[str]:

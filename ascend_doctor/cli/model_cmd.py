@@ -7,8 +7,9 @@ from typing import List, Optional
 
 import click
 
-from ascend_doctor.cli._common import dump_json, fail, handle_errors, output_options, write_output
+from ascend_doctor.cli._common import dump_json, fail, guard_output, handle_errors, output_options, write_output
 from ascend_doctor.exitcodes import ExitCode
+from ascend_doctor.model.files import DEFAULT_MAX_ENTRIES as DEFAULT_MAX_FILES
 
 
 def _dir_arg(directory: str) -> str:
@@ -54,6 +55,7 @@ def inspect_cmd(directory: str, fmt: str, output: Optional[str]) -> None:
     from ascend_doctor.model.inspect import inspect_model_dir
     from ascend_doctor.model.render import render_model_facts
 
+    guard_output(output, folders=[directory])
     facts = inspect_model_dir(LocalFiles(), _dir_arg(directory))
     text = dump_json(facts.to_dict()) if fmt == "json" else render_model_facts(facts)
     write_output(text, output)
@@ -74,18 +76,28 @@ def _progress_option(func):  # type: ignore[no-untyped-def]
 @model.command("manifest")
 @click.argument("directory", metavar="DIR", type=click.Path(file_okay=False, dir_okay=True))
 @click.option("-o", "--output", "output", metavar="FILE", default=None,
-              help="Write the manifest to FILE (default: standard output).")
+              help="Write the manifest to FILE (default: standard output). Inside DIR is fine: the "
+                   "manifest never lists itself.")
 @click.option("--sha256sum", "as_sha256sum", is_flag=True,
               help="Write `sha256sum` format (checkable with `sha256sum -c`) instead of JSON.")
+@click.option("--max-files", type=click.IntRange(1, 10_000_000), default=DEFAULT_MAX_FILES, show_default=True,
+              help="Refuse folders holding more entries (files and folders) than this.")
 @_jobs_option
 @_progress_option
 @handle_errors
-def manifest_cmd(directory: str, output: Optional[str], as_sha256sum: bool, jobs: Optional[int],
+def manifest_cmd(directory: str, output: Optional[str], as_sha256sum: bool, max_files: int, jobs: Optional[int],
                  progress: Optional[bool]) -> None:
-    """Record the size and SHA-256 of every file of a model.
+    """Record the size and SHA-256 of every file of a model, at any depth.
 
-    Files are hashed in parallel. Download-tool folders (.git, .cache) are left out. Copy the
-    manifest to the other nodes and verify there: that proves every node holds the same weights.
+    Files are hashed in parallel. Download-tool folders (.git, .cache) are left out, and so is
+    the manifest itself when -o names a file inside DIR. Copy the manifest to the other nodes
+    and verify there: that proves every node holds the same weights. A folder with more than
+    --max-files entries is refused (nothing is written), as is one holding a FIFO, a device or a
+    symlink that leads outside it.
+
+    \b
+    Exit codes: 0 written, 2 usage error, 3 some file could not be hashed (nothing written),
+    130 Ctrl-C, 143 SIGTERM.
 
     \b
     Examples:
@@ -93,23 +105,61 @@ def manifest_cmd(directory: str, output: Optional[str], as_sha256sum: bool, jobs
       ascend-doctor model manifest . --sha256sum -o SHA256SUMS    # then: sha256sum -c SHA256SUMS
     """
     from ascend_doctor.model.files import LocalFiles, walk_model_dir
-    from ascend_doctor.model.manifest import build_manifest, listing_total
+    from ascend_doctor.model.manifest import build_manifest, listing_total, rel_inside
     from ascend_doctor.model.progress import byte_progress, progress_wanted
 
     root = _dir_arg(directory)
+    _guard_manifest_output(output, root)
     src = LocalFiles()
-    listing = walk_model_dir(src, root)
+    listing = walk_model_dir(src, root, max_entries=max_files, max_depth=None)
     if not listing.exists:
         fail(f"{root} does not exist", ExitCode.USAGE)
     if not listing.is_dir:
         fail(f"{root} is not a directory", ExitCode.USAGE)
+    if listing.truncated:
+        fail(f"{root} holds more than {max_files} files and folders (the --max-files limit); no manifest "
+             "written. Point at the model folder itself, or raise the limit with --max-files N",
+             ExitCode.INCOMPLETE)
+    own = rel_inside(root, output)
     with byte_progress(listing_total(listing), "hashing", progress_wanted(progress)) as advance:
-        manifest, problems = build_manifest(src, root, jobs, advance, listing)
+        manifest, problems = build_manifest(src, root, jobs, advance, listing, exclude=[own] if own else [])
     if problems:
         _echo_problems(problems)
         fail(f"{len(problems)} file(s) could not be hashed; no manifest written", ExitCode.INCOMPLETE)
     write_output(manifest.to_sha256sum() if as_sha256sum else manifest.to_json(), output)
     click.echo(f"{len(manifest.entries)} files, {manifest.total_bytes} bytes", err=True)
+
+
+def _guard_manifest_output(output: Optional[str], root: str) -> None:
+    """-o may be inside the model folder (the manifest leaves itself out), but must not replace
+    a model file: an existing file there is overwritten only if it is a manifest already."""
+    from ascend_doctor import safeio
+    from ascend_doctor.model.manifest import rel_inside
+
+    guard_output(output)
+    if output is None or safeio.output_stream(output) is not None or not os.path.exists(output):
+        return
+    if rel_inside(root, output) is None:
+        return
+    try:
+        head = safeio.read_regular(output, 64 * 1024 * 1024)[:4096].decode("utf-8", "replace")
+    except OSError:
+        head = ""
+    if not _looks_like_manifest(head):
+        fail(f"-o {output} is a file of the model folder and not a manifest: writing there would destroy it; "
+             "choose another output file", ExitCode.USAGE)
+
+
+def _looks_like_manifest(head: str) -> bool:
+    import re
+
+    from ascend_doctor.model.manifest import MANIFEST_FORMAT
+
+    text = head.lstrip("\ufeff").lstrip()
+    if text.startswith("{"):
+        return MANIFEST_FORMAT in text
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    return bool(re.match(r"^\\?([0-9a-fA-F]{64} [ *]|SHA256 \()", first)) or not text
 
 
 def _echo_problems(problems: List[str]) -> None:
@@ -139,23 +189,34 @@ def verify_cmd(directory: str, manifest_path: str, fmt: str, output: Optional[st
       ascend-doctor model verify . SHA256SUMS --format json -o verify.json
 
     \b
-    Exit codes: 0 identical, 1 differences found, 2 usage error, 3 manifest unusable.
+    Exit codes: 0 identical, 1 differences found, 2 usage error, 3 manifest unusable,
+    130 Ctrl-C, 143 SIGTERM.
     """
     from ascend_doctor.model.files import LocalFiles, walk_model_dir
-    from ascend_doctor.model.manifest import ManifestError, hash_total, load_manifest, verify_manifest, verify_plan
+    from ascend_doctor.model.manifest import (
+        ManifestError,
+        hash_total,
+        load_manifest,
+        rel_inside,
+        verify_manifest,
+        verify_plan,
+    )
     from ascend_doctor.model.progress import byte_progress, progress_wanted
     from ascend_doctor.model.render import render_verify
 
     root = _dir_arg(directory)
+    guard_output(output, files=[manifest_path], folders=[directory])
     src = LocalFiles()
     try:
         manifest = load_manifest(src, manifest_path)
     except ManifestError as exc:
         fail(f"manifest unusable: {exc}", ExitCode.INCOMPLETE)
-    listing = walk_model_dir(src, root)
+    listing = walk_model_dir(src, root, max_depth=None)
     if not listing.exists or not listing.is_dir:
         fail(f"{root} is not a directory", ExitCode.USAGE)
-    plan = verify_plan(manifest, listing)
+    # The manifest (and the -o file) may sit in the folder: they are not model files.
+    own = [rel for rel in (rel_inside(root, manifest_path), rel_inside(root, output)) if rel]
+    plan = verify_plan(manifest, listing, ignore=own)
     with byte_progress(hash_total(plan[0]), "verifying", progress_wanted(progress)) as advance:
         result = verify_manifest(src, root, manifest, jobs, advance, listing, plan)
     text = dump_json(result.to_dict()) if fmt == "json" else render_verify(result, manifest_path)

@@ -13,8 +13,10 @@ from ascend_doctor.host.base import DEFAULT_TIMEOUT_S
 
 
 @click.command("snapshot")
-@click.option("-o", "--output", "output", required=True, metavar="FILE.tar.gz|DIR/",
-              help="Where to write the snapshot: a .tar.gz archive, or a folder when the name ends with /.")
+@click.option("-o", "--output", "output", required=True, metavar="FILE.tar.gz|DIR/|-",
+              help="Where to write the snapshot: a .tar.gz archive (a new file, or an existing regular file, "
+                   "which is replaced), a new or empty folder when the name ends with /, or - for a .tar.gz "
+                   "stream on standard output.")
 @click.option("--timeout", type=click.FloatRange(0.1, 600), default=DEFAULT_TIMEOUT_S, show_default=True,
               help="Seconds to wait for each command (a hung npu-smi is recorded as hung).")
 @click.option("--python", "python", metavar="PATH", default=None,
@@ -37,24 +39,27 @@ def snapshot(output: str, timeout: float, python: Optional[str], model_dirs: Tup
     KEY, SECRET, PASSWORD, PASSWD or CREDENTIAL are replaced by <redacted>; review the
     snapshot before sharing it. Model weights are never read.
 
+    Output: -o FILE.tar.gz replaces an existing regular file of that name (atomically: the old
+    file stays until the new archive is complete); a device, FIFO, socket or folder is refused.
+    -o DIR/ must be new or empty. Nothing partial is left behind on an error or Ctrl-C.
+
+    \b
+    Exit codes: 0 written, 2 usage error (bad -o), 3 could not write, 130 Ctrl-C, 143 SIGTERM.
+
     \b
     Examples:
       ascend-doctor snapshot -o node07.tar.gz
       ascend-doctor snapshot -o node07.tar.gz --redact   # to share outside: names, addresses hidden
       ascend-doctor snapshot -o node07/ --timeout 20 --python /opt/venv/bin/python
       ascend-doctor snapshot -o node07.tar.gz --model /data/models/DeepSeek-R1-W8A8
+      ascend-doctor snapshot -o - | ssh support@host 'cat > node07.tar.gz'
       ascend-doctor check --from node07.tar.gz     # replay it on any machine
     """
+    from ascend_doctor import safeio
     from ascend_doctor.host.capture import capture_snapshot
 
     console = stderr_console()
-    as_dir = output.endswith("/") or output.endswith(os.sep)
-    if not as_dir:
-        parent = os.path.dirname(os.path.abspath(output))
-        if not os.path.isdir(parent):
-            fail(f"cannot write {output}: folder {parent} does not exist", ExitCode.USAGE)
-        if os.path.isdir(output):
-            fail(f"{output} is a folder: add a trailing / to write the snapshot into it", ExitCode.USAGE)
+    _check_target(output)
     for model_dir in model_dirs:
         if not os.path.isdir(model_dir):
             fail(f"--model {model_dir}: not a folder", ExitCode.USAGE)
@@ -65,10 +70,12 @@ def snapshot(output: str, timeout: float, python: Optional[str], model_dirs: Tup
     try:
         summary = capture_snapshot(output, timeout_s=timeout, python=python, progress=progress,
                                    finish=_finisher(model_dirs, redact, progress))
-    except FileExistsError as exc:
-        fail(f"{exc}; choose an empty or new folder", ExitCode.USAGE)
+    except safeio.OutputRefused as exc:
+        fail(str(exc), ExitCode.USAGE)
+    except (FileExistsError, NotADirectoryError) as exc:
+        fail(f"{_message(exc)}; choose a new or empty folder", ExitCode.USAGE)
     except OSError as exc:
-        fail(f"cannot write {output}: {exc.strerror or exc}", ExitCode.INCOMPLETE)
+        fail(f"cannot write {output}: {_message(exc)}; nothing was written", ExitCode.INCOMPLETE)
     for note in summary.notes:
         console.print(f"[yellow]note:[/yellow] {note}", markup=True, highlight=False)
     console.print(f"snapshot written to [bold]{summary.output}[/bold] "
@@ -101,3 +108,43 @@ def _redact_tree(tree: str) -> None:
     from ascend_doctor.redaction.identity import redact_snapshot_tree
 
     redact_snapshot_tree(tree)
+
+
+def _message(exc: OSError) -> str:
+    """Our own one-line messages are in args[0]; the system's have strerror (no "[Errno N]")."""
+    from ascend_doctor import safeio
+
+    if exc.strerror is None and exc.args and isinstance(exc.args[0], str):
+        return exc.args[0]
+    return safeio.describe_os_error(exc)
+
+
+def _check_target(output: str) -> None:
+    """Refuse an unusable -o before spending the capture's time on it (exit 2)."""
+    import sys
+
+    from ascend_doctor import safeio
+    from ascend_doctor.host.capture import check_folder_target
+
+    if safeio.output_stream(output) == "stderr":
+        fail("-o /dev/stderr: a snapshot is a binary archive; use -o - to stream it to standard output",
+             ExitCode.USAGE)
+    if safeio.output_stream(output) == "stdout":
+        if sys.stdout.isatty():
+            fail("-o -: refusing to write a binary archive to a terminal; redirect it (> snap.tar.gz) "
+                 "or pipe it", ExitCode.USAGE)
+        return
+    if output.endswith("/") or output.endswith(os.sep):
+        try:
+            check_folder_target(output)
+        except (FileExistsError, NotADirectoryError) as exc:
+            fail(f"{_message(exc)}; choose a new or empty folder", ExitCode.USAGE)
+        except FileNotFoundError as exc:
+            fail(f"cannot write {output}: {_message(exc)}", ExitCode.USAGE)
+        return
+    if os.path.isdir(output):
+        fail(f"{output} is a folder: add a trailing / to write the snapshot into it", ExitCode.USAGE)
+    try:
+        safeio.check_output_target(output)
+    except safeio.OutputRefused as exc:
+        fail(str(exc), ExitCode.USAGE)

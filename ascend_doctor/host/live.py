@@ -28,6 +28,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import IO, Any, BinaryIO, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from ascend_doctor import interrupt
 from ascend_doctor.host.base import (
     DEFAULT_MAX_READ_BYTES,
     DEFAULT_TIMEOUT_S,
@@ -164,6 +165,8 @@ class LiveHost:
         limit = max(float(limit), 0.01)
         if not args:
             return CommandResult(args, CommandStatus.ERROR, detail="empty command")
+        if interrupt.requested():  # Ctrl-C arrived: start nothing new
+            return CommandResult(args, CommandStatus.ERROR, detail="not run: interrupted")
         env = dict(os.environ)
         env.update(_C_LOCALE)
         started = time.monotonic()
@@ -187,13 +190,29 @@ class LiveHost:
             if exc.errno == errno.ENOEXEC:
                 reason = "exec format error (built for another architecture?)"
             return CommandResult(args, CommandStatus.ERROR, detail=reason)
-        return self._collect(proc, args, limit, started)
+        # Ctrl-C reaches us, not the command (it has its own session): the interrupt handler
+        # kills the registered group, and any exception on the way out kills it here.
+        interrupt.register_group(proc.pid)
+        try:
+            return self._collect(proc, args, limit, started)
+        except BaseException:
+            _kill_group(proc)
+            for stream in (proc.stdout, proc.stderr):
+                if stream is not None:
+                    with contextlib.suppress(OSError):
+                        stream.close()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=REAP_GRACE_S)
+            raise
+        finally:
+            interrupt.unregister_group(proc.pid)
 
     def _collect(self, proc: subprocess.Popen[bytes], args: Tuple[str, ...], limit: float,
                  started: float) -> CommandResult:
         deadline = started + limit
         out, err = _Sink(self.max_output_bytes), _Sink(self.max_output_bytes)
         timed_out = False
+        cancelled = False
         exited_at: Optional[float] = None
         sel = selectors.DefaultSelector()
         streams: Dict[int, Tuple[IO[bytes], _Sink]] = {}
@@ -206,6 +225,9 @@ class LiveHost:
                 now = time.monotonic()
                 if exited_at is None and proc.poll() is not None:
                     exited_at = now
+                if interrupt.requested():  # polled by worker threads of run_many
+                    cancelled = True
+                    break
                 if now >= deadline:
                     timed_out = exited_at is None
                     break
@@ -233,7 +255,7 @@ class LiveHost:
                 timed_out = True
         # Kill whatever is left in the group: on timeout the command itself, otherwise the
         # stray children that kept our pipes open.
-        if timed_out or streams:
+        if timed_out or streams or cancelled:
             _kill_group(proc)
         for stream in (proc.stdout, proc.stderr):
             if stream is not None:
@@ -252,6 +274,9 @@ class LiveHost:
         if err.truncated:
             notes.append(f"stderr truncated at {self.max_output_bytes} bytes")
         stdout, stderr = out.text(), err.text()
+        if cancelled:
+            return CommandResult(args, CommandStatus.ERROR, returncode=returncode, stdout=stdout, stderr=stderr,
+                                 duration_s=duration, timeout_s=limit, detail="killed: interrupted")
         if timed_out:
             notes.insert(0, f"killed after {limit:g} s")
             return CommandResult(args, CommandStatus.TIMEOUT, returncode=None, stdout=stdout,
@@ -456,9 +481,19 @@ class LiveHost:
         exe = self.target_python()
         result = self.run([exe, "-c", probe_source()], timeout=self.timeout_s)
         if not result.ok:
-            return PythonEnv(executable=exe, version=None,
-                             error=f"could not inspect {exe}: {result.describe_failure()}"), {}
+            return PythonEnv(executable=exe, version=None, error=describe_probe_failure(exe, result)), {}
         return parse_probe_record(result.stdout, exe)
+
+
+def describe_probe_failure(exe: str, result: CommandResult) -> str:
+    """One line on why the target Python could not be inspected; the probe's source (the ``-c``
+    argument, ~200 lines) is never quoted."""
+    import dataclasses
+
+    if result.status is CommandStatus.NOT_FOUND:
+        return f"no such interpreter: {exe}"
+    shown = dataclasses.replace(result, argv=(exe, "-c", "<probe>"))
+    return f"could not inspect {exe}: {shown.describe_failure()}"
 
 
 def _os_pretty_name(path: str = "/etc/os-release") -> Optional[str]:

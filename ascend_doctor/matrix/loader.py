@@ -7,6 +7,7 @@ sources, duplicates, references to unknown versions — becomes a ``Problem`` wi
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
@@ -47,10 +48,16 @@ def display_name(path: str) -> str:
 
 
 def read_text(path: str, name: str) -> Tuple[Optional[str], List[Problem]]:
-    """The file's text, refusing directories, huge files and non-UTF-8 bytes."""
+    """The file's text, refusing directories, FIFOs, devices, /proc files (never a blocking
+    read: ``safeio``), huge files and non-UTF-8 bytes. Problems never quote the content."""
+    from ascend_doctor import safeio
+
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_MATRIX_BYTES + 1)
+        data = safeio.read_regular(path, MAX_MATRIX_BYTES)
+    except safeio.InputTooLarge:
+        return None, [Problem(name, 0, "", f"larger than {MAX_MATRIX_BYTES // (1024 * 1024)} MB; not a matrix file")]
+    except safeio.InputRefused as exc:
+        return None, [Problem(name, 0, "", exc.reason)]
     except IsADirectoryError:
         return None, [Problem(name, 0, "", "is a directory, not a matrix file")]
     except FileNotFoundError:
@@ -124,7 +131,8 @@ def load_document(path: str, *, allow_include: bool = True, cross_check: bool = 
                         "(build one with `ascend-doctor matrix bundle`)")
             refused_include = True
         elif include:
-            _load_includes(path, include, doc, section_nodes)
+            # A refused include leaves sections missing: say why, not "missing required section".
+            refused_include = _load_includes(path, include, doc, section_nodes)
         for section, (_file, node, section_ctx) in section_nodes.items():
             doc.sections[section] = convert_rows(SECTIONS[section], node, section, section_ctx)
     except Invalid as exc:  # node budget exhausted
@@ -146,6 +154,9 @@ def load_document(path: str, *, allow_include: bool = True, cross_check: bool = 
     return doc
 
 
+_SECTION_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
+
+
 def _split_root(root: yaml.Node, ctx: Ctx, meta_nodes: Dict[str, yaml.Node],
                 section_nodes: Dict[str, Tuple[str, yaml.Node, Ctx]], *, is_meta_file: bool) -> None:
     if not isinstance(root, yaml.MappingNode):
@@ -163,8 +174,10 @@ def _split_root(root: yaml.Node, ctx: Ctx, meta_nodes: Dict[str, yaml.Node],
                 ctx.problem(key_node, key, f"section already defined in {first_file}:{line_of(first_node)}")
             else:
                 section_nodes[key] = (ctx.file, value_node, ctx)
-        else:
+        elif _SECTION_NAME.match(key):
             ctx.problem(key_node, key, "unknown section (see docs/matrix.md for the schema)")
+        else:  # not a name at all (a file that is no matrix): never echo file content
+            ctx.problem(key_node, "", "unknown top-level entry, not a section name (see docs/matrix.md for the schema)")
 
 
 def _convert_meta(root: yaml.Node, meta_nodes: Dict[str, yaml.Node], ctx: Ctx) -> Optional[Meta]:
@@ -186,13 +199,22 @@ def _convert_meta(root: yaml.Node, meta_nodes: Dict[str, yaml.Node], ctx: Ctx) -
 
 
 def _load_includes(path: str, include: Tuple[str, ...], doc: Document,
-                   section_nodes: Dict[str, Tuple[str, yaml.Node, Ctx]]) -> None:
+                   section_nodes: Dict[str, Tuple[str, yaml.Node, Ctx]]) -> bool:
+    """Read the included siblings; True when one was refused (a symlink out of the folder)."""
+    refused = False
     base = os.path.dirname(os.path.abspath(path))
     prefix = os.path.dirname(path)
     for name in include:
         full = os.path.join(base, name)
         shown = os.path.join(prefix, name) if prefix else name
         doc.files.append(full)
+        if os.path.dirname(os.path.realpath(full)) != os.path.realpath(base):
+            # A sibling that is a symlink out of the folder (chips.yaml -> /etc/shadow): not read,
+            # so its content can never come back as "unknown section" lines.
+            doc.problems.append(Problem(shown, 0, "", "is a symbolic link leading outside the matrix folder; "
+                                                      "refused (include only files of this folder)"))
+            refused = True
+            continue
         text, problems = read_text(full, shown)
         if text is None:
             doc.problems.extend(problems)
@@ -208,6 +230,7 @@ def _load_includes(path: str, include: Tuple[str, ...], doc: Document,
             sub_ctx.problem(exc.node, "", exc.message)
         doc.problems.extend(sub_ctx.problems)
         sub_ctx.problems = []  # section conversion appends afresh
+    return refused
 
 
 def _dedupe(problems: List[Problem]) -> List[Problem]:

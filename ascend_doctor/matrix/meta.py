@@ -49,8 +49,10 @@ def user_matrix_path() -> str:
 
 def read_matrix_version(path: str) -> Optional[str]:
     """The top-level ``version:`` of a matrix file, from its first 4 KB; None if absent/unreadable."""
-    try:
-        with open(path, "rb") as fh:
+    from ascend_doctor import safeio
+
+    try:  # never a blocking read: ASCEND_DOCTOR_MATRIX may name a FIFO
+        with safeio.open_regular(path) as fh:
             head = fh.read(_HEAD_BYTES)
     except OSError:
         return None

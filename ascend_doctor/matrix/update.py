@@ -12,6 +12,7 @@ import hashlib
 import ipaddress
 import json
 import os
+import re
 import tempfile
 import time
 from dataclasses import dataclass
@@ -102,12 +103,52 @@ def download(url: str, *, timeout: float = DEFAULT_TIMEOUT, max_bytes: int = MAX
                 return _read_body(response, current, timeout, max_bytes, deadline)
     except UpdateError:
         raise
-    except requests.exceptions.Timeout as exc:
-        raise UpdateError(f"download timed out after {timeout:g} s: {current}", int(ExitCode.INCOMPLETE)) from exc
-    except (requests.exceptions.ChunkedEncodingError, requests.exceptions.ContentDecodingError) as exc:
-        raise UpdateError(f"download interrupted: {_short(exc)}", int(ExitCode.INCOMPLETE)) from exc
     except requests.exceptions.RequestException as exc:
-        raise UpdateError(f"download failed: {_short(exc)}", int(ExitCode.INCOMPLETE)) from exc
+        raise UpdateError(network_message(exc, current, timeout), int(ExitCode.INCOMPLETE)) from exc
+
+
+_INCOMPLETE_READ = re.compile(r"IncompleteRead\((\d+) bytes read, (\d+) more expected\)")
+
+
+def network_message(exc: BaseException, url: str, timeout: float) -> str:
+    """One sentence for a failed download, instead of the library's text
+    ("HTTPConnectionPool(host=..., port=...): Read timed out.", "IncompleteRead(40226 bytes read,
+    ...)"). Only the host and port are named: a URL may carry credentials."""
+    import requests
+
+    hostname = ""
+    where = "the server"
+    try:
+        parts = urlsplit(url)
+        hostname = parts.hostname or ""
+        where = hostname or where
+        if parts.port:
+            where += f":{parts.port}"
+    except ValueError:
+        pass
+    text = " ".join(str(a) for a in getattr(exc, "args", ()) if a) or str(exc)
+    if isinstance(exc, requests.exceptions.ConnectTimeout):
+        return f"download failed: {where} did not accept the connection within {timeout:g} s"
+    if isinstance(exc, requests.exceptions.Timeout) or "timed out" in text.lower():
+        return f"download failed: {where} stopped sending data for {timeout:g} s; nothing was changed"
+    incomplete = _INCOMPLETE_READ.search(text)
+    if incomplete:
+        got, more = int(incomplete.group(1)), int(incomplete.group(2))
+        return (f"download interrupted: {where} closed the connection after {got} of {got + more} bytes; "
+                "nothing was changed")
+    if isinstance(exc, requests.exceptions.SSLError):
+        return f"download failed: the TLS connection to {where} failed (certificate or protocol problem)"
+    if isinstance(exc, (requests.exceptions.ChunkedEncodingError, requests.exceptions.ContentDecodingError)):
+        return f"download interrupted: {where} sent a broken response; nothing was changed"
+    if isinstance(exc, requests.exceptions.ConnectionError):
+        lowered = text.lower()
+        if "name or service not known" in lowered or "nodename nor servname" in lowered or \
+                "failed to resolve" in lowered or "temporary failure in name resolution" in lowered:
+            return f"download failed: cannot resolve the host name {hostname or where}"
+        if "connection refused" in lowered:
+            return f"download failed: {where} refused the connection"
+        return f"download failed: cannot connect to {where}"
+    return f"download failed: {type(exc).__name__} talking to {where}"
 
 
 def _read_body(response: Any, url: str, timeout: float, max_bytes: int, deadline: float) -> bytes:
@@ -132,20 +173,17 @@ def _read_body(response: Any, url: str, timeout: float, max_bytes: int, deadline
     return b"".join(chunks)
 
 
-def _short(exc: BaseException) -> str:
-    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    return text if len(text) < 200 else text[:200] + "…"
-
-
 def read_local(path: str, max_bytes: int = MAX_MATRIX_BYTES) -> bytes:
+    """A bundle file carried onto this machine: only a regular file is read (a FIFO or device
+    named by --file is refused, never waited on), at most ``max_bytes``."""
+    from ascend_doctor import safeio
+
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(max_bytes + 1)
+        return safeio.read_regular(path, max_bytes)
+    except safeio.InputTooLarge:
+        raise UpdateError(f"refusing {path}: over the {max_bytes // (1024 * 1024)} MB limit") from None
     except OSError as exc:
-        raise UpdateError(f"cannot read {path}: {exc.strerror or exc}", int(ExitCode.USAGE)) from exc
-    if len(data) > max_bytes:
-        raise UpdateError(f"refusing {path}: over the {max_bytes // (1024 * 1024)} MB limit")
-    return data
+        raise UpdateError(f"cannot read {path}: {safeio.describe_os_error(exc)}", int(ExitCode.USAGE)) from None
 
 
 def install(data: bytes, origin: str, *, sha256: Optional[str] = None, force: bool = False,

@@ -5,14 +5,19 @@ Model checks read weights through ``facts.host`` so that they also run against a
 ``model`` subcommands work before any ``Host`` exists, so :class:`LocalFiles` gives them the same
 five methods over the local filesystem, raising the same ``HostFileError`` subclasses.
 
-The walk is bounded (entries, depth) and never follows symlinked directories, so a directory
-with 10 000 files, a symlink loop or a bind-mounted tree cannot make it hang.
+The walk is bounded (entries; depth for inspection, while manifests cover every level) and
+never follows symlinked directories, so a directory with 10 000 files, a symlink loop or a
+bind-mounted tree cannot make it hang. A symlink whose target lies outside the model folder is
+not followed (it could name /etc/shadow or /proc/kmsg), except the links of a Hugging Face cache
+snapshot (``models--ORG--NAME/snapshots/REV/x -> ../../blobs/HASH``). Files are opened only when
+they are regular files (``safeio``): a FIFO or device never blocks the walk or the hashing.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import re
 import stat as stat_module
 from dataclasses import dataclass, field
 from typing import BinaryIO, List, Optional, Tuple
@@ -66,10 +71,14 @@ class LocalFiles:
     """The local filesystem with ``Host`` file semantics (used by ``ascend-doctor model``)."""
 
     def open_binary(self, path: str) -> BinaryIO:
+        from ascend_doctor import safeio
+
         try:
-            return open(path, "rb")  # the caller closes it
+            return safeio.open_regular(path)  # the caller closes it
         except IsADirectoryError:
             raise HostFileError(path, "is a directory") from None
+        except safeio.InputRefused as exc:
+            raise HostFileError(path, exc.reason) from None
         except OSError as exc:
             raise _os_error(path, exc) from None
 
@@ -185,13 +194,41 @@ def _resolve_link(src: FileSource, path: str) -> Tuple[Optional[FileStat], str]:
     return st, ""
 
 
+# A Hugging Face hub cache snapshot: its files are links to ../../blobs/<hash> of the same repo.
+_HUB_SNAPSHOT = re.compile(r"^(?P<repo>.*)/snapshots/[^/]+(?:/.*)?$")
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def link_allowed(real_root: str, real_target: str) -> bool:
+    """May a symlink of the model folder ``real_root`` be followed to ``real_target``? Only
+    inside the folder, or from a hub cache snapshot into the ``blobs/`` of the same repo."""
+    if _inside(real_target, real_root):
+        return True
+    hub = _HUB_SNAPSHOT.match(real_root)
+    return hub is not None and real_target.startswith(hub.group("repo") + "/blobs/")
+
+
+def _real(src: FileSource, path: str) -> Optional[str]:
+    try:
+        return src.realpath(path)
+    except (HostFileError, OSError):
+        return None
+
+
 def walk_model_dir(
     src: FileSource,
     root: str,
     max_entries: int = DEFAULT_MAX_ENTRIES,
-    max_depth: int = DEFAULT_MAX_DEPTH,
+    max_depth: Optional[int] = DEFAULT_MAX_DEPTH,
 ) -> DirListing:
-    """List regular files under ``root`` (bounded); every oddity becomes a ``WalkIssue``."""
+    """List regular files under ``root`` (bounded); every oddity becomes a ``WalkIssue``.
+
+    ``max_depth=None`` walks every level (manifests: a file 50 folders down is part of the
+    model too); the walk is iterative, so depth costs no recursion. ``max_entries`` always holds.
+    """
     try:
         top = src.stat(root)
     except HostFileError as exc:
@@ -211,6 +248,7 @@ def walk_model_dir(
     if not top.is_dir:
         return listing
 
+    real_root = _real(src, root) or root
     seen = 0
     # Depth-first with an explicit stack: bounded by max_depth, never recursion-limited.
     stack: List[Tuple[str, int]] = [("", 0)]
@@ -251,9 +289,16 @@ def walk_model_dir(
                     # Never follow directory links: that is how walks loop or escape.
                     listing.issues.append(WalkIssue("special-file", rel, "symlink to a directory (not followed)"))
                     continue
+                real_target = _real(src, path)
+                if real_target is None or not link_allowed(real_root, real_target):
+                    target = link_target(src, path) or real_target or "?"
+                    listing.issues.append(WalkIssue(
+                        "special-file", rel, f"symlink to {target}, outside the model folder (not followed)",
+                        target))
+                    continue
                 st, via_link = resolved, True
             if st.is_dir:
-                if depth + 1 <= max_depth and name != ".git":
+                if (max_depth is None or depth + 1 <= max_depth) and name != ".git":
                     subdirs.append(rel)
                 continue
             if not st.is_file:

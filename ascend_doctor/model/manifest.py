@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ascend_doctor import __version__, boundedjson
+from ascend_doctor import __version__, boundedjson, interrupt
 from ascend_doctor.host.base import HostFileError
 from ascend_doctor.model.files import DirListing, FileSource, join, walk_model_dir
 
@@ -126,9 +126,30 @@ def parse_sha256sum(text: str) -> Manifest:
             warnings.append(f"line {number}: path {name!r} leaves the model directory; ignored")
             continue
         entries.append(ManifestEntry(rel, match.group("hash").lower()))
+    entries = _without_duplicates(entries, warnings)
     if not entries:
         raise ManifestError("no sha256sum lines found" + (f" ({warnings[0]})" if warnings else ""))
     return Manifest(entries, kind="sha256sum", warnings=warnings)
+
+
+def _without_duplicates(entries: List[ManifestEntry], warnings: List[str]) -> List[ManifestEntry]:
+    """Each path once: a repeated identical entry is dropped; a path listed with two different
+    hashes (or sizes) keeps its first entry and is reported, since the file cannot match both."""
+    first: Dict[str, ManifestEntry] = {}
+    out: List[ManifestEntry] = []
+    repeated = 0
+    for entry in entries:
+        seen = first.get(entry.path)
+        if seen is None:
+            first[entry.path] = entry
+            out.append(entry)
+        elif seen == entry:
+            repeated += 1
+        else:
+            warnings.append(f"{entry.path}: listed twice with different values; the first entry is used")
+    if repeated:
+        warnings.append(f"{repeated} duplicate entr{'y' if repeated == 1 else 'ies'} ignored (each file counted once)")
+    return out
 
 
 def parse_manifest(data: bytes) -> Manifest:
@@ -147,6 +168,10 @@ def parse_manifest(data: bytes) -> Manifest:
         raise ManifestError(f"invalid JSON: {exc}") from None
     if not isinstance(doc, dict) or doc.get("format") != MANIFEST_FORMAT:
         raise ManifestError(f"JSON but not an {MANIFEST_FORMAT} file (no \"format\": \"{MANIFEST_FORMAT}\")")
+    version = doc.get("version", MANIFEST_VERSION)
+    if version != MANIFEST_VERSION or isinstance(version, bool):
+        raise ManifestError(f"manifest version {str(version)[:20]} is not one this ascend-doctor reads "
+                            f"({MANIFEST_VERSION}); write it again with this version, or upgrade ascend-doctor")
     files = doc.get("files")
     if not isinstance(files, list):
         raise ManifestError("\"files\" must be a list")
@@ -165,6 +190,7 @@ def parse_manifest(data: bytes) -> Manifest:
             warnings.append(f"files[{i}]: \"size\" must be a non-negative integer")
             size = None
         entries.append(ManifestEntry(rel, digest.lower(), size))
+    entries = _without_duplicates(entries, warnings)
     if not entries:
         raise ManifestError("the manifest lists no files" + (f" ({warnings[0]})" if warnings else ""))
     return Manifest(entries, kind="json", created=doc.get("created"), tool=doc.get("tool"), warnings=warnings)
@@ -204,6 +230,7 @@ def hash_file(src: FileSource, path: str, on_bytes: Optional[ByteCallback] = Non
                 count = len(data)
                 digest.update(data)
             total += count
+            interrupt.raise_if_requested()  # Ctrl-C: hashing threads stop within one chunk
             if on_bytes is not None:
                 on_bytes(count)
     return digest.hexdigest(), total
@@ -256,13 +283,31 @@ def listing_problems(listing: DirListing) -> List[str]:
     return problems
 
 
+def rel_inside(root: str, path: Optional[str]) -> Optional[str]:
+    """``path`` relative to the folder ``root`` when it lies inside it (symlinks resolved; the
+    file need not exist yet), else None. Used to keep a manifest (or another output) written
+    into the model folder out of the manifest and out of "extra files"."""
+    if not path or path == "-":
+        return None
+    folder = os.path.realpath(root)
+    real = os.path.join(os.path.realpath(os.path.dirname(os.path.abspath(path))), os.path.basename(path))
+    if os.path.islink(real):
+        real = os.path.realpath(real)
+    if not real.startswith(folder.rstrip("/") + "/"):
+        return None
+    return os.path.relpath(real, folder).replace(os.sep, "/")
+
+
 def build_manifest(src: FileSource, root: str, workers: Optional[int] = None,
                    on_bytes: Optional[ByteCallback] = None,
-                   listing: Optional[DirListing] = None) -> Tuple[Manifest, List[str]]:
-    """Hash every model file under ``root``. Returns the manifest and problems (unhashed files)."""
-    listing = listing or walk_model_dir(src, root)
-    problems = listing_problems(listing)
-    files = [(e.rel, e.size) for e in listing.model_files()]
+                   listing: Optional[DirListing] = None,
+                   exclude: Iterable[str] = ()) -> Tuple[Manifest, List[str]]:
+    """Hash every model file under ``root``, at any depth, except ``exclude`` (relative paths:
+    the manifest being written). Returns the manifest and problems (unhashed files)."""
+    listing = listing or walk_model_dir(src, root, max_depth=None)
+    skip = set(exclude)
+    problems = [p for p in listing_problems(listing) if p.split(":", 1)[0] not in skip]
+    files = [(e.rel, e.size) for e in listing.model_files() if e.rel not in skip]
     outcomes = hash_files(src, root, files, workers, on_bytes)
     entries: List[ManifestEntry] = []
     for rel, _ in files:
@@ -325,8 +370,12 @@ class VerifyResult:
         }
 
 
-def verify_plan(manifest: Manifest, listing: DirListing) -> Tuple[List[Tuple[str, int]], VerifyResult]:
-    """Decide what must be hashed; size mismatches, missing and extra files are settled here."""
+def verify_plan(manifest: Manifest, listing: DirListing,
+                ignore: Iterable[str] = ()) -> Tuple[List[Tuple[str, int]], VerifyResult]:
+    """Decide what must be hashed; size mismatches, missing and extra files are settled here.
+
+    ``ignore``: relative paths that are not model files although they sit in the folder (the
+    manifest itself, the -o report); they are never "extra"."""
     issues = {i.rel: i.message for i in listing.issues}
     listed = {e.path for e in manifest.entries}
     warnings = [p for p in listing_problems(listing) if p.split(":", 1)[0] not in listed]
@@ -346,7 +395,8 @@ def verify_plan(manifest: Manifest, listing: DirListing) -> Tuple[List[Tuple[str
             result.mismatched.append(Mismatch(entry.path, "size", str(entry.size), str(size)))
             continue
         to_hash.append((entry.path, size))
-    result.extra = sorted(p for p in present if p not in listed)
+    skip = set(ignore) - listed
+    result.extra = sorted(p for p in present if p not in listed and p not in skip)
     result.missing.sort()
     return to_hash, result
 
@@ -360,7 +410,7 @@ def verify_manifest(src: FileSource, root: str, manifest: Manifest, workers: Opt
                     plan: Optional[Tuple[List[Tuple[str, int]], VerifyResult]] = None) -> VerifyResult:
     """Compare the directory with the manifest: each mismatched, missing or extra file."""
     started = time.monotonic()
-    listing = listing or walk_model_dir(src, root)
+    listing = listing or walk_model_dir(src, root, max_depth=None)
     to_hash, result = plan or verify_plan(manifest, listing)
     expected = {e.path: e.sha256 for e in manifest.entries}
     outcomes = hash_files(src, root, to_hash, workers, on_bytes)

@@ -87,8 +87,10 @@ def render_text(report: Report, console: Console, verbose: bool = False) -> None
         inputs = sorted({str(r.evidence.get("precondition")) for r in folded})
         flags = ", ".join(_PRECONDITION_FLAGS.get(i, i) for i in inputs)
         console.print()
-        console.print(Text(f"{len(folded)} checks not run: they need {flags}, which was not given "
-                           "(-v lists them).", style="dim"))
+        count = len(folded)
+        what = f"{count} checks not run: they need" if count != 1 else "1 check not run: it needs"
+        console.print(Text(f"{what} {flags}, which was not given (-v lists {'them' if count != 1 else 'it'}).",
+                           style="dim"))
     if report.fix_plan:
         console.print()
         _print_fix_plan(report, console)
