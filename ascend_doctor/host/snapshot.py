@@ -26,8 +26,9 @@ import tarfile
 import tempfile
 import zlib
 from dataclasses import dataclass
-from typing import Any, BinaryIO, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, BinaryIO, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
+from ascend_doctor import boundedjson
 from ascend_doctor.host.base import (
     DEFAULT_MAX_READ_BYTES,
     CommandResult,
@@ -49,6 +50,7 @@ from ascend_doctor.host.base import (
 from ascend_doctor.host.live import MAX_OUTPUT_BYTES, classify_exit
 from ascend_doctor.host.model_record import MODEL_FILES, MODEL_LISTING, RecordedModels
 from ascend_doctor.host.pyprobe import python_env_from_dict
+from ascend_doctor.tempdirs import remove_tree
 
 SNAPSHOT_FORMAT = 1
 META_FILES = ("snapshot.json", "env.json", "python.json", "host.json")
@@ -57,9 +59,16 @@ MAX_SYMLINKS = 40  # as the Linux kernel: more than this in one lookup is a loop
 MAX_JSON_BYTES = 16 * 1024 * 1024
 
 # Limits for unpacking an archive (a snapshot is a few MB; these leave plenty of room).
-MAX_MEMBERS = 50_000
+MAX_MEMBERS = 10_000  # a real capture holds a few hundred entries (the fixtures at most 83)
 MAX_MEMBER_BYTES = 128 * 1024 * 1024
 MAX_TOTAL_BYTES = 512 * 1024 * 1024
+MAX_MEMBER_DEPTH = 64  # folders in a member name; a real snapshot goes about 16 deep
+# Extension headers (GNU long names, pax records) are read whole by tarfile: bound them first.
+MAX_EXTENSION_BYTES = 64 * 1024  # one header: a path is at most 4 KiB on Linux
+MAX_CHAINED_EXTENSIONS = 8  # in a row before a member (tarfile recurses once per header)
+MAX_EXTENSION_TOTAL = 16 * 1024 * 1024  # in the whole archive
+# Strings of snapshot.json shown in the report header (hostname, kernel, ...).
+MAX_META_TEXT = 256
 
 
 class _Missing(Exception):
@@ -182,8 +191,8 @@ class SnapshotHost:
             self._files = _Jail(files_dir, reroot_absolute=True, label="files/")
             self._meta = self._load_json("snapshot.json") or {}
             fmt = self._meta.get("format", SNAPSHOT_FORMAT)
-            if not isinstance(fmt, int) or isinstance(fmt, bool):
-                raise SnapshotError(f"snapshot.json: \"format\" must be an integer, got {fmt!r}")
+            if not isinstance(fmt, int) or isinstance(fmt, bool) or fmt < 1:
+                raise SnapshotError(f"snapshot.json: \"format\" must be a positive integer, got {_shown(fmt)}")
             if fmt > SNAPSHOT_FORMAT:
                 raise SnapshotError(
                     f"{path}: snapshot format {fmt} is newer than this ascend-doctor understands "
@@ -214,7 +223,7 @@ class SnapshotHost:
         tmp = tempfile.mkdtemp(prefix="ascend-doctor-snapshot-")
 
         def cleanup() -> None:
-            shutil.rmtree(tmp, ignore_errors=True)
+            remove_tree(tmp)  # no recursion: a hostile archive may nest folders deeply
 
         self._tmpdir = tmp
         self._cleanup = cleanup
@@ -240,7 +249,10 @@ class SnapshotHost:
             raise SnapshotError(f"{name} is larger than {MAX_JSON_BYTES} bytes")
         try:
             with _open_nofollow(resolved.disk) as fh:
-                data = json.loads(fh.read(MAX_JSON_BYTES).decode("utf-8"))
+                data = boundedjson.loads(fh.read(MAX_JSON_BYTES).decode("utf-8"), what="the JSON",
+                                         max_chars=MAX_JSON_BYTES)
+        except boundedjson.TooComplex as exc:
+            raise SnapshotError(f"{name}: {exc}") from None
         except (ValueError, UnicodeDecodeError) as exc:
             raise SnapshotError(f"{name} is not valid JSON ({_one_line(exc)})") from None
         except OSError as exc:
@@ -277,8 +289,8 @@ class SnapshotHost:
         meta = self._meta
 
         def text(key: str) -> Optional[str]:
-            value = meta.get(key)
-            return str(value) if value is not None else None
+            # Shown in the report header: a string, one line, bounded (snapshot.json is untrusted).
+            return _meta_text(meta.get(key))
 
         # A snapshot written from pasted text (`check --from-text`) says so: checks then report a
         # missing input as "not in the pasted text" (ascend_doctor.facts.origin).
@@ -578,6 +590,23 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())[:200]
 
 
+def _shown(value: Any) -> str:
+    """A JSON value quoted for a message, bounded (a 5,000-digit number stays readable)."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _meta_text(value: Any) -> Optional[str]:
+    """A snapshot.json string for display: None unless a string; control characters become
+    spaces; at most MAX_META_TEXT characters."""
+    if not isinstance(value, str):
+        return None
+    cleaned = "".join(ch if ch.isprintable() else " " for ch in value).strip()
+    if len(cleaned) > MAX_META_TEXT:
+        cleaned = cleaned[: MAX_META_TEXT - 1] + "…"
+    return cleaned or None
+
+
 def _int(value: Any) -> Optional[int]:
     if isinstance(value, bool):
         return None
@@ -634,16 +663,68 @@ def _snapshot_root(base: str) -> str:
 # Safe unpacking (we support Python 3.9: no tarfile extraction filters)
 
 
+_PAX_TYPES = (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE)
+_EXTENSION_TYPES = (tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK, *_PAX_TYPES)
+
+
+class _ArchiveRefused(tarfile.TarError):
+    """Internal: a header over our limits, raised before tarfile reads its data."""
+
+
+class _GuardedTarInfo(tarfile.TarInfo):
+    """``TarInfo`` that bounds extension headers before ``tarfile`` reads them.
+
+    A GNU long-name/long-link or pax header is followed by ``size`` bytes that ``tarfile`` reads
+    into memory in one piece, and each one recurses into the next header: a 2 MB ``.tar.gz``
+    declaring a 2 GiB long name cost 8.4 GB of memory. Here every extension header is checked
+    against MAX_EXTENSION_BYTES, a member may have at most MAX_CHAINED_EXTENSIONS of them, and
+    the archive at most MAX_EXTENSION_TOTAL bytes of them. GNU sparse members (old-style
+    headers or pax GNU.sparse.*) read an unbounded list of blocks: refused before that happens
+    (snapshots store no sparse files).
+    """
+
+    def _proc_member(self, tar: Any) -> Any:
+        # ``tar`` is the TarFile being read; our running totals live on it.
+        if self.type in _EXTENSION_TYPES:
+            chain = getattr(tar, "_ad_chain", 0) + 1
+            total = getattr(tar, "_ad_extension_bytes", 0) + max(self.size, 0)
+            what = "pax" if self.type in _PAX_TYPES else "GNU long-name"
+            if self.size > MAX_EXTENSION_BYTES:
+                raise _ArchiveRefused(f"a {what} header of {self.size} bytes (more than {MAX_EXTENSION_BYTES}) "
+                                      f"at byte {self.offset}")
+            if chain > MAX_CHAINED_EXTENSIONS:
+                raise _ArchiveRefused(f"more than {MAX_CHAINED_EXTENSIONS} extension headers in a row "
+                                      f"at byte {self.offset}")
+            if total > MAX_EXTENSION_TOTAL:
+                raise _ArchiveRefused(f"more than {MAX_EXTENSION_TOTAL} bytes of extension headers")
+            tar._ad_chain, tar._ad_extension_bytes = chain, total
+        else:
+            tar._ad_chain = 0
+        if self.type == tarfile.GNUTYPE_SPARSE:
+            raise _ArchiveRefused(f"member {self.name[:200]!r} is a sparse file")
+        return super()._proc_member(tar)  # type: ignore[misc]
+
+    def _proc_gnusparse_00(self, *args: Any) -> None:
+        raise _ArchiveRefused(f"member {self.name[:200]!r} is a sparse file")
+
+    _proc_gnusparse_01 = _proc_gnusparse_00
+    _proc_gnusparse_10 = _proc_gnusparse_00
+
+
 def _member_parts(name: str, what: str, member: str) -> List[str]:
-    """Components of a member name (or hard-link target), refusing absolute names and ``..``."""
+    """Components of a member name (or hard-link target), refusing absolute names, ``..`` and
+    names deeper than MAX_MEMBER_DEPTH."""
     shown = repr(name) if name == member else f"{name!r} (link target of {member!r})"
     if "\x00" in name:
-        raise SnapshotError(f"archive member {shown}: NUL byte in {what}")
+        raise SnapshotError(f"archive member {shown[:200]}: NUL byte in {what}")
     if name.startswith("/") or (len(name) > 1 and name[1] == ":") or name.startswith("\\"):
-        raise SnapshotError(f"archive member {shown}: absolute {what} refused")
+        raise SnapshotError(f"archive member {shown[:200]}: absolute {what} refused")
     parts = _split(name.replace("\\", "/"))
     if ".." in parts:
-        raise SnapshotError(f"archive member {shown}: '..' in {what} refused")
+        raise SnapshotError(f"archive member {shown[:200]}: '..' in {what} refused")
+    if len(parts) > MAX_MEMBER_DEPTH:
+        raise SnapshotError(f"archive member {shown[:120]}…: {len(parts)} folders deep, more than the "
+                            f"{MAX_MEMBER_DEPTH} allowed; refused")
     return parts
 
 
@@ -677,53 +758,130 @@ def _check_symlink_target(parts: List[str], target: str, member: str) -> None:
             where.append(piece)
 
 
-def _ensure_dirs(dest: str, parts: List[str], member: str) -> str:
-    """Create ``dest/parts...`` as folders, refusing to go through anything but a real folder."""
-    current = dest
-    for piece in parts:
-        current = os.path.join(current, piece)
+class _Unpacker:
+    """Writes members under ``dest``, never through anything but a folder it made itself.
+
+    Folders made so far are remembered, so each member costs one ``open``/``mkdir`` and no
+    ``lstat`` per path component: 50,000 members unpack in seconds, not half a minute.
+    """
+
+    def __init__(self, dest: str) -> None:
+        self.dest = dest
+        self.folders: Set[Tuple[str, ...]] = {()}  # folders we created, as components (dest is ())
+
+    def ensure_dirs(self, parts: Sequence[str], member: str) -> str:
+        """Create ``dest/parts...`` as folders, refusing to go through anything but a folder."""
+        for depth in range(1, len(parts) + 1):
+            key = tuple(parts[:depth])
+            if key in self.folders:
+                continue
+            current = os.path.join(self.dest, *key)
+            try:
+                os.mkdir(current, 0o700)
+            except FileExistsError:
+                # Only a member we wrote can be there; folders are in self.folders, so this is a
+                # file or a symlink: never go through it.
+                raise SnapshotError(f"archive member {member!r}: goes through {parts[depth - 1]!r}, "
+                                    "which is not a folder") from None
+            self.folders.add(key)
+        return os.path.join(self.dest, *parts)
+
+    def parent_of(self, parts: Sequence[str], member: str) -> str:
+        """Create the member's parent folders; return the member's own path (cleared)."""
+        parent = self.ensure_dirs(parts[:-1], member)
+        path = os.path.join(parent, parts[-1])
+        if tuple(parts) in self.folders:
+            raise SnapshotError(f"archive member {member!r}: replaces a folder")
+        return path
+
+    def replace_file(self, path: str, make: Callable[[], Any]) -> Any:
+        """Run ``make`` (which creates ``path`` exclusively); a later member of the same name
+        replaces the earlier file or symlink (as tar does), never following it."""
         try:
-            st = os.lstat(current)
-        except FileNotFoundError:
-            os.mkdir(current, 0o700)
-            continue
-        if not statmod.S_ISDIR(st.st_mode):
-            raise SnapshotError(f"archive member {member!r}: goes through {piece!r}, which is not a folder")
-    return current
+            return make()
+        except FileExistsError:
+            os.unlink(path)
+            return make()
 
+    def extract(self, tar: tarfile.TarFile, member: tarfile.TarInfo) -> None:
+        name = member.name
+        parts = _member_parts(name, "name", name)
+        if not parts:
+            return  # "./": the archive root itself
+        if member.isdir():
+            if tuple(parts) not in self.folders:
+                self.ensure_dirs(parts, name)
+            return
+        if member.issym():
+            _check_symlink_target(parts, member.linkname, name)
+            path = self.parent_of(parts, name)
+            self.replace_file(path, lambda: os.symlink(member.linkname, path))
+            return
+        if member.islnk():
+            self._hard_link(parts, member)
+            return
+        if member.isreg() and not member.issparse():
+            self._regular(tar, parts, member)
+            return
+        kind = ("device file" if (member.ischr() or member.isblk()) else
+                "FIFO" if member.isfifo() else "sparse file" if member.issparse() else "special member")
+        raise SnapshotError(f"archive member {name!r}: {kind} refused (snapshots store devices as empty files)")
 
-def _ensure_parent(dest: str, parts: List[str], member: str) -> str:
-    """Create the member's parent folders (never through a symlink); return the member's path."""
-    return os.path.join(_ensure_dirs(dest, parts[:-1], member), parts[-1])
+    def _hard_link(self, parts: List[str], member: tarfile.TarInfo) -> None:
+        # Hard links name another member of the archive: copy that member's data.
+        name = member.name
+        source_parts = _member_parts(member.linkname, "link target", name)
+        source = os.path.join(self.dest, *source_parts)
+        try:
+            st = os.lstat(source)
+        except OSError:
+            raise SnapshotError(f"archive member {name!r}: hard link to {member.linkname!r}, "
+                                "which is not an earlier file of the archive") from None
+        if not statmod.S_ISREG(st.st_mode) or _passes_symlink(self.dest, source_parts):
+            raise SnapshotError(f"archive member {name!r}: hard link to {member.linkname!r} refused")
+        path = self.parent_of(parts, name)
+        with _open_nofollow(source) as src, self.replace_file(path, lambda: _create(path)) as out:
+            shutil.copyfileobj(src, out)
 
-
-def _clear(path: str, member: str) -> None:
-    """Remove an earlier member of the same name (never follows a link)."""
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return
-    if statmod.S_ISDIR(st.st_mode):
-        raise SnapshotError(f"archive member {member!r}: replaces a folder")
-    os.unlink(path)
+    def _regular(self, tar: tarfile.TarFile, parts: List[str], member: tarfile.TarInfo) -> None:
+        name = member.name
+        path = self.parent_of(parts, name)
+        with self.replace_file(path, lambda: _create(path)) as out:
+            if member.size > 0:
+                stream = tar.extractfile(member)
+                if stream is None:  # pragma: no cover - isreg() members always have data
+                    raise SnapshotError(f"archive member {name!r}: no data")
+                with stream:
+                    while True:
+                        chunk = stream.read(1024 * 1024)
+                        if not chunk:
+                            break
+                        out.write(chunk)
+            out.flush()
+            # Keep the recorded modification time: log checks say how old each log is.
+            with contextlib.suppress(OSError, OverflowError, ValueError, TypeError, NotImplementedError):
+                os.utime(out.fileno(), (member.mtime, member.mtime))
 
 
 def safe_extract(archive: str, dest: str, max_members: int = MAX_MEMBERS,
                  max_member_bytes: int = MAX_MEMBER_BYTES, max_total_bytes: int = MAX_TOTAL_BYTES) -> None:
-    """Unpack a snapshot archive into the empty folder ``dest``, checking every member."""
+    """Unpack a snapshot archive into the empty folder ``dest``, checking every member.
+
+    Raises ``SnapshotError`` with one line for anything refused or damaged.
+    """
     try:
-        tar = tarfile.open(archive, "r:*")  # noqa: SIM115 - closed by `with tar` below
+        tar = tarfile.open(archive, "r:*", tarinfo=_GuardedTarInfo)  # noqa: SIM115 - closed below
+    except _ArchiveRefused as exc:
+        raise SnapshotError(f"archive refused: {exc}") from None
     except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
         raise SnapshotError(f"not a snapshot directory or .tar.gz archive ({_one_line(exc)})") from None
+    unpacker = _Unpacker(dest)
     count = 0
     total = 0
     try:
         with tar:
             while True:
-                try:
-                    member = tar.next()
-                except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
-                    raise SnapshotError(f"damaged archive ({_one_line(exc)})") from None
+                member = tar.next()
                 if member is None:
                     break
                 count += 1
@@ -732,70 +890,19 @@ def safe_extract(archive: str, dest: str, max_members: int = MAX_MEMBERS,
                 # Check sizes before tarfile seeks past the data: a forged header with a huge
                 # size must not make us decompress gigabytes.
                 if member.size > max_member_bytes:
-                    raise SnapshotError(f"archive member {member.name!r}: {member.size} bytes, more than "
+                    raise SnapshotError(f"archive member {member.name[:200]!r}: {member.size} bytes, more than "
                                         f"the {max_member_bytes} allowed")
                 total += max(member.size, 0)
                 if total > max_total_bytes:
-                    raise SnapshotError(f"archive member {member.name!r}: the archive unpacks to more than "
+                    raise SnapshotError(f"archive member {member.name[:200]!r}: the archive unpacks to more than "
                                         f"{max_total_bytes} bytes; refused")
-                _extract_member(tar, member, dest, archive)
-    except (OSError, EOFError, zlib.error) as exc:
+                unpacker.extract(tar, member)
+    except _ArchiveRefused as exc:
+        raise SnapshotError(f"archive refused: {exc}") from None
+    except (tarfile.TarError, EOFError, zlib.error) as exc:
+        raise SnapshotError(f"damaged archive ({_one_line(exc)})") from None
+    except OSError as exc:
         raise SnapshotError(f"cannot unpack ({_one_line(exc)})") from None
-
-
-def _extract_member(tar: tarfile.TarFile, member: tarfile.TarInfo, dest: str, archive: str) -> None:
-    name = member.name
-    parts = _member_parts(name, "name", name)
-    if not parts:
-        return  # "./": the archive root itself
-    if member.isdir():
-        _ensure_dirs(dest, parts, name)
-        return
-    if member.issym():
-        _check_symlink_target(parts, member.linkname, name)
-        path = _ensure_parent(dest, parts, name)
-        _clear(path, name)
-        os.symlink(member.linkname, path)
-        return
-    if member.islnk():
-        # Hard links name another member of the archive: copy that member's data.
-        source_parts = _member_parts(member.linkname, "link target", name)
-        source = os.path.join(dest, *source_parts)
-        try:
-            st = os.lstat(source)
-        except OSError:
-            raise SnapshotError(f"archive member {name!r}: hard link to {member.linkname!r}, "
-                                "which is not an earlier file of the archive") from None
-        if not statmod.S_ISREG(st.st_mode) or _passes_symlink(dest, source_parts):
-            raise SnapshotError(f"archive member {name!r}: hard link to {member.linkname!r} refused")
-        path = _ensure_parent(dest, parts, name)
-        _clear(path, name)
-        with _open_nofollow(source) as src, _create(path) as out:
-            shutil.copyfileobj(src, out)
-        return
-    if member.isreg() and not member.issparse():
-        path = _ensure_parent(dest, parts, name)
-        _clear(path, name)
-        stream = tar.extractfile(member)
-        if stream is None:  # pragma: no cover - isreg() members always have data
-            raise SnapshotError(f"archive member {name!r}: no data")
-        written = 0
-        with stream, _create(path) as out:
-            while True:
-                chunk = stream.read(1024 * 1024)
-                if not chunk:
-                    break
-                written += len(chunk)
-                if written > member.size:  # pragma: no cover - tarfile stops at the declared size
-                    raise SnapshotError(f"archive member {name!r}: more data than declared")
-                out.write(chunk)
-        # Keep the recorded modification time: log checks say how old each log is.
-        with contextlib.suppress(OSError, OverflowError, ValueError):
-            os.utime(path, (member.mtime, member.mtime))
-        return
-    kind = ("device file" if (member.ischr() or member.isblk()) else
-            "FIFO" if member.isfifo() else "sparse file" if member.issparse() else "special member")
-    raise SnapshotError(f"archive member {name!r}: {kind} refused (snapshots store devices as empty files)")
 
 
 def _passes_symlink(dest: str, parts: List[str]) -> bool:
