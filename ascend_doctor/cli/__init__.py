@@ -23,6 +23,7 @@ SUBCOMMANDS: Dict[str, Tuple[str, str, str]] = {
     "diagnose": ("ascend_doctor.cli.diagnose_cmd", "diagnose", "Explain the Ascend errors found in a log or paste."),
     "model": ("ascend_doctor.cli.model_cmd", "model", "Inspect model weights and write/verify manifests."),
     "plan": ("ascend_doctor.cli.plan_cmd", "plan", "Will this model fit, and on how many cards?"),
+    "probe": ("ascend_doctor.cli.probe_cmd", "probe", "Grade a serving vLLM/MindIE endpoint: latency, throughput, R1."),
     "report": ("ascend_doctor.cli.report_cmd", "report", "Show a saved JSON report in any format, or diff two."),
     "watch": ("ascend_doctor.cli.watch_cmd", "watch", "Watch the NPUs live; alert on heat, full HBM, idling, leaks."),
 }
@@ -44,7 +45,6 @@ class LazyGroup(click.Group):
         command: click.Command = getattr(module, attr)
         return command
 
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
     def invoke(self, ctx: click.Context) -> Any:
         # Ctrl-C/SIGTERM -> exit 130/143 with children killed; a closed stdout pipe is not an error.
         from ascend_doctor.cli._runtime import command_runtime
@@ -52,6 +52,7 @@ class LazyGroup(click.Group):
         with command_runtime():
             return super().invoke(ctx)
 
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # Short help comes from the table, so --help does not import every subcommand.
         rows = [(name, SUBCOMMANDS[name][2]) for name in self.list_commands(ctx)]
         with formatter.section("Commands"):

@@ -1,0 +1,252 @@
+"""``ascend-doctor probe URL``: grade a running OpenAI-compatible endpoint (vLLM-Ascend, MindIE)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Any, Callable, List, Optional, Tuple
+
+import click
+
+from ascend_doctor.cli._common import fail, guard_output, handle_errors, report_output_options
+from ascend_doctor.exitcodes import ExitCode
+
+ENV_API_KEY = "ASCEND_DOCTOR_API_KEY"
+
+
+def _split_prefixes(values: Tuple[str, ...]) -> Tuple[str, ...]:
+    out: List[str] = []
+    for value in values:
+        out.extend(p.strip() for p in value.split(",") if p.strip())
+    return tuple(out)
+
+
+def api_root(url: str) -> str:
+    """The server root of an OpenAI-compatible URL: ``http://h:8000/v1/`` -> ``http://h:8000``."""
+    root = url.strip().rstrip("/")
+    if root.endswith("/v1"):
+        root = root[: -len("/v1")]
+    return root
+
+
+def _check_url(url: str, option: str) -> None:
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+        parts.port  # noqa: B018  (raises ValueError on a bad port)
+    except ValueError as exc:
+        raise click.BadParameter(f"not a URL: {exc}", param_hint=option) from None
+    if parts.scheme not in ("http", "https") or not host:
+        raise click.BadParameter("give an http:// or https:// URL with a host, e.g. http://127.0.0.1:8000",
+                                 param_hint=option)
+
+
+@click.command("probe")
+@click.argument("url")
+@click.option("--model", metavar="NAME", default=None, help="Served model to probe (default: the first in /v1/models).")
+@click.option("--api-key", "api_key", metavar="KEY", envvar=ENV_API_KEY, show_envvar=True, default=None,
+              help="Bearer key for the endpoint (never printed). Prefer the environment variable.")
+@click.option("--health-url", metavar="URL", default=None,
+              help="The engine's health route when it is elsewhere (MindIE: the management port, default 1026).")
+@click.option("--timeout", type=click.FloatRange(0.1, 3600), default=60.0, show_default=True,
+              help="Seconds one request may take in total (and may stay silent).")
+@click.option("--requests", "requests_", type=click.IntRange(1, 1000), default=5, show_default=True,
+              help="Streamed requests at concurrency 1 (TTFT, inter-token latency, decode speed).")
+@click.option("--concurrency", type=click.IntRange(1, 1024), default=16, show_default=True,
+              help="Concurrent requests for the throughput phase (2 x N requests in all).")
+@click.option("--max-tokens", type=click.IntRange(1, 1_000_000), default=256, show_default=True,
+              help="max_tokens of each request (seed 003 §3.3 uses 256).")
+@click.option("--save", metavar="FILE", default=None,
+              help="Save the deterministic answer (and its request) to FILE.")
+@click.option("--compare", metavar="FILE", default=None,
+              help="Replay the request saved in FILE and compare the answers.")
+@click.option("--stress", is_flag=True, help="Also send the longest prompts at the highest concurrency.")
+@click.option("--duration", type=click.FloatRange(1, 3600), default=30.0, show_default=True,
+              help="Seconds the --stress load lasts.")
+@click.option("--stress-concurrency", type=click.IntRange(1, 4096), default=64, show_default=True,
+              help="Concurrent requests under --stress.")
+@click.option("--stress-tokens", type=click.IntRange(16, 10_000_000), default=None,
+              help="Prompt tokens under --stress (default: max_model_len from /v1/models, else 2048).")
+@click.option("--max-ttft-ms", type=click.FloatRange(1, 3_600_000), default=None,
+              help="TTFT threshold at concurrency 1 [default: 500, seed 003 §6 for a 7B on 910B].")
+@click.option("--min-decode-tps", type=click.FloatRange(0.01, 1_000_000), default=None,
+              help="Decode tokens/s threshold at concurrency 1 [default: 30, seed 003 §6].")
+@click.option("--max-repeat-ratio", type=click.FloatRange(0, 1), default=None,
+              help="Share of repeated 4-grams a reply may have [default: 0.30].")
+@click.option("--ca-cert", metavar="FILE", default=None, help="CA bundle to verify an HTTPS endpoint with.")
+@click.option("--insecure", is_flag=True, help="Do not verify the HTTPS certificate (self-signed MindIE certs).")
+@report_output_options
+@click.option("--select", multiple=True, metavar="PREFIX",
+              help="Run only checks whose id starts with PREFIX (repeatable or comma-separated).")
+@click.option("--ignore", multiple=True, metavar="PREFIX", help="Skip checks whose id starts with PREFIX.")
+@click.option("--fail-on", type=click.Choice(["fail", "warn"]), default="fail", show_default=True,
+              help="Lowest status that makes the exit code 1.")
+@click.option("--progress/--no-progress", default=True, show_default=True, help="Progress lines on stderr.")
+@click.option("-v", "--verbose", is_flag=True, help="Show evidence under each result.")
+@handle_errors
+def probe(url: str, model: Optional[str], api_key: Optional[str], health_url: Optional[str], timeout: float,
+          requests_: int, concurrency: int, max_tokens: int, save: Optional[str], compare: Optional[str],
+          stress: bool, duration: float, stress_concurrency: int, stress_tokens: Optional[int],
+          max_ttft_ms: Optional[float], min_decode_tps: Optional[float], max_repeat_ratio: Optional[float],
+          ca_cert: Optional[str], insecure: bool, fmt: str, output: Optional[str], select: Tuple[str, ...],
+          ignore: Tuple[str, ...], fail_on: str, progress: bool, verbose: bool) -> None:
+    """Grade a running OpenAI-compatible endpoint (vLLM-Ascend, MindIE): reachability, the served
+    models, the health route, one deterministic answer, TTFT and decode speed at concurrency 1,
+    throughput at --concurrency, R1 reasoning and repetition, and with --stress a bounded crash test.
+
+    \b
+    Examples:
+      ascend-doctor probe http://127.0.0.1:8000
+      ascend-doctor probe http://10.0.0.5:1025 --model deepseek-r1-distill-7b --save answer.json
+      ascend-doctor probe http://10.0.0.5:1025 --compare answer.json --format json -o probe.json
+      ASCEND_DOCTOR_API_KEY=... ascend-doctor probe https://gw:8443/v1 --ca-cert ca.pem
+      ascend-doctor probe http://127.0.0.1:8000 --stress --duration 60 --max-ttft-ms 2000
+
+    \b
+    Exit codes: 0 nothing at or above --fail-on, 1 a FAIL (or a WARN with --fail-on warn),
+    2 usage error, 3 a check ended in ERROR (e.g. --save could not write) and nothing failed,
+    130 interrupted by Ctrl-C (the report of what was measured is still printed).
+    """
+    _check_url(url, "URL")
+    if health_url:
+        _check_url(health_url, "--health-url")
+    if ca_cert and insecure:
+        raise click.UsageError("--ca-cert and --insecure contradict each other: choose one")
+    if ca_cert and not os.path.isfile(ca_cert):
+        raise click.BadParameter(f"{ca_cert} is not a file", param_hint="--ca-cert")
+    guard_output(output, files=(save, compare))
+    _check_answer_files(save, compare)
+
+    from ascend_doctor.endpoint.records import ProbeFacts, ProbeSettings
+    from ascend_doctor.endpoint.redact import Redactor, redact_url, url_secrets
+    from ascend_doctor.endpoint.thresholds import thresholds_from_options
+    from ascend_doctor.options import RunOptions
+
+    root = api_root(url)
+    redactor = Redactor([api_key or "", *url_secrets(url), *url_secrets(health_url or "")])
+    settings = ProbeSettings(
+        url=redact_url(root), model=model, timeout_s=timeout, requests=requests_, concurrency=concurrency,
+        max_tokens=max_tokens, stress=stress, duration_s=duration, stress_concurrency=stress_concurrency,
+        stress_tokens=stress_tokens, save=save, compare=compare,
+        health_url=redact_url(health_url) if health_url else None,
+        thresholds=thresholds_from_options(max_ttft_ms, min_decode_tps, max_repeat_ratio))
+    options = RunOptions(timeout_s=timeout, select=_split_prefixes(select), ignore=_split_prefixes(ignore),
+                         fail_on=fail_on)
+    facts = ProbeFacts(settings)
+    verify: Any = ca_cert if ca_cert else not insecure
+    started = time.monotonic()
+    interrupted = _measure(facts, root, api_key, health_url, verify, redactor, progress)
+
+    from ascend_doctor.endpoint.grading import probe_report
+    from ascend_doctor.render import emit_report
+
+    report = probe_report(facts, options, time.monotonic() - started)
+    emit_report(report, fmt, output, verbose)
+    if interrupted is not None:
+        sys.exit(int(interrupted))
+    sys.exit(int(report.exit_code))
+
+
+def _check_answer_files(save: Optional[str], compare: Optional[str]) -> None:
+    """Bad --save/--compare files are usage errors, found before any request is sent."""
+    from ascend_doctor.endpoint import answerfile
+
+    if compare:
+        try:
+            answerfile.load(compare)
+        except answerfile.AnswerFileError as exc:
+            fail(str(exc), ExitCode.USAGE)
+    if save:
+        import stat
+
+        try:
+            st = os.lstat(save)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            fail(f"cannot write {save}: {exc.strerror or exc}", ExitCode.USAGE)
+        if not stat.S_ISREG(st.st_mode):
+            fail(f"will not write {save}: it exists and is not a regular file", ExitCode.USAGE)
+
+
+def _measure(facts: Any, root: str, api_key: Optional[str], health_url: Optional[str], verify: Any,
+             redactor: Any, progress: bool) -> Optional[int]:
+    """Run the probe; on Ctrl-C (or SIGTERM) stop at once and return the exit code to end with."""
+    import threading
+
+    from ascend_doctor.endpoint.client import EndpointClient
+    from ascend_doctor.endpoint.measure import Probe, finish
+
+    if verify is False:
+        import urllib3
+
+        urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
+    cancel = threading.Event()
+    client = EndpointClient(root, api_key, facts.settings.timeout_s, verify, redactor)
+    interrupted: Optional[int] = None
+    try:
+        with _Progress(progress) as (say, status):
+            Probe(client, facts.settings, cancel, say, status, health_url).run(facts)
+    except KeyboardInterrupt as exc:
+        cancel.set()
+        client.abort_all()
+        facts.interrupted = True
+        terminated = type(exc).__name__ == "Terminated"  # ascend_doctor.interrupt raises it for SIGTERM
+        interrupted = int(ExitCode.TERMINATED if terminated else ExitCode.INTERRUPTED)
+        click.echo("", err=True)
+        click.echo("ascend-doctor: interrupted; grading what was measured so far", err=True)
+    finally:
+        client.close()
+    finish(facts)
+    return interrupted
+
+
+class _Progress:
+    """Progress on stderr: phase lines, and a status line updated every second (a live line on a
+    terminal, a plain line every few seconds elsewhere)."""
+
+    PLAIN_EVERY_S = 5.0
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self._status: Any = None
+        self._last_plain = time.monotonic()
+
+    def __enter__(self) -> Tuple[Callable[[str], None], Callable[[str], None]]:
+        if self.enabled and sys.stderr.isatty():
+            from ascend_doctor.cli._common import stderr_console
+
+            self._console = stderr_console()
+            self._status = self._console.status("probing...")
+            self._status.__enter__()
+        return self.say, self.status
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._status is not None:
+            self._status.__exit__(*exc)
+
+    def say(self, text: str) -> None:
+        if not self.enabled:
+            return
+        if self._status is not None:
+            from rich.text import Text
+
+            self._console.print(Text(f"probe: {text}", style="dim"))
+            self._status.update(text)
+        else:
+            click.echo(f"probe: {text}", err=True)
+
+    def status(self, text: str) -> None:
+        if not self.enabled:
+            return
+        if self._status is not None:
+            self._status.update(text)
+            return
+        now = time.monotonic()
+        if now - self._last_plain >= self.PLAIN_EVERY_S:
+            self._last_plain = now
+            click.echo(f"probe: {text}", err=True)
+
