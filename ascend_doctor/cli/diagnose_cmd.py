@@ -61,11 +61,14 @@ def diagnose(source: str, fmt: str, output: Optional[str]) -> None:
             stream.close()
     notes = _notes(result)
     code = ExitCode.FINDINGS if result.found else ExitCode.OK
+    from ascend_doctor.redaction.secrets import redact_json, redact_text
+
+    # The quoted log lines may hold tokens or passwords: never echo them (docs/redaction.md).
     if fmt == "json":
-        text = dump_json(_as_json(result, notes, scanner.db, int(code)))
+        text = dump_json(redact_json(_as_json(result, notes, scanner.db, int(code))))
     else:
         color = output in (None, "-") and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-        text = render_text(result, notes, color=color)
+        text = redact_text(render_text(result, notes, color=color))
     write_output(text, output)
     sys.exit(int(code))
 

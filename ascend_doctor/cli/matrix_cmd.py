@@ -322,6 +322,7 @@ def update_cmd(url: Optional[str], file_path: Optional[str], sha256: Optional[st
     import re
 
     from ascend_doctor.matrix.update import UpdateError, update_from_file, update_from_url
+    from ascend_doctor.redaction.secrets import redact_text
 
     if bool(url) == bool(file_path):
         fail("give exactly one of --url URL or --file FILE", ExitCode.USAGE)
@@ -334,7 +335,7 @@ def update_cmd(url: Optional[str], file_path: Optional[str], sha256: Optional[st
             assert file_path is not None
             result = update_from_file(file_path, sha256=sha256, force=force)
     except UpdateError as exc:
-        fail(str(exc), exc.code)
+        fail(redact_text(str(exc)), exc.code)  # a URL's user:password never reaches the terminal
     if fmt == "json":
         write_output(dump_json(result.to_dict()), output)
         return

@@ -10,8 +10,9 @@ A snapshot is meant to be sent to someone else, so the capture is conservative:
 * file contents are copied only from the Ascend install roots and a few system areas
   (``CAPTURE_ROOTS``); a symlink that leads elsewhere is kept as a symlink, its target is not
   copied. Files are bounded in size; devices are recorded as empty files;
-* environment variables and process command lines whose names look secret are redacted, and
-  so are passwords inside URLs (``https://user:pass@proxy``);
+* secrets are redacted by name and by value (ascend_doctor/redaction/secrets.py, the policy in
+  docs/redaction.md): environment variables, process command lines, command outputs, copied
+  files and log tails;
 * nothing under the model folders is read (no weights).
 """
 
@@ -27,12 +28,13 @@ import stat as statmod
 import tarfile
 import tempfile
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ascend_doctor import __version__
 from ascend_doctor.host.base import DEFAULT_TIMEOUT_S, CommandResult, CommandStatus, HostFileError, command_file_name
 from ascend_doctor.host.live import LiveHost
 from ascend_doctor.host.snapshot import SNAPSHOT_FORMAT
+from ascend_doctor.redaction.secrets import redact_cmdline, redact_env, redact_snapshot_files
 
 # Commands run on every capture (concurrently, each with the --timeout).
 CAPTURE_COMMANDS: Tuple[Tuple[str, ...], ...] = (
@@ -161,44 +163,6 @@ MAX_CAPTURE_FILE_BYTES = 1024 * 1024
 MAX_CAPTURE_TOTAL_BYTES = 64 * 1024 * 1024
 MAX_LINKS = 40
 
-SECRET_NAME = re.compile(r"TOKEN|KEY|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
-URL_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]+@")
-REDACTED = "<redacted>"
-
-
-# -- redaction --------------------------------------------------------------------------------
-
-
-def redact_value(value: str) -> str:
-    """Hide credentials embedded in URLs (``http://user:pass@proxy:8080``)."""
-    return URL_USERINFO.sub(lambda m: f"{m.group('scheme')}{REDACTED}@", value)
-
-
-def redact_env(env: Mapping[str, str]) -> Dict[str, str]:
-    """Environment with secret-looking variables replaced by ``<redacted>``."""
-    return {name: REDACTED if SECRET_NAME.search(name) else redact_value(value)
-            for name, value in sorted(env.items())}
-
-
-def redact_cmdline(args: Sequence[str]) -> List[str]:
-    """Hide ``--api-key X``, ``--token=X`` and ``PASSWORD=X`` in a command line."""
-    out: List[str] = []
-    hide_next = False
-    for arg in args:
-        if hide_next:
-            out.append(REDACTED)
-            hide_next = False
-            continue
-        name, sep, _ = arg.partition("=")
-        if sep and SECRET_NAME.search(name):
-            out.append(f"{name}={REDACTED}")
-            continue
-        if arg.startswith("-") and SECRET_NAME.search(arg):
-            hide_next = True
-        out.append(redact_value(arg))
-    return out
-
-
 # -- the capture ----------------------------------------------------------------------------
 
 
@@ -324,6 +288,7 @@ def _build(tree: str, live: LiveHost, timeout_s: float, say: Progress, summary: 
         "capture_notes": summary.notes,
     }
     _write_json(os.path.join(tree, "snapshot.json"), meta)
+    redact_snapshot_files(tree)  # secrets by value in command outputs, copied files and log tails
     if finish is not None:  # e.g. --model: adds to the finished tree before it is archived
         finish(tree)
 

@@ -262,8 +262,15 @@ def _write_source_note(folder: str, data: Dict[str, Any]) -> None:
 def update_from_url(url: str, *, sha256: Optional[str] = None, force: bool = False,
                     timeout: float = DEFAULT_TIMEOUT, data_dir: Optional[str] = None,
                     max_bytes: int = MAX_MATRIX_BYTES) -> UpdateResult:
-    data = download(url, timeout=timeout, max_bytes=max_bytes)
-    return install(data, url, sha256=sha256, force=force, data_dir=data_dir)
+    """Download and install; the URL is echoed and stored (matrix.source.json) with its
+    credentials and signed parameters redacted (docs/redaction.md), in errors too."""
+    from ascend_doctor.redaction.secrets import redact_text, redact_url
+
+    try:
+        data = download(url, timeout=timeout, max_bytes=max_bytes)
+        return install(data, redact_url(url), sha256=sha256, force=force, data_dir=data_dir)
+    except UpdateError as exc:
+        raise UpdateError(redact_text(str(exc)), exc.code) from None
 
 
 def update_from_file(path: str, *, sha256: Optional[str] = None, force: bool = False,

@@ -24,6 +24,9 @@ FORMAT_HELP = {
 
 def emit_report(report: Report, fmt: str, output: Optional[str], verbose: bool = False) -> None:
     """Print ``report`` in ``fmt`` to standard output, or write it atomically to ``output``."""
+    from ascend_doctor.redaction.secrets import redact_report
+
+    report = redact_report(report)  # no secret reaches any format (docs/redaction.md)
     from ascend_doctor.cli._common import write_output
 
     if fmt != "text":
