@@ -25,7 +25,11 @@ DIFF_SCHEMA = ROOT / "docs" / "report-diff-schema.json"
 
 
 def invoke(*args: str, stdin: Any = None) -> Result:
-    return CliRunner().invoke(main, list(args), input=stdin, catch_exceptions=False)
+    try:  # click < 8.2 mixes stderr into stdout unless told not to
+        runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]
+    except TypeError:
+        runner = CliRunner()
+    return runner.invoke(main, list(args), input=stdin, catch_exceptions=False)
 
 
 def save(tmp_path: Path, name: str, data: Any) -> str:
