@@ -350,6 +350,35 @@ def test_review_M7(m: Matrix) -> None:
     assert drivers["24.1.RC2"].kind is VerdictKind.COMPATIBLE and drivers["24.1.RC2"].message.startswith("works:")
 
 
+def test_review_M8(m: Matrix) -> None:
+    """--driver 24.1.rc3: every row stays "compatible (inferred)", and the CANN of the same release
+    code (C19: CANN 8.0.RC3) is named as the natural pair, as an inference."""
+    from ascend_doctor.matrix.lookup import lookup
+
+    result = lookup(m, driver="24.1.rc3")[0]
+    assert next(v for k, v in result.facts if k == "same release code").startswith("V100R001C19: CANN 8.0.RC3")
+    assert not any(a.verdict.kind is VerdictKind.RECOMMENDED for a in result.answers if a.component == "cann")
+
+
+def test_review_M10(m: Matrix) -> None:
+    """Correct in 0.1.0 and kept: 25.0.rc1.1 -> CANN 8.5.0/8.5.1 compatible, 8.1.RC1 recommended,
+    firmware 7.7.0.1.231."""
+    answers = _answers(m, driver="25.0.rc1.1")
+    cann = {a.version: a.verdict.kind for a in answers if a.component == "cann"}
+    assert cann["8.5.0"] is VerdictKind.COMPATIBLE and cann["8.5.1"] is VerdictKind.COMPATIBLE
+    assert cann["8.1.RC1"] is VerdictKind.RECOMMENDED
+    assert any(a.component == "firmware" and a.version == "7.7.0.1.231" for a in answers)
+
+
+def test_review_M11(m: Matrix) -> None:
+    """Correct in 0.1.0 and kept: torch_npu 2.5.1 -> torch 2.5.1, CANN 8.1.RC1, Python 3.9-3.11."""
+    answers = {a.component: a.version for a in _answers(m, torch_npu="2.5.1")
+               if a.verdict.kind is not VerdictKind.COMPATIBLE or a.component == "python"}
+    assert answers["torch"] == "2.5.1" and answers["cann"] == "8.1.RC1" and answers["python"] == "3.9-3.11"
+    old = {a.component: a.version for a in _answers(m, torch_npu="2.1.0.post8")}
+    assert old["torch"] == "2.1.0" and old["cann"] == "8.0.RC3" and old["python"] == "3.8-3.11"
+
+
 def test_review_M9(m: Matrix) -> None:
     """CANN 8.2.RC1 with driver 24.1.rc3 comes from MindIE 2.1.RC1's list, not a CANN release note."""
     verdict = m.cann_vs_driver("8.2.RC1", "24.1.rc3")
@@ -417,3 +446,21 @@ def test_review_M17() -> None:
 
 def test_samples_used_here_exist() -> None:
     assert (SAMPLES / "npu-smi-info/vllm-ascend-6509-8x910B2-25.5.0.txt").is_file()
+
+
+ALL_SCENARIOS = sorted(p.name for p in FIXTURES.iterdir() if (p / "expected.yaml").is_file())
+
+
+@pytest.mark.parametrize("name", ALL_SCENARIOS)
+def test_no_fixture_prints_a_made_up_package_name(name: str) -> None:
+    """Rows 1, 2, 28, 30 over every fixture: no `$(uname -m)` inside a file name, no HDK driver file
+    spelled x86_64, no <chip> placeholder in an HDK name, no 910b HDK on an A3, no lower-case A3 ops."""
+    results = scenario(name)
+    text = remediations(results)
+    assert "$(uname" not in text
+    assert not [n for n in HDK_NAME.findall(text) if "x86_64" in n]
+    assert "Ascend-hdk-<chip>" not in text and "Ascend-cann-a3-ops" not in text
+    host = json.loads((FIXTURES / name / "snapshot.json").read_text(encoding="utf-8"))
+    smi = FIXTURES / name / "commands" / "npu-smi_info.out"
+    if smi.is_file() and "Ascend910 " in smi.read_text(encoding="utf-8", errors="replace"):
+        assert "Ascend-hdk-910b" not in text, (name, host.get("arch"))

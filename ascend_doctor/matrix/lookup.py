@@ -180,6 +180,11 @@ def lookup_driver(m: Matrix, driver: str, chip: Optional[str] = None) -> LookupR
             result.answers.append(Answer("firmware", fw.firmware, _compat(
                 f"firmware {fw.firmware} (HDK {fw.hdk}) accepts driver {driver} ({fw.compatible_version_drv})",
                 fw.source)))
+    for row in m.code_alignment:
+        if any((v := try_ascend(h)) is not None and v.same_release(driver_v) for h in row.hdk) and row.cann:
+            # M8: the CANN of the same release code is the driver's natural pair (an inference)
+            result.facts.append(("same release code", f"{row.code}: CANN {', '.join(row.cann)} (inference from "
+                                 f"release codes; {'; '.join(row.source)})"))
     for sample in hdk._samples(m, ("driver",), driver_v, include_uncertain=True)[:1]:
         doubt = " [uncertain: a documentation example; not used for verdicts]" if sample.uncertain else ""
         if sample.compatible_version_fw:

@@ -29,9 +29,11 @@ COMPONENTS: Dict[str, Tuple[Tuple[str, ...], str]] = {
     "torch-npu": (("torch_npu", "torch_npu_cann", "torch_npu_runtime_map"), "torch_npu <-> torch <-> CANN"),
     "python": (("torch_python", "torch_npu_python"), "PyTorch / torch_npu <-> Python"),
     "vllm-ascend": (("vllm_ascend", "vllm_ascend_builds", "vllm_ascend_notes"), "vLLM-Ascend release matrix"),
-    "mindie": (("mindie", "mindie_unconfirmed", "mindie_motor"), "MindIE <-> CANN (<-> HDK, PTA)"),
+    "mindie": (("mindie", "mindie_images", "mindie_unconfirmed", "mindie_motor"), "MindIE <-> CANN (<-> HDK, PTA)"),
     "mindspeed": (("mindspeed", "mindstudio", "mindspore"), "MindSpeed, MindStudio, MindSpore <-> CANN"),
     "chips": (("chip_families", "chips", "torch_npu_hardware"), "chip names, families, memory, dtypes"),
+    "packages": (("package_conventions", "hdk_packages", "pip_indexes", "pypi_releases"),
+                 "package file names, HDK driver/firmware per family, install order, pip indexes"),
     "gaps": (("gaps", "snapshots"), "what the sources do not settle; repositories read"),
 }
 
@@ -54,15 +56,20 @@ COLUMNS: Dict[str, Tuple[str, ...]] = {
     "vllm_ascend": ("version", "vllm", "python", "cann", "torch", "torch_npu", "triton_ascend", "mooncake", "status"),
     "vllm_ascend_builds": ("tags", "base_image", "torch", "torch_npu"),
     "vllm_ascend_notes": ("topic", "text"),
-    "mindie": ("version", "cann", "hdk", "hdk_as_cann", "pta", "torch"),
+    "mindie": ("version", "cann", "hdk", "hdk_as_cann", "pta", "torch", "python"),
+    "mindie_images": ("mindie", "family", "image"),
     "mindie_unconfirmed": ("version", "likely_cann"),
     "mindie_motor": ("version", "vllm_ascend", "vllm", "hdk", "mindcluster", "mooncake"),
     "mindspeed": ("version", "pta", "cann", "torch", "python"),
     "mindstudio": ("version", "cann"),
     "mindspore": ("version", "cann"),
-    "chip_families": ("family", "description", "dtypes", "engines", "kernels_package"),
+    "chip_families": ("family", "description", "dtypes", "engines", "hdk_package", "kernels_package"),
     "chips": ("name", "family", "soc_version", "memory_mb", "aliases"),
     "snapshots": ("repo", "commit", "date"),
+    "package_conventions": ("topic", "template", "aarch64", "x86_64", "cann"),
+    "hdk_packages": ("family", "hdk", "driver", "firmware"),
+    "pip_indexes": ("use", "url", "after"),
+    "pypi_releases": ("package", "queried", "versions"),
     "gaps": ("topic", "text"),
 }
 
@@ -95,7 +102,7 @@ def resolve_component(name: Optional[str]) -> Optional[Tuple[str, ...]]:
     if key in COMPONENTS:
         return COMPONENTS[key][0]
     aliases = {"hdk": "hdk-cann", "cann": "hdk-cann", "driver": "hdk-cann", "torch": "torch-npu",
-               "vllm": "vllm-ascend", "chip": "chips", "code": "codes"}
+               "vllm": "vllm-ascend", "chip": "chips", "code": "codes", "pip": "packages", "package": "packages"}
     if key in aliases:
         return COMPONENTS[aliases[key]][0]
     return None
@@ -186,7 +193,10 @@ def _family_cell(row: ChipFamily, column: str) -> str:
     if column == "engines":
         return ", ".join(f"{k}: {v.support}" for k, v in row.engines.items())
     if column == "kernels_package" and row.kernels_package is not None:
-        return " / ".join(p for p in (row.kernels_package.legacy, row.kernels_package.ops) if p)
+        pkg = row.kernels_package
+        return " / ".join(p for p in (pkg.noarch, pkg.legacy, pkg.ops) if p)
+    if column == "hdk_package" and row.hdk_package is not None:
+        return f"{row.hdk_package.driver} / {row.hdk_package.firmware}"
     return _cell(getattr(row, column))
 
 
