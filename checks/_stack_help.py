@@ -37,11 +37,6 @@ def chip_family(ctx: CheckContext) -> Optional[str]:
     return getattr(chip, "family", None)
 
 
-def is_cann_85_or_later(version: Optional[str]) -> bool:
-    parsed = AscendVersion.try_parse(version or "")
-    return bool(parsed and (parsed.major, parsed.minor) >= (8, 5))
-
-
 def same_release(a: Optional[str], b: Optional[str]) -> Optional[bool]:
     """True/False when both parse as Ascend versions, None otherwise."""
     va, vb = AscendVersion.try_parse(a or ""), AscendVersion.try_parse(b or "")
