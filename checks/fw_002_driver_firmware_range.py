@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
+from ascend_doctor.versions import AscendVersion
 
 from ._stack_help import firmware_file, hdk_commands
 from ._support import verdict_finding
@@ -47,11 +48,16 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                       evidence)
         return
     if by_firmware is False and by_driver is not True:
+        # one HDK release for both halves: the newer of the two (never a downgrade of the running half)
+        newer = max((v for v in (AscendVersion.try_parse(driver_version or ""),
+                                 AscendVersion.try_parse(fw.info.package_version or "")) if v is not None),
+                    key=lambda v: v.sort_key, default=None)
         yield Finding(Status.FAIL, f"firmware {fw_version} (HDK {fw.info.package_version}) does not accept "
                       f"driver {driver_version}",
-                      "Install the driver and firmware of one HDK release, then reboot (an upgrade: firmware "
-                      "first, then driver):\n" + hdk_commands(ctx, fw.info.package_version, "upgrade")
-                      if fw.info.package_version else
+                      f"Install the driver and firmware of one HDK release ({newer.original}), then reboot (an "
+                      "overwrite install: firmware first, then driver):\n"
+                      + hdk_commands(ctx, newer.original, "upgrade")
+                      if newer is not None else
                       f"Install the driver and firmware of one HDK release, then reboot "
                       f"(ascend-doctor matrix lookup --driver {driver_version}).", evidence)
         return
