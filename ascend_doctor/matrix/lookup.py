@@ -125,7 +125,9 @@ def lookup_cann(m: Matrix, cann: str) -> LookupResult:
             result.facts.append(("community spellings", ", ".join(crel.community)))
     rec = m.recommended_for_cann(cann)
     if rec.get("driver"):
-        result.facts.append(("recommended driver", f"{rec['driver']} ({hdk.ORIGIN_TEXT[rec['driver_origin']]})"))
+        label = ("driver the quick-install page installs with it (works; no release pairing is recorded)"
+                 if rec["driver_origin"] == "quick_install" else "recommended driver")
+        result.facts.append((label, f"{rec['driver']} ({hdk.ORIGIN_TEXT[rec['driver_origin']]})"))
     result.facts.append(("NNAL", rec.get("nnal", cann)))
     return result
 
