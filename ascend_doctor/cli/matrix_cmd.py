@@ -6,7 +6,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import click
 
-from ascend_doctor.cli._common import dump_json, fail, handle_errors, output_options, write_output
+from ascend_doctor.cli._common import dump_json, fail, guard_output, handle_errors, output_options, write_output
 from ascend_doctor.exitcodes import ExitCode
 
 EXIT_CODES = ("Exit codes: 0 done, 1 validation failed / incompatible / rejected, 2 usage error, "
@@ -33,6 +33,17 @@ def load(ctx: click.Context) -> Any:
     for warning in matrix.warnings:
         click.echo(f"ascend-doctor: warning: {warning}", err=True)
     return matrix
+
+
+def _guard(ctx: click.Context, output: Optional[str], files: Tuple[str, ...] = (),
+           folders: Tuple[str, ...] = ()) -> None:
+    """-o must not replace a matrix file this command reads (exit 2)."""
+    import os
+
+    from ascend_doctor.matrix.meta import ENV_MATRIX
+
+    guard_output(output, files=(_matrix_path(ctx), os.environ.get(ENV_MATRIX, "").strip() or None, *files),
+                 folders=folders)
 
 
 @click.group("matrix", context_settings={"help_option_names": ["-h", "--help"]})
@@ -85,6 +96,7 @@ def show_cmd(ctx: click.Context, component: Optional[str], fmt: str, output: Opt
     if component and sections is None:
         fail(f"unknown component {component!r} (one of {', '.join(COMPONENTS)}, all, or a section name)",
              ExitCode.USAGE)
+    _guard(ctx, output)
     m = load(ctx)
     if fmt == "json":
         write_output(dump_json(show_json(m, sections, component)), output)
@@ -122,6 +134,7 @@ def lookup_cmd(ctx: click.Context, cann: Optional[str], driver: Optional[str], t
     from ascend_doctor.matrix.lookup import lookup
     from ascend_doctor.matrix.views import render_lookup
 
+    _guard(ctx, output)
     m = load(ctx)
     results = lookup(m, cann=cann, driver=driver, torch_npu=torch_npu, vllm_ascend=vllm_ascend, mindie=mindie,
                      chip=chip)
@@ -172,6 +185,7 @@ def plan_cmd(ctx: click.Context, chip: str, engine: str, driver: Optional[str], 
     from ascend_doctor.matrix.plan import PlanError
     from ascend_doctor.matrix.views import render_plan
 
+    _guard(ctx, output)
     m = load(ctx)
     fixed = {"driver": driver, "firmware": firmware, "cann": cann, "python": python, "torch": torch,
              "torch_npu": torch_npu, "version": engine_version}
@@ -211,6 +225,7 @@ def validate_cmd(ctx: click.Context, files: Tuple[str, ...], as_bundle: bool, fm
     """
     from ascend_doctor.matrix.loader import load_document
 
+    _guard(ctx, output, files)
     paths = list(files)
     if not paths:
         paths = [_default_matrix_file(ctx)]
@@ -273,12 +288,15 @@ def bundle_cmd(ctx: click.Context, fmt: str, output: Optional[str]) -> None:
       ascend-doctor matrix --matrix my/matrix.yaml bundle -o bundle.yaml
     """
     import hashlib
+    import os
 
     from ascend_doctor.matrix.bundle import write_bundle
     from ascend_doctor.matrix.errors import MatrixError
     from ascend_doctor.matrix.meta import shipped_matrix_path
 
     source = _matrix_path(ctx) or shipped_matrix_path()
+    folder = os.path.dirname(os.path.abspath(source))  # the split files: a new file next to them is fine
+    _guard(ctx, output, tuple(os.path.join(folder, n) for n in os.listdir(folder) if n.endswith((".yaml", ".yml"))))
     try:
         text = write_bundle(source, output)
     except MatrixError as exc:
@@ -326,6 +344,9 @@ def update_cmd(url: Optional[str], file_path: Optional[str], sha256: Optional[st
 
     if bool(url) == bool(file_path):
         fail("give exactly one of --url URL or --file FILE", ExitCode.USAGE)
+    from ascend_doctor.matrix.meta import user_matrix_path
+
+    guard_output(output, files=[file_path, user_matrix_path()])
     if sha256 is not None and not re.fullmatch(r"[0-9a-fA-F]{64}", sha256.strip()):
         fail("--sha256 must be 64 hexadecimal characters", ExitCode.USAGE)
     try:

@@ -6,7 +6,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import click
 
-from ascend_doctor.cli._common import dump_json, fail, handle_errors, output_options, write_output
+from ascend_doctor.cli._common import dump_json, fail, guard_output, handle_errors, output_options, write_output
 from ascend_doctor.exitcodes import ExitCode
 
 KV_CHOICES = ("bf16", "fp16", "int8", "fp8")
@@ -180,7 +180,7 @@ def plan(model_ref: str, precision: Optional[str], chip: Optional[str], mem_gb: 
       ascend-doctor plan --model /data/DeepSeek-R1-W8A8 --tp 8 --dp 2 --ep 16 --max-seq-len 8192 --batch 64
       ascend-doctor plan --model DeepSeek-V3 --chip A3 --format json
 
-    Exit status: 0 fits, 1 does not fit, 2 usage error.
+    Exit codes: 0 fits, 1 does not fit, 2 usage error, 130 Ctrl-C.
     """
     from ascend_doctor.facts.serving import load_plan_model
     from ascend_doctor.host.factory import make_host
@@ -200,6 +200,7 @@ def plan(model_ref: str, precision: Optional[str], chip: Optional[str], mem_gb: 
 
     if chip and mem_gb is not None:
         fail("give --chip or --mem-gb, not both", ExitCode.USAGE)
+    guard_output(output, files=[model_ref], folders=[model_ref])
     try:
         host = make_host(None)
     except Exception as exc:

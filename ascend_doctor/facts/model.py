@@ -19,6 +19,7 @@ from ascend_doctor.model.manifest import (
     VerifyResult,
     hash_total,
     load_manifest,
+    rel_inside,
     verify_manifest,
     verify_plan,
 )
@@ -75,10 +76,14 @@ def model_manifest_check(facts: Facts) -> ManifestCheck:
         manifest = load_manifest(LocalFiles(), manifest_path)
     except ManifestError as exc:
         return ManifestCheck(manifest_path, model_dir, error=str(exc))
-    listing = walk_model_dir(facts.host, model_dir)
+    listing = walk_model_dir(facts.host, model_dir, max_depth=None)  # as `model manifest` wrote it
     if not listing.exists or not listing.is_dir:
         return ManifestCheck(manifest_path, model_dir, error=f"{model_dir} is not a directory")
-    plan = verify_plan(manifest, listing)
+    # `check --model . --verify SHA256SUMS`: the manifest sits in the folder but is no model file.
+    info = getattr(facts.host, "info", None)
+    live = info is None or getattr(info(), "source", "live") == "live"
+    own = rel_inside(model_dir, manifest_path) if live else None
+    plan = verify_plan(manifest, listing, ignore=[own] if own else [])
     with byte_progress(hash_total(plan[0]), "verifying weights", progress_wanted(_progress_flag(facts))) as advance:
         result = verify_manifest(facts.host, model_dir, manifest, on_bytes=advance, listing=listing, plan=plan)
     return ManifestCheck(manifest_path, model_dir, result=result)

@@ -221,6 +221,11 @@ def _read_config_file(host: Host, path: str, ref: str, kind: str) -> PlanModel:
 def _read_text(host: Host, path: str) -> str:
     """Through the host; for a snapshot that lacks the file, the doctor's own machine (the
     configuration is an input of this run, like a manifest given with --verify)."""
+    from ascend_doctor import safeio
+
+    if getattr(host.info(), "source", "live") == "live" and safeio.on_pseudo_fs(path):
+        # /proc/kmsg "is" a regular file, and reading it consumes the kernel log.
+        raise HostFileError(path, "is a kernel interface under /proc or /sys, not a configuration file; refused")
     try:
         return host.read_text(path, MAX_CONFIG_BYTES)
     except FileMissing:

@@ -18,17 +18,17 @@ A snapshot is meant to be sent to someone else, so the capture is conservative:
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import glob
 import json
 import os
 import re
-import shutil
 import stat as statmod
 import tarfile
 import tempfile
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, BinaryIO, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ascend_doctor import __version__
 from ascend_doctor.host.base import DEFAULT_TIMEOUT_S, CommandResult, CommandStatus, HostFileError, command_file_name
@@ -184,35 +184,94 @@ def _quiet(_message: str) -> None:
 def capture_snapshot(output: str, timeout_s: float = DEFAULT_TIMEOUT_S, python: Optional[str] = None,
                      progress: Optional[Progress] = None, host: Optional[LiveHost] = None,
                      fs_root: str = "/", finish: Optional[Callable[[str], object]] = None) -> CaptureSummary:
-    """Record this machine into ``output`` (``.tar.gz``, or a folder when it ends with ``/``).
+    """Record this machine into ``output``: a ``.tar.gz`` file, a folder when the name ends with
+    ``/``, or standard output (``-``, ``/dev/stdout``) as a ``.tar.gz`` stream.
+
+    Nothing partial is ever left behind: a folder is built next to its final name and renamed
+    into place at the end (the final name must not exist or be an empty folder); an archive is
+    written to a temporary file in the same folder and renamed over the target, which must be a
+    new name or a regular file (an existing file is replaced, documented in ``snapshot --help``).
+    On any error or Ctrl-C the partial folder or temporary file is removed.
 
     ``fs_root`` lets tests capture files from a fake tree; commands always run on this machine.
-    Raises ``OSError`` when the output cannot be written and ``FileExistsError`` when a
-    folder output is not empty.
+    Raises ``OSError`` when the output cannot be written, ``FileExistsError`` when a folder
+    output is not empty and ``safeio.OutputRefused`` for a device, FIFO, socket or folder target.
     """
+    import sys
+
+    from ascend_doctor import safeio
+
     say = progress or _quiet
     live = host or LiveHost(timeout_s=timeout_s, python=python)
-    as_dir = output.endswith("/") or output.endswith(os.sep)
-    if as_dir:
-        target = output.rstrip("/") or "/"
-        if os.path.isdir(target) and os.listdir(target):
-            raise FileExistsError(f"{target} exists and is not empty")
-        os.makedirs(target, exist_ok=True)
-        summary = CaptureSummary(output=target)
-        _build(target, live, timeout_s, say, summary, fs_root, finish)
+    if safeio.output_stream(output) == "stdout":
+        summary = CaptureSummary(output="<stdout>")
+        with _staging_tree("ascend-snapshot") as tree:
+            _build(tree, live, timeout_s, say, summary, fs_root, finish)
+            say("writing the archive to standard output")
+            stdout = sys.stdout.buffer
+            _write_archive(tree, "ascend-snapshot", stdout, "ascend-snapshot.tar.gz")
+            stdout.flush()
         return summary
-    staging = tempfile.mkdtemp(prefix="ascend-doctor-capture-")
-    try:
-        stem = _archive_stem(output)
-        tree = os.path.join(staging, stem)
-        os.mkdir(tree)
-        summary = CaptureSummary(output=output)
+    if output.endswith("/") or output.endswith(os.sep):
+        target = check_folder_target(output)
+        summary = CaptureSummary(output=target)
+        parent = os.path.dirname(target) or "."
+        staging = tempfile.mkdtemp(prefix=f".{os.path.basename(target)[:100]}.partial-", dir=parent)
+        try:
+            _build(staging, live, timeout_s, say, summary, fs_root, finish)
+            os.chmod(staging, 0o777 & ~_umask())
+            os.rename(staging, target)  # over a missing name or an empty folder: all or nothing
+        except BaseException:
+            safeio.remove_tree(staging)
+            raise
+        return summary
+    target = safeio.check_output_target(output)
+    summary = CaptureSummary(output=output)
+    stem = _archive_stem(target)
+    with _staging_tree(stem) as tree:
         _build(tree, live, timeout_s, say, summary, fs_root, finish)
         say(f"writing {output}")
-        _write_archive(tree, stem, output)
-        return summary
+        with safeio.atomic_output(output) as fh:
+            _write_archive(tree, stem, fh, os.path.basename(target))
+    return summary
+
+
+def check_folder_target(output: str) -> str:
+    """The folder a ``snapshot -o DIR/`` will create: it must not exist, or be an empty folder
+    (a symlink to one is resolved). Raises ``FileExistsError`` / ``NotADirectoryError`` /
+    ``FileNotFoundError`` with a one-line message."""
+    target = output.rstrip("/").rstrip(os.sep) or "/"
+    if os.path.islink(target):
+        target = os.path.realpath(target)
+    if os.path.lexists(target):
+        if not os.path.isdir(target):
+            raise NotADirectoryError(f"{output.rstrip('/')} exists and is not a folder")
+        if os.listdir(target):
+            raise FileExistsError(f"{target} exists and is not empty")
+    parent = os.path.dirname(os.path.abspath(target))
+    if not os.path.isdir(parent):
+        raise FileNotFoundError(f"the folder {parent} does not exist")
+    return os.path.abspath(target)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+@contextlib.contextmanager
+def _staging_tree(stem: str) -> Iterator[str]:
+    """A private folder in the system temp directory to build an archive's tree in."""
+    from ascend_doctor import safeio
+
+    staging = tempfile.mkdtemp(prefix="ascend-doctor-capture-")
+    try:
+        tree = os.path.join(staging, stem)
+        os.mkdir(tree)
+        yield tree
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        safeio.remove_tree(staging)
 
 
 def _archive_stem(output: str) -> str:
@@ -224,21 +283,16 @@ def _archive_stem(output: str) -> str:
     return name or "ascend-snapshot"
 
 
-def _write_archive(tree: str, stem: str, output: str) -> None:
+def _write_archive(tree: str, stem: str, fileobj: BinaryIO, archive_name: str) -> None:
+    """Write ``tree`` as a gzip-compressed tar into ``fileobj``; the gzip header records
+    ``archive_name`` (the final name, never a temporary one)."""
     def tidy(info: tarfile.TarInfo) -> tarfile.TarInfo:
         info.uid = info.gid = 0
         info.uname = info.gname = ""
         return info
 
-    tmp = f"{output}.tmp{os.getpid()}"
-    try:
-        with tarfile.open(tmp, "w:gz") as tar:
-            tar.add(tree, arcname=stem, filter=tidy)  # symlinks are stored as symlinks
-        os.replace(tmp, output)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with tarfile.open(name=archive_name, mode="w:gz", fileobj=fileobj) as tar:
+        tar.add(tree, arcname=stem, filter=tidy)  # symlinks are stored as symlinks
 
 
 def _build(tree: str, live: LiveHost, timeout_s: float, say: Progress, summary: CaptureSummary,
