@@ -13,7 +13,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from ascend_doctor import __version__
 from ascend_doctor.checkapi import Check, CheckContext, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.facts import Facts, FactUnavailable
-from ascend_doctor.host.base import Host
+from ascend_doctor.host.base import Host, PathRefused
 from ascend_doctor.options import RunOptions
 from ascend_doctor.registry import load_catalogue, matches
 from ascend_doctor.report import Report, Result
@@ -117,6 +117,11 @@ def _run_one(check: Check, ctx: CheckContext) -> List[Result]:
         return [result(Status.SKIP, str(exc) or "not applicable on this host")]
     except FactUnavailable as exc:
         return [result(Status.SKIP, f"cannot be checked here: {exc.reason}")]
+    except PathRefused as exc:  # a snapshot whose link leads out of it: the input, not a bug
+        return [result(Status.ERROR, f"the snapshot refused a path: {exc}",
+                       "The snapshot holds a symlink or path that leads outside it (edited or damaged?): capture "
+                       "it again with `ascend-doctor snapshot -o FILE.tar.gz` on the machine.",
+                       {"exception": "PathRefused"})]
     except Exception as exc:
         tb = traceback.extract_tb(exc.__traceback__)
         where = f"{tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno}" if tb else "?"

@@ -14,6 +14,28 @@ import pytest
 from .report_schema import validate_report
 
 
+def _hypothesis_profile() -> None:
+    """The fuzzers' budget (tests/fuzz/): ASCEND_DOCTOR_FUZZ=ci (default: deterministic, a few
+    dozen examples each, the whole set well under a minute) or long (thousands, for a night).
+    Per-example deadlines catch quadratic parsers; no example database is written anywhere."""
+    import datetime
+    import os
+
+    from hypothesis import HealthCheck, settings
+
+    slow_ok = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+    settings.register_profile("ci", max_examples=int(os.environ.get("ASCEND_DOCTOR_FUZZ_EXAMPLES", "30")),
+                              deadline=datetime.timedelta(seconds=3), derandomize=True, database=None,
+                              suppress_health_check=slow_ok, print_blob=True)
+    settings.register_profile("long", max_examples=int(os.environ.get("ASCEND_DOCTOR_FUZZ_EXAMPLES", "3000")),
+                              deadline=datetime.timedelta(seconds=10), database=None,
+                              suppress_health_check=slow_ok, print_blob=True)
+    settings.load_profile(os.environ.get("ASCEND_DOCTOR_FUZZ", "ci"))
+
+
+_hypothesis_profile()
+
+
 @pytest.fixture(autouse=True)
 def _home_is_a_temporary_folder(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
                                 ) -> Iterator[None]:

@@ -327,3 +327,21 @@ def test_nested_snapshot_json_is_refused_in_one_line(tmp_path: Path) -> None:
     archive = _archive(tmp_path / "nested.tar.gz", [(info, text.encode())])
     with pytest.raises(SnapshotError, match=r"snapshot\.json: the JSON is nested too deeply"):
         SnapshotHost(str(archive))
+
+
+def test_row37_a_link_leading_outside_is_a_clear_result_not_a_bug(tmp_path: Path) -> None:
+    snap = tmp_path / "d_symlink_out2"
+    import shutil
+
+    shutil.copytree(REPO / "fixtures/plog-aicore-error", snap, symlinks=True)
+    for rel, target in (("files/etc/ascend_install.info", "../../../../../../../../etc/shadow"),
+                        ("commands/dmesg.out", "/etc/shadow")):
+        (snap / rel).parent.mkdir(parents=True, exist_ok=True)
+        (snap / rel).unlink(missing_ok=True)
+        (snap / rel).symlink_to(target)
+    result = _check(snap, "--format", "json")
+    assert "the check itself failed" not in result.output and "bug in ascend-doctor" not in result.output
+    report = json.loads(result.output)
+    refused = [r for r in report["results"] if "leads outside the snapshot" in r["message"]]
+    assert refused and all(r["status"] == "ERROR" for r in refused)
+    assert "root:" not in result.output  # /etc/shadow was not read

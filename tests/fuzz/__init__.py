@@ -1,0 +1,1 @@
+"""Property-based fuzzers for every parser of untrusted input (see harness.py)."""
