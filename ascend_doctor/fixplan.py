@@ -36,7 +36,8 @@ _COMMAND_STARTS = ("./", "pip ", "pip3 ", "python", "source ", "export ", "unset
                    "chmod ", "chown ", "rm ", "ln ", "cp ", "mkdir ", "sudo ", "npu-smi ", "hccn_tool ",
                    "ascend-doctor ", "bash ", "sh ", "usermod ", "sysctl ", "echo ", "yum ", "apt", "dnf ",
                    "modprobe ", "systemctl ", "vllm ", "huggingface-cli ", "kill ", "ulimit ", "mount ", "cat ",
-                   "sed ")
+                   "sed ", "grep ", "ls ", "find ", "id ", "df ", "chgrp ", "lsmod", "dmesg", "stat ", "mkfifo ",
+                   "hccn_tool", "npu-smi")
 
 
 def _ref(result: Result) -> str:
@@ -75,18 +76,32 @@ class _Entry:
 
 
 def _fallback_action(result: Result) -> Optional[FixAction]:
-    """A step for a finding whose check gives only remediation text."""
+    """A step for a finding whose check gives only remediation text.
+
+    Only the first block of commands is taken: remediation text often goes on with alternatives
+    ("In a container, ...", "If several stacks ...") whose commands must not become plan steps.
+    """
     text = result.remediation.strip()
     if not text:
         return None
     lines = [line.strip() for line in text.split("\n") if line.strip()]
-    commands = tuple(dict.fromkeys(line for line in lines if line.startswith(_COMMAND_STARTS)))
-    prose = [line for line in lines if not line.startswith(_COMMAND_STARTS) and not line.startswith("#")]
+    commands: List[str] = []
+    prose: List[str] = []
+    for line in lines:
+        if line.startswith("#"):
+            continue
+        if line.startswith(_COMMAND_STARTS):
+            if line not in commands:
+                commands.append(line)
+            continue
+        if commands:
+            break  # an alternative or a note follows the first block of commands
+        prose.append(line)
     # A remediation that is only commands is summarised by what it restores (the check's title).
     summary = prose[0] if prose else f"Restore: {result.title}"
     area = result.id.split("-")[1] if result.id.count("-") >= 2 else "CORE"
-    return FixAction(component=AREA_COMPONENT.get(area, "other"), summary=summary.rstrip(":"), commands=commands,
-                     where="either")
+    return FixAction(component=AREA_COMPONENT.get(area, "other"), summary=summary.rstrip(":"),
+                     commands=tuple(commands), where="either")
 
 
 def _key(action: FixAction) -> Tuple[str, str, Tuple[str, ...], str]:

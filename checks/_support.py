@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
 from ascend_doctor.checkapi import CheckContext, Finding, Status
 
@@ -95,13 +95,57 @@ def driver_install_hint(ctx: CheckContext) -> str:
             + "\n".join(f"  {line}" for line in hdk_commands(ctx, None).splitlines()))
 
 
-CONTAINER_DRIVER_MOUNTS = (
-    "--device /dev/davinci0 --device /dev/davinci_manager --device /dev/devmm_svm --device /dev/hisi_hdc "
-    "-v /usr/local/dcmi:/usr/local/dcmi -v /usr/local/bin/npu-smi:/usr/local/bin/npu-smi "
-    "-v /usr/local/Ascend/driver/lib64/:/usr/local/Ascend/driver/lib64/ "
-    "-v /usr/local/Ascend/driver/version.info:/usr/local/Ascend/driver/version.info "
-    "-v /etc/ascend_install.info:/etc/ascend_install.info"
-)
+# What a serving container needs from the host (vllm-ascend docs/source/installation.md "docker run";
+# MindIE 2.1.RC2 instg_0026: shared memory of at least 1 GB; compat_facts.md §5.8).
+_CONTROL_DEVICES = "--device /dev/davinci_manager --device /dev/devmm_svm --device /dev/hisi_hdc"
+_DRIVER_MOUNTS = ("-v /usr/local/dcmi:/usr/local/dcmi -v /usr/local/bin/npu-smi:/usr/local/bin/npu-smi "
+                  "-v /usr/local/Ascend/driver/lib64/:/usr/local/Ascend/driver/lib64/ "
+                  "-v /usr/local/Ascend/driver/version.info:/usr/local/Ascend/driver/version.info "
+                  "-v /etc/ascend_install.info:/etc/ascend_install.info")
+_SERVING = ("--shm-size=1g --net=host -v /usr/local/Ascend/driver/tools/hccn_tool:/usr/local/Ascend/driver/tools/"
+            "hccn_tool -v /etc/hccn.conf:/etc/hccn.conf")
+# Kept for checks that print the mounts alone; the device list comes from job_devices().
+CONTAINER_DRIVER_MOUNTS = f"{_CONTROL_DEVICES} {_DRIVER_MOUNTS}"
+
+
+def job_devices(ctx: CheckContext) -> List[int]:
+    """The /dev/davinciN numbers of the job: ASCEND_VISIBLE_DEVICES when set, else the NPUs npu-smi
+    lists (physical ids on A3), else the device nodes present."""
+    from ascend_doctor.facts import Facts
+
+    visible = ctx.facts.maybe(Facts.visible_devices)
+    if visible is not None and visible.visible:
+        return sorted(set(visible.visible))
+    smi = ctx.facts.maybe(Facts.npu_smi)
+    if smi is not None and smi.devices:
+        chip = ctx.facts.maybe(Facts.npu_chip)
+        # A3 (two dies per NPU) numbers its device nodes by Phy-ID; 310P's "Device" column is no node id.
+        by_phy = chip is not None and chip.family == "A3"
+        ids = {d.chip_phy_id if by_phy and d.chip_phy_id is not None else d.npu_id for d in smi.devices}
+        return sorted(ids)
+    nodes = ctx.facts.maybe(Facts.device_nodes)
+    return sorted(nodes.davinci) if nodes is not None else []
+
+
+def container_mount_command(ctx: CheckContext, parts: Sequence[str] = ("devices", "driver", "npu-smi", "serving")
+                            ) -> str:
+    """``docker run`` flags for an Ascend container: every /dev/davinciN of the job (not only davinci0),
+    the control devices, the host's driver mounts and, for serving, shared memory, host networking and the
+    hccn_tool / hccn.conf mounts that multi-node HCCL needs. Run on the host when re-creating the container."""
+    flags: List[str] = []
+    if "devices" in parts:
+        devices = job_devices(ctx)
+        flags.append(" ".join(f"--device /dev/davinci{n}" for n in devices) if devices else
+                     "--device /dev/davinci<N> (one per NPU of the job)")
+        flags.append(_CONTROL_DEVICES)
+    if "driver" in parts or "npu-smi" in parts:
+        flags.append(_DRIVER_MOUNTS)
+    elif "version" in parts:
+        flags.append("-v /usr/local/Ascend/driver/version.info:/usr/local/Ascend/driver/version.info "
+                     "-v /etc/ascend_install.info:/etc/ascend_install.info")
+    if "serving" in parts:
+        flags.append(_SERVING)
+    return "docker run " + " ".join(flags) + " <image> ..."
 
 
 def code_text(code: Any) -> str:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, Status
+from ascend_doctor.facts import Facts
 
+from ._hdk import compatible_hdks, hdk_action, reboot_action
 from ._support import code_text, verdict_finding
 
 CHECK = CheckSpec(
@@ -22,22 +24,41 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    stack = ctx.facts.get("stack")
-    env = ctx.facts.try_get("env") or {}
+    stack = ctx.facts.stack
+    env = ctx.facts.maybe(Facts.env) or {}
     toolkit = stack.active_toolkit(env)
-    drv = stack.driver
-    if toolkit is None or drv is None or drv.info is None:
-        raise NotApplicable("needs both a driver and a CANN toolkit (see ASC-DRV-001, ASC-CANN-001)")
-    driver_version = drv.info.version or drv.info.package_version
+    running = ctx.facts.running_stack
+    driver_version = running.driver.effective  # what runs; the files only when npu-smi says nothing
+    if toolkit is None or not driver_version:
+        yield Finding.skip("needs a CANN toolkit and a known driver version (ASC-CANN-001 / ASC-DRV-001 say why)")
+        return
+    drv_info = running.driver_file.info if running.driver_file else None
     codes = [code_text(c) for c in toolkit.compatible_version or ()]
-    driver_codes = [code_text(c) for c in drv.info.compatible_version or ()]
+    driver_codes = [code_text(c) for c in getattr(drv_info, "compatible_version", None) or ()]
     verdict = ctx.matrix.cann_vs_driver(
-        toolkit.version or "", driver_version or "",
+        toolkit.version or "", driver_version,
         cann_innerversion=toolkit.innerversion, cann_compatible=codes,
-        driver_innerversion=drv.info.innerversion, driver_compatible=driver_codes)
-    yield verdict_finding(
-        verdict, f"CANN {toolkit.version} with driver {driver_version}",
-        f"Align the stack: install the HDK (driver + firmware) paired with CANN {toolkit.version}, or the CANN "
-        f"release paired with driver {driver_version}:\n  ascend-doctor matrix lookup --cann {toolkit.version}"
-        f"    # the driver/firmware for this CANN\n  ascend-doctor matrix lookup --driver {driver_version}"
-        f"   # the CANN releases for this driver")
+        driver_innerversion=getattr(drv_info, "innerversion", None), driver_compatible=driver_codes)
+    basis = "running" if running.driver.running and drv_info is None else running.driver.basis
+    subject = f"CANN {toolkit.version} with driver {driver_version}" + (
+        " (running, from npu-smi: its version.info is not readable here)" if drv_info is None else "")
+    cann = toolkit.version or ""
+    accepted = compatible_hdks(ctx, cann)
+    recommended = (ctx.matrix.recommended_for_cann(cann) or {}).get("driver")
+    target = recommended if recommended and (not accepted or recommended.lower() in (a.lower() for a in accepted)) \
+        else (accepted[-1] if accepted else recommended)
+    remediation = (f"Align the stack: upgrade the HDK (driver + firmware) to a release CANN {cann} supports"
+                   + (f" ({target}: firmware first, then driver, then reboot the host)" if target else "")
+                   + f", or install the CANN release that driver {driver_version} supports:\n"
+                   f"  ascend-doctor matrix lookup --cann {cann}    # the HDK releases for this CANN\n"
+                   f"  ascend-doctor matrix lookup --driver {driver_version}   # the CANN releases for this driver")
+    finding = verdict_finding(verdict, subject, remediation)
+    finding = Finding(finding.status, finding.message, finding.remediation,
+                      dict(finding.evidence, driver_basis=basis), finding.scope)
+    if finding.status is Status.FAIL and target:
+        finding = finding.with_actions(
+            hdk_action(ctx, target, f"Upgrade the HDK (driver + firmware) to {target} for CANN {cann}",
+                       accepts=accepted, alternative=f"install the CANN release driver {driver_version} supports "
+                       f"(ascend-doctor matrix lookup --driver {driver_version})"),
+            reboot_action(ctx, "load the new driver and activate the firmware"))
+    yield finding

@@ -4,43 +4,97 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction
+from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import require_stated
 
-from ._support import CONTAINER_DRIVER_MOUNTS, driver_install_hint, in_container
+from ._hdk import cann_version, compatible_hdks, hdk_action
+from ._support import container_mount_command, driver_install_hint, in_container
 
 CHECK = CheckSpec(
     id="ASC-DRV-001",
     title="Ascend driver installed",
+    requires=("fact:stack",),
     what=("Finds the driver's version.info under the install root recorded in /etc/ascend_install.info "
-          "(Driver_Install_Path_Param, default /usr/local/Ascend) and reads its Version and Innerversion."),
+          "(Driver_Install_Path_Param, default /usr/local/Ascend) and reads its Version and Innerversion. A driver "
+          "that answers npu-smi is installed even when its version.info cannot be read here."),
     why=("Every other layer (firmware, CANN, torch_npu, engines) is chosen to match the driver; without it "
          "no NPU can be opened. In a container the file must be mounted from the host, or torch_npu and "
          "CANN cannot tell which driver they talk to."),
-    fix=("Install the driver and firmware of one HDK release (driver first), then reboot. In a container, "
-         "mount /usr/local/Ascend/driver and /etc/ascend_install.info from the host."),
+    fix=("Install the driver and firmware of one HDK release (first install: driver, then firmware), then reboot. "
+         "In a container, mount /usr/local/Ascend/driver and /etc/ascend_install.info from the host. When npu-smi "
+         "answers, the driver runs: find its version.info (Driver_Install_Path_Param in /etc/ascend_install.info) "
+         "instead of reinstalling."),
 )
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    stack = ctx.facts.get("stack")
-    driver = stack.driver
-    if driver is None:
-        require_stated(ctx.facts, "the driver's version.info")  # pasted text that does not show it: SKIP
-        fix = driver_install_hint(ctx)
-        if in_container(ctx):
-            fix = ("This is a container: mount the host's driver instead of installing one:\n  docker run "
-                   + CONTAINER_DRIVER_MOUNTS + " ...")
-        where = f"{stack.driver_root}/driver/version.info"
-        yield Finding.fail(f"no Ascend driver found ({where} does not exist).", fix, looked_in=list(stack.roots)
-                           or [stack.driver_root])
+    stack = ctx.facts.stack
+    running = ctx.facts.running_stack
+    driver = running.driver_file
+    live_version = running.driver.running
+    if driver is not None and driver.info is not None:
+        info = driver.info
+        version = info.version or info.package_version
+        inner = f", Innerversion {info.innerversion}" if getattr(info, "innerversion", None) else ""
+        yield Finding.passed(f"driver {version}{inner} at {driver.path.rsplit('/', 1)[0]}",
+                             version=version, path=driver.path)
         return
-    if driver.info is None:
+    if driver is not None:  # the file is there but unreadable
+        if live_version:
+            yield Finding.warn(
+                f"the driver runs (npu-smi {live_version}) but {driver.path} cannot be read: {driver.error}. "
+                "CANN's installers and version checks read this file.",
+                f"Look at the file: cat {driver.path}\nIt is written by the driver installer; an overwrite install "
+                f"of the running release ({live_version}) restores it.",
+                path=driver.path, running=live_version)
+            return
         yield Finding.fail(f"{driver.path} cannot be read: {driver.error}",
                            f"Check the file (cat {driver.path}); if it is damaged, reinstall the driver.")
         return
-    info = driver.info
-    version = info.version or info.package_version
-    inner = f", Innerversion {info.innerversion}" if getattr(info, "innerversion", None) else ""
-    yield Finding.passed(f"driver {version}{inner} at {driver.path.rsplit('/', 1)[0]}",
-                         version=version, path=driver.path)
+    require_stated(ctx.facts, "the driver's version.info")  # pasted text that does not show it: SKIP
+    where = f"{stack.driver_root}/driver/version.info"
+    container = in_container(ctx)
+    if live_version:
+        # A loaded driver answers npu-smi: it IS installed (review row 3). Reinstalling it on a
+        # production box is the wrong fix; say where the file should be.
+        if container:
+            mount = container_mount_command(ctx, ("version",))
+            yield Finding.warn(
+                f"the host's driver runs (npu-smi {live_version}), but its version.info is not mounted into this "
+                f"container ({where} does not exist): CANN and torch_npu cannot tell which driver they talk to.",
+                "Re-create the container with the driver's version.info mounted from the host:\n  " + mount,
+                running=live_version)
+            return
+        info = ctx.facts.maybe(Facts.stack)
+        recorded = getattr(getattr(getattr(info, "install_info", None), "info", None), "driver_install_path", None)
+        yield Finding.warn(
+            f"the driver runs (npu-smi {live_version}), but no version.info was found ({where} does not exist"
+            + (f"; /etc/ascend_install.info records Driver_Install_Path_Param={recorded}" if recorded else "")
+            + "): the driver may be installed under another path, or the file was removed.",
+            "Find the driver's install root and its version.info:\n"
+            "  grep -i install_path /etc/ascend_install.info\n"
+            "  ls /usr/local/Ascend/driver/version.info ~/Ascend/driver/version.info 2>/dev/null\n"
+            f"If it is gone, an overwrite install of the running release ({live_version}) restores it.",
+            running=live_version, looked_in=list(stack.roots) or [stack.driver_root])
+        return
+    if container:
+        yield Finding.fail(
+            f"no Ascend driver is visible in this container ({where} does not exist, npu-smi does not answer).",
+            "The driver is installed on the host, never inside a container. Re-create the container with the "
+            "host's driver mounted:\n  " + container_mount_command(ctx, ("devices", "driver", "npu-smi")),
+            looked_in=list(stack.roots) or [stack.driver_root]).with_actions(
+                FixAction("container", "Re-create the container with the host's driver mounted",
+                          (container_mount_command(ctx, ("devices", "driver", "npu-smi")),), where="host"))
+        return
+    cann = cann_version(ctx)
+    candidates = compatible_hdks(ctx, cann)
+    recommended = (ctx.matrix.recommended_for_cann(cann) or {}).get("driver") if cann else None
+    finding = Finding.fail(f"no Ascend driver found ({where} does not exist, npu-smi does not answer).",
+                           driver_install_hint(ctx), looked_in=list(stack.roots) or [stack.driver_root])
+    target = recommended or (candidates[-1] if candidates else None)
+    if target:
+        finding = finding.with_actions(hdk_action(
+            ctx, target, f"Install the HDK (driver, then firmware) {target}" + (f" for CANN {cann}" if cann else ""),
+            mode="first", accepts=candidates, direction="install"))
+    yield finding

@@ -2,70 +2,95 @@
 
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
-from ascend_doctor.versions import AscendVersion
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction
+
+from ._hdk import newer, reboot_action
+from ._support import container_mount_command, in_container
 
 CHECK = CheckSpec(
     id="ASC-DRV-002",
     title="Installed driver is the one running",
-    requires=("npu_devices",),
-    what=("Compares the version npu-smi reports (the running driver, or the npu-smi tool when the header "
-          "has no Version field) with the installed driver's version.info."),
-    why=("After a driver upgrade the old kernel module keeps running until a reboot or reload. Until then "
-         "CANN and torch_npu are matched against a driver that is not the one answering, and the errors "
-         "look like version mismatches that the installed files do not show."),
-    fix="Reboot the server (or reload the driver modules) so the installed driver is the one running.",
+    requires=("npus", "fact:stack"),
+    what=("Compares the version npu-smi reports (the running driver, or the npu-smi tool when the banner has no "
+          "Version field) with the installed driver's version.info, and says which one is newer. With two driver "
+          "stacks installed, the installed stack compared is the one the kernel runs."),
+    why=("After a driver upgrade the old kernel module keeps running until the host reboots. Until then CANN and "
+         "torch_npu are matched against a driver that is not the one answering, and the errors look like version "
+         "mismatches that the installed files do not show. Inside a container a reboot of the container changes "
+         "nothing, and a version.info baked into the image can be a stale copy."),
+    fix=("Installed newer than running: reboot the host (not the container). Installed older than running inside a "
+         "container: the container's version.info is a stale copy baked into the image — mount the host's file "
+         "instead. Two stacks installed: see ASC-MIX-001."),
 )
 
 
-def _same(a: str, b: str) -> Optional[bool]:
-    """Equal versions, or one a shortened spelling of the other.
-
-    npu-smi's banner may print only the release (``24.1.rc2``) while version.info carries the
-    patch (``24.1.rc2.2``); that is the same driver, not a pending reboot.
-    """
-    va, vb = AscendVersion.try_parse(a), AscendVersion.try_parse(b)
-    if va is None or vb is None:
-        return None
-    if va == vb:
-        return True
-    return bool(va.same_release(vb) and (not va.extra or not vb.extra))
-
-
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    smi = ctx.facts.get("npu_smi")
-    stack = ctx.facts.get("stack")
-    installed = stack.driver_version
+    smi = ctx.facts.npu_smi
+    running = ctx.facts.running_stack
+    installed = running.driver.installed
     if not installed:
-        raise NotApplicable("no readable driver version.info to compare with (see ASC-DRV-001)")
-    running = smi.driver_version
-    tool = smi.version
-    if running:
-        same = _same(running, installed)
-        if same is False:
-            yield Finding.fail(
-                f"npu-smi reports driver {running} running, but version.info says {installed} is installed: "
-                "the new driver is not active yet.",
-                "Reboot so the installed driver is loaded: reboot\n"
-                "(after the reboot, `npu-smi info` must show Version: " + installed + ")",
-                running=running, installed=installed)
-            return
-        same_text = "=" if running == installed else "is the same release as"
-        yield Finding.passed(f"running driver {running} {same_text} installed {installed}")
+        yield Finding.skip("no readable driver version.info to compare with (ASC-DRV-001 says why)")
         return
+    live = running.driver.running
+    where = running.driver_file.path if running.driver_file else "version.info"
+    stale = [f.path for f in running.stale_drivers]
+    stale_note = (f"; the other driver stack ({', '.join(stale)}) is stale — ASC-MIX-001 says how to remove it"
+                  if stale else "")
+    if live:
+        if not running.driver.mismatch:
+            same_text = "=" if live == installed else "is the same release as"
+            yield Finding.passed(f"running driver {live} {same_text} installed {installed} ({where}){stale_note}",
+                                 running=live, installed=installed)
+            return
+        yield from _mismatch(ctx, live, installed, where, stale_note)
+        return
+    tool = smi.version
     if tool:
-        same = _same(tool, installed)
-        if same is False:
+        from ascend_doctor.facts.running import same_release
+
+        if same_release(tool, installed) is False:
             yield Finding.warn(
-                f"npu-smi {tool} differs from the installed driver {installed}: either a reboot is pending "
-                "after a driver change, or npu-smi comes from another package (e.g. mounted from a different "
+                f"npu-smi {tool} differs from the installed driver {installed}: either the host has not been "
+                "rebooted since the driver changed, or npu-smi comes from another package (mounted from a different "
                 "host path).",
-                "If the driver was changed since the last boot: reboot. In a container, mount npu-smi from the "
-                "same host driver: -v /usr/local/bin/npu-smi:/usr/local/bin/npu-smi",
+                "If the driver was changed since the last boot: reboot the host. In a container, mount npu-smi "
+                "from the same host driver: -v /usr/local/bin/npu-smi:/usr/local/bin/npu-smi",
                 npu_smi=tool, installed=installed)
             return
         yield Finding.passed(f"npu-smi {tool} matches installed driver {installed}")
         return
-    raise NotApplicable("npu-smi printed no version banner to compare")
+    yield Finding.skip("npu-smi printed no version banner to compare")
+
+
+def _mismatch(ctx: CheckContext, live: str, installed: str, where: str, stale_note: str) -> Iterator[Finding]:
+    container = in_container(ctx)
+    evidence = {"running": live, "installed": installed, "in_container": container}
+    if newer(installed, live) == installed:
+        # The installed driver is newer: an upgrade waiting for the host's reboot.
+        host = "the host (rebooting this container does not load a driver)" if container else "the host"
+        yield Finding.fail(
+            f"the running driver is {live}, but {installed} is installed ({where}): the newer driver is not loaded "
+            f"yet{stale_note}.",
+            f"Reboot {host} so the installed driver {installed} is the one running:\n  reboot\n"
+            f"(after the reboot, `npu-smi info` shows Version: {installed})",
+            **evidence).with_actions(reboot_action(ctx, f"load the installed driver {installed}"))
+        return
+    if container:
+        mount = container_mount_command(ctx, ("version",))
+        # The driver that runs is fine; a stale record misleads CANN's and torch_npu's version checks.
+        yield Finding.warn(
+            f"the host runs driver {live}, but this container's {where} says {installed} (older): the file is a "
+            "stale copy baked into the image, not the host's.",
+            "Re-create the container with the host's version.info mounted instead of the image's copy:\n  " + mount,
+            **evidence).with_actions(FixAction("container", "Mount the host's driver version.info into the container",
+                                               (mount,), where="host"))
+        return
+    yield Finding.fail(
+        f"the running driver {live} is newer than the installed {installed} ({where}){stale_note}: a downgrade waiting "
+        "for a reboot, or a version.info left by another installation.",
+        "If the driver was rolled back on purpose, reboot the host to load it:\n  reboot\n"
+        "Otherwise the version.info belongs to another install: ascend-doctor check --select ASC-MIX lists the "
+        "stacks installed.",
+        **evidence)

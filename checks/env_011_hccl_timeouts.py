@@ -10,6 +10,8 @@ from ._recommend import environment, followed, recommend, serving_engines
 
 CONNECT_DEFAULT_S = 120  # EI0006 message: "greater than the connect timeout interval (120s by default)"
 EXEC_DEFAULT_S = 1800  # EI0002 message: "(default 1800s, You can set the interval by using HCCL_EXEC_TIMEOUT.)"
+# On Atlas A2 the default is 1836 s (advice review row 26, after the msit prechecker's HCCL template).
+EXEC_DEFAULT_A2_S = 1836
 CONNECT_RECOMMENDED = 1800
 EXEC_RECOMMENDED = 3600
 SOURCES = (
@@ -44,8 +46,12 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                                        "collective minutes apart (EI0006 'Getting socket times out')",
                "HCCL_EXEC_TIMEOUT": "for a first step that waits on graph compilation on the slowest rank "
                                     "(EI0002 / 507048)"}
+    from ascend_doctor.facts import Facts
+
+    chip = ctx.facts.maybe(Facts.npu_chip)
+    exec_default = EXEC_DEFAULT_A2_S if chip is not None and chip.family == "A2" else EXEC_DEFAULT_S
     for variable, default, wanted in (("HCCL_CONNECT_TIMEOUT", CONNECT_DEFAULT_S, CONNECT_RECOMMENDED),
-                                      ("HCCL_EXEC_TIMEOUT", EXEC_DEFAULT_S, EXEC_RECOMMENDED)):
+                                      ("HCCL_EXEC_TIMEOUT", exec_default, EXEC_RECOMMENDED)):
         current = env.get(variable, "")
         value = _seconds(current) if current else default
         if value is not None and value >= wanted:

@@ -1,74 +1,123 @@
-"""ASC-FW-002: driver and firmware accept each other."""
+"""ASC-FW-002: driver and firmware accept each other, judged as Huawei's DCMI judges them."""
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Any, Dict, Iterator, List, Optional
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
-from ascend_doctor.versions import AscendVersion
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.facts import Facts
 
-from ._stack_help import firmware_file, hdk_commands
-from ._support import verdict_finding
+from ._dcmi import NOK, OK, dcmi_compatibility, ranges_text
+from ._hdk import align_hdk, hdk_of_firmware, ranges_of
+from ._support import in_scope, verdict_finding
 
 CHECK = CheckSpec(
     id="ASC-FW-002",
     title="Driver and firmware versions are within each other's range",
-    what=("Checks the firmware version against the driver's compatible_version_fw range, the driver version "
-          "against the firmware's compatible_version_drv list, and both against the compatibility matrix."),
+    requires=("fact:stack",),
+    what=("Reads Huawei's own verdict where the NPUs give it (npu-smi info -t board -i N, Compatibility: OK / NOK / "
+          "UNKNOWN, computed by DCMI on the running driver and firmware); otherwise applies DCMI's rule itself: "
+          "firmware below 6.4 is NOK; OK when the driver's compatible_version_fw holds the firmware or the "
+          "firmware's compatible_version_drv holds the driver (string comparison, prefix bounds), on the running "
+          "versions when known and the installed ones otherwise."),
     why=("Out-of-range firmware is the classic result of upgrading one half of the HDK. Symptoms range from "
-         "'Failed to start the device' (507033) to devices missing from npu-smi."),
-    fix=("Install the firmware from the same HDK package set as the driver (Ascend-hdk-910b-npu-firmware_<number>.run "
-         "on A2, Atlas-A3-hdk-npu-firmware_<number>.run on A3) with --full, then reboot. "
-         "`ascend-doctor matrix lookup --driver <version> --chip <chip>` names the file of each driver release."),
+         "'Failed to start the device' (507033) to devices missing from npu-smi. Judging files on disk instead of "
+         "what runs gives the wrong answer right after an upgrade without a reboot, or with two stacks installed."),
+    fix=("Bring both halves to one HDK release, upgrading the older half (firmware first, then driver, for an "
+         "overwrite install), then reboot the host. `ascend-doctor matrix lookup --driver <version> --chip <chip>` "
+         "names the files of each release; a firmware rollback is done the same way as an upgrade."),
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
-    from ascend_doctor.parsers.driver_firmware_info import driver_accepts_firmware, firmware_accepts_driver
+def _board_verdicts(ctx: CheckContext) -> Dict[str, List[int]]:
+    boards = ctx.facts.maybe(Facts.npu_boards)
+    if boards is None:
+        return {}
+    out: Dict[str, List[int]] = {}
+    for verdict, ids in boards.compatibility().items():
+        mine = [i for i in ids if in_scope(ctx, i, None)]
+        if mine and verdict != "NOT SUPPORT":
+            out[verdict] = mine
+    return out
 
-    stack = ctx.facts.get("stack")
-    drv, fw = stack.driver, stack.firmware
-    if drv is None or drv.info is None or fw is None or fw.info is None:
-        raise NotApplicable("needs both driver and firmware version.info (see ASC-DRV-001, ASC-FW-001)")
-    driver_version = drv.info.version or drv.info.package_version
-    fw_version = fw.info.version
-    by_driver = driver_accepts_firmware(drv.info, fw_version)
-    by_firmware = firmware_accepts_driver(fw.info, driver_version)
-    fw_range = ", ".join(f"[{lo},{hi}]" for lo, hi in (drv.info.compatible_version_fw or ()))
-    evidence = {"driver": driver_version, "firmware": fw_version, "driver_accepts_firmware": by_driver,
-                "firmware_accepts_driver": by_firmware, "compatible_version_fw": fw_range}
-    if by_driver is False and by_firmware is not True:
-        fw_file = firmware_file(ctx, driver_version)
-        yield Finding(Status.FAIL,
-                      f"firmware {fw_version} is outside driver {driver_version}'s range {fw_range}"
-                      + (" and the firmware does not list this driver either" if by_firmware is False else ""),
-                      f"Install firmware in {fw_range} — the one shipped with HDK {driver_version}:\n"
-                      + (f"  ./{fw_file} --full && reboot" if fw_file else
-                         f"  (ascend-doctor matrix lookup --driver {driver_version} --chip <chip> names it)"),
-                      evidence)
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    running = ctx.facts.running_stack
+    drv_file, fw_file = running.driver_file, running.firmware_file
+    driver = running.driver.effective
+    firmware = running.firmware.effective
+    if not driver or not firmware:
+        yield Finding.skip("needs the driver and the firmware version (ASC-DRV-001 / ASC-FW-001 say what is missing)")
         return
-    if by_firmware is False and by_driver is not True:
-        # one HDK release for both halves: the newer of the two (never a downgrade of the running half)
-        newer = max((v for v in (AscendVersion.try_parse(driver_version or ""),
-                                 AscendVersion.try_parse(fw.info.package_version or "")) if v is not None),
-                    key=lambda v: v.sort_key, default=None)
-        yield Finding(Status.FAIL, f"firmware {fw_version} (HDK {fw.info.package_version}) does not accept "
-                      f"driver {driver_version}",
-                      f"Install the driver and firmware of one HDK release ({newer.original}), then reboot (an "
-                      "overwrite install: firmware first, then driver):\n"
-                      + hdk_commands(ctx, newer.original, "upgrade")
-                      if newer is not None else
-                      f"Install the driver and firmware of one HDK release, then reboot "
-                      f"(ascend-doctor matrix lookup --driver {driver_version}).", evidence)
+    drv_info: Any = drv_file.info if drv_file is not None else None
+    fw_info: Any = fw_file.info if fw_file is not None else None
+    fw_ranges = ranges_of(drv_info, "compatible_version_fw")
+    # DCMI reads the firmware's driver list from the card's flash: the installed file's list is the running
+    # firmware's only when it is the same version.
+    fw_record_runs = fw_info is not None and getattr(fw_info, "version", None) == firmware
+    drv_ranges = ranges_of(fw_info, "compatible_version_drv") if fw_record_runs else None
+    computed = dcmi_compatibility(firmware, driver, fw_ranges, drv_ranges)
+    basis = ("the running versions (npu-smi)" if running.driver.running and running.firmware.running else
+             "the installed versions (version.info)" if not running.driver.running and not running.firmware.running
+             else "the running driver and the installed firmware" if running.driver.running else
+             "the installed driver and the running firmware")
+    evidence = {"driver": driver, "firmware": firmware, "basis": basis, "dcmi_rule": computed.result,
+                "by": computed.by, "compatible_version_fw": ranges_text(fw_ranges),
+                "compatible_version_drv": ranges_text(drv_ranges or [])}
+    fw_hdk = (getattr(fw_info, "package_version", None) if fw_record_runs else None) or hdk_of_firmware(ctx, firmware)
+    verdicts = _board_verdicts(ctx)
+    if verdicts:
+        yield from _from_boards(ctx, verdicts, driver, firmware, fw_hdk, computed.by, evidence)
         return
-    if by_driver or by_firmware:
-        # DCMI treats the pair as compatible when either side accepts the other.
-        side = f"driver {driver_version}'s range {fw_range}" if by_driver else \
-            f"firmware {fw_version}'s driver list (HDK {fw.info.package_version})"
-        yield Finding(Status.PASS, f"firmware {fw_version} and driver {driver_version} are compatible: accepted by "
-                      f"the {side}", "", evidence)
+    if computed.result == OK:
+        yield Finding.passed(f"firmware {firmware} and driver {driver} are compatible ({basis}): "
+                             f"{_why_ok(computed.by, fw_ranges, fw_hdk)}", **evidence)
         return
-    # Neither file states a range: only the matrix can say.
-    verdict = ctx.matrix.driver_vs_firmware(driver_version, fw_version)
-    yield verdict_finding(verdict, f"driver {driver_version} + firmware {fw_version}",
-                          f"Install the firmware of HDK {driver_version}, then reboot.")
+    if computed.result == NOK:
+        text, actions = align_hdk(ctx, driver, fw_hdk)
+        reason = ("firmware below 6.4 is refused by every driver (DCMI)" if "6.4" in computed.by else
+                  f"firmware {firmware} is outside driver {driver}'s range {ranges_text(fw_ranges) or '(none)'} "
+                  f"and the firmware's driver list {ranges_text(drv_ranges or []) or '(none)'} does not hold {driver}")
+        yield Finding.fail(f"{reason} ({basis}): npu-smi would print Compatibility NOK.", text,
+                           **evidence).with_actions(*actions)
+        return
+    if not fw_ranges and drv_ranges is None:
+        # Neither side's list is readable here: only the matrix can say.
+        verdict = ctx.matrix.driver_vs_firmware(driver, firmware)
+        text, actions = align_hdk(ctx, driver, fw_hdk)
+        finding = verdict_finding(verdict, f"driver {driver} + firmware {firmware} ({basis})", text)
+        yield finding.with_actions(*actions) if finding.status.value in ("FAIL",) else finding
+        return
+    yield Finding.warn(
+        f"driver {driver}'s range {ranges_text(fw_ranges) or '(none)'} does not hold firmware {firmware}, and the "
+        f"firmware's own driver list cannot be read here ({basis}): DCMI would answer UNKNOWN.",
+        "Read Huawei's verdict on the host: npu-smi info -t board -i 0   (Compatibility: OK / NOK)", **evidence)
+
+
+def _why_ok(by: str, fw_ranges: List[Any], fw_hdk: Optional[str]) -> str:
+    if "compatible_version_drv" in by:
+        hdk = f" (HDK {fw_hdk})" if fw_hdk else ""
+        return (f"accepted only by the firmware's driver list{hdk}; the driver's own range "
+                f"{ranges_text(fw_ranges) or '(none)'} does not hold it")
+    return f"the firmware is in the driver's range {ranges_text(fw_ranges)}"
+
+
+def _from_boards(ctx: CheckContext, verdicts: Dict[str, List[int]], driver: str, firmware: str,
+                 fw_hdk: Optional[str], by: str, evidence: Dict[str, Any]) -> Iterator[Finding]:
+    ids = lambda key: ", ".join(str(i) for i in verdicts.get(key, []))  # noqa: E731
+    evidence = dict(evidence, board_compatibility={k: list(v) for k, v in verdicts.items()})
+    if NOK in verdicts:
+        text, actions = align_hdk(ctx, driver, fw_hdk)
+        yield Finding.fail(f"npu-smi reports Compatibility NOK on NPU {ids(NOK)}: Huawei's own verdict on the running "
+                           f"driver {driver} and firmware {firmware}.", text, **evidence).with_actions(*actions)
+        return
+    if "UNKNOWN" in verdicts:
+        yield Finding.warn(f"npu-smi reports Compatibility UNKNOWN on NPU {ids('UNKNOWN')}: DCMI could not read the "
+                           "firmware's driver list from the card.",
+                           "Reboot the host if firmware was installed since the last boot; if it stays UNKNOWN, "
+                           "reinstall the firmware of the driver's HDK release (--full) and reboot.", **evidence)
+        return
+    count = len(verdicts.get(OK, []))
+    detail = f" ({_why_ok(by, [tuple(r) for r in []], fw_hdk)})" if "compatible_version_drv" in by else ""
+    yield Finding.passed(f"npu-smi reports Compatibility OK on {count} NPU(s): the running driver {driver} and "
+                         f"firmware {firmware} work together{detail}", **evidence)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import posixpath
-from typing import Iterator, List
+from typing import Any, Iterator, List
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction
 
-from ._stack_help import cleanup_sequence
+from ._stack_help import cleanup_sequence, remove_stale_stacks
 
 CHECK = CheckSpec(
     id="ASC-MIX-001",
@@ -19,38 +19,63 @@ CHECK = CheckSpec(
          "laid over it on another path; graph compilation later died with 'Memory Alloc Failed' because the two "
          "stacks mapped AICore resources differently. Ascend stacks do not coexist the way CUDA versions do. "
          "Related: ASC-DRV-002 compares the running driver with the installed one (a pending reboot)."),
-    fix=("Uninstall every driver and firmware completely (<root>/driver/script/uninstall.sh --force, "
-         "<root>/firmware/script/uninstall.sh), reboot, install the one driver+firmware pair of the HDK release "
-         "your CANN pairs with, reboot, then rebuild the graphs (clear ~/atc_data and kernel_meta)."),
+    fix=("Keep the stack the kernel runs (npu-smi's Version) and uninstall the others (<root>/driver/script/"
+         "uninstall.sh --force, <root>/firmware/script/uninstall.sh), point /etc/ascend_install.info at the kept "
+         "root, reboot, then rebuild the graphs (clear ~/atc_data and kernel_meta). When which stack runs is not "
+         "known, uninstall every stack and install one driver+firmware pair of the HDK your CANN pairs with."),
 )
 
 
-def _describe(kind: str, files: List[object]) -> str:
+def _root(path: str) -> str:
+    return posixpath.dirname(posixpath.dirname(path))
+
+
+def _describe(kind: str, files: List[Any], active: Any) -> str:
     parts = []
-    for index, parsed in enumerate(files):
+    for parsed in files:
         info = getattr(parsed, "info", None)
         version = getattr(info, "package_version", None) if kind == "firmware" else None
         version = version or getattr(info, "version", None) or f"unreadable: {getattr(parsed, 'error', '?')}"
-        role = "in use" if index == 0 else "leftover"
+        role = "running" if parsed is active and active is not None else "stale" if active is not None else "?"
         parts.append(f"{getattr(parsed, 'path', '?')} ({version}, {role})")
     return "; ".join(parts)
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    stack = ctx.facts.get("stack")
+    stack = ctx.facts.stack
+    running = ctx.facts.running_stack
     drivers, firmwares = list(stack.drivers), list(stack.firmwares)
     if not drivers and not firmwares:
-        raise NotApplicable("no driver or firmware version.info found (see ASC-DRV-001)")
-    roots = [posixpath.dirname(posixpath.dirname(f.path)) for f in drivers + firmwares]
-    fix = cleanup_sequence(ctx, roots, getattr(stack, "driver_version", None))
+        yield Finding.skip("no driver or firmware version.info found (ASC-DRV-001 says what to install)")
+        return
     mixed = False
-    for kind, files in (("driver", drivers), ("firmware", firmwares)):
-        if len(files) > 1:
-            mixed = True
+    # What the kernel runs is the stack to keep (advice review row 5): only the others are removed.
+    known_running = running.driver.running is not None and running.driver_file is not None
+    for kind, files, active in (("driver", drivers, running.driver_file if known_running else None),
+                                ("firmware", firmwares, running.firmware_file if known_running else None)):
+        if len(files) <= 1:
+            continue
+        mixed = True
+        if active is not None:
+            keep = _root(active.path)
+            stale_roots = sorted({_root(f.path) for f in files if f is not active})
+            fix = remove_stale_stacks(ctx, stale_roots, keep)
             yield Finding.fail(
-                f"{len(files)} {kind} installations found: {_describe(kind, files)}. Two Ascend stacks on one "
-                "machine is how 'Memory Alloc Failed' during graph compilation happens (seed 003 §5.1).",
-                fix, kind=kind, paths=[f.path for f in files])
+                f"{len(files)} {kind} installations found: {_describe(kind, files, active)}. The kernel runs the one "
+                f"under {keep}; the others are leftovers. Two Ascend stacks on one machine is how 'Memory Alloc "
+                "Failed' during graph compilation happens (seed 003 §5.1).",
+                fix, kind=kind, paths=[f.path for f in files], keep=keep).with_actions(
+                    FixAction("hdk", f"Remove the stale {kind} stack(s) under {', '.join(stale_roots)}; keep {keep}",
+                              tuple(line for line in fix.split("\n") if line and not line.startswith("#")),
+                              where="host", subject=f"stale {kind}"))
+            continue
+        roots = [_root(f.path) for f in drivers + firmwares]
+        fix = cleanup_sequence(ctx, roots, getattr(stack, "driver_version", None))
+        yield Finding.fail(
+            f"{len(files)} {kind} installations found: {_describe(kind, files, None)}; which one runs is not known "
+            "here (npu-smi gave no version). Two Ascend stacks on one machine is how 'Memory Alloc Failed' during "
+            "graph compilation happens (seed 003 §5.1).",
+            fix, kind=kind, paths=[f.path for f in files])
     if not mixed:
         where = ", ".join(f.path for f in drivers + firmwares)
         yield Finding.passed(f"one driver and one firmware installation ({where})")

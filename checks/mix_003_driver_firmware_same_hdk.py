@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
 from ascend_doctor.versions import AscendVersion
 
-from ._stack_help import firmware_file
+from ._hdk import align_hdk
 
 CHECK = CheckSpec(
     id="ASC-MIX-003",
@@ -18,37 +18,37 @@ CHECK = CheckSpec(
     why=("Driver and firmware are published together as one Ascend HDK. A firmware from another HDK family is "
          "the trace of two installations laid over each other (seed 003 §5.1), even when the version ranges still "
          "accept each other -- whether they do is ASC-FW-002's finding."),
-    fix=("Install the firmware of the driver's HDK release (Ascend-hdk-910b-npu-firmware_<number>.run on A2, "
-         "Atlas-A3-hdk-npu-firmware_<number>.run on A3; `ascend-doctor matrix lookup --driver <version> --chip <chip>` "
-         "names it) with --full, then reboot."),
+    fix=("Bring both halves to one HDK release by upgrading the older one: when the firmware is newer, upgrade the "
+         "driver to the firmware's HDK (if your CANN supports it); when the driver is newer, install its HDK's "
+         "firmware (Ascend-hdk-910b-npu-firmware_<number>.run on A2, Atlas-A3-hdk-npu-firmware_<number>.run on A3) "
+         "with --full. Reboot the host once. A rollback of the newer half is done the same way, as the alternative."),
 )
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    stack = ctx.facts.get("stack")
-    drv = stack.driver.info if stack.driver else None
-    fw = stack.firmware.info if stack.firmware else None
+    running = ctx.facts.running_stack
+    drv = running.driver_file.info if running.driver_file else None
+    fw = running.firmware_file.info if running.firmware_file else None
     if drv is None or fw is None:
-        raise NotApplicable("needs a readable driver and firmware version.info (see ASC-DRV-001 / ASC-FW-001)")
+        yield Finding.skip("needs a readable driver and firmware version.info (ASC-DRV-001 / ASC-FW-001 say why)")
+        return
     drv_pkg = getattr(drv, "package_version", None) or getattr(drv, "version", None)
     fw_pkg = getattr(fw, "package_version", None)
     if not fw_pkg:
-        raise NotApplicable(f"firmware version.info ({fw.version}) records no package_version (HDK release)")
+        yield Finding.skip(f"firmware version.info ({fw.version}) records no package_version (HDK release)")
+        return
     dv, fv = AscendVersion.try_parse(drv_pkg or ""), AscendVersion.try_parse(fw_pkg)
     if dv is None or fv is None:
-        raise NotApplicable(f"cannot compare HDK releases {drv_pkg!r} and {fw_pkg!r}")
+        yield Finding.skip(f"cannot compare HDK releases {drv_pkg!r} and {fw_pkg!r}")
+        return
     if dv.family != fv.family:
-        fw_file = firmware_file(ctx, drv_pkg)
-        install = (f"  ./{fw_file} --full" if fw_file else
-                   f"  # firmware of HDK {dv.release} for this chip: ascend-doctor matrix lookup --driver {drv_pkg}")
+        # One direction for the whole report: upgrade the older half (ASC-FW-002 and ASC-CANN-002 pull the
+        # same way); the rollback is only the stated alternative (advice review §1 R1).
+        text, actions = align_hdk(ctx, drv_pkg or "", fw_pkg)
         yield Finding.warn(
             f"driver {drv_pkg} is from HDK {dv.family}, firmware {fw.version} is from HDK {fw_pkg} "
             f"({fv.family}): the two were installed from different HDK packages.",
-            f"Install the firmware shipped with driver {drv_pkg} and reboot:\n"
-            f"{install}\n"
-            f"  reboot\n"
-            f"(or install driver and firmware of the HDK your CANN pairs with)",
-            driver_package=drv_pkg, firmware_package=fw_pkg)
+            text, driver_package=drv_pkg, firmware_package=fw_pkg).with_actions(*actions)
         return
     note = "" if dv.same_release(fv) else f" (same {dv.family} family, releases {dv.release} / {fv.release})"
     yield Finding.passed(f"driver {drv_pkg} and firmware {fw.version} (HDK {fw_pkg}) are from one HDK{note}")

@@ -299,8 +299,9 @@ def test_recommendations_never_fail(tmp_path: Path) -> None:
     snap = snapshot(tmp_path, packages={"vllm-ascend": "0.9.1"},
                     env={"HCCL_CONNECT_TIMEOUT": "abc", "PYTORCH_NPU_ALLOC_CONF": "garbage"})
     report = run_checks(SnapshotHost(str(snap)), None, RunOptions(select=("ASC-ENV-01",)))
-    assert report.results and all(r.status in (Status.PASS, Status.WARN) for r in report.results)
-    assert all("source" in r.message for r in report.results if r.status is Status.WARN)
+    # Recommendations are INFO (never counted by --fail-on warn); WARN only for a documented crash risk.
+    assert report.results and all(r.status in (Status.PASS, Status.INFO) for r in report.results)
+    assert all("source" in r.message for r in report.results if r.status is Status.INFO)
 
 
 # -- host resources --------------------------------------------------------------------------------

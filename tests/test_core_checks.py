@@ -131,5 +131,7 @@ def test_unknown_npu_smi_layout_is_a_clear_warning(tmp_path: Path) -> None:
 
 
 def test_driver_without_firmware(tmp_path: Path) -> None:
+    # The firmware lives in the card's flash: a missing version.info is a missing record, not a missing
+    # firmware (advice review row 21) -- a WARN that says how to read what runs, never "install the driver".
     snap = variant(tmp_path, lambda s: (s / "files/usr/local/Ascend/firmware/version.info").unlink())
-    assert statuses(snap, "ASC-FW-001")["ASC-FW-001"] == "FAIL"
+    assert statuses(snap, "ASC-FW-001")["ASC-FW-001"] == "WARN"

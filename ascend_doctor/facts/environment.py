@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 from ascend_doctor.facts import Facts, provider
-from ascend_doctor.facts.origin import absence_is_evidence
+from ascend_doctor.facts.origin import absence_known
+from ascend_doctor.facts.reads import Reads
 
 # Variables set_env.sh exports (compat_facts.md §5.7).
 SET_ENV_VARS = ("ASCEND_HOME_PATH", "ASCEND_OPP_PATH", "ASCEND_TOOLKIT_HOME", "ASCEND_AICPU_PATH")
@@ -21,24 +22,34 @@ class AscendEnv:
     driver_lib64: str
     driver_lib64_on_path: bool
     set_env_scripts: Tuple[str, ...]  # set_env.sh files that exist, most likely first
+    # variables whose path this snapshot (or paste) does not show either way
+    unrecorded_paths: Tuple[str, ...] = ()
 
     def to_dict(self) -> Dict[str, object]:
         return {"values": dict(self.values), "missing_paths": list(self.missing_paths),
+                "unrecorded_paths": list(self.unrecorded_paths),
                 "driver_lib64": self.driver_lib64, "driver_lib64_on_path": self.driver_lib64_on_path,
                 "set_env_scripts": list(self.set_env_scripts)}
 
 
-@provider("ascend_env")
+@provider("ascend_env", reads=Reads(
+    files=("{env_path}", "{root}/ascend-toolkit/set_env.sh", "{root}/cann/set_env.sh", "{root}/nnae/set_env.sh"),
+    host=("env",)))
 def ascend_env(facts: Facts) -> AscendEnv:
     host = facts.host
     env = host.env()
-    stack = facts.try_get("stack")
-    driver_root = getattr(stack, "driver_root", "/usr/local/Ascend")
-    roots = list(getattr(stack, "roots", ()) or ["/usr/local/Ascend"])
+    stack = facts.maybe(Facts.stack)
+    running = facts.maybe(Facts.running_stack)
+    driver_root = stack.driver_root if stack is not None else "/usr/local/Ascend"
+    if running is not None and running.driver_file is not None:
+        # The libraries that must be on the path are the running driver's, not a stale stack's (review row 5).
+        driver_root = running.driver_file.path.rsplit("/driver/", 1)[0] or "/"
+    roots = list(stack.roots if stack is not None and stack.roots else ["/usr/local/Ascend"])
     values = {name: env.get(name) for name in SET_ENV_VARS}
-    # Pasted text records no folders: a path it names is not missing, only unseen.
-    missing = tuple(name for name, value in values.items()
-                    if value and not host.exists(value) and absence_is_evidence(facts))
+    absent = [name for name, value in values.items() if value and not host.exists(value)]
+    # A snapshot that did not capture a path, or a paste, does not show whether it exists.
+    missing = tuple(name for name in absent if absence_known(facts, values[name] or ""))
+    unrecorded = tuple(name for name in absent if name not in missing)
     ld = tuple(p for p in env.get("LD_LIBRARY_PATH", "").split(":") if p)
     driver_lib64 = posixpath.join(driver_root, "driver", "lib64")
     on_path = any(p.rstrip("/") == driver_lib64 or p.rstrip("/").startswith(driver_lib64 + "/") for p in ld)
@@ -48,4 +59,4 @@ def ascend_env(facts: Facts) -> AscendEnv:
             path = posixpath.join(root, rel)
             if host.exists(path) and path not in scripts:
                 scripts.append(path)
-    return AscendEnv(values, missing, ld, driver_lib64, on_path, tuple(scripts))
+    return AscendEnv(values, missing, ld, driver_lib64, on_path, tuple(scripts), unrecorded)

@@ -48,6 +48,23 @@ def absence_is_evidence(facts_or_host: Any) -> bool:
     return origin_kind(facts_or_host) != PASTED_TEXT
 
 
+def absence_known(facts_or_host: Any, path: str) -> bool:
+    """Whether "``path`` does not exist here" is a fact about the machine.
+
+    Live: yes. Pasted text: no. A snapshot: only when its capture covered the path (new snapshots
+    record which declared reads they covered; for older ones, and for paths outside those reads,
+    the snapshot cannot tell, and a message must say "not recorded in this snapshot").
+    """
+    kind = origin_kind(facts_or_host)
+    if kind == LIVE:
+        return True
+    if kind == PASTED_TEXT:
+        return False
+    host = getattr(facts_or_host, "host", facts_or_host)
+    captured = getattr(host, "captured", None)
+    return bool(captured(path)) if callable(captured) else False
+
+
 def require_stated(facts_or_host: Any, what: str) -> None:
     """For pasted text, raise ``FactUnavailable`` ("<what>: not in the pasted text") -> SKIP.
 

@@ -11,10 +11,11 @@ installed ones otherwise, and every record says which it used, so a message can 
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.reads import Reads
+from ascend_doctor.facts.stack import ParsedFile
 
 
 class VersionState:
@@ -76,18 +77,57 @@ def same_release(a: str, b: str) -> Optional[bool]:
 
 
 class RunningStack:
-    """Running vs installed driver and firmware."""
+    """Running vs installed driver and firmware, and which installed files belong to what runs.
 
-    __slots__ = ("driver", "firmware", "firmware_by_npu")
+    With two driver stacks installed, the one whose version is the running driver's is the active
+    one (``driver_file``), whatever /etc/ascend_install.info points at; the others are stale.
+    """
 
-    def __init__(self, driver: VersionState, firmware: VersionState, firmware_by_npu: Dict[str, List[int]]) -> None:
+    __slots__ = ("driver", "driver_file", "firmware", "firmware_by_npu", "firmware_file", "stale_drivers",
+                 "stale_firmwares")
+
+    def __init__(self, driver: VersionState, firmware: VersionState, firmware_by_npu: Dict[str, List[int]],
+                 driver_file: Optional[ParsedFile] = None, firmware_file: Optional[ParsedFile] = None,
+                 stale_drivers: Tuple[ParsedFile, ...] = (), stale_firmwares: Tuple[ParsedFile, ...] = ()) -> None:
         self.driver = driver
         self.firmware = firmware
         self.firmware_by_npu = firmware_by_npu  # running firmware version -> NPU ids
+        self.driver_file = driver_file  # the version.info of the running driver (or the recorded one)
+        self.firmware_file = firmware_file
+        self.stale_drivers = stale_drivers
+        self.stale_firmwares = stale_firmwares
 
     def to_dict(self) -> Dict[str, Any]:
         return {"driver": self.driver.to_dict(), "firmware": self.firmware.to_dict(),
-                "firmware_by_npu": {k: list(v) for k, v in self.firmware_by_npu.items()}}
+                "firmware_by_npu": {k: list(v) for k, v in self.firmware_by_npu.items()},
+                "driver_file": self.driver_file.path if self.driver_file else None,
+                "firmware_file": self.firmware_file.path if self.firmware_file else None,
+                "stale_drivers": [f.path for f in self.stale_drivers],
+                "stale_firmwares": [f.path for f in self.stale_firmwares]}
+
+
+def _file_version(parsed: ParsedFile, kind: str) -> Optional[str]:
+    info = parsed.info
+    if info is None:
+        return None
+    if kind == "driver":
+        return getattr(info, "version", None) or getattr(info, "package_version", None)
+    return getattr(info, "version", None)
+
+
+def _pick(files: Sequence[ParsedFile], running: Optional[str], kind: str
+          ) -> Tuple[Optional[ParsedFile], Tuple[ParsedFile, ...]]:
+    """The installed file of what runs (else the recorded, first one) and the others."""
+    if not files:
+        return None, ()
+    chosen = files[0]
+    if running:
+        for parsed in files:
+            version = _file_version(parsed, kind)
+            if version and same_release(version, running):
+                chosen = parsed
+                break
+    return chosen, tuple(f for f in files if f is not chosen)
 
 
 @provider("running_stack", reads=Reads())
@@ -105,9 +145,21 @@ def running_stack(facts: Facts) -> RunningStack:
             driver_source = "npu-smi board query"
     by_npu = boards.firmware_versions() if boards is not None else {}
     running_fw = boards.running_firmware() if boards is not None else None
+    driver_file, stale_drivers = _pick(stack.drivers if stack else (), running_driver, "driver")
+    firmware_file, stale_firmwares = _pick(stack.firmwares if stack else (), running_fw, "firmware")
+    if running_fw is None and driver_file is not None and stack is not None and len(stack.firmwares) > 1:
+        # no board query: the firmware installed beside the running driver is the likely one
+        root = driver_file.path.rsplit("/driver/", 1)[0]
+        beside = [f for f in stack.firmwares if f.path.startswith(root + "/firmware/")]
+        if beside:
+            firmware_file = beside[0]
+            stale_firmwares = tuple(f for f in stack.firmwares if f is not firmware_file)
     return RunningStack(
-        driver=VersionState(running_driver, stack.driver_version if stack else None, driver_source),
-        firmware=VersionState(running_fw, stack.firmware_version if stack else None,
+        driver=VersionState(running_driver, _file_version(driver_file, "driver") if driver_file else None,
+                            driver_source),
+        firmware=VersionState(running_fw, _file_version(firmware_file, "firmware") if firmware_file else None,
                               "npu-smi board query" if running_fw else ""),
         firmware_by_npu=by_npu,
+        driver_file=driver_file, firmware_file=firmware_file,
+        stale_drivers=stale_drivers, stale_firmwares=stale_firmwares,
     )
