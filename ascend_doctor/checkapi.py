@@ -90,11 +90,15 @@ class FixAction:
     alternative: str = ""  # a second way, stated but not chosen (e.g. roll the firmware back instead)
     subject: str = ""  # what inside the component: "torch", "transformers", a file...
     accepts: Tuple[str, ...] = ()
+    # "component=version" the step was computed for ("cann=8.0.0"): when the plan moves that component
+    # elsewhere, the step is restated for the new version instead of undoing it.
+    depends: Tuple[str, ...] = ()
 
     def to_dict(self) -> Dict[str, Any]:
         return {"component": self.component, "summary": self.summary, "commands": list(self.commands),
                 "where": self.where, "target": self.target, "direction": self.direction,
-                "alternative": self.alternative, "subject": self.subject, "accepts": list(self.accepts)}
+                "alternative": self.alternative, "subject": self.subject, "accepts": list(self.accepts),
+                "depends": list(self.depends)}
 
 
 @dataclass(frozen=True)

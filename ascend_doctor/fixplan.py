@@ -124,11 +124,12 @@ def build_fix_plan(results: Sequence[Result]) -> List[FixStep]:
                 entry.refs.append(ref)
                 entry.statuses.append(result.status)
     chosen = _resolve_conflicts(list(entries.values()))
+    chosen = _restate_dependents(chosen)
     chosen = _one_reboot(chosen)
     chosen.sort(key=lambda e: (_component_order(e[0].action.component), _severity(e[0]), e[0].action.subject))
     return [FixStep(order=n, component=e.action.component, summary=e.action.summary, commands=e.action.commands,
                     where=e.action.where, fixes=tuple(e.refs), target=e.action.target, why=why,
-                    alternative=alternative)
+                    alternative=alternative, subject=e.action.subject)
             for n, (e, why, alternative) in enumerate(chosen, start=1)]
 
 
@@ -204,6 +205,36 @@ def _choose(members: List[_Entry]) -> Tuple[_Entry, str, str]:
     if unsatisfied:
         why += f"; still open after it: {', '.join(unsatisfied)}"
     return best, why, " | or: ".join(alternatives)
+
+
+def _restate_dependents(chosen: List[Tuple[_Entry, str, str]]) -> List[Tuple[_Entry, str, str]]:
+    """A step computed for a version the plan replaces (a torch pair for the old CANN while another step
+    installs a new CANN) is restated for the new version, so no step undoes another."""
+    targets: Dict[str, str] = {}
+    for entry, _why, _alt in chosen:
+        if entry.action.target and entry.action.component in ("cann", "hdk", "python", "engine"):
+            targets.setdefault(entry.action.component, entry.action.target)
+    out: List[Tuple[_Entry, str, str]] = []
+    for entry, why, alternative in chosen:
+        action = entry.action
+        for dependency in action.depends:
+            component, _, version = dependency.partition("=")
+            new = targets.get(component)
+            if new and version and new.lower() != version.lower():
+                label = {"cann": "CANN", "hdk": "HDK"}.get(component, component)
+                restated = FixAction(
+                    action.component,
+                    f"After the {label} {new} step, install what pairs with {label} {new} (this finding's fix "
+                    f"was for {label} {version})",
+                    (f"ascend-doctor matrix lookup --{component} {new}",), action.where, None, action.direction,
+                    action.alternative, action.subject)
+                replacement = _Entry(restated)
+                replacement.refs, replacement.statuses = entry.refs, entry.statuses
+                entry = replacement
+                why = (why + "; " if why else "") + f"computed for {label} {version}, which the plan replaces"
+                break
+        out.append((entry, why, alternative))
+    return out
 
 
 def _one_reboot(chosen: List[Tuple[_Entry, str, str]]) -> List[Tuple[_Entry, str, str]]:

@@ -59,11 +59,12 @@ class FixStep:
     target: Optional[str] = None
     why: str = ""  # why this step was chosen when findings disagreed
     alternative: str = ""
+    subject: str = ""  # what inside the component the target applies to (a package, a variable)
 
     def to_dict(self) -> Dict[str, Any]:
         return {"order": self.order, "component": self.component, "summary": self.summary,
                 "commands": list(self.commands), "where": self.where, "fixes": list(self.fixes),
-                "target": self.target, "why": self.why, "alternative": self.alternative}
+                "target": self.target, "why": self.why, "alternative": self.alternative, "subject": self.subject}
 
 
 @dataclass
@@ -78,6 +79,7 @@ class Report:
     duration_s: float = 0.0
     notes: List[str] = field(default_factory=list)  # run-level remarks (e.g. snapshot warnings)
     fix_plan: List[FixStep] = field(default_factory=list)
+    lang: str = "en"  # language of the human fields (titles, messages, remediations): "en" or "zh"
 
     def summary(self) -> Dict[str, int]:
         counts = {s.value: 0 for s in Status}
@@ -98,6 +100,7 @@ class Report:
             "started_at": self.started_at,
             "duration_s": round(self.duration_s, 3),
             "fail_on": self.fail_on,
+            "lang": self.lang,
             "facts": jsonable(self.facts),
             "results": [r.to_dict() for r in self.results],
             "summary": self.summary(),

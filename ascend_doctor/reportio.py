@@ -137,6 +137,7 @@ def report_from_dict(data: Any, label: str = "report") -> Report:
         duration_s=float(duration) if _is_number(duration) else 0.0,
         notes=list(reader.strings(data, "notes", "notes")),
         fix_plan=plan,
+        lang=data.get("lang") if data.get("lang") in ("en", "zh") else "en",  # absent before the field existed
     )
 
 
@@ -231,6 +232,9 @@ class _Reader:
             target=self.optional_text(item, "target", f"{where}.target"),
             direction=self.text(item, "direction", f"{where}.direction", default=""),
             alternative=self.text(item, "alternative", f"{where}.alternative", default=""),
+            subject=self.text(item, "subject", f"{where}.subject", default=""),
+            accepts=self.strings(item, "accepts", f"{where}.accepts") if "accepts" in item else (),
+            depends=self.strings(item, "depends", f"{where}.depends") if "depends" in item else (),
         )
 
     def fix_step(self, item: Any, where: str, position: int) -> FixStep:
@@ -249,4 +253,5 @@ class _Reader:
             target=self.optional_text(item, "target", f"{where}.target"),
             why=self.text(item, "why", f"{where}.why", default=""),
             alternative=self.text(item, "alternative", f"{where}.alternative", default=""),
+            subject=self.text(item, "subject", f"{where}.subject", default=""),
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence
 
-from ascend_doctor.checkapi import CheckContext, Finding, Status
+from ascend_doctor.checkapi import CheckContext, Finding, FixAction, Status
 
 INSTALL_ROOT = "/usr/local/Ascend"
 
@@ -152,6 +152,29 @@ def code_text(code: Any) -> str:
     """A release-code entry as written in version files: ``[V100R001C19]`` or ``[A,B]``."""
     text = getattr(code, "text", None)
     return str(text()) if callable(text) else str(code)
+
+
+def pip_pair_action(ctx: CheckContext) -> Optional[FixAction]:
+    """The torch + torch_npu pair of the active CANN as a fix-plan step (None when the matrix has no pair)."""
+
+    stack = ctx.facts.try_get("stack")
+    toolkit = stack.active_toolkit(ctx.facts.try_get("env") or {}) if stack else None
+    cann = getattr(toolkit, "version", None)
+    if not cann:
+        return None
+    try:
+        rec = ctx.matrix.recommended_for_cann(cann) or {}
+    except Exception:
+        rec = {}
+    torch, torch_npu = rec.get("torch"), rec.get("torch_npu")
+    if not torch or not torch_npu:
+        return None
+    from ascend_doctor.matrix.pip import torch_pair
+
+    advice = torch_pair(ctx.matrix, torch, torch_npu, host_arch(ctx))
+    return FixAction("python", f"Install torch {torch} with torch_npu {torch_npu}, the pair released for CANN {cann}",
+                     (advice.lines[0],), where="either", target=torch_npu, direction="set", subject="torch",
+                     depends=(f"cann={cann}",))
 
 
 def pip_pair_hint(ctx: CheckContext) -> str:

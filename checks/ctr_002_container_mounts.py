@@ -55,10 +55,19 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             present.append(paths[0])
         else:
             missing.append((paths[0], flag, status, breaks))
+    from ascend_doctor.facts import Facts
+
+    listed = ctx.facts.maybe(Facts.npu_smi)
+    smi_works = listed is not None and bool(listed.devices)
     for path, flag, status, breaks in missing:
+        if path == "/usr/local/dcmi" and smi_works:
+            # npu-smi did talk to the devices in this very run (advice review row 18): nothing is broken now.
+            status = Status.INFO
+            breaks = ("npu-smi works here, but tools built on DCMI (npu-exporter, some engines' health probes) "
+                      "look for its libraries there")
         yield Finding(status, f"{path} is not mounted in this container: {breaks}.",
-                      f"Recreate the container with: docker run ... {flag} ...", {"path": path, "flag": flag},
-                      path)
+                      f"Re-create the container (on the host) with: docker run ... {flag} ...",
+                      {"path": path, "flag": flag}, path)
     if not missing:
         yield Finding.passed(f"container ({container.runtime or 'unknown runtime'}) has the driver mounts: "
                              + ", ".join(present))

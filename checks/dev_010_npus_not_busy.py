@@ -63,8 +63,9 @@ def _dcmi_busy(ctx: CheckContext) -> Optional[Finding]:
         "On the host: npu-smi info   # the process table shows who holds each NPU\n"
         "  cat /proc/uda/namespace_node   # the root_tgid of the namespace holding the device\n"
         "  docker ps   # stop the container using those NPUs: docker stop <id>\n"
-        "Only one ordinary container may open an NPU; several need --privileged on all of them. A missing "
-        "-v /usr/local/dcmi:/usr/local/dcmi mount has been reported to give the same message (ASC-CTR-002).",
+        "Give each container its own NPUs (--device /dev/davinciN per container); --privileged exposes every device "
+        "and the host and is no fix. A missing -v /usr/local/dcmi:/usr/local/dcmi mount has been reported to give "
+        "the same message (ASC-CTR-002).",
         code=code)
 
 

@@ -60,8 +60,9 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         checked += 1
         flagged += 1
         fix = (f"On the host: npu-smi info   # lists every process on NPU {dev.npu_id}; stop its owner: "
-               f"docker stop <container> / kill <pid>\nIf nothing owns it, reboot, or reset the NPU as root with "
-               f"nothing running on it: npu-smi set -t reset -i {dev.npu_id} -c {dev.chip_id}")
+               f"docker stop <container> / kill <pid>\nIf nothing owns it, reboot the host, or reset the NPU (on the "
+               f"physical host, as root, with nothing running on it -- on A3 one NPU carries two dies and a reset "
+               f"ends every job on either): npu-smi set -t reset -i {dev.npu_id} -c {dev.chip_id}")
         evidence = {"used_mb": used, "capacity_mb": cap, "listed_mb": used - unexplained,
                     "unexplained_mb": unexplained, "threshold_mb": floor}
         if unexplained > HALF * cap:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Iterator, List, Optional, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
 
+from ._engines import cann_upgrade_action
 from ._support import verdict_finding
 
 CHECK = CheckSpec(
@@ -58,7 +59,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         "torch": py.package("torch") if py is not None else None,
         "torch_npu": py.package("torch-npu") if py is not None else None,
         "python": getattr(py, "version", None),
-        "driver": getattr(stack, "driver_version", None),
+        # what runs (npu-smi) when its version.info is unreadable: review row 13 (a 23.0.7 driver under MindIE)
+        "driver": ctx.facts.running_stack.driver.effective,
     }
     for engine, version in installed:
         extra = {"vllm": py.package("vllm") if py is not None else None} if engine == "vllm-ascend" else {}
@@ -73,4 +75,57 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                 remediation += (f". {names[engine]} and {others} need different torch releases: give each engine its "
                                 "own environment (venv or image) instead of changing this one")
             finding = verdict_finding(verdict, subject, remediation, unknown_status=Status.WARN)
+            if finding.status is Status.FAIL and aspect == "vllm" and _post_release_only(extra.get("vllm"), verdict):
+                # 0.8.5 vs 0.8.5.post1: a bugfix of the same vLLM line, not a different release (review row 25).
+                finding = Finding(Status.WARN, finding.message + " (a post-release of the same vLLM line)",
+                                  finding.remediation, finding.evidence)
+            if finding.status is Status.FAIL and aspect == "cann":
+                want = _wanted_cann(ctx, engine, version)
+                if want:
+                    finding = finding.with_actions(cann_upgrade_action(ctx, want, f"for {names[engine]} {version}"))
+            if finding.status is Status.FAIL and aspect == "driver" and engine == "mindie":
+                finding = finding.with_actions(*_mindie_hdk_actions(ctx, version))
             yield finding.scoped(f"{names[engine]} {aspect}")
+
+
+def _post_release_only(installed: Optional[str], verdict: object) -> bool:
+    """The verdict's vLLM and the installed one differ only by a .postN."""
+    import re
+
+    from packaging.version import InvalidVersion, Version
+
+    wanted = re.search(r"vLLM (\S+?)(?:,|\s|$)", str(getattr(verdict, "message", "")))
+    if not installed or not wanted:
+        return False
+    try:
+        a, b = Version(installed), Version(wanted.group(1))
+    except InvalidVersion:
+        return False
+    return a != b and a.release == b.release and a.pre == b.pre and a.dev == b.dev
+
+
+def _mindie_hdk_actions(ctx: CheckContext, version: str) -> List[FixAction]:
+    """Upgrade to an HDK of MindIE's list (the newest it lists; any listed one fixes it)."""
+    from ascend_doctor.matrix.engines import find_mindie_row
+
+    from ._hdk import hdk_action, reboot_action
+    from ._stack_help import _package_sets
+
+    row = find_mindie_row(ctx.matrix, version)
+    if row is None or not row.hdk:
+        return []
+    sets = _package_sets(ctx)
+    listed = [sets[0].driver_file_version(h) or h.lower() for h in row.hdk] if sets else [h.lower() for h in row.hdk]
+    accepts = [*listed, *(f"{h.lower()}.*" for h in row.hdk)]
+    target = listed[0]
+    return [hdk_action(ctx, target, f"Upgrade the HDK (driver + firmware) to {target}, listed by MindIE {version}",
+                       accepts=accepts),
+            reboot_action(ctx, "load the new driver and activate the firmware")]
+
+
+def _wanted_cann(ctx: CheckContext, engine: str, version: str) -> Optional[str]:
+    from ascend_doctor.matrix.engines import find_mindie_row, find_vllm_row
+
+    row = find_mindie_row(ctx.matrix, version) if engine == "mindie" else \
+        find_vllm_row(ctx.matrix, version) if engine == "vllm-ascend" else None
+    return getattr(row, "cann", None)

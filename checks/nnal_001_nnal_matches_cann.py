@@ -7,6 +7,7 @@ from typing import Iterator
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 from ascend_doctor.facts.origin import require_stated
 
+from ._engines import cann_upgrade_action, engine_canns
 from ._stack_help import package_command, same_release
 
 CHECK = CheckSpec(
@@ -47,6 +48,18 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                            "Reinstall NNAL of the toolkit's release:\n" + install, root=nnal.root)
         return
     if cann and same_release(nnal.version, cann) is False:
+        pinned = [(engine, want) for engine, want in engine_canns(ctx) if same_release(want, nnal.version)]
+        if pinned:
+            # NNAL is already the release the engine needs: the toolkit is the one out of step (review row 13);
+            # never downgrade NNAL against the engine.
+            engine, want = pinned[0]
+            action = cann_upgrade_action(ctx, want, f"for {engine}")
+            yield Finding.fail(
+                f"NNAL/ATB {nnal.full_version} with CANN toolkit {cann}: NNAL already is {engine}'s CANN {want}; the "
+                "toolkit is the part out of step (ATB of another release fails at load with undefined symbols).",
+                f"Upgrade the toolkit and kernels to CANN {want} (the NNAL stays):\n  " + "\n  ".join(action.commands),
+                nnal=nnal.version, cann=cann, engine_cann=want).with_actions(action)
+            return
         yield Finding.fail(
             f"NNAL/ATB {nnal.full_version} with CANN toolkit {cann}: ATB of another release fails at load with "
             "undefined symbols (e.g. libtbe_adapter.so: undefined symbol _ZN3Mki2Dl..., Ascend/pytorch#99).",

@@ -6,7 +6,7 @@ from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 
-from ._support import pip_pair_hint, verdict_finding
+from ._support import pip_pair_action, pip_pair_hint, verdict_finding
 
 CHECK = CheckSpec(
     id="ASC-PY-002",
@@ -24,5 +24,10 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     if not torch or not torch_npu:
         raise NotApplicable("needs both torch and torch_npu (see ASC-PY-001)")
     verdict = ctx.matrix.torch_npu_vs_torch(torch_npu, torch)
-    yield verdict_finding(verdict, f"torch_npu {torch_npu} with torch {torch}", pip_pair_hint(ctx),
-                          suggestion_prefix=f"or, to keep torch_npu {torch_npu}:\n")
+    yield _with_pair(ctx, verdict_finding(verdict, f"torch_npu {torch_npu} with torch {torch}", pip_pair_hint(ctx),
+                                          suggestion_prefix=f"or, to keep torch_npu {torch_npu}:\n"))
+
+
+def _with_pair(ctx: CheckContext, finding: Finding) -> Finding:
+    action = pip_pair_action(ctx) if finding.status.value in ("FAIL", "WARN") else None
+    return finding.with_actions(action) if action is not None else finding

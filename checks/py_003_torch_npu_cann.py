@@ -6,7 +6,7 @@ from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 
-from ._support import pip_pair_hint, verdict_finding
+from ._support import pip_pair_action, pip_pair_hint, verdict_finding
 
 CHECK = CheckSpec(
     id="ASC-PY-003",
@@ -26,4 +26,10 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     if not torch_npu or toolkit is None or not toolkit.version:
         raise NotApplicable("needs torch_npu and a CANN toolkit (see ASC-PY-001, ASC-CANN-001)")
     verdict = ctx.matrix.torch_npu_vs_cann(torch_npu, toolkit.version)
-    yield verdict_finding(verdict, f"torch_npu {torch_npu} with CANN {toolkit.version}", pip_pair_hint(ctx))
+    yield _with_pair(ctx, verdict_finding(verdict, f"torch_npu {torch_npu} with CANN {toolkit.version}",
+                                          pip_pair_hint(ctx)))
+
+
+def _with_pair(ctx: CheckContext, finding: Finding) -> Finding:
+    action = pip_pair_action(ctx) if finding.status.value in ("FAIL", "WARN") else None
+    return finding.with_actions(action) if action is not None else finding

@@ -10,7 +10,7 @@ from ascend_doctor.facts import FactUnavailable
 from ascend_doctor.facts.origin import require_stated
 from ascend_doctor.host.base import CommandResult, CommandStatus
 
-from ._support import CONTAINER_DRIVER_MOUNTS, driver_install_hint, in_container
+from ._support import container_mount_command, driver_install_hint, in_container
 
 CHECK = CheckSpec(
     id="ASC-SMI-001",
@@ -18,10 +18,11 @@ CHECK = CheckSpec(
     what="Runs `npu-smi info` (with a timeout) and reads its device table.",
     why=("npu-smi talks to the driver through DCMI. If it is missing, hangs, or reports the device as used, "
          "nothing else on the machine (CANN, torch_npu, MindIE, vLLM-Ascend) will be able to open the NPUs."),
-    fix=("Missing: install the Ascend driver (or mount npu-smi and /usr/local/dcmi into the container). "
+    fix=("Missing: install the Ascend driver on the host (or mount npu-smi and /usr/local/dcmi into the container). "
          "Hung: the driver is in a bad state; look at `dmesg`, reload the driver or reboot. "
-         "'-8020'/'-8005' (device is used): another container or process holds the NPUs; on the host, "
-         "`cat /proc/uda/namespace_node` shows the owning process; stop it or share with --privileged."),
+         "'-8020' (device is used): another container or process holds the NPUs; on the host, "
+         "`cat /proc/uda/namespace_node` shows the owning process; stop it, or give each container its own NPUs. "
+         "'-8005' right after a driver or firmware upgrade: reboot the host."),
 )
 
 # compat_facts.md §7: "dcmi model initialized failed, because the device is used. ret is -8020",
@@ -37,8 +38,9 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         fix = driver_install_hint(ctx)
         if in_container(ctx):
             # Never install a driver inside a container: it comes from the host.
-            fix = ("This is a container: recreate it with the host's driver tools and devices mounted:\n  docker run "
-                   + CONTAINER_DRIVER_MOUNTS + " ...\n(if the host itself has no driver, install it there first)")
+            fix = ("This is a container: re-create it (on the host) with the host's driver tools and devices "
+                   "mounted:\n  " + container_mount_command(ctx, ("devices", "driver", "npu-smi"))
+                   + "\n(if the host itself has no driver, install it there first)")
         yield Finding.fail("`npu-smi` is not installed: no Ascend driver on this machine "
                            "(or not mounted into this container).", fix)
         return
@@ -51,15 +53,24 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             "of one HDK release.",
             command=result.command_line, waited_s=result.timeout_s)
         return
-    if _DEVICE_USED.search(text):
-        code = _DEVICE_USED.search(text)
+    code = _DEVICE_USED.search(text)
+    if code and "8005" in code.group(0):
+        # -8005: DCMI could not initialise; right after an upgrade that means the new driver or firmware is not
+        # active yet (MindCluster FAQ), not that someone else holds the device.
+        yield Finding.fail(
+            f"npu-smi could not initialise the devices ({code.group(0)}).",
+            "If the driver or firmware was installed or upgraded since the last boot: reboot the host.\n"
+            "Otherwise another process may hold the devices: on the host, cat /proc/uda/namespace_node",
+            output=text.strip()[-500:])
+        return
+    if code:
         yield Finding.fail(
             "npu-smi reports the device is used by someone else "
-            f"({code.group(0) if code else 'device is used'}): another container or a host process holds "
-            "these NPUs.",
+            f"({code.group(0)}): another container or a host process holds these NPUs.",
             "On the host: cat /proc/uda/namespace_node   # find root_tgid of the process holding the device\n"
             "  ps -o pid,cmd -p <root_tgid>; docker ps   # then stop that process or container\n"
-            "Containers that must share NPUs need --privileged.",
+            "Give each container its own NPUs (--device /dev/davinciN per container). --privileged exposes every "
+            "device and the host to the container: not a fix for sharing.",
             output=text.strip()[-500:])
         return
     if result.status is CommandStatus.PERMISSION_DENIED:

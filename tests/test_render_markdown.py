@@ -88,7 +88,7 @@ def test_markdown_sections_come_in_order_and_fix_plan_has_commands() -> None:
     assert "./Ascend-hdk-910b-npu-driver_24.1.rc3_linux-aarch64.run --full\nreboot" in plan_blocks
     assert "why: CANN 8.0.0 needs it" in plan and "alternative: install CANN 7.0 instead" in plan
     # SKIPs for inputs not given are one line, not a row each
-    assert "1 checks not run: they need --model DIR" in text and "ASC-MDL-001" not in text
+    assert "1 check not run: it needs --model DIR" in text and "ASC-MDL-001" not in text
 
 
 def test_untrusted_text_cannot_format_or_inject_markup() -> None:

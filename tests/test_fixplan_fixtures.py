@@ -1,0 +1,96 @@
+"""The fix plan of every fixture is one plan that never contradicts itself (issue 8 item 3).
+
+For every scenario under fixtures/: no component is set to two versions, no step undoes another,
+every torch change pins torch_npu, every HDK file named is a real file name of the host's chip
+family and architecture, there is at most one reboot and it comes after every host package step.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from ascend_doctor.checkapi import FIX_COMPONENTS
+from ascend_doctor.cli import main
+from ascend_doctor.matrix import load_matrix
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+SCENARIOS = sorted(p for p in FIXTURES.iterdir() if (p / "expected.yaml").is_file())
+HDK_FILE = re.compile(r"\b(?:Ascend-hdk-[0-9a-z]+|Atlas-A\d-hdk)-npu-(?:driver|firmware)_[^\s]+?\.run\b")
+RUN_FILE = re.compile(r"\./(\S+?\.run)\b")
+PIP_INSTALL = re.compile(r"\bpip3? install\b(.*)")
+PIP_UNINSTALL = re.compile(r"\bpip3? uninstall\b(.*)")
+CONFLICT_GROUP = {"driver": "hdk", "firmware": "hdk"}
+
+
+def report_for(scenario: Path) -> Dict[str, Any]:
+    expected = yaml.safe_load((scenario / "expected.yaml").read_text(encoding="utf-8"))
+    extra = [str(a).replace("{fixture}", str(scenario)) for a in expected.get("args", [])]
+    result = CliRunner().invoke(main, ["check", "--from", str(scenario), "--format", "json", *extra],
+                                catch_exceptions=False)
+    report: Dict[str, Any] = json.loads(result.stdout)
+    return report
+
+
+def commands(plan: List[Dict[str, Any]]) -> List[str]:
+    return [c for step in plan for c in step["commands"] if not c.lstrip().startswith("#")]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[p.name for p in SCENARIOS])
+def test_fix_plan_agrees_with_itself(scenario: Path) -> None:
+    report = report_for(scenario)
+    plan = report["fix_plan"]
+    assert [s["order"] for s in plan] == list(range(1, len(plan) + 1))
+
+    # one version per component (the driver and the firmware are one HDK)
+    targets: Dict[Any, set] = {}
+    for step in plan:
+        if step["target"]:
+            key = (CONFLICT_GROUP.get(step["component"], step["component"]), step.get("subject", ""))
+            targets.setdefault(key, set()).add(step["target"].lower())
+    assert all(len(v) == 1 for v in targets.values()), targets
+
+    # nothing installed by one step is removed by another
+    lines = commands(plan)
+    installed_runs = {m for c in lines if "--uninstall" not in c for m in RUN_FILE.findall(c)}
+    removed_runs = {m for c in lines if "--uninstall" in c for m in RUN_FILE.findall(c)}
+    assert not installed_runs & removed_runs, installed_runs & removed_runs
+    pip_in = {re.split(r"[=<>\s]", w)[0].lower().replace("_", "-") for c in lines
+              for m in PIP_INSTALL.findall(c) for w in m.split() if not w.startswith("-")}
+    pip_out = {w.lower().replace("_", "-") for c in lines for m in PIP_UNINSTALL.findall(c)
+               for w in m.split() if not w.startswith("-")}
+    assert not pip_in & pip_out, pip_in & pip_out
+
+    # torch never moves without its torch_npu
+    for command in lines:
+        if re.search(r"\btorch==", command):
+            assert re.search(r"\btorch[-_]npu==", command), command
+
+    # HDK files are the host's family and architecture
+    chip = (report["facts"].get("chip") or {}).get("family")
+    arch = report["host"].get("arch")
+    names = {n for c in lines for n in HDK_FILE.findall(c)}
+    if names:
+        packages = load_matrix(None).packages(chip, arch) if chip and arch else None
+        assert packages is not None, f"HDK files {names} named for an unknown family/arch {chip}/{arch}"
+        family = load_matrix(None).family(chip)
+        driver_prefix = family.hdk_package.driver.split("{version}")[0]
+        firmware_prefix = family.hdk_package.firmware.split("{firmware}")[0]
+        hdk_arch = "x86-64" if arch == "x86_64" else arch
+        for name in names:
+            if "-driver_" in name:
+                assert name.startswith(driver_prefix) and name.endswith(f"_linux-{hdk_arch}.run"), name
+            else:
+                assert name.startswith(firmware_prefix), name
+
+    # at most one reboot, after every host package step, in install order
+    components = [s["component"] for s in plan]
+    assert components.count("reboot") <= 1
+    order = [FIX_COMPONENTS.index(c) for c in components if c in FIX_COMPONENTS]
+    assert order == sorted(order), components
