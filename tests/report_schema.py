@@ -1,7 +1,8 @@
 """Validate JSON reports against docs/report-schema.json (used by every test that makes one).
 
 A probe report (``host.source`` "endpoint", from ``ascend-doctor probe``) is validated against
-docs/probe-report-schema.json instead.
+docs/probe-report-schema.json instead, and a fleet report (``host.source`` "fleet", from
+``ascend-doctor fleet``) against docs/fleet-report-schema.json.
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ from typing import Any, Dict
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "docs" / "report-schema.json"
 PROBE_SCHEMA_PATH = SCHEMA_PATH.with_name("probe-report-schema.json")
+FLEET_SCHEMA_PATH = SCHEMA_PATH.with_name("fleet-report-schema.json")
+SCHEMA_BY_SOURCE = {"endpoint": PROBE_SCHEMA_PATH, "fleet": FLEET_SCHEMA_PATH}
 
 
-@functools.lru_cache(maxsize=2)
+@functools.lru_cache(maxsize=3)
 def _validator(path: Path = SCHEMA_PATH) -> Any:
     import jsonschema
 
@@ -26,7 +29,7 @@ def _validator(path: Path = SCHEMA_PATH) -> Any:
 
 def validate_report(report: Dict[str, Any]) -> None:
     host = report.get("host") if isinstance(report, dict) else None
-    path = PROBE_SCHEMA_PATH if isinstance(host, dict) and host.get("source") == "endpoint" else SCHEMA_PATH
+    path = SCHEMA_BY_SOURCE.get(host.get("source"), SCHEMA_PATH) if isinstance(host, dict) else SCHEMA_PATH
     errors = sorted(_validator(path).iter_errors(report), key=lambda e: list(e.path))
     assert not errors, f"report does not match docs/{path.name}:\n" + "\n".join(
         f"  {'/'.join(map(str, e.path))}: {e.message}" for e in errors[:20])

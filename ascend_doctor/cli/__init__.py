@@ -18,6 +18,7 @@ SUBCOMMANDS: Dict[str, Tuple[str, str, str]] = {
     "check": ("ascend_doctor.cli.check_cmd", "check", "Grade this machine (or a snapshot) for Ascend deployment."),
     "checks": ("ascend_doctor.cli.catalogue_cmd", "checks", "List every check with its id and title."),
     "explain": ("ascend_doctor.cli.catalogue_cmd", "explain", "Print what a check verifies, why, and how to fix it."),
+    "fleet": ("ascend_doctor.cli.fleet_cmd", "fleet", "Merge many nodes' reports: one verdict, the odd node out."),
     "snapshot": ("ascend_doctor.cli.snapshot_cmd", "snapshot", "Capture this machine into a snapshot for support."),
     "matrix": ("ascend_doctor.cli.matrix_cmd", "matrix", "Query, validate and update the compatibility matrix."),
     "diagnose": ("ascend_doctor.cli.diagnose_cmd", "diagnose", "Explain the Ascend errors found in a log or paste."),

@@ -1,0 +1,157 @@
+"""``ascend-doctor fleet``: merge node reports (and snapshots) into one cluster verdict."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Any, List, Optional, Tuple
+
+import click
+
+from ascend_doctor.cli._common import fail, handle_errors, report_output_options
+from ascend_doctor.exitcodes import ExitCode
+
+
+@click.command("fleet")
+@click.argument("inputs", nargs=-1, required=True, metavar="REPORT.json... | SNAPSHOT... | DIR")
+@report_output_options
+@click.option("--fail-on", type=click.Choice(["fail", "warn"]), default="fail", show_default=True,
+             help="Lowest status that makes the exit code 1 (also used to grade snapshots).")
+@click.option("--select", multiple=True, metavar="PREFIX",
+              help="Run only fleet checks whose id starts with PREFIX (repeatable or comma-separated).")
+@click.option("--ignore", multiple=True, metavar="PREFIX", help="Skip fleet checks whose id starts with PREFIX.")
+@click.option("--matrix", "matrix_path", metavar="FILE", default=None,
+              help="Compatibility matrix to use instead of the shipped one (env: ASCEND_DOCTOR_MATRIX).")
+@click.option("-v", "--verbose", is_flag=True, help="Show evidence under each result.")
+@click.option("--redact", is_flag=True,
+              help="Replace host names, IP/MAC addresses, user names and serial numbers with placeholders before "
+                   "printing (docs/redaction.md).")
+@handle_errors
+def fleet(inputs: Tuple[str, ...], fmt: str, output: Optional[str], fail_on: str, select: Tuple[str, ...],
+          ignore: Tuple[str, ...], matrix_path: Optional[str], verbose: bool, redact: bool) -> None:
+    """Merge the reports of many nodes into one verdict: the odd node out, and how to bring it in line.
+
+    Each input is a JSON report (`check --format json`), a snapshot (folder or .tar.gz, graded as
+    `check --from` grades it) or a folder of those (read two levels deep, in name order). Nodes
+    are read one at a time: a thousand reports take well under a second.
+
+    \b
+    Prints the cluster verdict, a table of the nodes (devices, health, worst finding), and for
+    every fact that must agree across a cluster (chip, driver, firmware, CANN, kernels, NNAL,
+    torch / torch_npu, engines, NPU TLS/FEC, HCCL variables, model manifest) the majority and
+    every node that differs, with the commands that bring it in line; across nodes: device IPs
+    unique, one rank table, one addressing plan.
+
+    \b
+    Examples:
+      srun --nodes=16 --ntasks-per-node=1 ascend-doctor check --format json -o reports/%N.json
+      ascend-doctor fleet reports/
+      ascend-doctor fleet reports/*.json --format markdown -o fleet.md
+      ascend-doctor fleet node01.tar.gz node02.tar.gz --format json -o fleet.json
+      ascend-doctor explain ASC-FLT-004
+
+    \b
+    Exit codes (the worst node's, as `check` gives them): 0 every node ready and nothing
+    differs, 1 a node or a difference at or above --fail-on, 2 usage error, 3 a node report
+    could not be read or a node's check could not finish (and nothing failed), or no node
+    report was found, 130 Ctrl-C, 143 SIGTERM.
+    """
+    from ascend_doctor.cli.check_cmd import load_matrix_or_exit
+    from ascend_doctor.fleet.inputs import FleetInputError, collect_inputs
+    from ascend_doctor.options import RunOptions
+
+    select_prefixes, ignore_prefixes = _split(select), _split(ignore)
+    _check_selection(select_prefixes, ignore_prefixes)
+    _guard_fleet_output(output, inputs)
+    started = time.monotonic()
+    try:
+        found = collect_inputs(inputs)
+    except FleetInputError as exc:
+        fail(str(exc), ExitCode.INCOMPLETE)
+    matrix, matrix_info = load_matrix_or_exit(matrix_path)
+    options = RunOptions(select=select_prefixes, ignore=ignore_prefixes, fail_on=fail_on)
+    node_options = RunOptions(fail_on=fail_on)
+    facts = _merge_with_progress(found, matrix, node_options)
+    from ascend_doctor.fleet.grade import fleet_report
+
+    report = fleet_report(facts, matrix, matrix_info, options, inputs, time.monotonic() - started)
+    if redact:
+        report = _redacted(report)
+    from ascend_doctor.render import emit_report
+
+    emit_report(report, fmt, output, verbose)
+    sys.exit(int(report.exit_code))
+
+
+def _redacted(report: Any) -> Any:
+    """The fleet report with identities replaced; every node's host name is learned first, so that
+    it is replaced wherever it stands (messages, fix plan, file names)."""
+    from ascend_doctor.redaction.identity import REPORT_NOTE, IdentityRedactor, redact_report_dict
+    from ascend_doctor.reportio import report_from_dict
+
+    redactor = IdentityRedactor()
+    for node in report.facts.get("nodes") or []:
+        if isinstance(node, dict) and isinstance(node.get("name"), str):
+            name = node["name"].split(" (")[0]
+            redactor.learn_host(name)
+            # reports/node07.json: the file is named after the host too (learned as "node07.json", whose
+            # short name is the host's: one placeholder for both)
+            base = os.path.basename(str(node.get("source") or "").rstrip("/"))
+            if base.startswith(name + "."):
+                redactor.learn_host(base)
+    data = redact_report_dict(report.to_dict(), redactor)
+    # Fix-plan and action summaries name the nodes ("On node07: ..."); the report redaction keeps any field named
+    # "summary" verbatim (the status counts), so these are redacted here.
+    steps = list(data.get("fix_plan") or [])
+    for result in data.get("results") or []:
+        steps.extend(result.get("actions") or [] if isinstance(result, dict) else [])
+    for step in steps:
+        if isinstance(step, dict) and isinstance(step.get("summary"), str):
+            step["summary"] = redactor.text(step["summary"])
+    redacted = report_from_dict(data, "fleet report")
+    redacted.notes.append(REPORT_NOTE)
+    return redacted
+
+
+def _split(values: Tuple[str, ...]) -> Tuple[str, ...]:
+    out: List[str] = []
+    for value in values:
+        out.extend(p.strip() for p in value.split(",") if p.strip())
+    return tuple(out)
+
+
+def _check_selection(select: Tuple[str, ...], ignore: Tuple[str, ...]) -> None:
+    """A typo in --select/--ignore must not make the gate pass by running nothing (exit 2)."""
+    from ascend_doctor.registry import all_checks, closest_ids, matches, unmatched_prefixes
+
+    ids = [c.spec.id for c in all_checks() if c.spec.suite == "fleet"]
+    for option, values in (("--select", select), ("--ignore", ignore)):
+        for value in unmatched_prefixes(values, ids):
+            near = closest_ids(value, ids)
+            hint = f"; did you mean {' or '.join(near)}?" if near else ""
+            raise click.UsageError(f"{option} {value} matches no fleet check{hint} (`ascend-doctor checks` lists "
+                                   "them)")
+    if not [i for i in ids if (not select or matches(i, select)) and not (ignore and matches(i, ignore))]:
+        raise click.UsageError("--select/--ignore leave no fleet check to run")
+
+
+def _guard_fleet_output(output: Optional[str], inputs: Tuple[str, ...]) -> None:
+    """-o must not replace a node's report nor land in a folder that is read as input (exit 2)."""
+    from ascend_doctor.cli._common import guard_output
+
+    files = [p for p in inputs if not os.path.isdir(p)]
+    folders = [p for p in inputs if os.path.isdir(p)]
+    guard_output(output, files=files, folders=folders)
+
+
+def _merge_with_progress(found: Any, matrix: Any, node_options: Any) -> Any:
+    from ascend_doctor.fleet.merge import merge_inputs
+
+    if not sys.stderr.isatty():
+        return merge_inputs(found, matrix, node_options)
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    with console.status("reading node reports...") as status:
+        return merge_inputs(found, matrix, node_options, progress=lambda text: status.update(f"reading {text}"))

@@ -1,0 +1,126 @@
+"""What ``fleet`` was given, as a list of node inputs: JSON reports and snapshots.
+
+An argument is a JSON report (``check --format json``), a snapshot (a folder holding
+``snapshot.json``, or a ``.tar.gz``), or a folder of those (``srun ... -o reports/%N.json`` then
+``fleet reports/``; Ansible's fetch into ``reports/<host>/...``): a folder is read one level deep,
+plus one more level for sub-folders, in name order, so that a run is reproducible. Hidden entries
+and files that are neither are left out and counted (the report says how many).
+
+Nothing is read here except folder listings and file types (``lstat``/``stat``): reading and
+grading each input happens one node at a time in :mod:`ascend_doctor.fleet.merge`.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from typing import List, Sequence, Tuple
+
+REPORT = "report"
+SNAPSHOT = "snapshot"
+UNUSABLE = "unusable"  # given by name but neither a report nor a snapshot: its own ERROR line
+
+# More nodes than any Ascend cluster has (a 4,096-server SuperPod tops the HCCL templates).
+MAX_NODES = 20_000
+MAX_FOLDER_ENTRIES = 200_000  # entries listed in one folder before the rest is refused
+REPORT_SUFFIXES = (".json",)
+ARCHIVE_SUFFIXES = (".tar.gz", ".tgz")
+SNAPSHOT_MARKER = "snapshot.json"
+
+
+class FleetInputError(ValueError):
+    """The inputs as a whole cannot be used (nothing found, too many); one line."""
+
+
+@dataclass(frozen=True)
+class NodeInput:
+    path: str
+    kind: str  # REPORT | SNAPSHOT | UNUSABLE
+    problem: str = ""  # for UNUSABLE: why, in words
+
+
+@dataclass
+class Inputs:
+    nodes: List[NodeInput] = field(default_factory=list)
+    skipped: List[str] = field(default_factory=list)  # files in folders that are no node input
+
+    @property
+    def count(self) -> int:
+        return len(self.nodes)
+
+
+def is_snapshot_folder(path: str) -> bool:
+    return os.path.isfile(os.path.join(path, SNAPSHOT_MARKER))
+
+
+def _kind_of_file(name: str) -> str:
+    lowered = name.lower()
+    if lowered.endswith(ARCHIVE_SUFFIXES):
+        return SNAPSHOT
+    if lowered.endswith(REPORT_SUFFIXES):
+        return REPORT
+    return ""
+
+
+def collect_inputs(paths: Sequence[str]) -> Inputs:
+    """The node inputs named by ``paths`` (files and folders), in the order given, folders sorted."""
+    found = Inputs()
+    for path in paths:
+        _add_path(found, path, explicit=True, depth=0)
+        if found.count > MAX_NODES:
+            raise FleetInputError(f"more than {MAX_NODES} node inputs: refused (merge the fleet in parts)")
+    if not found.nodes:
+        where = ", ".join(paths[:3]) + (" ..." if len(paths) > 3 else "")
+        raise FleetInputError(f"no node report (*.json) or snapshot (folder with snapshot.json, *.tar.gz) "
+                              f"found in {where}")
+    return found
+
+
+def _add_path(found: Inputs, path: str, explicit: bool, depth: int) -> None:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        found.nodes.append(NodeInput(path, UNUSABLE, "does not exist"))
+        return
+    except OSError as exc:
+        found.nodes.append(NodeInput(path, UNUSABLE, f"cannot be read: {exc.strerror or exc}"))
+        return
+    if stat.S_ISDIR(st.st_mode):
+        if is_snapshot_folder(path):
+            found.nodes.append(NodeInput(path, SNAPSHOT))
+        elif depth < 2:
+            _add_folder(found, path, depth)
+        else:
+            found.skipped.append(path)
+        return
+    kind = _kind_of_file(os.path.basename(path))
+    if not stat.S_ISREG(st.st_mode):
+        if explicit or kind:
+            found.nodes.append(NodeInput(path, UNUSABLE, "is not a regular file (a device, FIFO or socket)"))
+        return
+    if kind:
+        found.nodes.append(NodeInput(path, kind))
+    elif explicit:
+        # Named on the command line: let the reader say what it is (a report without .json...).
+        found.nodes.append(NodeInput(path, REPORT))
+    else:
+        found.skipped.append(path)
+
+
+def _add_folder(found: Inputs, folder: str, depth: int) -> None:
+    entries: List[Tuple[str, str]] = []
+    try:
+        with os.scandir(folder) as scan:
+            for count, entry in enumerate(scan):
+                if count >= MAX_FOLDER_ENTRIES:
+                    raise FleetInputError(f"{folder} holds more than {MAX_FOLDER_ENTRIES} entries: refused")
+                if not entry.name.startswith("."):
+                    entries.append((entry.name, entry.path))
+    except OSError as exc:
+        found.nodes.append(NodeInput(folder, UNUSABLE, f"cannot be listed: {exc.strerror or exc}"))
+        return
+    for _name, path in sorted(entries):
+        _add_path(found, path, explicit=False, depth=depth + 1)
+        if found.count > MAX_NODES:
+            return

@@ -1,0 +1,191 @@
+"""Helpers shared by the ASC-FLT-* checks (the ``fleet`` suite); not a check (the registry skips
+``_`` modules). ``ascend-doctor fleet`` merges the node reports first (ascend_doctor/fleet/) and
+hands the checks a ``FleetFacts`` as ``ctx.facts``; the checks compare and say how to bring the
+odd nodes in line, with the matrix's package names for the fleet's chip family and architecture.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+
+from ascend_doctor.checkapi import CheckContext, Finding, FixAction, NotApplicable, Status
+from ascend_doctor.fleet import drift
+from ascend_doctor.fleet.facts import DriftView, FleetFacts
+
+MAX_NAMES = 8  # node names spelled out in a message before "and N more"
+
+# Sources of the network remediation (facts only; see docs/fleet.md).
+TLS_SOURCE = ("gitcode.com/cann/hixl FAQ, issue #72: the two ends of a link must have the same TLS setting, a TLS "
+              "device cannot connect to a non-TLS one (connect timeout); `hccn_tool -i $i -tls -s enable 0|1`")
+FEC_SOURCE = "MindCluster ascend-fd knowledge graph Comp_Network_Custom_02 'Abnormal FEC mode': " \
+             "`hccn_tool -i $i -fec -s encoding rs`"
+SET_IP_SOURCE = "hiascend MindCluster toolbox guide toolboxug_0142: `hccn_tool -i devid -ip -s address %s netmask %s`"
+INTRA_ROCE_SOURCE = ("gitcode.com/cann/hixl FAQ, issue #15: HCCL_INTRA_ROCE_ENABLE must be set to 1 on both ends, or "
+                     "on neither")
+
+
+def set_ip_command(device_id: str, address: Optional[str], netmask: Optional[str]) -> str:
+    return (f"hccn_tool -i {device_id} -ip -s address {address or '<free address>'} "
+            f"netmask {netmask or '<netmask>'}")
+
+
+def fleet_facts(ctx: CheckContext) -> FleetFacts:
+    facts: Any = ctx.facts
+    if not isinstance(facts, FleetFacts):
+        raise NotApplicable("graded by `ascend-doctor fleet` only")
+    return facts
+
+
+def names(nodes: Sequence[str], limit: int = MAX_NAMES) -> str:
+    shown = list(nodes[:limit])
+    rest = len(nodes) - len(shown)
+    return ", ".join(shown) + (f" and {rest} more" if rest > 0 else "")
+
+
+def count(n: int, what: str = "node") -> str:
+    return f"{n} {what}{'s' if n != 1 else ''}"
+
+
+def require_nodes(facts: FleetFacts, minimum: int = 2) -> None:
+    readable = facts.readable()
+    if len(readable) < minimum:
+        raise NotApplicable(f"needs at least {minimum} readable node reports to compare ({len(readable)} given)")
+
+
+# -- targets ---------------------------------------------------------------------------------------
+
+
+def _version_key(value: str) -> Tuple[int, Any]:
+    from ascend_doctor.versions import AscendVersion
+
+    parsed = AscendVersion.try_parse(value)
+    if parsed is not None:
+        return (1, parsed.sort_key)
+    try:
+        from packaging.version import Version
+
+        return (1, Version(value))
+    except Exception:
+        return (0, value)
+
+
+def target_of(view: DriftView) -> Tuple[str, str]:
+    """(the value to bring every node to, why): the majority, or on a tie the newest value."""
+    if view.majority is not None:
+        return view.majority, f"the value of {count(len(view.groups[view.majority]))}"
+    candidates = [v for v in view.groups if v not in (drift.NOT_INSTALLED, drift.UNSET)] or list(view.groups)
+    try:
+        newest = max(candidates, key=_version_key)
+    except TypeError:  # values of mixed shapes: take the first in name order
+        newest = sorted(candidates)[0]
+    return newest, "no value has a majority; the newest is proposed"
+
+
+def spread(view: DriftView) -> str:
+    """``15 nodes on 24.1.rc2.2; node03 on 23.0.7`` (groups largest first)."""
+    parts = []
+    for value, nodes in view.ranked():
+        if value == view.majority:
+            parts.append(f"{count(len(nodes))} on {value}")
+        else:
+            parts.append(f"{names(nodes)} on {value}")
+    return "; ".join(parts)
+
+
+# -- findings --------------------------------------------------------------------------------------
+
+Fixer = Callable[[CheckContext, DriftView, str, List[str]], Tuple[str, Tuple[FixAction, ...]]]
+
+
+def drift_findings(ctx: CheckContext, views: Sequence[DriftView], severity: Callable[[DriftView], Status],
+                   fixer: Fixer) -> Iterator[Finding]:
+    """One finding per compared fact: PASS when every node agrees, else ``severity(view)`` naming the
+    majority, every node that differs and the remediation ``fixer`` gives for them."""
+    for view in views:
+        label = view.spec.label
+        scope = label
+        unknown = f" ({count(len(view.unknown))} did not report it)" if view.unknown else ""
+        if not view.differs:
+            (value, nodes), = view.groups.items()
+            yield Finding.passed(f"{label}: all {count(len(nodes))} on {value}{unknown}",
+                                 **view.to_dict()).scoped(scope)
+            continue
+        target, why = target_of(view)
+        odd = [node for node, value in view.odd() if value != target]
+        remediation, actions = fixer(ctx, view, target, odd)
+        status = severity(view)
+        head = f"{label} differs across the fleet: {spread(view)}{unknown}"
+        if view.majority is None:
+            head += f" ({why})"
+        yield Finding(status, head, remediation, view.to_dict(), scope, actions)
+
+
+def on_nodes(odd: Sequence[str]) -> str:
+    return f"# on {names(odd, 20)} (as root):"
+
+
+def action(view: DriftView, target: str, odd: Sequence[str], summary: str, commands: Sequence[str],
+           where: str = "host", direction: str = "") -> FixAction:
+    spec = view.spec
+    return FixAction(component=spec.component, summary=f"On {names(odd, 20)}: {summary}", commands=tuple(commands),
+                     where=where, target=target, direction=direction, subject=spec.subject or spec.key,
+                     accepts=(target,))
+
+
+def direction_to(target: str, current: Sequence[str]) -> str:
+    """"upgrade" when the target is newer than every differing value, "downgrade" when older."""
+    try:
+        keys = [_version_key(v) for v in current if v not in (drift.NOT_INSTALLED, drift.UNSET)]
+        wanted = _version_key(target)
+        if keys and all(k < wanted for k in keys):
+            return "upgrade"
+        if keys and all(k > wanted for k in keys):
+            return "downgrade"
+    except TypeError:
+        pass
+    return "install"
+
+
+def values_of(view: DriftView, odd: Sequence[str]) -> List[str]:
+    wanted = set(odd)
+    return [value for value, nodes in view.groups.items() if wanted.intersection(nodes)]
+
+
+# -- package names ---------------------------------------------------------------------------------
+
+
+def package_set(ctx: CheckContext) -> Optional[Any]:
+    """The matrix's package names for the fleet's (majority) chip family and architecture."""
+    facts = fleet_facts(ctx)
+    family, arch = facts.majority_of("family"), facts.majority_of("arch")
+    packages = getattr(ctx.matrix, "packages", None)
+    if not family or not arch or not callable(packages):
+        return None
+    try:
+        return packages(family, arch)
+    except Exception:  # a broken matrix: the lookup command instead
+        return None
+
+
+def fleet_family(ctx: CheckContext) -> str:
+    return fleet_facts(ctx).majority_of("family") or "<chip>"
+
+
+def majority_value(ctx: CheckContext, key: str) -> Optional[str]:
+    """The target value of another drift key (torch for torch_npu...), when the fleet states it."""
+    spec = drift.KEYS_BY_NAME.get(key)
+    if spec is None:
+        return None
+    view = fleet_facts(ctx).drift(spec)
+    if not view.groups:
+        return None
+    return target_of(view)[0]
+
+
+def lookup_hint(what: str, version: str) -> str:
+    return f"# no {what} file name is recorded for this chip family/architecture: " \
+           f"ascend-doctor matrix lookup --cann {version} --chip <chip>"
+
+
+def evidence_nodes(view: DriftView) -> Dict[str, Any]:
+    return view.to_dict()

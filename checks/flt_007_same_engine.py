@@ -1,0 +1,70 @@
+"""ASC-FLT-007: every node has the same serving engine release (vLLM / vLLM-Ascend / MindIE)."""
+
+from __future__ import annotations
+
+from typing import Iterator, List, Tuple
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
+from ascend_doctor.fleet import drift
+from ascend_doctor.fleet.facts import DriftView
+
+from ._fleet import action, direction_to, drift_findings, fleet_facts, majority_value, require_nodes, values_of
+
+CHECK = CheckSpec(
+    id="ASC-FLT-007",
+    title="Every node has the same serving engine release",
+    suite="fleet",
+    what=("Compares vLLM, vLLM-Ascend, the MindIE Python packages and the MindIE release on disk "
+          "(mindie/latest/version.info) of every node with the fleet's majority; engines no node has are not "
+          "compared."),
+    why=("The engine's ranks on every node exchange its own messages (KV transfer, scheduling, expert "
+         "placement): two releases in one deployment fail at start-up or, worse, serve wrong results from one "
+         "node."),
+    fix=("On the odd node install the majority's engine release (pip for vLLM / vLLM-Ascend; the same MindIE image "
+         "or package for MindIE)."),
+)
+
+
+def _fix(ctx: CheckContext, view: DriftView, target: str, odd: List[str]) -> Tuple[str, Tuple[FixAction, ...]]:
+    from ascend_doctor.fleet.facts import FleetFacts
+    from ascend_doctor.matrix.pip import vllm_ascend
+
+    facts: FleetFacts = ctx.facts  # type: ignore[assignment]
+    key = view.spec.key
+    direction = direction_to(target, values_of(view, odd))
+    if target == drift.NOT_INSTALLED:
+        lines = [f"pip uninstall -y {view.spec.subject}"] if key.startswith("package:") else []
+        text = (f"No other node has {view.spec.label}: remove it from {', '.join(odd)}"
+                + (f":\n  {lines[0]}" if lines else " (uninstall the MindIE package the node was given)"))
+        return text, (action(view, target, odd, f"remove {view.spec.label}", lines, where="either"),)
+    if key in ("package:vllm", "package:vllm-ascend"):
+        vllm = majority_value(ctx, "package:vllm")
+        plugin = majority_value(ctx, "package:vllm-ascend")
+        if plugin and plugin != drift.NOT_INSTALLED:
+            advice = vllm_ascend(ctx.matrix, vllm if vllm != drift.NOT_INSTALLED else None, plugin,
+                                 facts.majority_of("arch"))
+            lines = advice.lines
+        else:
+            lines = [f"pip install {view.spec.subject}=={target}"]
+        text = "\n".join([f"# on {', '.join(odd)}, in the serving environment:", *lines])
+        return text, (action(view, target, odd, f"install {view.spec.label} {target} like the rest of the fleet",
+                             lines, where="either", direction=direction),)
+    if key.startswith("package:"):
+        lines = [f"pip install {view.spec.subject}=={target}"]
+        text = "\n".join([f"# on {', '.join(odd)}, in the serving environment:", *lines])
+        return text, (action(view, target, odd, f"install {view.spec.label} {target} like the rest of the fleet",
+                             lines, where="either", direction=direction),)
+    text = (f"The other nodes run MindIE {target}: start {', '.join(odd)} from the same MindIE image (or install the "
+            f"same MindIE {target} package); compare `cat /usr/local/Ascend/mindie/latest/version.info` with a node "
+            "of the majority.")
+    return text, (action(view, target, odd, f"run MindIE {target} like the rest of the fleet", (),
+                         where="either", direction=direction),)
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    facts = fleet_facts(ctx)
+    require_nodes(facts)
+    views = [v for v in facts.group(drift.ENGINE) if set(v.groups) != {drift.NOT_INSTALLED}]
+    if not views:
+        raise NotApplicable("no node has vLLM, vLLM-Ascend or MindIE installed")
+    yield from drift_findings(ctx, views, lambda _view: Status.FAIL, _fix)

@@ -1,0 +1,72 @@
+"""ASC-FLT-013: the devices' addresses follow one plan (one netmask, subnets shared between nodes)."""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Dict, Iterator, List, Set, Tuple
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
+from ascend_doctor.fleet import drift
+
+from ._fleet import count, fleet_facts, names, require_nodes
+
+CHECK = CheckSpec(
+    id="ASC-FLT-013",
+    title="NPU device addresses follow one addressing plan",
+    suite="fleet",
+    what=("From the address and netmask `hccn_tool -i N -ip -g` reports for every device: every device uses the "
+          "fleet's netmask, and every device's subnet also holds a device of another node (the plan's planes, e.g. "
+          "device N of every node in one subnet)."),
+    why=("HCCL's RoCE links between nodes need the two devices to reach each other: a device configured in a subnet "
+         "no other node uses (a typo in one octet, a node addressed from another plan) is unreachable without a "
+         "gateway, and the job fails at connect time on that rank only."),
+    fix=("Readdress the odd device inside the plan (`hccn_tool -i N -ip -s address ADDR netmask MASK`), or give it a "
+         "gateway that routes to the other nodes' subnets (`hccn_tool -i N -gateway -s gateway GW`)."),
+)
+
+Device = Tuple[str, str, str, ipaddress.IPv4Network]  # node, device id, address, network
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    facts = fleet_facts(ctx)
+    require_nodes(facts)
+    devices: List[Device] = []
+    for node in facts.readable():
+        for address in node.net.addresses if node.net is not None else ():
+            network = address.network()
+            if network is not None:
+                devices.append((node.name, address.device_id, address.address, network))
+    if not devices:
+        raise NotApplicable("no node report carries its devices' addresses with a netmask (hccn_tool -ip -g)")
+    masks, _groups = drift.majority((f"{n}:{d}", str(net.netmask)) for n, d, _a, net in devices)
+    found = False
+    if masks is not None:
+        odd = [(n, d, a, net) for n, d, a, net in devices if str(net.netmask) != masks]
+        if odd:
+            found = True
+            listed = ", ".join(f"{n} device {d} ({a}/{net.netmask})" for n, d, a, net in odd[:12])
+            yield Finding(Status.WARN, f"{count(len(odd), 'device')} use another netmask than the fleet's {masks}: "
+                          f"{listed}", (
+                              f"Set netmask {masks} on them (with their address):\n" + "\n".join(
+                                  f"# on {n}\nhccn_tool -i {d} -ip -s address {a} netmask {masks}"
+                                  for n, d, a, _net in odd[:12])),
+                          {"netmask": masks, "devices": [f"{n}:{d}" for n, d, _a, _net in odd]}, "netmask")
+    nodes_in: Dict[ipaddress.IPv4Network, Set[str]] = {}
+    for name, _device, _address, network in devices:
+        nodes_in.setdefault(network, set()).add(name)
+    alone = [(n, d, a, net) for n, d, a, net in devices if nodes_in[net] == {n}]
+    if alone and len({n for n, _d, _a, _net in devices}) > 1:
+        found = True
+        odd_nodes = sorted({n for n, _d, _a, _net in alone})
+        listed = ", ".join(f"{n} device {d} ({a}, {net})" for n, d, a, net in alone[:12])
+        yield Finding(Status.WARN, f"{count(len(alone), 'device')} of {names(odd_nodes)} sit in a subnet no other node "
+                      f"uses: {listed}", (
+                          "Readdress them inside the plan the other nodes use (`hccn_tool -i N -ip -s address ADDR "
+                          "netmask MASK`, then /etc/hccn.conf and the rank table), or give them a gateway that routes "
+                          "to the other subnets:\n  hccn_tool -i N -gateway -s gateway <gateway>\n"
+                          "  hccn_tool -i N -ping -g address <device IP of another node>   # then test the path"),
+                      {"devices": [f"{n}:{d}" for n, d, _a, _net in alone]}, "subnets")
+    if not found:
+        subnets = len(nodes_in)
+        yield Finding.passed(f"{count(len(devices), 'device')} in {count(subnets, 'subnet')} shared between nodes, "
+                             f"netmask {masks or 'mixed'}", subnets=[str(n) for n in sorted(nodes_in)])
