@@ -17,8 +17,9 @@ CHECK = CheckSpec(
          "operator cache directories interfere with each other, and the errors of two engines fighting over one "
          "NPU are especially hard to trace'. Both set ATB_*/ASCEND_* variables, compile into the same "
          "~/atc_data and kernel_meta caches and, unless told otherwise, start on NPU 0."),
-    fix=("Give each engine its own container (image) and its own NPUs: e.g. `docker run -e "
-         "ASCEND_VISIBLE_DEVICES=0-7 ...` for one and 8-15 for the other, separate caches with "
+    fix=("Give each engine its own container (image) and its own NPUs: `docker run --device /dev/davinciN ...` with "
+         "half of the host's NPUs for one and the other half for the other (ASCEND_VISIBLE_DEVICES works only with "
+         "the Ascend Docker Runtime), separate caches with "
          "ASCEND_CACHE_PATH / ASCEND_WORK_PATH, or uninstall the one you do not use."),
 )
 
@@ -31,6 +32,28 @@ def _describe(engines: object, name: str) -> str:
     return ", ".join(parts) or name
 
 
+def _split(ctx: CheckContext) -> str:
+    """Two docker run lines giving each engine half of this host's NPUs, by device node (advice review
+    row 29: ranges that exist here, and --device, which works without the Ascend Docker Runtime)."""
+    from ._support import job_devices
+
+    devices = job_devices(ctx)
+    if len(devices) < 2:
+        return ("  # this host shows fewer than two NPUs: one engine per host, or one per container with "
+                "--device /dev/davinciN each")
+    half = len(devices) // 2
+    first, second = devices[:half], devices[half:]
+
+    def flags(ids: List[int]) -> str:
+        return " ".join(f"--device /dev/davinci{n}" for n in ids)
+
+    return (f"  docker run {flags(first)} --device /dev/davinci_manager --device /dev/devmm_svm "
+            f"--device /dev/hisi_hdc ... <mindie image>       # MindIE on NPU {first[0]}-{first[-1]}\n"
+            f"  docker run {flags(second)} --device /dev/davinci_manager --device /dev/devmm_svm "
+            f"--device /dev/hisi_hdc ... <vllm-ascend image>  # vLLM-Ascend on NPU {second[0]}-{second[-1]}\n"
+            "  (ASCEND_VISIBLE_DEVICES=... instead of --device works only with the Ascend Docker Runtime)")
+
+
 def run(ctx: CheckContext) -> Iterator[Finding]:
     engines = ctx.facts.get("engines")
     installed = engines.installed_engines()
@@ -38,12 +61,10 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     running = engines.running_engines()
     if not serving and not running:
         raise NotApplicable("no serving engine (MindIE, vLLM, vLLM-Ascend) is installed or running")
-    separate = ("Separate them -- one container per engine, each with its own NPUs and caches:\n"
-                "  docker run ... -e ASCEND_VISIBLE_DEVICES=0-7 <mindie image>      # MindIE on NPUs 0-7\n"
-                "  docker run ... -e ASCEND_VISIBLE_DEVICES=8-15 <vllm-ascend image> # vLLM-Ascend on 8-15\n"
-                "  export ASCEND_CACHE_PATH=/data/cache/<engine> ASCEND_WORK_PATH=/data/work/<engine>\n"
-                "or remove the one you do not use: pip uninstall -y vllm-ascend vllm  (or MindIE's uninstall "
-                "script under /usr/local/Ascend/mindie/latest)")
+    separate = "Separate them -- one container per engine, each with its own NPUs and caches:\n" + _split(ctx) + (
+        "\n  export ASCEND_CACHE_PATH=/data/cache/<engine> ASCEND_WORK_PATH=/data/work/<engine>\n"
+        "or remove the one you do not use: pip uninstall -y vllm-ascend vllm  (or MindIE's uninstall "
+        "script under /usr/local/Ascend/mindie/latest)")
     both_running = "MindIE" in running and "vLLM" in running
     if both_running:
         pids: List[str] = [f"{r.engine} pid {r.pid} ({r.name})" for r in engines.running[:6]]

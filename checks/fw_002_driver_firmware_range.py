@@ -67,7 +67,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     fw_hdk = (getattr(fw_info, "package_version", None) if fw_record_runs else None) or hdk_of_firmware(ctx, firmware)
     verdicts = _board_verdicts(ctx)
     if verdicts:
-        yield from _from_boards(ctx, verdicts, driver, firmware, fw_hdk, computed.by, evidence)
+        yield from _from_boards(ctx, verdicts, driver, firmware, fw_hdk, computed.by, fw_ranges, evidence)
         return
     if computed.result == OK:
         yield Finding.passed(f"firmware {firmware} and driver {driver} are compatible ({basis}): "
@@ -103,7 +103,7 @@ def _why_ok(by: str, fw_ranges: List[Any], fw_hdk: Optional[str]) -> str:
 
 
 def _from_boards(ctx: CheckContext, verdicts: Dict[str, List[int]], driver: str, firmware: str,
-                 fw_hdk: Optional[str], by: str, evidence: Dict[str, Any]) -> Iterator[Finding]:
+                 fw_hdk: Optional[str], by: str, fw_ranges: List[Any], evidence: Dict[str, Any]) -> Iterator[Finding]:
     ids = lambda key: ", ".join(str(i) for i in verdicts.get(key, []))  # noqa: E731
     evidence = dict(evidence, board_compatibility={k: list(v) for k, v in verdicts.items()})
     if NOK in verdicts:
@@ -118,6 +118,6 @@ def _from_boards(ctx: CheckContext, verdicts: Dict[str, List[int]], driver: str,
                            "reinstall the firmware of the driver's HDK release (--full) and reboot.", **evidence)
         return
     count = len(verdicts.get(OK, []))
-    detail = f" ({_why_ok(by, [tuple(r) for r in []], fw_hdk)})" if "compatible_version_drv" in by else ""
+    detail = f" ({_why_ok(by, fw_ranges, fw_hdk)})" if "compatible_version_drv" in by else ""
     yield Finding.passed(f"npu-smi reports Compatibility OK on {count} NPU(s): the running driver {driver} and "
                          f"firmware {firmware} work together{detail}", **evidence)

@@ -65,9 +65,9 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                 f"under {keep}; the others are leftovers. Two Ascend stacks on one machine is how 'Memory Alloc "
                 "Failed' during graph compilation happens (seed 003 §5.1).",
                 fix, kind=kind, paths=[f.path for f in files], keep=keep).with_actions(
-                    FixAction("hdk", f"Remove the stale {kind} stack(s) under {', '.join(stale_roots)}; keep {keep}",
+                    FixAction("hdk", f"Remove the stale Ascend stack(s) under {', '.join(stale_roots)}; keep {keep}",
                               tuple(line for line in fix.split("\n") if line and not line.startswith("#")),
-                              where="host", subject=f"stale {kind}"))
+                              where="host", subject="stale stack"))
             continue
         roots = [_root(f.path) for f in drivers + firmwares]
         fix = cleanup_sequence(ctx, roots, getattr(stack, "driver_version", None))

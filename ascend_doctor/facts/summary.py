@@ -24,8 +24,11 @@ def report_facts(facts: Facts) -> Dict[str, Any]:
     out["chip"] = jsonable(chip) if chip else None
 
     stack = facts.try_get("stack")
-    out["driver_version"] = stack.driver_version if stack else None
-    out["firmware_version"] = stack.firmware_version if stack else None
+    # The installed versions of what runs (with two stacks, the running one's), and what runs.
+    running = facts.try_get("running_stack")
+    out["driver_version"] = running.driver.installed if running else (stack.driver_version if stack else None)
+    out["firmware_version"] = running.firmware.installed if running else (stack.firmware_version if stack else None)
+    out["running"] = jsonable(running) if running else None
     cann: List[Dict[str, Any]] = []
     if stack:
         for install in stack.cann:
