@@ -16,13 +16,13 @@ from ascend_doctor.checkapi import CheckContext, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.records import ChipSummary
 from ascend_doctor.host.base import PythonEnv
-from ascend_doctor.model import fixtures as F
 from ascend_doctor.model.files import LocalFiles
 from ascend_doctor.model.manifest import build_manifest
 from ascend_doctor.options import RunOptions
 from ascend_doctor.registry import load_catalogue
 from ascend_doctor.requirements import unmet
 
+from . import model_fixtures as F
 from .test_model_inspect import HF_MODELING, build_from_tree, converted_config, make_fp8, sample, tree_names
 
 A2 = ChipSummary(name="910B3", family="A2", chip_count=8, hbm_mb=65536)
@@ -121,7 +121,7 @@ def test_003_flash_attn_import_and_the_fix_works(tmp_path: Path) -> None:
 def test_004_bf16_on_310p(tmp_path: Path) -> None:
     root = make_bf16(tmp_path / "bf16")
     rows = run("mdl_004_bf16_on_310p", root, chip=P310)
-    assert statuses(rows) == ["WARN"] and "--dtype float16" in rows[0][2]
+    assert statuses(rows) == ["FAIL"] and "--dtype float16" in rows[0][2]  # the 310P has no BF16 (review row 14)
     assert statuses(run("mdl_004_bf16_on_310p", root, chip=A2)) == ["SKIP"]
 
 

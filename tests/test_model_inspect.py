@@ -17,11 +17,12 @@ from typing import Callable, Dict, List, Optional
 import pytest
 
 from ascend_doctor.host.base import FilePermissionDenied
-from ascend_doctor.model import fixtures as F
 from ascend_doctor.model import records as R
 from ascend_doctor.model.files import LocalFiles
 from ascend_doctor.model.inspect import InspectLimits, inspect_model_dir
 from ascend_doctor.model.records import ModelFacts
+
+from . import model_fixtures as F
 
 SAMPLES = Path(__file__).parent / "samples" / "model-dirs"
 SRC = LocalFiles()

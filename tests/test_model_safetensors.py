@@ -13,7 +13,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ascend_doctor.model.files import LocalFiles
-from ascend_doctor.model.fixtures import header_bytes, write_safetensors
 from ascend_doctor.model.safetensors import (
     MAX_HEADER_BYTES,
     HeaderError,
@@ -21,6 +20,8 @@ from ascend_doctor.model.safetensors import (
     parse_header_json,
     read_header,
 )
+
+from .model_fixtures import header_bytes, write_safetensors
 
 SRC = LocalFiles()
 

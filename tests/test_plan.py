@@ -471,8 +471,9 @@ def test_memory_fit_says_why_the_headers_were_not_used(tmp_path: Path) -> None:
     from ascend_doctor.facts import Facts
     from ascend_doctor.facts.records import ChipSummary
     from ascend_doctor.host.live import LiveHost
-    from ascend_doctor.model import fixtures as F
     from ascend_doctor.options import RunOptions
+
+    from . import model_fixtures as F
 
     # an R1 config with one small W8A8 layer: the headers are a sliver of what the config describes
     model = tmp_path / "DeepSeek-R1-W8A8"

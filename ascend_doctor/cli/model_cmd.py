@@ -53,7 +53,7 @@ def inspect_cmd(directory: str, fmt: str, output: Optional[str]) -> None:
     from ascend_doctor.model import records as R
     from ascend_doctor.model.files import LocalFiles
     from ascend_doctor.model.inspect import inspect_model_dir
-    from ascend_doctor.model.render import render_model_facts
+    from ascend_doctor.render.model_inspect import render_model_facts
 
     guard_output(output, folders=[directory])
     facts = inspect_model_dir(LocalFiles(), _dir_arg(directory))
@@ -202,7 +202,7 @@ def verify_cmd(directory: str, manifest_path: str, fmt: str, output: Optional[st
         verify_plan,
     )
     from ascend_doctor.model.progress import byte_progress, progress_wanted
-    from ascend_doctor.model.render import render_verify
+    from ascend_doctor.render.model_inspect import render_verify
 
     root = _dir_arg(directory)
     guard_output(output, files=[manifest_path], folders=[directory])

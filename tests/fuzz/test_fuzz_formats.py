@@ -19,11 +19,11 @@ from ascend_doctor.logscan.signatures import parse_signatures
 from ascend_doctor.matrix.loader import compose_text, load_document
 from ascend_doctor.model import configlint
 from ascend_doctor.model.arch import ArchError, arch_from_hf_config
-from ascend_doctor.model.fixtures import header_bytes
 from ascend_doctor.model.manifest import ManifestError, parse_manifest
 from ascend_doctor.model.safetensors import HeaderError, parse_header_json, read_header
 from ascend_doctor.reportio import ReportReadError, parse_report_text
 
+from ..model_fixtures import header_bytes
 from .harness import check_contract, fuzz_bytes, fuzz_text, mutated, repo_text, samples
 
 # -- safetensors headers ------------------------------------------------------------------------

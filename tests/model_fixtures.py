@@ -1,4 +1,4 @@
-"""Build small model directories with real safetensors headers (for tests and bench/).
+"""Build small model directories with real safetensors headers (for tests and the fixture builders).
 
 Tensors are tiny and zero-filled; a "large" file is made by declaring a big tensor and
 truncating the file to the declared size, which creates a sparse file that costs no disk.

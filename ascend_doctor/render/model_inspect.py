@@ -1,4 +1,5 @@
-"""Plain-text views of ``ModelFacts`` and ``VerifyResult`` for the ``model`` subcommands."""
+"""Plain-text views of ``ModelFacts`` and ``VerifyResult`` for the ``model inspect`` and ``model verify``
+commands (their JSON is the records' ``to_dict()``)."""
 
 from __future__ import annotations
 
