@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator, List
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+
+from ._serving import edit
+
+if TYPE_CHECKING:
+    from ascend_doctor.parsers.serving_config import ServingConfig
 
 CHECK = CheckSpec(
     id="ASC-CFG-001",
@@ -22,7 +27,24 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    # Imported on use: every check module is imported to read CHECK, and most runs have no --config.
-    from ascend_doctor.model.configlint import findings_parse
+    yield from judge(ctx.facts.serving_config)
 
-    yield from findings_parse(ctx.facts.get("serving_config"))
+
+def judge(cfg: ServingConfig) -> List[Finding]:
+    """Whether the configuration could be read and every value has a sensible type."""
+    if cfg.error:
+        fix = ("Fix the file so it parses (e.g. `python3 -m json.tool FILE` shows the first JSON error; "
+               "MindIE rejects trailing commas and comments)") if not cfg.is_vllm else (
+            "Quote the whole launch line once: --vllm-args \"vllm serve /models/X --tensor-parallel-size 8\"")
+        return [Finding.fail(cfg.error, fix, source=cfg.source)]
+    out: List[Finding] = []
+    for problem in cfg.problems:
+        out.append(Finding.fail(f"{cfg.source}: {problem}", edit(cfg, f"set a valid value ({problem})"),
+                                source=cfg.source))
+    if not cfg.models and cfg.is_mindie:
+        out.append(Finding.fail(f"{cfg.source}: BackendConfig.ModelDeployConfig.ModelConfig lists no model",
+                                edit(cfg, "add a ModelConfig entry with modelName, modelWeightPath and worldSize")))
+    if not out:
+        names = ", ".join(m.name or m.weight_path or "?" for m in cfg.models)
+        out.append(Finding.passed(f"{cfg.label}: read, {len(cfg.models)} model(s): {names}"))
+    return out

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Iterator, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+
+from ._serving import edit, id_list, usable_config
+
+if TYPE_CHECKING:
+    from ascend_doctor.parsers.serving_config import ServingConfig
 
 CHECK = CheckSpec(
     id="ASC-CFG-002",
@@ -22,14 +27,11 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    # Imported on use: every check module is imported to read CHECK, and most runs have no --config.
-    from ascend_doctor.model.configlint import findings_devices, host_npus_from, require_usable
-
-    config = require_usable(ctx.facts.get("serving_config"))
+    config = usable_config(ctx)
     host = host_npus_from(ctx.facts.try_get("npu_smi"), _visible(ctx))
     if host is None:
         raise NotApplicable("npu-smi lists no NPU on this host, so the configured devices cannot be compared")
-    findings = findings_devices(config, host)
+    findings = judge(config, host)
     if not findings:
         raise NotApplicable("the configuration names no NPUs")
     yield from findings
@@ -40,3 +42,123 @@ def _visible(ctx: CheckContext) -> Optional[Tuple[int, ...]]:
     devices = ctx.facts.try_get("visible_devices")
     ids = getattr(devices, "rt_visible", None)
     return tuple(int(i) for i in ids) if ids else None
+
+
+class HostNpus:
+    """What this check needs from npu-smi: chips in logical order, and who uses them.
+
+    A plain class, not a dataclass: every check module is imported at start-up, and a dataclass
+    costs a code generation there.
+    """
+
+    __slots__ = ("busy", "chips", "visible")
+
+    def __init__(self, chips: Tuple[Tuple[int, int], ...], busy: Optional[Mapping[int, Tuple[str, ...]]] = None,
+                 visible: Optional[Tuple[int, ...]] = None) -> None:
+        self.chips = chips  # (npu_id, chip_id) in npu-smi order = logical id order
+        self.busy: Mapping[int, Tuple[str, ...]] = busy or {}  # logical id -> "pid 12 (name)"
+        self.visible = visible  # ASCEND_RT_VISIBLE_DEVICES, when set
+
+    @property
+    def logical_count(self) -> int:
+        return len(self.visible) if self.visible is not None else len(self.chips)
+
+    def host_logical(self, logical: int) -> Optional[int]:
+        """The host-wide logical id behind a process-visible id."""
+        if self.visible is not None:
+            return self.visible[logical] if logical < len(self.visible) else None
+        return logical if logical < len(self.chips) else None
+
+
+def host_npus_from(npu_smi: Any, visible: Optional[Sequence[int]] = None) -> Optional[HostNpus]:
+    """Build ``HostNpus`` from an ``NpuSmiInfo`` (``.devices`` and ``.processes``)."""
+    devices = list(getattr(npu_smi, "devices", None) or [])
+    if not devices:
+        return None
+    chips = tuple(sorted((int(d.npu_id), int(getattr(d, "chip_id", 0) or 0)) for d in devices))
+    index = {chip: i for i, chip in enumerate(chips)}
+    busy: Dict[int, List[str]] = {}
+    for proc in getattr(npu_smi, "processes", None) or []:
+        npu = getattr(proc, "npu_id", None)
+        chip = getattr(proc, "chip_id", None)
+        keys = [k for k in index if k[0] == npu and (chip is None or k[1] == chip)]
+        name = getattr(proc, "name", "") or ""
+        label = f"pid {getattr(proc, 'pid', '?')}" + (f" ({name})" if name else "")
+        for key in keys:
+            busy.setdefault(index[key], []).append(label)
+    return HostNpus(chips, {k: tuple(v) for k, v in busy.items()}, tuple(visible) if visible is not None else None)
+
+
+def judge(cfg: ServingConfig, host: Optional[HostNpus]) -> List[Finding]:
+    """Whether the NPUs the configuration uses exist on this host and are not busy."""
+    out: List[Finding] = []
+    if host is None:
+        return out
+    count = host.logical_count
+    visible_note = f" (ASCEND_RT_VISIBLE_DEVICES={','.join(map(str, host.visible))})" if host.visible else ""
+    if cfg.is_mindie:
+        if cfg.multi_node:
+            out.append(Finding.skip("multiNodesInferEnabled is true: MindIE takes each node's NPUs from the rank "
+                                    "table, not npuDeviceIds"))
+            return out
+        used: List[int] = []
+        for group in cfg.device_ids:
+            missing = [i for i in group if i >= count]
+            if missing:
+                out.append(Finding.fail(
+                    f"npuDeviceIds {id_list(group)} names NPU {id_list(missing)}, but this host shows {count} "
+                    f"chip(s) (logical ids 0-{count - 1}){visible_note}",
+                    edit(cfg, f"list logical ids below {count} in BackendConfig.npuDeviceIds "
+                              "(`npu-smi info -m` maps them to NPU/chip)"),
+                    npu_device_ids=[list(g) for g in cfg.device_ids], chips=count))
+            dupes = sorted({i for i in group if group.count(i) > 1 or i in used})
+            if dupes:
+                out.append(Finding.fail(f"npuDeviceIds lists NPU {id_list(dupes)} more than once",
+                                        edit(cfg, "give every model instance its own NPUs in npuDeviceIds")))
+            used.extend(group)
+        ids = sorted(set(used))
+    else:
+        ids = list(range(min(_needed(cfg), count)))
+        out.extend(_too_few(cfg, count, visible_note))
+    for logical in ids:
+        if logical >= count:
+            continue
+        host_id = host.host_logical(logical)
+        who = host.busy.get(host_id if host_id is not None else -1)
+        if who:
+            npu, chip = host.chips[host_id] if host_id is not None and host_id < len(host.chips) else (logical, 0)
+            out.append(Finding.warn(
+                f"NPU {npu} chip {chip} (logical id {logical}) is already in use by {', '.join(who)}",
+                "If that is not this service, stop it first (`kill <pid>`; check with `npu-smi info`), or use "
+                "other NPUs.", logical_id=logical).scoped(f"NPU {npu} chip {chip}"))
+    if not out and ids:
+        if cfg.is_mindie:
+            out.append(Finding.passed(f"NPU ids {id_list(ids)} exist on this host and are idle"))
+        else:
+            out.append(Finding.passed(f"the {len(ids)} NPU(s) this launch needs exist on this host ({count}) and "
+                                      "are idle"))
+    return out
+
+
+def _needed(cfg: ServingConfig) -> int:
+    """The NPUs a vLLM launch (TP x DP x PP) or a seed-style entry (tp_size x ep_size) asks for."""
+    model = cfg.models[0] if cfg.models else None
+    if model is None:
+        return 0
+    if cfg.is_vllm:
+        return (model.tp or 1) * (model.dp or 1) * (model.pp or 1)
+    return (model.tp or 1) * (model.moe_ep or 1)
+
+
+def _too_few(cfg: ServingConfig, count: int, visible_note: str) -> List[Finding]:
+    needed = _needed(cfg)
+    if needed <= count:
+        return []
+    if cfg.multi_node_hint:
+        return [Finding.passed(f"needs {needed} NPUs over several nodes; this node has {count}")]
+    grade = Finding.fail if cfg.is_vllm else Finding.warn
+    return [grade(
+        f"{cfg.label} needs {needed} NPUs (parallel sizes), this host shows {count}{visible_note}",
+        "Deploy across nodes (vLLM: --data-parallel-size-local / --headless on the other nodes, or "
+        "a Ray cluster), or lower the parallel sizes to fit " + f"{count} NPUs.",
+        needed=needed, chips=count)]

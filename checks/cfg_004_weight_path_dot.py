@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator, List
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+
+from ._serving import usable_config
+
+if TYPE_CHECKING:
+    from ascend_doctor.parsers.serving_config import ServingConfig
+
+FACT_DOT_IN_PATH = (
+    "MindIE fails to start when the weight path contains '.': \"量化后的权重保存路径不能包含英文句号\".\"等特殊字符，"
+    "例如\"/data/model/DeepSeek-V3.1-W8A8\"中包含\".\"会导致服务启动失败\" - "
+    "https://support.huaweicloud.com/bestpractice-modelarts/modelarts_ds_infermix_s_908c15.html"
+)
 
 CHECK = CheckSpec(
     id="ASC-CFG-004",
@@ -21,11 +32,29 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    # Imported on use: every check module is imported to read CHECK, and most runs have no --config.
-    from ascend_doctor.model.configlint import findings_weight_path, require_usable
-
-    config = require_usable(ctx.facts.get("serving_config"))
-    findings = findings_weight_path(config)
+    findings = judge(usable_config(ctx))
     if not findings:
         raise NotApplicable("no MindIE weight path in this configuration")
     yield from findings
+
+
+def judge(cfg: ServingConfig) -> List[Finding]:
+    """MindIE (and seed-style) weight paths contain no '.'; vLLM does not mind."""
+    if cfg.is_vllm:
+        return []
+    out: List[Finding] = []
+    for model in cfg.models:
+        path = model.weight_path
+        if not path:
+            continue
+        if "." in path:
+            fixed = path.replace(".", "-")
+            out.append(Finding.fail(
+                f"{model.where} weight path {path!r} contains '.': MindIE fails to start with it",
+                f"Rename the directory and point the config at it: mv '{path}' '{fixed}' and set "
+                f"{'modelWeightPath' if cfg.is_mindie else 'model_path'} to \"{fixed}\" in {cfg.source} "
+                "(only letters, digits, '-' and '_').",
+                path=path, fact=FACT_DOT_IN_PATH).scoped(model.where))
+        else:
+            out.append(Finding.passed(f"{model.where} weight path {path} has no '.'"))
+    return out

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator, List
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+
+from ._serving import edit, usable_config
+
+if TYPE_CHECKING:
+    from ascend_doctor.parsers.serving_config import ServingConfig
 
 CHECK = CheckSpec(
     id="ASC-CFG-006",
@@ -19,11 +24,23 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    # Imported on use: every check module is imported to read CHECK, and most runs have no --config.
-    from ascend_doctor.model.configlint import findings_paged_kv, require_usable
-
-    config = require_usable(ctx.facts.get("serving_config"))
-    findings = findings_paged_kv(config)
+    findings = judge(usable_config(ctx))
     if not findings:
         raise NotApplicable("the configuration has no enable_paged_kvcache setting")
     yield from findings
+
+
+def judge(cfg: ServingConfig) -> List[Finding]:
+    """The seed-style config keeps the paged KV cache on (seed 003 §5.3)."""
+    if not cfg.is_simple:
+        return []
+    out: List[Finding] = []
+    for model in cfg.models:
+        if model.paged_kv is False:
+            out.append(Finding.warn(
+                f"{model.where}: enable_paged_kvcache is false: the KV cache is allocated statically and long "
+                "prompts (> 2048 tokens) slow down sharply (seed 003 §5.3)",
+                edit(cfg, f"set enable_paged_kvcache: true in {model.where}")).scoped(model.where))
+        elif model.paged_kv:
+            out.append(Finding.passed(f"{model.where}: paged KV cache enabled"))
+    return out

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator, List
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+
+from ._serving import MINDIE_DOC, edit, is_loopback, is_wildcard, usable_config
+
+if TYPE_CHECKING:
+    from ascend_doctor.parsers.serving_config import ServingConfig
 
 CHECK = CheckSpec(
     id="ASC-CFG-007",
@@ -22,11 +27,40 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    # Imported on use: every check module is imported to read CHECK, and most runs have no --config.
-    from ascend_doctor.model.configlint import findings_listen, require_usable
-
-    config = require_usable(ctx.facts.get("serving_config"))
-    findings = findings_listen(config)
+    findings = judge(usable_config(ctx))
     if not findings:
         raise NotApplicable("the configuration does not say where the API listens")
     yield from findings
+
+
+def judge(cfg: ServingConfig) -> List[Finding]:
+    """The API is not exposed beyond this host without HTTPS (and MindIE allows 0.0.0.0)."""
+    if cfg.is_simple:
+        return []
+    out: List[Finding] = []
+    host = cfg.host
+    if cfg.is_mindie and is_wildcard(host) and cfg.host_given and not cfg.allow_all_zero_ip:
+        out.append(Finding.fail(
+            f"ServerConfig.ipAddress is {host} but allowAllZeroIpListening is not true: MindIE refuses to bind "
+            "all interfaces",
+            edit(cfg, "set ServerConfig.ipAddress to this host's service IP (recommended), or set "
+                      "allowAllZeroIpListening to true if the network is protected"), doc=MINDIE_DOC))
+    exposed = host is None or not is_loopback(host)
+    if cfg.is_vllm and not cfg.host_given:
+        where = "all interfaces (no --host: vLLM binds every address)"
+    else:
+        where = f"{host}"
+    if exposed and not cfg.https:
+        if cfg.is_mindie:
+            fix = edit(cfg, "set ServerConfig.httpsEnabled to true with tlsCert/tlsPk/tlsCaFile under the "
+                            "MindIE security/ directory, or bind ServerConfig.ipAddress to 127.0.0.1 behind a "
+                            "TLS proxy")
+        else:
+            fix = ("Add --ssl-certfile CERT --ssl-keyfile KEY (and --api-key), or bind --host 127.0.0.1 behind a "
+                   "TLS-terminating proxy.")
+        out.append(Finding.warn(f"the API listens on {where} without HTTPS: prompts and answers travel in clear "
+                                "text to anyone on the network", fix, host=host))
+    if not out:
+        state = "HTTPS" if cfg.https else "loopback only"
+        out.append(Finding.passed(f"the API listens on {where} ({state})"))
+    return out

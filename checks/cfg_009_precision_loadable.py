@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator, List, Optional
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+
+from ._serving import edit, usable_config
+
+if TYPE_CHECKING:
+    from ascend_doctor.parsers.serving_config import ServingConfig
+
+FACT_FP8 = (
+    "Ascend devices do not load FP8 weights (\"当前昇腾设备不支持FP8格式加载\", "
+    "https://www.hiascend.com/developer/techArticles/20250222-1)"
+)
+FACT_VLLM_QUANT = (
+    "vLLM-Ascend needs --quantization ascend for msmodelslim weights "
+    "(https://docs.vllm.ai/projects/ascend/en/v0.11.0/user_guide/feature_guide/quantization.html)"
+)
 
 CHECK = CheckSpec(
     id="ASC-CFG-009",
@@ -20,14 +34,39 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    # Imported on use: every check module is imported to read CHECK, and most runs have no --config.
-    from ascend_doctor.model.configlint import findings_precision, require_usable
-
-    config = require_usable(ctx.facts.get("serving_config"))
+    config = usable_config(ctx)
     if not config.models:
         raise NotApplicable("no model in the configuration")
     # The msmodelslim-vs-flag comparison needs the weights: ASC-MDL-005 does it with --model.
-    findings = findings_precision(config, None)
+    findings = judge(config, None)
     if not findings:
         raise NotApplicable("the configuration sets no precision (MindIE takes it from the weights' config.json)")
     yield from findings
+
+
+def judge(cfg: ServingConfig, checkpoint_precision: Optional[str]) -> List[Finding]:
+    """The configured precision and quantization settings can load on Ascend (with the weights'
+    own precision, when known, for vLLM's --quantization ascend)."""
+    out: List[Finding] = []
+    for model in cfg.models:
+        if model.precision and model.precision.lower() in ("fp8", "fp8_e4m3"):
+            out.append(Finding.fail(
+                f"{model.where}: precision fp8 - {FACT_FP8}",
+                edit(cfg, "use W8A8 weights (msmodelslim, e.g. quant_deepseek_w8a8.py --from_fp8) with precision "
+                          "w8a8/int8, or BF16 weights (DeepSeek's fp8_cast_bf16.py) with precision bf16"),
+                fact=FACT_FP8).scoped(model.where))
+        if cfg.is_vllm:
+            if checkpoint_precision in ("w8a8", "w8a16", "w4a8") and model.quantization != "ascend":
+                out.append(Finding.fail(
+                    f"the weights are msmodelslim {str(checkpoint_precision).upper()} but the launch line has "
+                    f"{'--quantization ' + model.quantization if model.quantization else 'no --quantization'}",
+                    "Add --quantization ascend to the vllm serve line.", fact=FACT_VLLM_QUANT))
+            elif model.quantization == "ascend" and checkpoint_precision in ("bf16", "fp16"):
+                out.append(Finding.warn(
+                    f"--quantization ascend is set but the weights are {checkpoint_precision} (no msmodelslim "
+                    "quant_model_description.json)",
+                    "Drop --quantization ascend, or point the model at the W8A8 directory.", fact=FACT_VLLM_QUANT))
+    shown = [str(v) for v in (m.precision or m.quantization or m.dtype for m in cfg.models) if v]
+    if not out and shown:
+        out.append(Finding.passed(f"configured precision loads on Ascend ({', '.join(shown)})"))
+    return out

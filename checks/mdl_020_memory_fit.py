@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 
 if TYPE_CHECKING:
-    from ascend_doctor.model.configlint import PlanInputs, ServingConfig
     from ascend_doctor.model.plan import MemoryPlan
+    from ascend_doctor.model.serving_plan import PlanInputs
+    from ascend_doctor.parsers.serving_config import ServingConfig
 
-# The planner and the configuration linter are imported on use: every check module is imported
+# The planner and the serving configuration are imported on use: every check module is imported
 # to read CHECK, and a run without --model / --config never needs them.
 
 QUANTIZED = ("w8a8", "w8a16", "w4a8")
@@ -40,7 +41,7 @@ def _gib(value: int) -> str:
 
 
 def _serving(ctx: CheckContext) -> Optional[ServingConfig]:
-    from ascend_doctor.model.configlint import ServingConfig
+    from ascend_doctor.parsers.serving_config import ServingConfig
 
     if not (ctx.options.serving_config or ctx.options.vllm_args):
         return None
@@ -131,7 +132,6 @@ def _verdict(plan: MemoryPlan) -> str:
 def run(ctx: CheckContext) -> Iterator[Finding]:
     if not (ctx.options.model_dir or ctx.options.serving_config or ctx.options.vllm_args):
         raise NotApplicable("no model given (use --model DIR|NAME, or --config / --vllm-args)")
-    from ascend_doctor.model.configlint import plan_inputs
     from ascend_doctor.model.plan import (
         DEFAULT_RESERVE,
         GIB,
@@ -145,6 +145,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         plan_memory,
         smallest_cards,
     )
+    from ascend_doctor.model.serving_plan import plan_inputs
 
     model = ctx.facts.get("plan_model")
     if model.error or model.arch is None:

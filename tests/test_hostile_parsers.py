@@ -6,6 +6,7 @@ Tests named ``test_row<N>_...`` reproduce the finding of that row of the field r
 
 from __future__ import annotations
 
+import importlib
 import json
 import shutil
 import struct
@@ -20,8 +21,8 @@ from click.testing import CliRunner
 from ascend_doctor import boundedjson, boundedyaml
 from ascend_doctor.boundedjson import TooComplex
 from ascend_doctor.cli import main
-from ascend_doctor.model import configlint
 from ascend_doctor.model.safetensors import MAX_TENSORS, HeaderError, parse_header_json
+from ascend_doctor.parsers import serving_config
 
 REPO = Path(__file__).resolve().parent.parent
 W8A8_MODEL = REPO / "fixtures/w8a8-weights-ready/files/data/models/DeepSeek-R1-W8A8"
@@ -161,7 +162,7 @@ def test_row105_nested_manifest_is_unusable(tmp_path: Path) -> None:
     (120, "[" * 100_000 + "]" * 100_000),
 ])
 def test_row119_row120_deep_json_configs_fail_cfg001(row: int, text: str) -> None:
-    cfg = configlint.parse_serving_text(text, "deep.json")
+    cfg = serving_config.parse_serving_text(text, "deep.json")
     assert cfg.error and "nested too deeply" in cfg.error
 
 
@@ -187,14 +188,15 @@ def loader_kind(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch)
 
 def test_row117_alias_bomb_as_a_value_is_not_graded_pass(loader_kind: str) -> None:
     text = _billion_laughs() + "models: [{name: x, model: /data/m, tensor_parallel_size: *a11}]\n"
-    cfg = configlint.parse_serving_text(text, "bomb.yaml")
+    cfg = serving_config.parse_serving_text(text, "bomb.yaml")
     assert cfg.error and "expansion bomb" in cfg.error
-    statuses = {f.status.value for f in configlint.findings_parse(cfg)}
+    readable = importlib.import_module("ascend_doctor.checks.cfg_001_config_readable")
+    statuses = {f.status.value for f in readable.judge(cfg)}
     assert statuses == {"FAIL"}
 
 
 def test_row118_alias_bomb_as_the_model_list_is_refused(loader_kind: str) -> None:
-    cfg = configlint.parse_serving_text(_billion_laughs() + "models: *a11\n", "bomb2.yaml")
+    cfg = serving_config.parse_serving_text(_billion_laughs() + "models: *a11\n", "bomb2.yaml")
     assert cfg.error and "expansion bomb" in cfg.error
 
 
@@ -202,7 +204,7 @@ def test_row118_alias_bomb_as_the_model_list_is_refused(loader_kind: str) -> Non
 def test_row121_deep_yaml_fails_fast(loader_kind: str, depth: int) -> None:
     text = "models: " + "[" * depth + "]" * depth  # 40 KB at 20,000: 67 s before
     started = time.monotonic()
-    cfg = configlint.parse_serving_text(text, "deep.yaml")
+    cfg = serving_config.parse_serving_text(text, "deep.yaml")
     assert time.monotonic() - started < 1.0
     assert cfg.error and "nested too deeply" in cfg.error
 
@@ -226,7 +228,7 @@ def test_yaml_parses_once(loader_kind: str, monkeypatch: pytest.MonkeyPatch) -> 
 
     monkeypatch.setattr(boundedyaml, "_make_loader", counting)
     monkeypatch.setattr(yaml, "parse", lambda *a, **k: pytest.fail("parsed a second time"))
-    cfg = configlint.parse_serving_text("models:\n  - name: x\n    model: /data/m\n", "c.yaml")
+    cfg = serving_config.parse_serving_text("models:\n  - name: x\n    model: /data/m\n", "c.yaml")
     assert cfg.error is None and len(calls) == 1
 
 

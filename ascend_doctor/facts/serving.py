@@ -1,8 +1,9 @@
 """Facts for serving: the serving configuration, listening sockets, and the model to plan for.
 
 * ``serving_config`` - ``--config FILE`` (read through the host) or ``--vllm-args "..."``, parsed
-  by ``ascend_doctor.model.configlint`` into one ``ServingConfig``. A file that cannot be read or
+  by ``ascend_doctor.parsers.serving_config`` into one ``ServingConfig``. A file that cannot be read or
   parsed is not an exception: the record carries ``error`` and ASC-CFG-001 reports it.
+* ``serving_weight_dirs`` - whether each weight path of the configuration is a model directory.
 * ``listening_sockets`` - what is listening on this host (for "port already in use").
 * ``plan_model`` - the architecture (and, when the weights are there, the safetensors tally) of
   ``--model``, or of the serving configuration's weight path, for the memory-fit checks.
@@ -20,23 +21,37 @@ from ascend_doctor.facts.reads import Reads
 from ascend_doctor.host.base import FileMissing, FileTooLarge, Host, HostFileError, ListeningSocket
 from ascend_doctor.model import records as R
 from ascend_doctor.model.arch import ArchError, ModelArch, arch_from_hf_config
-from ascend_doctor.model.configlint import (
+from ascend_doctor.model.families import ModelFamily, family_names, find_family
+from ascend_doctor.model.plan import TensorEntry, WeightTally, tally_shortfall, tally_tensors
+from ascend_doctor.parsers.serving_config import (
     MAX_CONFIG_BYTES,
     ServingConfig,
-    WeightDir,
     failed_config,
-    looks_like_hub_id,
     parse_serving_text,
     parse_vllm_args,
 )
-from ascend_doctor.model.families import ModelFamily, family_names, find_family
-from ascend_doctor.model.plan import TensorEntry, WeightTally, tally_shortfall, tally_tensors
 
 MAX_MODEL_CONFIG_BYTES = 4 * 1024 * 1024
 
 KIND_BUILTIN = "built-in"
 KIND_DIRECTORY = "directory"
 KIND_CONFIG = "config.json"
+
+
+@dataclass(frozen=True)
+class WeightDir:
+    """What this host has at one weight path of the serving configuration."""
+
+    path: str
+    exists: bool
+    is_dir: bool
+    has_config: bool
+    error: Optional[str] = None
+
+
+def looks_like_hub_id(path: str) -> bool:
+    """``deepseek-ai/DeepSeek-R1``: one slash, not absolute or relative - downloaded at start."""
+    return not path.startswith((".", "/", "~")) and path.count("/") == 1
 
 
 @dataclass(frozen=True)
@@ -270,11 +285,11 @@ def serving_config(facts: Facts) -> ServingConfig:
 @provider("serving_weight_dirs", reads=Reads(files=("{model}", "{model}/**"), listings=("{model}", "{model}/**")))
 def serving_weight_dirs(facts: Facts) -> List[WeightDir]:
     """Whether each weight path of the serving configuration is a directory with config.json."""
-    config: ServingConfig = facts.get("serving_config")
+    config = facts.serving_config
     out: List[WeightDir] = []
     for model in config.models:
         path = model.weight_path
-        if not path or (config.kind == "vllm" and looks_like_hub_id(path) and not facts.host.exists(path)):
+        if not path or (config.is_vllm and looks_like_hub_id(path) and not facts.host.exists(path)):
             continue
         try:
             exists, is_dir = facts.host.exists(path), facts.host.is_dir(path)

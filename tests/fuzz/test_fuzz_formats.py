@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 from ascend_doctor import boundedjson, boundedyaml
 from ascend_doctor.logscan.signatures import parse_signatures
 from ascend_doctor.matrix.loader import compose_text, load_document
-from ascend_doctor.model import configlint
 from ascend_doctor.model.arch import ArchError, arch_from_hf_config
 from ascend_doctor.model.manifest import ManifestError, parse_manifest
 from ascend_doctor.model.safetensors import HeaderError, parse_header_json, read_header
+from ascend_doctor.parsers import serving_config
 from ascend_doctor.reportio import ReportReadError, parse_report_text
 
 from ..model_fixtures import header_bytes
@@ -64,9 +64,9 @@ test_fuzz_bounded_yaml = fuzz_text(lambda text: boundedyaml.safe_load(text), YAM
 
 # -- serving configs and launch lines ------------------------------------------------------------
 SERVING = samples("serving-configs/*.txt")
-test_fuzz_serving_config_json = fuzz_text(lambda text: configlint.parse_serving_text(text, "config.json"), SERVING)
-test_fuzz_serving_config_yaml = fuzz_text(lambda text: configlint.parse_serving_text(text, "config.yaml"), SERVING)
-test_fuzz_vllm_args = fuzz_text(configlint.parse_vllm_args, samples("serving-configs/vllm-*.txt"))
+test_fuzz_serving_config_json = fuzz_text(lambda text: serving_config.parse_serving_text(text, "config.json"), SERVING)
+test_fuzz_serving_config_yaml = fuzz_text(lambda text: serving_config.parse_serving_text(text, "config.yaml"), SERVING)
+test_fuzz_vllm_args = fuzz_text(serving_config.parse_vllm_args, samples("serving-configs/vllm-*.txt"))
 
 
 def _hf_config(text: str) -> Any:

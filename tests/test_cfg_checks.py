@@ -1,8 +1,9 @@
-"""Serving-configuration lint: MindIE config.json, the seed's `models:` format, vLLM launch lines."""
+"""The serving-configuration checks (ASC-CFG-*) on MindIE config.json, the seed's `models:` format and vLLM
+launch lines: each check module's ``judge`` on parsed records, and the checks run through ``Facts``."""
 
 from __future__ import annotations
 
-import copy
+import importlib
 import json
 import re
 import socket
@@ -15,29 +16,32 @@ from hypothesis import strategies as st
 
 from ascend_doctor.checkapi import CheckContext, Finding, NotApplicable, Status
 from ascend_doctor.facts import Facts
-from ascend_doctor.model import configlint as C
+from ascend_doctor.model.serving_plan import plan_inputs
 from ascend_doctor.options import RunOptions
+from ascend_doctor.parsers import serving_config as P
 from ascend_doctor.parsers.npu_smi import parse_npu_smi_info
 
+from .test_parser_serving_config import CONFIGS, body, mindie, mindie_default, model_cfg
+
 SAMPLES = Path(__file__).parent / "samples"
-CONFIGS = SAMPLES / "serving-configs"
 
 
-def body(path: Path) -> str:
-    """A copied sample without its `# source:` / `# what:` / `# ---` header."""
-    return path.read_text(encoding="utf-8").split("# ---\n", 1)[1]
+def check_module(name: str) -> Any:
+    """A module of checks/ (shipped as ascend_doctor.checks)."""
+    return importlib.import_module(f"ascend_doctor.checks.{name}")
 
 
-def mindie_default() -> Dict[str, Any]:
-    return json.loads(body(CONFIGS / "mindie-llm-default-config.json.txt"))
-
-
-def mindie(data: Dict[str, Any]) -> C.ServingConfig:
-    return C.parse_serving_document(data, "/usr/local/Ascend/mindie/latest/mindie-service/conf/config.json")
-
-
-def model_cfg(data: Dict[str, Any]) -> Dict[str, Any]:
-    return data["BackendConfig"]["ModelDeployConfig"]["ModelConfig"][0]
+cfg001 = check_module("cfg_001_config_readable")
+cfg002 = check_module("cfg_002_npu_devices")
+cfg003 = check_module("cfg_003_parallel_sizes")
+cfg004 = check_module("cfg_004_weight_path_dot")
+cfg005 = check_module("cfg_005_token_limits")
+cfg006 = check_module("cfg_006_paged_kv")
+cfg007 = check_module("cfg_007_listen_https")
+cfg008 = check_module("cfg_008_port_free")
+cfg009 = check_module("cfg_009_precision_loadable")
+cfg010 = check_module("cfg_010_weight_dir")
+require_usable = check_module("_serving").require_usable
 
 
 def statuses(findings: List[Finding]) -> List[Status]:
@@ -48,9 +52,9 @@ def worst(findings: List[Finding]) -> Status:
     return max((f.status for f in findings), key=lambda s: s.rank)
 
 
-def npus(sample: str, visible: Optional[List[int]] = None) -> C.HostNpus:
+def npus(sample: str, visible: Optional[List[int]] = None) -> cfg002.HostNpus:
     info = parse_npu_smi_info(body(SAMPLES / "npu-smi-info" / sample))
-    host = C.host_npus_from(info, visible)
+    host = cfg002.host_npus_from(info, visible)
     assert host is not None
     return host
 
@@ -64,23 +68,23 @@ TWO_BUSY = "fixture-2x910B4-mindie_llm_back-process-no-version-row.txt"
 
 def test_real_mindie_default_parses_and_is_clean() -> None:
     cfg = mindie(mindie_default())
-    assert cfg.kind == C.KIND_MINDIE and cfg.ok and not cfg.problems
+    assert cfg.kind == P.KIND_MINDIE and cfg.ok and not cfg.problems
     assert cfg.device_ids == ((0, 1, 2, 3),)
     assert cfg.models[0].world_size == 4 and cfg.models[0].weight_path.endswith("llama1-65b-safetensors")
     assert (cfg.max_seq_len, cfg.max_input_token_len, cfg.max_prefill_tokens, cfg.max_batch_size) == (
         2560, 2048, 8192, 200)
     assert cfg.ports == (("port", 1025), ("managementPort", 1026), ("metricsPort", 1027))
     assert cfg.https is True and cfg.host == "127.0.0.1"
-    for findings in (C.findings_parse(cfg), C.findings_parallel(cfg), C.findings_weight_path(cfg),
-                     C.findings_token_limits(cfg), C.findings_listen(cfg), C.findings_ports(cfg, []),
-                     C.findings_devices(cfg, npus(EIGHT_IDLE))):
+    for findings in (cfg001.judge(cfg), cfg003.judge(cfg), cfg004.judge(cfg),
+                     cfg005.judge(cfg), cfg007.judge(cfg), cfg008.judge(cfg, []),
+                     cfg002.judge(cfg, npus(EIGHT_IDLE))):
         assert worst(findings) is Status.PASS, findings
 
 
 def test_world_size_must_equal_devices_listed() -> None:
     data = mindie_default()
     model_cfg(data)["worldSize"] = 8
-    findings = C.findings_parallel(mindie(data))
+    findings = cfg003.judge(mindie(data))
     assert worst(findings) is Status.FAIL
     assert any("worldSize is 8" in f.message and "lists 4" in f.message for f in findings)
     assert "worldSize to 4" in findings[0].remediation
@@ -89,19 +93,19 @@ def test_world_size_must_equal_devices_listed() -> None:
 def test_tp_dp_and_moe_sizes_must_multiply_to_world() -> None:
     data = mindie_default()
     model_cfg(data).update({"tp": 4, "dp": 2, "moe_ep": 2, "moe_tp": 4})
-    findings = C.findings_parallel(mindie(data))
+    findings = cfg003.judge(mindie(data))
     messages = " ".join(f.message for f in findings if f.status is Status.FAIL)
     assert "tp x dp = 4 x 2 = 8" in messages and "moe_ep x moe_tp = 2 x 4 = 8" in messages
     model_cfg(data).update({"tp": 4, "dp": 1, "moe_ep": 4, "moe_tp": 1})
-    assert worst(C.findings_parallel(mindie(data))) is Status.PASS
+    assert worst(cfg003.judge(mindie(data))) is Status.PASS
     model_cfg(data).update({"tp": -1, "dp": -1, "moe_ep": -1, "moe_tp": -1})  # -1 = automatic
-    assert worst(C.findings_parallel(mindie(data))) is Status.PASS
+    assert worst(cfg003.judge(mindie(data))) is Status.PASS
 
 
 def test_instances_vs_device_groups() -> None:
     data = mindie_default()
     data["BackendConfig"]["modelInstanceNumber"] = 2
-    findings = C.findings_parallel(mindie(data))
+    findings = cfg003.judge(mindie(data))
     assert any(f.status is Status.WARN and "modelInstanceNumber" in f.message for f in findings)
 
 
@@ -112,9 +116,9 @@ def fixed_excerpt() -> Dict[str, Any]:
 
 
 def test_real_excerpt_is_invalid_json_as_pasted() -> None:
-    cfg = C.parse_serving_text(body(CONFIGS / "mindie-deepseek-r1-2node-key-items-excerpt.txt"), "config.json")
+    cfg = P.parse_serving_text(body(CONFIGS / "mindie-deepseek-r1-2node-key-items-excerpt.txt"), "config.json")
     assert not cfg.ok and "invalid JSON" in (cfg.error or "")
-    finding = C.findings_parse(cfg)[0]
+    finding = cfg001.judge(cfg)[0]
     assert finding.status is Status.FAIL and "json.tool" in finding.remediation
 
 
@@ -123,14 +127,14 @@ def test_real_two_node_deepseek_parallel_keys() -> None:
     model = cfg.models[0]
     assert cfg.multi_node and (model.tp, model.dp, model.moe_ep, model.moe_tp) == (8, 2, 4, 4)
     # worldSize 8 is per node; across the nodes tp x dp = moe_ep x moe_tp = 16
-    assert worst(C.findings_parallel(cfg)) is Status.PASS
-    assert statuses(C.findings_devices(cfg, npus(EIGHT_IDLE))) == [Status.SKIP]
+    assert worst(cfg003.judge(cfg)) is Status.PASS
+    assert statuses(cfg002.judge(cfg, npus(EIGHT_IDLE))) == [Status.SKIP]
     broken = fixed_excerpt()
     model_cfg(broken)["moe_ep"] = 2
-    assert worst(C.findings_parallel(mindie(broken))) is Status.FAIL
+    assert worst(cfg003.judge(mindie(broken))) is Status.FAIL
     # it listens on a real address without HTTPS
-    assert worst(C.findings_listen(cfg)) is Status.WARN
-    inputs = C.plan_inputs(cfg, 163840)
+    assert worst(cfg007.judge(cfg)) is Status.WARN
+    inputs = plan_inputs(cfg, 163840)
     assert (inputs.cards, inputs.tp, inputs.dp, inputs.ep, inputs.moe_tp) == (16, 8, 2, 4, 4)
     assert (inputs.max_seq_len, inputs.batch) == (32768, 200)
 
@@ -139,12 +143,12 @@ def test_device_ids_must_exist_and_be_idle() -> None:
     data = mindie_default()
     data["BackendConfig"]["npuDeviceIds"] = [[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]]
     model_cfg(data)["worldSize"] = 10
-    findings = C.findings_devices(mindie(data), npus(EIGHT_IDLE))
+    findings = cfg002.judge(mindie(data), npus(EIGHT_IDLE))
     assert worst(findings) is Status.FAIL and "[8,9]" in findings[0].message
     data["BackendConfig"]["npuDeviceIds"] = [[0, 1, 1]]
-    assert any("more than once" in f.message for f in C.findings_devices(mindie(data), npus(EIGHT_IDLE)))
+    assert any("more than once" in f.message for f in cfg002.judge(mindie(data), npus(EIGHT_IDLE)))
     data["BackendConfig"]["npuDeviceIds"] = [[0, 1]]
-    busy = C.findings_devices(mindie(data), npus(TWO_BUSY))
+    busy = cfg002.judge(mindie(data), npus(TWO_BUSY))
     assert worst(busy) is Status.WARN
     assert "mindie_llm_back" in busy[0].message and busy[0].scope == "NPU 0 chip 0"
 
@@ -153,15 +157,15 @@ def test_visible_devices_renumber_ids() -> None:
     data = mindie_default()
     data["BackendConfig"]["npuDeviceIds"] = [[0]]
     # ASCEND_RT_VISIBLE_DEVICES=1: logical 0 is the host's second chip (idle), not the busy NPU 0
-    assert worst(C.findings_devices(mindie(data), npus(TWO_BUSY, visible=[1]))) is Status.PASS
+    assert worst(cfg002.judge(mindie(data), npus(TWO_BUSY, visible=[1]))) is Status.PASS
     data["BackendConfig"]["npuDeviceIds"] = [[0, 1]]
-    assert worst(C.findings_devices(mindie(data), npus(TWO_BUSY, visible=[1]))) is Status.FAIL
+    assert worst(cfg002.judge(mindie(data), npus(TWO_BUSY, visible=[1]))) is Status.FAIL
 
 
 def test_weight_path_with_a_dot_fails() -> None:
     data = mindie_default()
     model_cfg(data)["modelWeightPath"] = "/data/model/DeepSeek-V3.1-W8A8"
-    findings = C.findings_weight_path(mindie(data))
+    findings = cfg004.judge(mindie(data))
     assert worst(findings) is Status.FAIL
     assert "mv '/data/model/DeepSeek-V3.1-W8A8' '/data/model/DeepSeek-V3-1-W8A8'" in findings[0].remediation
     assert "huaweicloud" in findings[0].evidence["fact"]
@@ -172,81 +176,81 @@ def test_token_length_relations() -> None:
     deploy = data["BackendConfig"]["ModelDeployConfig"]
     schedule = data["BackendConfig"]["ScheduleConfig"]
     deploy.update({"maxSeqLen": 4096, "maxInputTokenLen": 8192})
-    findings = C.findings_token_limits(mindie(data))
+    findings = cfg005.judge(mindie(data))
     assert Status.WARN in statuses(findings) and "4095" in findings[0].message
     deploy.update({"maxSeqLen": 32768, "maxInputTokenLen": 16384})
     schedule.update({"maxPrefillTokens": 8192})
-    findings = C.findings_token_limits(mindie(data))
+    findings = cfg005.judge(mindie(data))
     assert worst(findings) is Status.FAIL and "maxPrefillTokens 8192" in findings[0].message
     assert "at least 16384" in findings[0].remediation
     schedule.update({"maxPrefillTokens": 16384, "maxIterTimes": 40000})
-    assert any("maxIterTimes" in f.message for f in C.findings_token_limits(mindie(data)))
+    assert any("maxIterTimes" in f.message for f in cfg005.judge(mindie(data)))
     schedule.update({"maxIterTimes": 512, "maxPrefillBatchSize": 300})
-    assert any("maxPrefillBatchSize" in f.message for f in C.findings_token_limits(mindie(data)))
+    assert any("maxPrefillBatchSize" in f.message for f in cfg005.judge(mindie(data)))
 
 
 def test_listening_beyond_loopback_without_https() -> None:
     data = mindie_default()
     server = data["ServerConfig"]
     server.update({"ipAddress": "10.0.0.5", "httpsEnabled": False})
-    findings = C.findings_listen(mindie(data))
+    findings = cfg007.judge(mindie(data))
     assert worst(findings) is Status.WARN and "httpsEnabled" in findings[0].remediation
     server.update({"ipAddress": "0.0.0.0"})
-    findings = C.findings_listen(mindie(data))
+    findings = cfg007.judge(mindie(data))
     assert worst(findings) is Status.FAIL and "allowAllZeroIpListening" in findings[0].message
     server.update({"allowAllZeroIpListening": True, "httpsEnabled": True})
-    assert worst(C.findings_listen(mindie(data))) is Status.PASS
+    assert worst(cfg007.judge(mindie(data))) is Status.PASS
     server.update({"ipAddress": "::1", "httpsEnabled": False})
-    assert worst(C.findings_listen(mindie(data))) is Status.PASS
+    assert worst(cfg007.judge(mindie(data))) is Status.PASS
 
 
 def test_port_already_in_use_fails() -> None:
     cfg = mindie(mindie_default())
-    taken = [C.Listener("0.0.0.0", 1025, 4242)]
-    findings = C.findings_ports(cfg, taken)
+    taken = [cfg008.Listener("0.0.0.0", 1025, 4242)]
+    findings = cfg008.judge(cfg, taken)
     assert worst(findings) is Status.FAIL and "pid 4242" in findings[0].message
     assert "ServerConfig.port" in findings[0].remediation
     # a listener on another address does not clash with 127.0.0.1
-    assert worst(C.findings_ports(cfg, [C.Listener("10.0.0.7", 1025, 1)])) is Status.PASS
-    assert worst(C.findings_ports(cfg, [C.Listener("127.0.0.1", 1026, None)])) is Status.FAIL
+    assert worst(cfg008.judge(cfg, [cfg008.Listener("10.0.0.7", 1025, 1)])) is Status.PASS
+    assert worst(cfg008.judge(cfg, [cfg008.Listener("127.0.0.1", 1026, None)])) is Status.FAIL
 
 
 def test_free_ports_pass_message_is_a_whole_sentence() -> None:
     cfg = mindie(mindie_default())
-    assert [f.message for f in C.findings_ports(cfg, [])] == ["ports 1025, 1026, 1027 are free"]
-    one = C.parse_vllm_args("vllm serve /m --port 9000")
-    assert [f.message for f in C.findings_ports(one, [])] == ["port 9000 is free"]
+    assert [f.message for f in cfg008.judge(cfg, [])] == ["ports 1025, 1026, 1027 are free"]
+    one = P.parse_vllm_args("vllm serve /m --port 9000")
+    assert [f.message for f in cfg008.judge(one, [])] == ["port 9000 is free"]
 
 
 # -- the seed's simplified format ----------------------------------------------------------------
 
 
 def test_seed_3_2_config() -> None:
-    cfg = C.parse_serving_text(body(CONFIGS / "seed-003-3.2-distill-7b-models.json.txt"), "seed.json")
-    assert cfg.kind == C.KIND_SIMPLE and cfg.ok
+    cfg = P.parse_serving_text(body(CONFIGS / "seed-003-3.2-distill-7b-models.json.txt"), "seed.json")
+    assert cfg.kind == P.KIND_SIMPLE and cfg.ok
     model = cfg.models[0]
     assert (model.precision, model.tp, model.max_seq_len, model.paged_kv) == ("fp16", 1, 4096, True)
-    assert worst(C.findings_paged_kv(cfg)) is Status.PASS
-    inputs = C.plan_inputs(cfg)
+    assert worst(cfg006.judge(cfg)) is Status.PASS
+    inputs = plan_inputs(cfg)
     assert (inputs.cards, inputs.precision, inputs.max_seq_len) == (1, "fp16", 4096)
 
 
 def test_seed_paged_kv_false_warns_and_yaml_works() -> None:
     text = ("models:\n  - name: r1-distill-7b\n    model_path: /data/models/r1-distill-7b\n    precision: fp16\n"
             "    tp_size: 1\n    max_seq_len: 4096\n    enable_paged_kvcache: false\n")
-    cfg = C.parse_serving_text(text, "serving.yaml")
-    assert cfg.kind == C.KIND_SIMPLE
-    findings = C.findings_paged_kv(cfg)
+    cfg = P.parse_serving_text(text, "serving.yaml")
+    assert cfg.kind == P.KIND_SIMPLE
+    findings = cfg006.judge(cfg)
     assert worst(findings) is Status.WARN and "seed 003 §5.3" in findings[0].message
 
 
 def test_seed_4_2_fp8_is_refused_and_layout_is_16_cards() -> None:
-    cfg = C.parse_serving_text(body(CONFIGS / "seed-003-4.2-v3-671b-models.json.txt"), "seed42.json")
-    findings = C.findings_precision(cfg, None)
+    cfg = P.parse_serving_text(body(CONFIGS / "seed-003-4.2-v3-671b-models.json.txt"), "seed42.json")
+    findings = cfg009.judge(cfg, None)
     assert worst(findings) is Status.FAIL and "FP8" in findings[0].message
-    inputs = C.plan_inputs(cfg)
+    inputs = plan_inputs(cfg)
     assert (inputs.cards, inputs.tp, inputs.ep, inputs.batch, inputs.kv_dtype) == (16, 2, 8, 64, "fp8")
-    devices = C.findings_devices(cfg, npus(EIGHT_IDLE))
+    devices = cfg002.judge(cfg, npus(EIGHT_IDLE))
     assert worst(devices) is Status.WARN and "needs 16 NPUs" in devices[0].message
 
 
@@ -254,57 +258,42 @@ def test_seed_4_2_fp8_is_refused_and_layout_is_16_cards() -> None:
 
 
 def test_real_vllm_a3_line() -> None:
-    cfg = C.parse_vllm_args(body(CONFIGS / "vllm-ascend-doc-deepseek-r1-w8a8-a3-serve.txt"))
+    cfg = P.parse_vllm_args(body(CONFIGS / "vllm-ascend-doc-deepseek-r1-w8a8-a3-serve.txt"))
     assert cfg.ok and not cfg.problems
     model = cfg.models[0]
     assert (model.tp, model.dp, model.quantization, model.enable_expert_parallel, model.mtp) == (
         4, 4, "ascend", True, True)
     assert (cfg.max_seq_len, cfg.max_batch_size, cfg.port, cfg.gpu_memory_utilization) == (8192, 16, 8000, 0.92)
-    assert worst(C.findings_listen(cfg)) is Status.WARN  # --host 0.0.0.0 and no TLS
-    inputs = C.plan_inputs(cfg)
+    assert worst(cfg007.judge(cfg)) is Status.WARN  # --host 0.0.0.0 and no TLS
+    inputs = plan_inputs(cfg)
     assert (inputs.cards, inputs.tp, inputs.dp, inputs.ep) == (16, 4, 4, 16)
     assert inputs.reserve_fraction == pytest.approx(0.08) and inputs.include_mtp and inputs.ascend_quantization
     # 16 NPUs on an 8-chip A2 host: a single-node launch cannot start
-    assert worst(C.findings_devices(cfg, npus(EIGHT_IDLE))) is Status.FAIL
+    assert worst(cfg002.judge(cfg, npus(EIGHT_IDLE))) is Status.FAIL
 
 
 def test_real_vllm_two_node_line_is_multi_node() -> None:
-    cfg = C.parse_vllm_args(body(CONFIGS / "vllm-ascend-doc-deepseek-r1-w8a8-a2-node0-serve.txt"))
+    cfg = P.parse_vllm_args(body(CONFIGS / "vllm-ascend-doc-deepseek-r1-w8a8-a2-node0-serve.txt"))
     assert cfg.multi_node_hint  # --data-parallel-size_local spelled with '_' is understood
-    assert worst(C.findings_devices(cfg, npus(EIGHT_IDLE))) is Status.PASS
+    assert worst(cfg002.judge(cfg, npus(EIGHT_IDLE))) is Status.PASS
 
 
 def test_vllm_tensor_parallel_16_on_8_cards() -> None:
-    cfg = C.parse_vllm_args("vllm serve /models/DeepSeek-R1 --tensor-parallel-size 16 --port 9000")
-    findings = C.findings_devices(cfg, npus(EIGHT_IDLE))
+    cfg = P.parse_vllm_args("vllm serve /models/DeepSeek-R1 --tensor-parallel-size 16 --port 9000")
+    findings = cfg002.judge(cfg, npus(EIGHT_IDLE))
     assert worst(findings) is Status.FAIL and "needs 16 NPUs" in findings[0].message
-    taken = C.findings_ports(cfg, [C.Listener("::", 9000, 77)])
+    taken = cfg008.judge(cfg, [cfg008.Listener("::", 9000, 77)])
     assert worst(taken) is Status.FAIL and "--port" in taken[0].remediation
 
 
-@pytest.mark.parametrize("line,expected", [
-    ("vllm serve /m -tp 8", {"tp": 8}),
-    ("vllm serve /m --tensor-parallel-size=4 --data-parallel-size 2", {"tp": 4, "dp": 2}),
-    ("VLLM_USE_V1=1 vllm serve --model /m --quantization fp8", {"quantization": "fp8", "precision": "fp8"}),
-    ("python -m vllm.entrypoints.openai.api_server --model /m --dtype bfloat16", {"precision": "bf16"}),
-    ("vllm serve /m --enable-expert-parallel --kv-cache-dtype fp8", {"enable_expert_parallel": True,
-                                                                     "kv_dtype": "fp8"}),
-])
-def test_vllm_option_forms(line: str, expected: Dict[str, Any]) -> None:
-    cfg = C.parse_vllm_args(line)
-    assert cfg.ok and cfg.models[0].weight_path == "/m"
-    for key, value in expected.items():
-        assert getattr(cfg.models[0], key) == value, key
-
-
 def test_vllm_listen_rules() -> None:
-    default = C.parse_vllm_args("vllm serve /m")
-    findings = C.findings_listen(default)
+    default = P.parse_vllm_args("vllm serve /m")
+    findings = cfg007.judge(default)
     assert worst(findings) is Status.WARN and "all interfaces" in findings[0].message
-    assert worst(C.findings_listen(C.parse_vllm_args("vllm serve /m --host 127.0.0.1"))) is Status.PASS
-    tls = C.parse_vllm_args("vllm serve /m --host 0.0.0.0 --ssl-certfile c.pem --ssl-keyfile k.pem")
-    assert worst(C.findings_listen(tls)) is Status.PASS
-    assert worst(C.findings_precision(C.parse_vllm_args("vllm serve /m --quantization fp8"), None)) is Status.FAIL
+    assert worst(cfg007.judge(P.parse_vllm_args("vllm serve /m --host 127.0.0.1"))) is Status.PASS
+    tls = P.parse_vllm_args("vllm serve /m --host 0.0.0.0 --ssl-certfile c.pem --ssl-keyfile k.pem")
+    assert worst(cfg007.judge(tls)) is Status.PASS
+    assert worst(cfg009.judge(P.parse_vllm_args("vllm serve /m --quantization fp8"), None)) is Status.FAIL
 
 
 @pytest.mark.parametrize("line,fragment", [
@@ -312,9 +301,9 @@ def test_vllm_listen_rules() -> None:
     ("vllm serve '/m", "cannot split"),
 ])
 def test_vllm_bad_lines(line: str, fragment: str) -> None:
-    cfg = C.parse_vllm_args(line)
+    cfg = P.parse_vllm_args(line)
     assert not cfg.ok and fragment in (cfg.error or "")
-    assert worst(C.findings_parse(cfg)) is Status.FAIL
+    assert worst(cfg001.judge(cfg)) is Status.FAIL
 
 
 @pytest.mark.parametrize("line,fragment", [
@@ -325,9 +314,9 @@ def test_vllm_bad_lines(line: str, fragment: str) -> None:
     ("vllm serve /m --port 70000", "TCP port"),
 ])
 def test_vllm_bad_values_are_problems(line: str, fragment: str) -> None:
-    cfg = C.parse_vllm_args(line)
+    cfg = P.parse_vllm_args(line)
     assert cfg.ok and any(fragment in p for p in cfg.problems), cfg.problems
-    assert worst(C.findings_parse(cfg)) is Status.FAIL
+    assert worst(cfg001.judge(cfg)) is Status.FAIL
 
 
 # -- bad input -------------------------------------------------------------------------------------
@@ -345,25 +334,11 @@ def test_vllm_bad_values_are_problems(line: str, fragment: str) -> None:
     ("models: 3", "serving.yaml", "non-empty list"),
 ])
 def test_bad_files_are_clear_errors(text: str, source: str, fragment: str) -> None:
-    cfg = C.parse_serving_text(text, source)
+    cfg = P.parse_serving_text(text, source)
     assert not cfg.ok and fragment in (cfg.error or ""), cfg.error
-    assert worst(C.findings_parse(cfg)) is Status.FAIL
+    assert worst(cfg001.judge(cfg)) is Status.FAIL
     with pytest.raises(NotApplicable):
-        C.require_usable(cfg)
-
-
-def test_yaml_alias_bomb_is_refused_quickly() -> None:
-    lines = ["a: &a [x, x, x, x, x, x, x, x, x]"]
-    for i in range(1, 20):  # 9**20 elements if expanded
-        prev, cur = chr(ord("a") + i - 1), chr(ord("a") + i)
-        lines.append(f"{cur}: &{cur} [" + ", ".join([f"*{prev}"] * 9) + "]")
-    cfg = C.parse_serving_text("\n".join(lines) + "\n", "bomb.yaml")
-    assert not cfg.ok and "aliases" in (cfg.error or "")
-
-
-def test_oversized_file_is_refused() -> None:
-    cfg = C.parse_serving_text("{" + " " * (C.MAX_CONFIG_BYTES + 1) + "}", "big.json")
-    assert not cfg.ok and "larger than" in (cfg.error or "")
+        require_usable(cfg)
 
 
 @pytest.mark.parametrize("key,value,fragment", [
@@ -380,7 +355,7 @@ def test_wrong_values_in_mindie_are_problems(key: str, value: Any, fragment: str
     model_cfg(data)[key] = value
     cfg = mindie(data)
     assert any(key in p and fragment in p for p in cfg.problems), cfg.problems
-    assert worst(C.findings_parse(cfg)) is Status.FAIL
+    assert worst(cfg001.judge(cfg)) is Status.FAIL
 
 
 def test_wrong_shapes_in_mindie_are_problems() -> None:
@@ -397,14 +372,7 @@ def test_wrong_shapes_in_mindie_are_problems() -> None:
     assert any("must be a list" in p for p in mindie(data).problems)
     data = mindie_default()
     data["BackendConfig"]["ModelDeployConfig"]["ModelConfig"] = []
-    assert worst(C.findings_parse(mindie(data))) is Status.FAIL
-
-
-def test_copy_of_default_is_not_mutated() -> None:
-    data = mindie_default()
-    before = copy.deepcopy(data)
-    mindie(data)
-    assert data == before
+    assert worst(cfg001.judge(mindie(data))) is Status.FAIL
 
 
 # -- providers and checks through Facts ------------------------------------------------------------
@@ -420,13 +388,13 @@ def test_provider_reads_a_file_and_reports_missing_ones(tmp_path: Path) -> None:
     path = tmp_path / "config.json"
     path.write_text(body(CONFIGS / "mindie-llm-default-config.json.txt"), encoding="utf-8")
     cfg = live_facts(serving_config=str(path)).get("serving_config")
-    assert cfg.ok and cfg.kind == C.KIND_MINDIE
+    assert cfg.ok and cfg.kind == P.KIND_MINDIE
     missing = live_facts(serving_config=str(tmp_path / "nope.json")).get("serving_config")
     assert not missing.ok and "nope.json" in (missing.error or "")
     directory = live_facts(serving_config=str(tmp_path)).get("serving_config")
     assert not directory.ok
     vllm = live_facts(vllm_args="vllm serve /m -tp 2").get("serving_config")
-    assert vllm.kind == C.KIND_VLLM and vllm.models[0].tp == 2
+    assert vllm.kind == P.KIND_VLLM and vllm.models[0].tp == 2
 
 
 def test_provider_weight_dirs(tmp_path: Path) -> None:
@@ -444,7 +412,7 @@ def test_provider_weight_dirs(tmp_path: Path) -> None:
     path = tmp_path / "config.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     facts = live_facts(serving_config=str(path))
-    findings = C.findings_weight_dirs(facts.get("serving_config"), facts.get("serving_weight_dirs"))
+    findings = cfg010.judge(facts.get("serving_config"), facts.get("serving_weight_dirs"))
     assert statuses(findings) == [Status.PASS, Status.FAIL, Status.FAIL]
     assert "no config.json" in findings[1].message and "does not exist" in findings[2].message
 
@@ -459,8 +427,8 @@ def test_listening_sockets_fact_sees_a_bound_port() -> None:
         sockets = facts.try_get("listening_sockets")
         if sockets is None:
             pytest.skip("psutil cannot list sockets here")
-        listeners = [C.Listener(s.address, s.port, s.pid) for s in sockets]
-        findings = C.findings_ports(facts.get("serving_config"), listeners)
+        listeners = [cfg008.Listener(s.address, s.port, s.pid) for s in sockets]
+        findings = cfg008.judge(facts.get("serving_config"), listeners)
         assert worst(findings) is Status.FAIL and str(port) in findings[0].message
     finally:
         server.close()
@@ -589,33 +557,18 @@ JSONISH = st.recursive(
 @settings(max_examples=60, deadline=None)
 @given(JSONISH)
 def test_any_json_document_gives_a_record_not_an_exception(data: Any) -> None:
-    cfg = C.parse_serving_document({"BackendConfig": data} if isinstance(data, dict) else data, "f.json")
-    for findings in (C.findings_parse(cfg), ):
+    cfg = P.parse_serving_document({"BackendConfig": data} if isinstance(data, dict) else data, "f.json")
+    for findings in (cfg001.judge(cfg), ):
         assert findings
     if cfg.ok:
-        C.findings_parallel(cfg)
-        C.findings_token_limits(cfg)
-        C.findings_listen(cfg)
-        C.findings_ports(cfg, [C.Listener("0.0.0.0", 1025, 1)])
-        C.findings_weight_path(cfg)
-        C.plan_inputs(cfg, 4096)
+        cfg003.judge(cfg)
+        cfg005.judge(cfg)
+        cfg007.judge(cfg)
+        cfg008.judge(cfg, [cfg008.Listener("0.0.0.0", 1025, 1)])
+        cfg004.judge(cfg)
+        plan_inputs(cfg, 4096)
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.text(max_size=200))
-def test_any_text_gives_a_record_not_an_exception(text: str) -> None:
-    for source in ("config.json", "serving.yaml"):
-        C.parse_serving_text(text, source)
-    cfg = C.parse_vllm_args("vllm serve " + text)
-    assert cfg.ok or cfg.error
-
-
-def test_vllm_yaml_config_file() -> None:
-    text = ("model: /models/DeepSeek-R1-W8A8\nhost: 127.0.0.1\nport: 8100\ntensor-parallel-size: 8\n"
-            "data_parallel_size: 2\nenable-expert-parallel: true\nquantization: ascend\n")
-    cfg = C.parse_serving_text(text, "vllm-config.yaml")
-    assert cfg.kind == C.KIND_VLLM and cfg.ok, cfg.error
-    model = cfg.models[0]
-    assert (model.weight_path, model.tp, model.dp, model.enable_expert_parallel, cfg.port) == (
-        "/models/DeepSeek-R1-W8A8", 8, 2, True, 8100)
-    assert worst(C.findings_listen(cfg)) is Status.PASS
+def test_vllm_yaml_config_on_loopback_passes_cfg007() -> None:
+    text = "model: /models/DeepSeek-R1-W8A8\nhost: 127.0.0.1\nport: 8100\n"
+    assert worst(cfg007.judge(P.parse_serving_text(text, "vllm-config.yaml"))) is Status.PASS
