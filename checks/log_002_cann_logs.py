@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any, Dict, Iterator, List, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
-from ascend_doctor.logscan.findings import MAX_FINDINGS, hit_finding, reportable
+
+from ._logs import MAX_FINDINGS, hit_finding, reportable
 
 CHECK = CheckSpec(
     id="ASC-LOG-002",

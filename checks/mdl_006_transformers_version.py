@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 
+from ._model import require_model
+
 if TYPE_CHECKING:
     from ascend_doctor.model.records import ModelFacts
 
@@ -33,8 +35,6 @@ def _env(ctx: CheckContext) -> Any:
 def run(ctx: CheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
     from packaging.version import InvalidVersion, Version
-
-    from ascend_doctor.model.grading import require_model
 
     facts: ModelFacts = ctx.facts.get("model")
     require_model(facts)

@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
 
+from ._model import findings_for, require_model
+
 if TYPE_CHECKING:
     from ascend_doctor.model.records import ModelFacts, Problem
 
@@ -35,7 +37,6 @@ def _fix(problem: Problem) -> str:
 def run(ctx: CheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
     from ascend_doctor.model import records as R
-    from ascend_doctor.model.grading import findings_for, require_model
 
     facts: ModelFacts = ctx.facts.get("model")
     require_model(facts)

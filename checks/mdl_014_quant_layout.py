@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 
+from ._model import require_model
+
 if TYPE_CHECKING:
     from ascend_doctor.model.records import ModelFacts
 
@@ -30,7 +32,6 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
 
     from ascend_doctor.model import records as R
     from ascend_doctor.model.advice import parse_engine_args
-    from ascend_doctor.model.grading import require_model
 
     facts: ModelFacts = ctx.facts.get("model")
     require_model(facts)

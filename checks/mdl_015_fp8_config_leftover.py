@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 
+from ._model import require_model
+
 if TYPE_CHECKING:
     from ascend_doctor.model.records import ModelFacts
 
@@ -26,7 +28,6 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
     from ascend_doctor.model import records as R
     from ascend_doctor.model.advice import drop_quantization_config_command
-    from ascend_doctor.model.grading import require_model
 
     facts: ModelFacts = ctx.facts.get("model")
     require_model(facts)

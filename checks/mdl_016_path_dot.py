@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
 
+from ._model import require_model
+
 if TYPE_CHECKING:
     from ascend_doctor.model.records import ModelFacts
 
@@ -26,7 +28,6 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     import shlex
 
     from ascend_doctor.model.advice import sibling
-    from ascend_doctor.model.grading import require_model
 
     facts: ModelFacts = ctx.facts.get("model")
     require_model(facts)

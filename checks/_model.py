@@ -1,12 +1,14 @@
-"""Turn inspection problems into findings (shared by the ASC-MDL checks)."""
+"""Small judging helpers shared by the model checks (ASC-MDL-*): turn the problems a model
+inspection found (``ascend_doctor.model.records.Problem``) into findings."""
 
 from __future__ import annotations
 
-from typing import Callable, Iterator, List, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, List, Optional, Sequence
 
 from ascend_doctor.checkapi import Finding, NotApplicable, Status
-from ascend_doctor.model import records as R
-from ascend_doctor.model.records import ModelFacts, Problem
+
+if TYPE_CHECKING:
+    from ascend_doctor.model.records import ModelFacts, Problem
 
 # At most this many findings per check; the rest are summarised in one line.
 MAX_FINDINGS = 20
@@ -14,6 +16,8 @@ MAX_FINDINGS = 20
 
 def require_model(facts: ModelFacts) -> None:
     """Checks other than ASC-MDL-001 have nothing to say about a path that holds no model."""
+    from ascend_doctor.model import records as R
+
     if facts.provenance.kind == R.NONE:
         raise NotApplicable("no model in the given directory (see ASC-MDL-001)")
 
@@ -24,6 +28,8 @@ def findings_for(
     status_for: Optional[Callable[[Problem], Status]] = None,
 ) -> Iterator[Finding]:
     """One finding per problem (FAIL for errors, WARN for warnings), capped at MAX_FINDINGS."""
+    from ascend_doctor.model import records as R
+
     shown: List[Problem] = list(problems[:MAX_FINDINGS])
     for problem in shown:
         status = status_for(problem) if status_for else (Status.FAIL if problem.severity == R.ERROR else Status.WARN)

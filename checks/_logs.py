@@ -1,4 +1,4 @@
-"""Findings for the log checks (ASC-LOG-*): one Finding per signature hit.
+"""Judging helpers shared by the log checks (ASC-LOG-*): one Finding per signature hit.
 
 Grading rule (both checks): a signature marked ``fault`` (hardware/driver fault: device lost,
 uncorrectable PCIe error, heartbeat lost ...) is FAIL; anything else is WARN, because a log
@@ -7,15 +7,18 @@ line says something went wrong once, not that the machine is wrong now.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, List
+from typing import TYPE_CHECKING, Dict, Iterable, List
 
 from ascend_doctor.checkapi import Finding, Status
+
+if TYPE_CHECKING:
+    from ascend_doctor.logscan.scanner import SignatureHit
 
 # More findings than this per check only repeat what the first ones say.
 MAX_FINDINGS = 12
 
 
-def hit_finding(hit: Any, where: str, note: str = "") -> Finding:
+def hit_finding(hit: SignatureHit, where: str, note: str = "") -> Finding:
     """A finding for one ScanResult hit found at ``where`` (e.g. "dmesg" or a file path)."""
     sig = hit.signature
     status = Status.FAIL if sig.fault else Status.WARN
@@ -27,7 +30,7 @@ def hit_finding(hit: Any, where: str, note: str = "") -> Finding:
     remediation = "\n".join(sig.fix)
     if sig.check_next:
         remediation += "\n# to confirm first: " + sig.check_next[0]
-    evidence: Dict[str, Any] = {
+    evidence: Dict[str, object] = {
         "signature": sig.id,
         "category": sig.category,
         "file": where,
@@ -43,7 +46,7 @@ def hit_finding(hit: Any, where: str, note: str = "") -> Finding:
     return Finding(status, message, remediation, evidence)
 
 
-def reportable(hits: Iterable[Any]) -> List[Any]:
+def reportable(hits: Iterable[SignatureHit]) -> List[SignatureHit]:
     """The hits worth a finding: specific ones; generic wrappers only when nothing else matched."""
     hits = list(hits)
     specific = [h for h in hits if not h.signature.generic]
