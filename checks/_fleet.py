@@ -6,7 +6,7 @@ odd nodes in line, with the matrix's package names for the fleet's chip family a
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
 
 from ascend_doctor.checkapi import CheckContext, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.fleet import drift
@@ -107,8 +107,8 @@ def drift_findings(ctx: CheckContext, views: Sequence[DriftView], severity: Call
         unknown = f" ({count(len(view.unknown))} did not report it)" if view.unknown else ""
         if not view.differs:
             (value, nodes), = view.groups.items()
-            yield Finding.passed(f"{label}: all {count(len(nodes))} on {value}{unknown}",
-                                 **view.to_dict()).scoped(scope)
+            yield Finding.passed(f"{label}: all {count(len(nodes))} on {value}{unknown}", fact=view.spec.key,
+                                 value=value, nodes=len(nodes)).scoped(scope)
             continue
         target, why = target_of(view)
         odd = [node for node, value in view.odd() if value != target]
@@ -186,6 +186,3 @@ def lookup_hint(what: str, version: str) -> str:
     return f"# no {what} file name is recorded for this chip family/architecture: " \
            f"ascend-doctor matrix lookup --cann {version} --chip <chip>"
 
-
-def evidence_nodes(view: DriftView) -> Dict[str, Any]:
-    return view.to_dict()

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import ipaddress
 from typing import Dict, Iterator, List, Set, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
-from ascend_doctor.fleet import drift
+from ascend_doctor.fleet.network import ipv4_text
 
 from ._fleet import count, fleet_facts, names, require_nodes
 
@@ -24,7 +23,16 @@ CHECK = CheckSpec(
          "gateway that routes to the other nodes' subnets (`hccn_tool -i N -gateway -s gateway GW`)."),
 )
 
-Device = Tuple[str, str, str, ipaddress.IPv4Network]  # node, device id, address, network
+Network = Tuple[int, int]  # network number, mask
+Device = Tuple[str, str, str, Network]  # node, device id, address, network
+
+
+def mask_text(network: Network) -> str:
+    return ipv4_text(network[1])
+
+
+def subnet_text(network: Network) -> str:
+    return f"{ipv4_text(network[0])}/{bin(network[1]).count('1')}"
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
@@ -38,27 +46,32 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                 devices.append((node.name, address.device_id, address.address, network))
     if not devices:
         raise NotApplicable("no node report carries its devices' addresses with a netmask (hccn_tool -ip -g)")
-    masks, _groups = drift.majority((f"{n}:{d}", str(net.netmask)) for n, d, _a, net in devices)
+    by_mask: Dict[int, int] = {}
+    for _n, _d, _a, net in devices:
+        by_mask[net[1]] = by_mask.get(net[1], 0) + 1
+    ranked = sorted(by_mask.items(), key=lambda kv: -kv[1])
+    tie = len(ranked) > 1 and ranked[0][1] == ranked[1][1]
+    masks = None if tie else ipv4_text(ranked[0][0])
     found = False
     if masks is not None:
-        odd = [(n, d, a, net) for n, d, a, net in devices if str(net.netmask) != masks]
+        odd = [(n, d, a, net) for n, d, a, net in devices if net[1] != ranked[0][0]]
         if odd:
             found = True
-            listed = ", ".join(f"{n} device {d} ({a}/{net.netmask})" for n, d, a, net in odd[:12])
+            listed = ", ".join(f"{n} device {d} ({a}/{mask_text(net)})" for n, d, a, net in odd[:12])
             yield Finding(Status.WARN, f"{count(len(odd), 'device')} use another netmask than the fleet's {masks}: "
                           f"{listed}", (
                               f"Set netmask {masks} on them (with their address):\n" + "\n".join(
                                   f"# on {n}\nhccn_tool -i {d} -ip -s address {a} netmask {masks}"
                                   for n, d, a, _net in odd[:12])),
                           {"netmask": masks, "devices": [f"{n}:{d}" for n, d, _a, _net in odd]}, "netmask")
-    nodes_in: Dict[ipaddress.IPv4Network, Set[str]] = {}
+    nodes_in: Dict[Network, Set[str]] = {}
     for name, _device, _address, network in devices:
         nodes_in.setdefault(network, set()).add(name)
     alone = [(n, d, a, net) for n, d, a, net in devices if nodes_in[net] == {n}]
     if alone and len({n for n, _d, _a, _net in devices}) > 1:
         found = True
         odd_nodes = sorted({n for n, _d, _a, _net in alone})
-        listed = ", ".join(f"{n} device {d} ({a}, {net})" for n, d, a, net in alone[:12])
+        listed = ", ".join(f"{n} device {d} ({a}, {subnet_text(net)})" for n, d, a, net in alone[:12])
         yield Finding(Status.WARN, f"{count(len(alone), 'device')} of {names(odd_nodes)} sit in a subnet no other node "
                       f"uses: {listed}", (
                           "Readdress them inside the plan the other nodes use (`hccn_tool -i N -ip -s address ADDR "
@@ -69,4 +82,4 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     if not found:
         subnets = len(nodes_in)
         yield Finding.passed(f"{count(len(devices), 'device')} in {count(subnets, 'subnet')} shared between nodes, "
-                             f"netmask {masks or 'mixed'}", subnets=[str(n) for n in sorted(nodes_in)])
+                             f"netmask {masks or 'mixed'}", subnets=[subnet_text(n) for n in sorted(nodes_in)])

@@ -178,7 +178,7 @@ def test_fifo_and_oversized_reports_are_refused_without_reading(tmp_path: Path, 
     fifo = tmp_path / "pipe.json"
     os.mkfifo(fifo)
     node = read_report_node(str(fifo))  # must not block
-    assert "not a regular file" in node.error
+    assert "not a regular file" in node.error and "FIFO" in node.error
     import ascend_doctor.fleet.merge as merge
 
     monkeypatch.setattr(merge, "MAX_NODE_REPORT_BYTES", 100)
@@ -258,12 +258,13 @@ def test_rank_table_entries_are_kept_once_per_table() -> None:
     from ascend_doctor.fleet.network import NodeNetwork, RankTableView, TableEntry
 
     facts = FleetFacts()
-    entries = tuple(TableEntry(f"server_list[0].device[{i}].device_ip", "s", str(i), f"10.0.0.{i}") for i in range(8))
+    raw = [{"path": f"server_list[0].device[{i}].device_ip", "server_id": "s", "device_id": str(i),
+            "device_ip": f"10.0.0.{i}"} for i in range(8)]
     for index in range(3):
         facts.add(NodeDigest(name=f"n{index}", source="x", kind=REPORT, exit_code=0,
-                             net=NodeNetwork((), RankTableView("abc", "/r.json", None, entries))))
-    assert facts.tables == {"abc": entries}
-    assert all(n.net is not None and n.net.rank_table is not None and n.net.rank_table.entries == ()
+                             net=NodeNetwork((), RankTableView("abc", "/r.json", None, list(raw)))))
+    assert facts.tables == {"abc": tuple(TableEntry(r["path"], "s", r["device_id"], r["device_ip"]) for r in raw)}
+    assert all(n.net is not None and n.net.rank_table is not None and n.net.rank_table.raw_entries is None
                for n in facts.nodes)
 
 

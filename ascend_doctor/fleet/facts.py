@@ -13,7 +13,7 @@ from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 from ascend_doctor.fleet import drift
 from ascend_doctor.fleet.digest import NodeDigest
-from ascend_doctor.fleet.network import TableEntry
+from ascend_doctor.fleet.network import TableEntry, table_entries
 
 MAX_DISTINCT_TABLES = 16  # rank tables whose entries are kept; more different tables is a finding anyway
 
@@ -44,11 +44,17 @@ class DriftView:
         return sorted(self.groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
 
     def to_dict(self) -> Dict[str, Any]:
+        """The view as JSON. The majority's nodes are counted, not listed (they are every node not
+        listed elsewhere): a thousand names per fact would make the report mostly names."""
+        values: List[Dict[str, Any]] = []
+        for value, nodes in self.ranked():
+            entry: Dict[str, Any] = {"value": value, "count": len(nodes)}
+            if value != self.majority:
+                entry["nodes"] = list(nodes)
+            values.append(entry)
         return {"fact": self.spec.key, "label": self.spec.label, "group": self.spec.group,
                 "majority": self.majority, "agree": len(self.groups.get(self.majority, [])) if self.majority else 0,
-                "known": self.known,
-                "values": [{"value": value, "nodes": list(nodes)} for value, nodes in self.ranked()],
-                "unknown": list(self.unknown)}
+                "known": self.known, "values": values, "unknown": list(self.unknown)}
 
 
 @dataclass
@@ -73,7 +79,7 @@ class FleetFacts:
         if net is not None and net.rank_table is not None and net.rank_table.digest:
             digest = net.rank_table.digest
             if digest not in self.tables and len(self.tables) < MAX_DISTINCT_TABLES:
-                self.tables[digest] = net.rank_table.entries
+                self.tables[digest] = table_entries(net.rank_table)
             node.net = net.without_entries()
         self.nodes.append(node)
         self._drift.clear()

@@ -1,7 +1,7 @@
 """Read every node input, one at a time, into a :class:`~ascend_doctor.fleet.facts.FleetFacts`.
 
-A JSON report is read bounded (a regular file of at most :data:`MAX_NODE_REPORT_BYTES`, its JSON
-measured before it is built) and digested; a snapshot is graded exactly as ``check --from`` grades
+A JSON report is read bounded (a regular file of at most :data:`MAX_NODE_REPORT_BYTES`, its arrays
+and objects counted before json builds them) and digested; a snapshot is graded exactly as ``check --from`` grades
 it (same runner, same matrix) and its report digested. Either way only the digest is kept. A node
 input that cannot be used becomes a digest with an ``error`` (one line): it is listed as its own
 node and makes the fleet incomplete, it never stops the merge.
@@ -10,9 +10,11 @@ node and makes the fleet incomplete, it never stops the merge.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Dict, Optional
+import os
+import stat
+from typing import Any, Callable, Dict, Optional, Tuple
 
-from ascend_doctor import boundedjson, interrupt, safeio
+from ascend_doctor import safeio
 from ascend_doctor.fleet.digest import NodeDigest, NodeReportError, digest_report, unreadable
 from ascend_doctor.fleet.facts import FleetFacts
 from ascend_doctor.fleet.inputs import REPORT, SNAPSHOT, Inputs, NodeInput
@@ -20,7 +22,9 @@ from ascend_doctor.options import RunOptions
 
 # A node report is tens of KB (a few hundred with many processes); 16 MiB leaves plenty of room.
 MAX_NODE_REPORT_BYTES = 16 * 1024 * 1024
-MAX_REPORT_DEPTH = 64
+# Arrays and objects in one report (brackets inside strings count too): a real node report has a few
+# thousand (a hundred results, their evidence, the devices and processes).
+MAX_REPORT_CONTAINERS = 200_000
 
 Progress = Callable[[str], None]
 
@@ -31,7 +35,6 @@ def merge_inputs(inputs: Inputs, matrix: Any, node_options: RunOptions,
     fleet = FleetFacts(skipped=list(inputs.skipped))
     total = inputs.count
     for index, node_input in enumerate(inputs.nodes, start=1):
-        interrupt.raise_if_requested()
         if progress is not None:
             progress(f"[{index}/{total}] {node_input.path}")
         fleet.add(read_node(node_input, matrix, node_options))
@@ -55,31 +58,84 @@ def read_report_node(path: str) -> NodeDigest:
 
 
 def load_report_json(path: str) -> Any:
-    """The JSON of a node report file; NodeReportError (one line) when it is not usable JSON."""
-    try:
-        raw = safeio.read_regular(path, MAX_NODE_REPORT_BYTES)
-    except safeio.InputTooLarge:
-        raise NodeReportError(f"{path} is larger than {MAX_NODE_REPORT_BYTES // (1024 * 1024)} MiB: "
-                              "not a node report") from None
-    except IsADirectoryError:
-        raise NodeReportError(f"{path} is a folder, not a JSON report") from None
-    except FileNotFoundError:
-        raise NodeReportError(f"{path} does not exist") from None
-    except OSError as exc:
-        raise NodeReportError(f"cannot read {path}: {safeio.describe_os_error(exc)}") from None
+    """The JSON of a node report file; NodeReportError (one line) when it is not usable JSON.
+
+    Bounded before anything is built: only a regular file of at most MAX_NODE_REPORT_BYTES is read,
+    and its arrays/objects are counted first (``bytes.count``, in C: a fleet reads a thousand of these
+    per second, so the byte-by-byte depth scan of ``boundedjson`` is too slow here); a count within
+    MAX_REPORT_CONTAINERS bounds what ``json`` builds, and nesting past the interpreter's limit ends in
+    RecursionError, turned into one line."""
+    raw = read_report_bytes(path)
     if raw.startswith(b"\x1f\x8b"):
         raise NodeReportError(f"{path} is a gzip file, not a JSON report (a snapshot? name it *.tar.gz)")
     if not raw.strip():
         raise NodeReportError(f"{path} is empty, not a JSON report")
+    containers = raw.count(b"[") + raw.count(b"{")
+    if containers > MAX_REPORT_CONTAINERS:
+        raise NodeReportError(f"{path} holds about {containers} arrays/objects, more than the "
+                              f"{MAX_REPORT_CONTAINERS} of any node report: refused")
     try:
-        return boundedjson.loads(raw, what=path, max_chars=MAX_NODE_REPORT_BYTES, max_depth=MAX_REPORT_DEPTH)
+        return json.loads(raw)
     except json.JSONDecodeError as exc:
         raise NodeReportError(f"{path} is not JSON (line {exc.lineno} column {exc.colno}: {exc.msg}); "
                               "a report cut short while it was copied?") from None
     except UnicodeDecodeError:
         raise NodeReportError(f"{path} is not a JSON report: not UTF-8 text") from None
-    except ValueError as exc:  # boundedjson.TooComplex
-        raise NodeReportError(str(exc)) from None
+    except RecursionError:
+        raise NodeReportError(f"{path} is nested too deeply: not an ascend-doctor report") from None
+    except ValueError as exc:  # an integer literal over Python's digit limit
+        raise NodeReportError(f"{path} is not usable JSON: {exc}") from None
+
+
+def read_report_bytes(path: str) -> bytes:
+    """A regular file's bytes, at most MAX_NODE_REPORT_BYTES (safeio's rules: stat before open, never a
+    FIFO/device/socket, nothing of /proc or /sys, non-blocking open, the opened file checked again).
+
+    The pseudo file systems are recognised by device number only: safeio also resolves the path
+    (``realpath``, a system call per path component), which a thousand reads cannot afford."""
+    try:
+        st = os.stat(path)
+        if stat.S_ISDIR(st.st_mode):
+            raise NodeReportError(f"{path} is a folder, not a JSON report")
+        if not stat.S_ISREG(st.st_mode):
+            raise NodeReportError(f"{path} is not a regular file ({safeio.describe_kind(st.st_mode)}): not read")
+        if st.st_dev in _pseudo_devices():
+            raise NodeReportError(f"{path} is a kernel interface under /proc or /sys, not a report: not read")
+        if st.st_size > MAX_NODE_REPORT_BYTES:
+            raise NodeReportError(_too_large(path))
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        with os.fdopen(fd, "rb") as fh:
+            opened = os.fstat(fh.fileno())
+            if (opened.st_dev, opened.st_ino) != (st.st_dev, st.st_ino):
+                raise NodeReportError(f"{path} changed while it was being opened; collect it again")
+            data = fh.read(MAX_NODE_REPORT_BYTES + 1)
+    except FileNotFoundError:
+        raise NodeReportError(f"{path} does not exist") from None
+    except OSError as exc:
+        raise NodeReportError(f"cannot read {path}: {safeio.describe_os_error(exc)}") from None
+    if len(data) > MAX_NODE_REPORT_BYTES:
+        raise NodeReportError(_too_large(path))
+    return data
+
+
+def _too_large(path: str) -> str:
+    return f"{path} is larger than {MAX_NODE_REPORT_BYTES // (1024 * 1024)} MiB: not a node report"
+
+
+_PSEUDO: Optional[Tuple[int, ...]] = None
+
+
+def _pseudo_devices() -> Tuple[int, ...]:
+    global _PSEUDO
+    if _PSEUDO is None:
+        found = []
+        for root in safeio.PSEUDO_ROOTS:
+            try:
+                found.append(os.stat(root).st_dev)
+            except OSError:
+                continue
+        _PSEUDO = tuple(found)
+    return _PSEUDO
 
 
 def grade_snapshot_node(path: str, matrix: Any, options: RunOptions) -> NodeDigest:

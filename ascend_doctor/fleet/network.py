@@ -12,7 +12,7 @@ merge has stored them), never once per node.
 
 from __future__ import annotations
 
-import ipaddress
+import functools
 import sys
 from dataclasses import dataclass
 from typing import Any, List, Mapping, Optional, Tuple
@@ -27,13 +27,13 @@ class DeviceAddress:
     address: str
     netmask: Optional[str]
 
-    def network(self) -> Optional[ipaddress.IPv4Network]:
-        if not self.netmask:
+    def network(self) -> Optional[Tuple[int, int]]:
+        """(network number, mask) as integers; None without a usable netmask."""
+        mask = netmask_int(self.netmask)
+        address = ipv4_int(self.address)
+        if address is None or mask is None:
             return None
-        try:
-            return ipaddress.IPv4Network(f"{self.address}/{self.netmask}", strict=False)
-        except ValueError:
-            return None
+        return address & mask, mask
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,9 @@ class RankTableView:
     digest: Optional[str]  # equal tables, equal digests (canonical JSON hash, else the file's sha256)
     path: Optional[str]
     error: Optional[str]
-    entries: Tuple[TableEntry, ...] = ()
+    # The report's device entries, still as JSON: turned into TableEntry records only for a table the
+    # merge has not seen yet (table_entries), then dropped.
+    raw_entries: Any = None
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,7 @@ class NodeNetwork:
     def without_entries(self) -> NodeNetwork:
         """The same view without the rank table's entries (the merge keeps those once per table)."""
         table = self.rank_table
-        if table is None or not table.entries:
+        if table is None or table.raw_entries is None:
             return self
         return NodeNetwork(self.addresses, RankTableView(table.digest, table.path, table.error))
 
@@ -74,14 +76,45 @@ def _text(value: Any, limit: int = 256) -> Optional[str]:
     return None
 
 
+def ipv4_int(text: Optional[str]) -> Optional[int]:
+    """A dotted-quad IPv4 address as an integer (None for anything else; no leading zeros, as
+    ``ipaddress`` demands), without building an object per address: a thousand nodes have
+    sixteen thousand of them."""
+    if not text or len(text) > 15:
+        return None
+    parts = text.split(".")
+    if len(parts) != 4:
+        return None
+    value = 0
+    for part in parts:
+        if not part.isdigit() or not part.isascii() or (len(part) > 1 and part[0] == "0"):
+            return None
+        octet = int(part)
+        if octet > 255:
+            return None
+        value = value << 8 | octet
+    return value
+
+
 def is_ipv4(text: Optional[str]) -> bool:
-    if not text:
-        return False
-    try:
-        ipaddress.IPv4Address(text)
-    except ValueError:
-        return False
-    return True
+    return ipv4_int(text) is not None
+
+
+@functools.lru_cache(maxsize=64)
+def netmask_int(text: Optional[str]) -> Optional[int]:
+    """A netmask as an integer (None when it is not one); a fleet has one or two distinct masks."""
+    mask = ipv4_int(text)
+    return mask if mask is not None and is_netmask(mask) else None
+
+
+def is_netmask(mask: int) -> bool:
+    """Ones then zeros (255.255.255.0), as a netmask must be."""
+    inverted = ~mask & 0xFFFFFFFF
+    return inverted & (inverted + 1) == 0
+
+
+def ipv4_text(value: int) -> str:
+    return ".".join(str(value >> shift & 0xFF) for shift in (24, 16, 8, 0))
 
 
 def read_node_network(facts: Mapping[str, Any]) -> Optional[NodeNetwork]:
@@ -116,11 +149,16 @@ def _rank_table(section: Any) -> Optional[RankTableView]:
     if not isinstance(section, dict):
         return None
     digest = _text(section.get("canonical_sha256"), 128) or _text(section.get("sha256"), 128)
-    entries: List[TableEntry] = []
     devices = section.get("devices")
-    if isinstance(devices, list):
-        for item in devices[:MAX_TABLE_ENTRIES]:
-            if isinstance(item, dict):
-                entries.append(TableEntry(str(_text(item.get("path"), 128) or "?"), _text(item.get("server_id")),
-                                          _text(item.get("device_id"), 16), _text(item.get("device_ip"), 64)))
-    return RankTableView(digest, _text(section.get("path"), 4096), _text(section.get("error"), 512), tuple(entries))
+    return RankTableView(digest, _text(section.get("path"), 4096), _text(section.get("error"), 512),
+                         devices if isinstance(devices, list) else None)
+
+
+def table_entries(view: RankTableView) -> Tuple[TableEntry, ...]:
+    """The device entries of a rank table view, type-checked and bounded."""
+    entries: List[TableEntry] = []
+    for item in (view.raw_entries or [])[:MAX_TABLE_ENTRIES]:
+        if isinstance(item, dict):
+            entries.append(TableEntry(str(_text(item.get("path"), 128) or "?"), _text(item.get("server_id")),
+                                      _text(item.get("device_id"), 16), _text(item.get("device_ip"), 64)))
+    return tuple(entries)
