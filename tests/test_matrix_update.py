@@ -23,7 +23,7 @@ from ascend_doctor.exitcodes import ExitCode
 from ascend_doctor.matrix import MatrixError, load_matrix
 from ascend_doctor.matrix.bundle import bundle_text
 from ascend_doctor.matrix.meta import shipped_matrix_path, shipped_matrix_version
-from ascend_doctor.matrix.update import UpdateError, check_url, update_from_file, update_from_url
+from ascend_doctor.matrix.update import UpdateError, UpdateFailure, check_url, update_from_file, update_from_url
 
 SHIPPED = shipped_matrix_version()
 
@@ -127,7 +127,7 @@ def test_allowed_urls(url: str) -> None:
 def test_refused_urls(url: str) -> None:
     with pytest.raises(UpdateError) as info:
         check_url(url)
-    assert info.value.code == ExitCode.USAGE
+    assert info.value.failure is UpdateFailure.BAD_REQUEST
 
 
 # -- the update path --------------------------------------------------------------------------
@@ -158,7 +158,7 @@ def test_wrong_checksum(server: Server, data_dir: Path, bundle: str, previous: b
     server.body("/m.yaml", with_version(bundle, "2099.2.2"))
     with pytest.raises(UpdateError) as info:
         update_from_url(server.url("/m.yaml"), sha256="0" * 64)
-    assert info.value.code == ExitCode.FINDINGS and "checksum mismatch" in str(info.value)
+    assert info.value.failure is UpdateFailure.REJECTED and "checksum mismatch" in str(info.value)
     assert installed(data_dir) == previous
 
 
@@ -182,7 +182,7 @@ def test_invalid_yaml(server: Server, data_dir: Path, previous: bytes) -> None:
     server.body("/bad.yaml", b"schema_version: 1\nversion: \"2099.3.3\"\nhdk_releases: [\n")
     with pytest.raises(UpdateError) as info:
         update_from_url(server.url("/bad.yaml"))
-    assert info.value.code == ExitCode.FINDINGS
+    assert info.value.failure is UpdateFailure.REJECTED
     assert "is invalid: line" in str(info.value) and "YAML syntax error" in str(info.value)
     assert installed(data_dir) == previous
 
@@ -201,7 +201,7 @@ def test_connection_dropped_midway(server: Server, data_dir: Path, bundle: str, 
     server.body("/m.yaml", data, declared=len(data), send=len(data) // 2)
     with pytest.raises(UpdateError) as info:
         update_from_url(server.url("/m.yaml"))
-    assert info.value.code == ExitCode.INCOMPLETE and "interrupted" in str(info.value)
+    assert info.value.failure is UpdateFailure.UNFINISHED and "interrupted" in str(info.value)
     assert installed(data_dir) == previous
 
 
@@ -211,19 +211,19 @@ def test_slow_server_times_out(server: Server, data_dir: Path, bundle: str, prev
     with pytest.raises(UpdateError) as info:
         update_from_url(server.url("/slow.yaml"), timeout=0.3)
     assert time.monotonic() - started < 1.4
-    assert info.value.code == ExitCode.INCOMPLETE
+    assert info.value.failure is UpdateFailure.UNFINISHED
     assert installed(data_dir) == previous
 
 
 def test_http_error_and_unreachable(server: Server, data_dir: Path, previous: bytes) -> None:
     with pytest.raises(UpdateError) as info:
         update_from_url(server.url("/missing.yaml"))
-    assert info.value.code == ExitCode.INCOMPLETE and "HTTP 404" in str(info.value)
+    assert info.value.failure is UpdateFailure.UNFINISHED and "HTTP 404" in str(info.value)
     port = server.httpd.server_address[1]
     server.close()
     with pytest.raises(UpdateError) as info:
         update_from_url(f"http://127.0.0.1:{port}/m.yaml", timeout=1)
-    assert info.value.code == ExitCode.INCOMPLETE
+    assert info.value.failure is UpdateFailure.UNFINISHED
     assert installed(data_dir) == previous
 
 

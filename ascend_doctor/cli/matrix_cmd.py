@@ -339,7 +339,7 @@ def update_cmd(url: Optional[str], file_path: Optional[str], sha256: Optional[st
     """
     import re
 
-    from ascend_doctor.matrix.update import UpdateError, update_from_file, update_from_url
+    from ascend_doctor.matrix.update import UpdateError, UpdateFailure, update_from_file, update_from_url
     from ascend_doctor.redaction.secrets import redact_text
 
     if bool(url) == bool(file_path):
@@ -356,7 +356,9 @@ def update_cmd(url: Optional[str], file_path: Optional[str], sha256: Optional[st
             assert file_path is not None
             result = update_from_file(file_path, sha256=sha256, force=force)
     except UpdateError as exc:
-        fail(redact_text(str(exc)), exc.code)  # a URL's user:password never reaches the terminal
+        exit_code = {UpdateFailure.REJECTED: ExitCode.FINDINGS, UpdateFailure.BAD_REQUEST: ExitCode.USAGE,
+                     UpdateFailure.UNFINISHED: ExitCode.INCOMPLETE}[exc.failure]
+        fail(redact_text(str(exc)), exit_code)  # a URL's user:password never reaches the terminal
     if fmt == "json":
         write_output(dump_json(result.to_dict()), output)
         return

@@ -8,6 +8,7 @@ to a temporary file in the same folder and moved into place with ``os.replace``.
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import ipaddress
 import json
@@ -19,7 +20,6 @@ from dataclasses import dataclass
 from typing import Any, Dict, Optional
 from urllib.parse import urljoin, urlsplit
 
-from ascend_doctor.exitcodes import ExitCode
 from ascend_doctor.matrix.loader import MAX_MATRIX_BYTES, load_document
 from ascend_doctor.matrix.meta import read_matrix_version, shipped_matrix_path, user_data_dir, user_matrix_path
 from ascend_doctor.matrix.select import is_newer
@@ -32,12 +32,20 @@ LOOPBACK_NAMES = ("localhost",)
 SOURCE_FILE = "matrix.source.json"
 
 
-class UpdateError(Exception):
-    """The update did not happen; ``code`` is the exit code (1 rejected, 2 usage, 3 could not finish)."""
+class UpdateFailure(enum.Enum):
+    """Why an update did not happen (the command line maps each to its exit code)."""
 
-    def __init__(self, message: str, code: int = int(ExitCode.FINDINGS)) -> None:
+    REJECTED = "rejected"  # the bundle was refused: checksum, size, invalid, not newer
+    BAD_REQUEST = "bad-request"  # what was asked for cannot be used: a URL not allowed, an unreadable --file
+    UNFINISHED = "unfinished"  # the update could not finish: network, server, or the data folder
+
+
+class UpdateError(Exception):
+    """The update did not happen; ``failure`` says which way, the message says why."""
+
+    def __init__(self, message: str, failure: UpdateFailure = UpdateFailure.REJECTED) -> None:
         super().__init__(message)
-        self.code = code
+        self.failure = failure
 
 
 @dataclass(frozen=True)
@@ -62,13 +70,13 @@ def check_url(url: str) -> None:
         parts = urlsplit(url)
         host = parts.hostname or ""
     except ValueError as exc:
-        raise UpdateError(f"not a URL: {url!r} ({exc})", int(ExitCode.USAGE)) from exc
+        raise UpdateError(f"not a URL: {url!r} ({exc})", UpdateFailure.BAD_REQUEST) from exc
     if parts.scheme == "https" and host:
         return
     if parts.scheme == "http" and _is_loopback(host):
         return
     raise UpdateError(f"refusing {url!r}: only https:// URLs are allowed (http:// only for 127.0.0.1, ::1, "
-                      "localhost)", int(ExitCode.USAGE))
+                      "localhost)", UpdateFailure.BAD_REQUEST)
 
 
 def _is_loopback(host: str) -> bool:
@@ -98,13 +106,13 @@ def download(url: str, *, timeout: float = DEFAULT_TIMEOUT, max_bytes: int = MAX
                 current = urljoin(current, response.headers.get("Location", ""))
                 response.close()
             else:
-                raise UpdateError(f"too many redirects from {url}", int(ExitCode.INCOMPLETE))
+                raise UpdateError(f"too many redirects from {url}", UpdateFailure.UNFINISHED)
             with response:
                 return _read_body(response, current, timeout, max_bytes, deadline)
     except UpdateError:
         raise
     except requests.exceptions.RequestException as exc:
-        raise UpdateError(network_message(exc, current, timeout), int(ExitCode.INCOMPLETE)) from exc
+        raise UpdateError(network_message(exc, current, timeout), UpdateFailure.UNFINISHED) from exc
 
 
 _INCOMPLETE_READ = re.compile(r"IncompleteRead\((\d+) bytes read, (\d+) more expected\)")
@@ -154,7 +162,7 @@ def network_message(exc: BaseException, url: str, timeout: float) -> str:
 def _read_body(response: Any, url: str, timeout: float, max_bytes: int, deadline: float) -> bytes:
     limit_mb = max_bytes / (1024 * 1024)
     if response.status_code != 200:
-        raise UpdateError(f"download failed: HTTP {response.status_code} from {url}", int(ExitCode.INCOMPLETE))
+        raise UpdateError(f"download failed: HTTP {response.status_code} from {url}", UpdateFailure.UNFINISHED)
     declared = response.headers.get("Content-Length", "")
     if declared.isdigit() and int(declared) > max_bytes:
         raise UpdateError(f"refusing the download: {int(declared)} bytes is over the {limit_mb:g} MB limit")
@@ -166,10 +174,10 @@ def _read_body(response: Any, url: str, timeout: float, max_bytes: int, deadline
             raise UpdateError(f"refusing the download: more than the {limit_mb:g} MB limit")
         if time.monotonic() > deadline:
             raise UpdateError(f"download took longer than {timeout * TOTAL_DEADLINE_FACTOR:g} s; gave up",
-                              int(ExitCode.INCOMPLETE))
+                              UpdateFailure.UNFINISHED)
         chunks.append(chunk)
     if declared.isdigit() and received != int(declared):
-        raise UpdateError(f"download interrupted: got {received} of {declared} bytes", int(ExitCode.INCOMPLETE))
+        raise UpdateError(f"download interrupted: got {received} of {declared} bytes", UpdateFailure.UNFINISHED)
     return b"".join(chunks)
 
 
@@ -183,7 +191,7 @@ def read_local(path: str, max_bytes: int = MAX_MATRIX_BYTES) -> bytes:
     except safeio.InputTooLarge:
         raise UpdateError(f"refusing {path}: over the {max_bytes // (1024 * 1024)} MB limit") from None
     except OSError as exc:
-        raise UpdateError(f"cannot read {path}: {safeio.describe_os_error(exc)}", int(ExitCode.USAGE)) from None
+        raise UpdateError(f"cannot read {path}: {safeio.describe_os_error(exc)}", UpdateFailure.BAD_REQUEST) from None
 
 
 def install(data: bytes, origin: str, *, sha256: Optional[str] = None, force: bool = False,
@@ -198,7 +206,7 @@ def install(data: bytes, origin: str, *, sha256: Optional[str] = None, force: bo
         os.makedirs(folder, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".matrix-", suffix=".yaml.part")
     except OSError as exc:
-        raise UpdateError(f"cannot write to {folder}: {exc.strerror or exc}", int(ExitCode.INCOMPLETE)) from exc
+        raise UpdateError(f"cannot write to {folder}: {exc.strerror or exc}", UpdateFailure.UNFINISHED) from exc
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -225,7 +233,7 @@ def install(data: bytes, origin: str, *, sha256: Optional[str] = None, force: bo
         os.replace(tmp, target)
         _fsync_dir(folder)
     except OSError as exc:
-        raise UpdateError(f"cannot install into {folder}: {exc.strerror or exc}", int(ExitCode.INCOMPLETE)) from exc
+        raise UpdateError(f"cannot install into {folder}: {exc.strerror or exc}", UpdateFailure.UNFINISHED) from exc
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
@@ -270,7 +278,7 @@ def update_from_url(url: str, *, sha256: Optional[str] = None, force: bool = Fal
         data = download(url, timeout=timeout, max_bytes=max_bytes)
         return install(data, redact_url(url), sha256=sha256, force=force, data_dir=data_dir)
     except UpdateError as exc:
-        raise UpdateError(redact_text(str(exc)), exc.code) from None
+        raise UpdateError(redact_text(str(exc)), exc.failure) from None
 
 
 def update_from_file(path: str, *, sha256: Optional[str] = None, force: bool = False,
