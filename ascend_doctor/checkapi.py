@@ -57,7 +57,16 @@ _RANK = {"PASS": 0, "SKIP": 1, "INFO": 2, "WARN": 3, "ERROR": 4, "FAIL": 5}
 
 
 class NotApplicable(Exception):
-    """Raised by a check that finds out it does not apply; becomes SKIP with this reason."""
+    """Raised by a check that finds out it does not apply; becomes SKIP with this reason.
+
+    ``see`` names the checks whose results say why (the one that reports the unreadable input,
+    say); the runner puts them in the SKIP's evidence as ``{"see": [...]}`` so that tools can
+    follow the link instead of parsing the prose.
+    """
+
+    def __init__(self, reason: str = "", see: Tuple[str, ...] = ()) -> None:
+        super().__init__(reason)
+        self.see = tuple(see)
 
 
 # The components a fix can act on, in the order a person applies them (the fix plan's order):

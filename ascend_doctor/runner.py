@@ -114,7 +114,8 @@ def _run_one(check: Check, ctx: CheckContext) -> List[Result]:
             return [result(Status.SKIP, missing[1], evidence={"precondition": missing[0]})]
         findings = list(check.run(ctx))
     except NotApplicable as exc:
-        return [result(Status.SKIP, str(exc) or "not applicable on this host")]
+        return [result(Status.SKIP, str(exc) or "not applicable on this host",
+                       evidence={"see": list(exc.see)} if exc.see else None)]
     except FactUnavailable as exc:
         return [result(Status.SKIP, f"cannot be checked here: {exc.reason}")]
     except PathRefused as exc:  # a snapshot whose link leads out of it: the input, not a bug

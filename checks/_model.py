@@ -19,7 +19,7 @@ def require_model(facts: ModelFacts) -> None:
     from ascend_doctor.model import records as R
 
     if facts.provenance.kind == R.NONE:
-        raise NotApplicable("no model in the given directory (see ASC-MDL-001)")
+        raise NotApplicable("no model in the given directory (see ASC-MDL-001)", see=("ASC-MDL-001",))
 
 
 def findings_for(

@@ -20,7 +20,7 @@ MINDIE_DOC = "MindIE 配置参数说明（服务化）, https://www.hiascend.com
 def require_usable(config: ServingConfig) -> ServingConfig:
     """The configuration, or ``NotApplicable`` when it could not be read (ASC-CFG-001 reports why)."""
     if config.error:
-        raise NotApplicable("the serving configuration could not be read (see ASC-CFG-001)")
+        raise NotApplicable("the serving configuration could not be read (see ASC-CFG-001)", see=("ASC-CFG-001",))
     return config
 
 

@@ -32,9 +32,10 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     facts: ModelFacts = ctx.facts.get("model")
     require_model(facts)
     if facts.provenance.kind == R.HF_FP8:
-        raise NotApplicable("the weights are FP8: the block is correct for them (see ASC-MDL-002)")
+        raise NotApplicable("the weights are FP8: the block is correct for them (see ASC-MDL-002)",
+                            see=("ASC-MDL-002",))
     if facts.config is None:
-        raise NotApplicable("config.json could not be read (see ASC-MDL-007)")
+        raise NotApplicable("config.json could not be read (see ASC-MDL-007)", see=("ASC-MDL-007",))
     qc = facts.quantization_config
     if not qc or str(qc.get("quant_method", "")).lower() != "fp8":
         yield Finding.passed("config.json declares no FP8 quantization")

@@ -174,7 +174,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         plan = plan_memory(arch, precision, hbm, layout, kv_budget_bytes=kv_budget, name=model.name,
                            **common)
     except PlanError as exc:
-        raise NotApplicable(f"the parallel settings cannot be planned ({exc}); see ASC-CFG-003") from exc
+        raise NotApplicable(f"the parallel settings cannot be planned ({exc}); see ASC-CFG-003",
+                            see=("ASC-CFG-003",)) from exc
     notes = list(inputs.notes) + extra_notes + list(model.notes) + list(plan.notes)
     evidence = _evidence(plan)
     evidence["notes"] = notes

@@ -572,3 +572,18 @@ def test_any_json_document_gives_a_record_not_an_exception(data: Any) -> None:
 def test_vllm_yaml_config_on_loopback_passes_cfg007() -> None:
     text = "model: /models/DeepSeek-R1-W8A8\nhost: 127.0.0.1\nport: 8100\n"
     assert worst(cfg007.judge(P.parse_serving_text(text, "vllm-config.yaml"))) is Status.PASS
+
+
+def test_skips_after_an_unreadable_config_link_to_cfg001() -> None:
+    """The cross-reference is data as well as prose: evidence {"see": ["ASC-CFG-001"]}."""
+    from click.testing import CliRunner
+
+    from ascend_doctor.cli import main
+
+    fixture = Path(__file__).resolve().parent.parent / "fixtures" / "mindie-config-trailing-commas"
+    result = CliRunner().invoke(main, ["check", "--from", str(fixture), "--config", str(fixture / "mindie-config.json"),
+                                       "--select", "ASC-CFG", "--format", "json"])
+    results = {r["id"]: r for r in json.loads(result.stdout)["results"]}
+    assert results["ASC-CFG-001"]["status"] == "FAIL"
+    linked = [i for i, r in results.items() if r["status"] == "SKIP" and r["evidence"].get("see") == ["ASC-CFG-001"]]
+    assert linked == [f"ASC-CFG-{n:03d}" for n in range(2, 11)]
