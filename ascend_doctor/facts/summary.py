@@ -35,6 +35,14 @@ def report_facts(facts: Facts) -> Dict[str, Any]:
             cann.append({"kind": install.kind, "version": install.version, "arch": install.arch,
                          "path": install.path})
     out["cann"] = cann
+    # Releases `ascend-doctor fleet` compares across nodes besides the toolkit (None: not installed
+    # or not recorded; the nodes' own checks say which).
+    kernels = facts.try_get("kernels")
+    out["kernels_version"] = kernels.kernels_version if kernels is not None else None
+    nnal = facts.try_get("nnal")
+    out["nnal_version"] = nnal.version if nnal is not None else None
+    mindie = facts.try_get("mindie")
+    out["mindie_version"] = mindie.version if mindie is not None else None
 
     py = facts.try_get("python_env")
     if py is not None:
