@@ -30,7 +30,8 @@ _NO_MODEL_FIX = ("Pass the directory that holds config.json and the weights, e.g
 def _no_model_fix(facts: ModelFacts) -> str:
     """The generic advice, unless the files are there but unusable (broken links, denied reads)."""
     from ascend_doctor.model import records as R
-    from ascend_doctor.model.advice import hf_cache_copy_fix, is_hf_blob_link
+
+    from ._model_fixes import hf_cache_copy_fix, is_hf_blob_link
 
     broken = facts.problems_with(R.SYMLINK_BROKEN, R.SYMLINK_LOOP, R.UNREADABLE)
     if any(p.code == R.SYMLINK_BROKEN and is_hf_blob_link(p.target) for p in broken):

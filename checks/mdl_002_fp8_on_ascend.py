@@ -53,7 +53,9 @@ def _architecture_params(ctx: CheckContext) -> int:
 def run(ctx: CheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
     from ascend_doctor.model import records as R
-    from ascend_doctor.model.advice import fp8_conversion_commands, human_bytes, human_params
+    from ascend_doctor.model.units import human_bytes, human_params
+
+    from ._model_fixes import fp8_conversion_commands
 
     facts: ModelFacts = ctx.facts.get("model")
     require_model(facts)

@@ -34,7 +34,7 @@ def _chip(ctx: CheckContext) -> Any:
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
-    from ascend_doctor.model.advice import human_params
+    from ascend_doctor.model.units import human_params
 
     facts: ModelFacts = ctx.facts.get("model")
     require_model(facts)

@@ -28,7 +28,7 @@ CHECK = CheckSpec(
 def run(ctx: CheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
     from ascend_doctor.model import records as R
-    from ascend_doctor.model.advice import parse_engine_args
+    from ascend_doctor.parsers.engine_args import parse_engine_args
 
     facts: ModelFacts = ctx.facts.get("model")
     require_model(facts)

@@ -24,7 +24,7 @@ MAX_LISTED = 20
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
-    from ascend_doctor.model.advice import human_bytes
+    from ascend_doctor.model.units import human_bytes
 
     check = ctx.facts.get("model_manifest_check")
     if check.error:

@@ -31,7 +31,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     import shlex
 
     from ascend_doctor.model import records as R
-    from ascend_doctor.model.advice import parse_engine_args
+    from ascend_doctor.parsers.engine_args import parse_engine_args
 
     facts: ModelFacts = ctx.facts.get("model")
     require_model(facts)

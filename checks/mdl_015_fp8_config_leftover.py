@@ -27,7 +27,8 @@ CHECK = CheckSpec(
 def run(ctx: CheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
     from ascend_doctor.model import records as R
-    from ascend_doctor.model.advice import drop_quantization_config_command
+
+    from ._model_fixes import drop_quantization_config_command
 
     facts: ModelFacts = ctx.facts.get("model")
     require_model(facts)

@@ -27,7 +27,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
     import shlex
 
-    from ascend_doctor.model.advice import sibling
+    from ._model_fixes import sibling
 
     facts: ModelFacts = ctx.facts.get("model")
     require_model(facts)

@@ -41,8 +41,9 @@ def _fix(problem: Problem) -> str:
 def run(ctx: CheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
     from ascend_doctor.model import records as R
-    from ascend_doctor.model.advice import hf_cache_copy_fix, is_hf_blob_link
     from ascend_doctor.model.integrity import examples
+
+    from ._model_fixes import hf_cache_copy_fix, is_hf_blob_link
 
     facts: ModelFacts = ctx.facts.get("model")
     problems = facts.problems_with(R.UNREADABLE, R.SYMLINK_BROKEN, R.SYMLINK_LOOP, R.SPECIAL_FILE,

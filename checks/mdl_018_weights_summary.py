@@ -32,7 +32,7 @@ def _fix(problem: Problem) -> str:
 def run(ctx: CheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
     from ascend_doctor.model import records as R
-    from ascend_doctor.model.advice import human_bytes, human_params
+    from ascend_doctor.model.units import human_bytes, human_params
 
     facts: ModelFacts = ctx.facts.get("model")
     require_model(facts)

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import List
 
 from ascend_doctor.model import records as R
-from ascend_doctor.model.advice import human_bytes
 from ascend_doctor.model.manifest import VerifyResult
 from ascend_doctor.model.records import ModelFacts
+from ascend_doctor.model.units import human_bytes
 
 _MODELING = {
     "hf-original": "HuggingFace original (still imports flash_attn)",

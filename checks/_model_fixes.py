@@ -1,4 +1,5 @@
-"""Pure helpers the model checks share: engine arguments, sizes, and the fix-it commands.
+"""The fix-it commands the model checks (ASC-MDL-*) print: converting FP8 weights, dropping a stale
+quantization_config, replacing a copied HuggingFace cache snapshot, renaming a dotted folder.
 
 Commands and versions come from Huawei's and the projects' own guides (see
 docs/model-checks.md for every source): msmodelslim ``quant_deepseek_w8a8.py --from_fp8``
@@ -10,72 +11,14 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass
-from typing import List, Optional, Sequence
+from typing import Optional
+
+from ascend_doctor.model.units import human_bytes
 
 # Huawei's DeepSeek-V3/R1 quantization example caps host memory at this (hiascend
 # techArticles/20250222-1: max_memory={..., "cpu": "1500GiB"}).
 HUAWEI_EXAMPLE_CPU_MEMORY = "1500GiB"
 MSIT_BRANCH = "8.0.RC1_ZS2.0_20251230"  # the branch the ModelArts W8A8 guide recommends
-
-
-@dataclass(frozen=True)
-class EngineArgs:
-    """The few vLLM arguments the model checks care about."""
-
-    argv: Sequence[str]
-    quantization: Optional[str] = None
-    tokenizer: Optional[str] = None
-    dtype: Optional[str] = None
-
-    @property
-    def given(self) -> bool:
-        return bool(self.argv)
-
-
-def _value(argv: List[str], names: Sequence[str]) -> Optional[str]:
-    for i, arg in enumerate(argv):
-        for name in names:
-            if arg == name and i + 1 < len(argv):
-                return argv[i + 1]
-            if name.startswith("--") and arg.startswith(name + "="):
-                return arg.split("=", 1)[1]
-    return None
-
-
-def parse_engine_args(text: Optional[str]) -> EngineArgs:
-    """Parse ``--vllm-args "..."`` (shell quoting honoured; bad quoting falls back to spaces)."""
-    if not text:
-        return EngineArgs(argv=())
-    try:
-        argv = shlex.split(text)
-    except ValueError:
-        argv = text.split()
-    # vLLM accepts both --quantization and -q, and underscores for dashes.
-    norm = [a.replace("_", "-") if a.startswith("--") else a for a in argv]
-    return EngineArgs(
-        argv=tuple(argv),
-        quantization=_value(norm, ("--quantization", "-q")),
-        tokenizer=_value(norm, ("--tokenizer",)),
-        dtype=_value(norm, ("--dtype",)),
-    )
-
-
-def human_bytes(count: float) -> str:
-    value = float(count)
-    for unit in ("B", "KB", "MB", "GB", "TB"):
-        if value < 1000 or unit == "TB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1000
-    return f"{value:.1f} TB"  # pragma: no cover
-
-
-def human_params(count: int) -> str:
-    if count >= 1_000_000_000:
-        return f"{count / 1e9:.1f}B"
-    if count >= 1_000_000:
-        return f"{count / 1e6:.1f}M"
-    return f"{count:,}"
 
 
 def dotless(name: str) -> str:
