@@ -16,7 +16,7 @@ caller's limits:
 
 ``TooComplex`` is a ``ValueError`` like ``json.JSONDecodeError``, so callers that turn
 ``ValueError`` into "invalid JSON: ..." keep working. The limits are listed in
-docs/hostile-inputs.md.
+docs/input-limits.md.
 """
 
 from __future__ import annotations

@@ -123,8 +123,7 @@ def test_row73_the_bound_still_reads_a_large_real_header() -> None:
 def test_row235_check_model_with_a_nested_header_still_grades_the_other_checks(tmp_path: Path) -> None:
     model = _hostile_model(tmp_path, b"[" * 200_000 + b"]" * 200_000)
     out = tmp_path / "report.json"
-    result = invoke("check", "--from", str(REPO / "fixtures/w8a8-weights-ready"), "--model", str(model),
-                    "--select", "ASC-MDL", "--format", "json", "-o", str(out))
+    result = invoke("check", "--model", str(model), "--select", "ASC-MDL", "--format", "json", "-o", str(out))
     assert result.exit_code in (0, 1), result.output
     report = json.loads(out.read_text())
     errors = [r for r in report["results"] if r["status"] == "ERROR"]

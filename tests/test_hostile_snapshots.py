@@ -345,3 +345,17 @@ def test_row37_a_link_leading_outside_is_a_clear_result_not_a_bug(tmp_path: Path
     refused = [r for r in report["results"] if "leads outside the snapshot" in r["message"]]
     assert refused and all(r["status"] == "ERROR" for r in refused)
     assert "root:" not in result.output  # /etc/shadow was not read
+
+
+def test_link_to_a_name_longer_than_name_max_reads_as_missing(tmp_path: Path) -> None:
+    """Found by the directory fuzzer: ENAMETOOLONG from lstat escaped as 'check itself failed'."""
+    import shutil
+
+    snap = tmp_path / "snap"
+    shutil.copytree(REPO / "fixtures/healthy-8x910B3", snap, symlinks=True)
+    for rel in ("env.json", "files/usr/local/Ascend/firmware/version.info"):
+        (snap / rel).unlink(missing_ok=True)
+        (snap / rel).symlink_to("x" * 300)
+    result = _check(snap, "--format", "json")
+    report = json.loads(result.output)
+    assert not [r for r in report["results"] if r["status"] == "ERROR"], result.output[-1000:]

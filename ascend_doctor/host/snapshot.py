@@ -132,13 +132,13 @@ class _Jail:
             disk = os.path.join(self.root, *candidate)
             try:
                 st = os.lstat(disk)
-            except (FileNotFoundError, NotADirectoryError):
+            except PermissionError:
+                raise FilePermissionDenied(path, "permission denied inside the snapshot") from None
+            except OSError:  # missing, or a name no file can have (longer than NAME_MAX, ...)
                 if strict:
                     raise _Missing(path) from None
                 lexical, current = True, candidate
                 continue
-            except PermissionError:
-                raise FilePermissionDenied(path, "permission denied inside the snapshot") from None
             if statmod.S_ISLNK(st.st_mode) and (pending or follow_last):
                 links += 1
                 if links > MAX_SYMLINKS:
@@ -823,9 +823,7 @@ class _Unpacker:
         if member.isreg() and not member.issparse():
             self._regular(tar, parts, member)
             return
-        kind = ("device file" if (member.ischr() or member.isblk()) else
-                "FIFO" if member.isfifo() else "sparse file" if member.issparse() else "special member")
-        raise SnapshotError(f"archive member {name!r}: {kind} refused (snapshots store devices as empty files)")
+        _refuse_special(member)
 
     def _hard_link(self, parts: List[str], member: tarfile.TarInfo) -> None:
         # Hard links name another member of the archive: copy that member's data.
@@ -867,15 +865,44 @@ def safe_extract(archive: str, dest: str, max_members: int = MAX_MEMBERS,
                  max_member_bytes: int = MAX_MEMBER_BYTES, max_total_bytes: int = MAX_TOTAL_BYTES) -> None:
     """Unpack a snapshot archive into the empty folder ``dest``, checking every member.
 
-    Raises ``SnapshotError`` with one line for anything refused or damaged.
+    Two passes: the first reads only the headers, so a hostile archive (too many members, a
+    bad name, link or type) is refused before anything is written; the second unpacks, checking
+    again. Raises ``SnapshotError`` with one line for anything refused or damaged.
     """
+    limits = (max_members, max_member_bytes, max_total_bytes)
+    _each_member(archive, limits, _check_member)
+    _each_member(archive, limits, _Unpacker(dest).extract)
+
+
+def _check_member(_tar: tarfile.TarFile, member: tarfile.TarInfo) -> None:
+    """What unpacking would refuse, decided from the header alone."""
+    parts = _member_parts(member.name, "name", member.name)
+    if member.issym():
+        _check_symlink_target(parts, member.linkname, member.name)
+    elif member.islnk():
+        _member_parts(member.linkname, "link target", member.name)
+    elif not (member.isdir() or (member.isreg() and not member.issparse())):
+        _refuse_special(member)
+
+
+def _refuse_special(member: tarfile.TarInfo) -> None:
+    kind = ("device file" if (member.ischr() or member.isblk()) else
+            "FIFO" if member.isfifo() else "sparse file" if member.issparse() else "special member")
+    raise SnapshotError(f"archive member {member.name[:200]!r}: {kind} refused (snapshots store devices as empty "
+                        "files)")
+
+
+def _each_member(archive: str, limits: Tuple[int, int, int],
+                 visit: Callable[[tarfile.TarFile, tarfile.TarInfo], None]) -> None:
+    """Open ``archive`` and call ``visit`` on each member within the limits (count, member size,
+    total size), turning every tarfile, gzip and I/O failure into a one-line ``SnapshotError``."""
+    max_members, max_member_bytes, max_total_bytes = limits
     try:
         tar = tarfile.open(archive, "r:*", tarinfo=_GuardedTarInfo)  # noqa: SIM115 - closed below
     except _ArchiveRefused as exc:
         raise SnapshotError(f"archive refused: {exc}") from None
     except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
         raise SnapshotError(f"not a snapshot directory or .tar.gz archive ({_one_line(exc)})") from None
-    unpacker = _Unpacker(dest)
     count = 0
     total = 0
     try:
@@ -896,7 +923,7 @@ def safe_extract(archive: str, dest: str, max_members: int = MAX_MEMBERS,
                 if total > max_total_bytes:
                     raise SnapshotError(f"archive member {member.name[:200]!r}: the archive unpacks to more than "
                                         f"{max_total_bytes} bytes; refused")
-                unpacker.extract(tar, member)
+                visit(tar, member)
     except _ArchiveRefused as exc:
         raise SnapshotError(f"archive refused: {exc}") from None
     except (tarfile.TarError, EOFError, zlib.error) as exc:
