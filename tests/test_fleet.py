@@ -280,3 +280,32 @@ def test_many_nodes_stay_fast(tmp_path: Path) -> None:
     assert time.monotonic() - started < 10
     (driver,) = findings(data, "ASC-FLT-004")
     assert "n0007 on 23.0.3" in driver["message"] and "199 nodes on 23.0.7" in driver["message"]
+
+
+def test_model_manifest_digest_drift(tmp_path: Path) -> None:
+    """`check --model DIR --verify MANIFEST` records what the manifest says the weights are; two nodes
+    verified against different manifests differ (ASC-FLT-010), whatever the manifests' formats."""
+    import shutil
+
+    source = FIXTURES / "w8a8-weights-ready" / "files" / "data" / "models" / "DeepSeek-R1-W8A8"
+    model = tmp_path / "mdl"
+    shutil.copytree(source, model)
+    manifests = tmp_path / "m"
+    manifests.mkdir()
+    assert invoke("model", "manifest", str(model), "-o", str(manifests / "a.json")).exit_code == 0
+    assert invoke("model", "manifest", str(model), "--sha256sum", "-o", str(manifests / "SHA256SUMS")).exit_code == 0
+    digests = []
+    for manifest in ("a.json", "SHA256SUMS"):
+        result = invoke("check", "--model", str(model), "--verify", str(manifests / manifest), "--select",
+                        "ASC-MDL-013", "--format", "json")
+        digests.append(json.loads(result.stdout)["facts"]["model_manifest"]["digest"])
+    assert digests[0] == digests[1] and len(digests[0]) == 64  # one set of weights, two file formats
+
+    def manifest(digest: str) -> Any:
+        return lambda data: data["facts"].__setitem__("model_manifest", {"digest": digest})
+
+    folder = tmp_path / "r"
+    write_nodes(folder, [node_report("a", change=manifest(digests[0])), node_report("b", change=manifest(digests[0])),
+                         node_report("c", change=manifest("0" * 64))])
+    (result,) = findings(fleet_json(str(folder)), "ASC-FLT-010")
+    assert result["status"] == "FAIL" and "c on 0000" in result["message"]

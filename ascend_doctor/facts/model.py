@@ -48,6 +48,9 @@ class ManifestCheck:
     model_dir: str
     result: Optional[VerifyResult] = None
     error: Optional[str] = None
+    # What the manifest says the weights are (manifest_digest): equal on nodes verified against the
+    # same weights, whatever file format or name the manifest had (`ascend-doctor fleet` compares it).
+    digest: Optional[str] = None
 
     def to_dict(self) -> Dict[str, Any]:
         return {
@@ -55,7 +58,16 @@ class ManifestCheck:
             "model_dir": self.model_dir,
             "error": self.error,
             "result": self.result.to_dict() if self.result else None,
+            "digest": self.digest,
         }
+
+
+def manifest_digest(manifest: Any) -> str:
+    """sha256 over the manifest's sorted ``<sha256>  <path>`` lines."""
+    import hashlib
+
+    lines = sorted(f"{entry.sha256.lower()}  {entry.path}" for entry in manifest.entries)
+    return hashlib.sha256("\n".join(lines).encode("utf-8")).hexdigest()
 
 
 def _progress_flag(facts: Facts) -> Optional[bool]:
@@ -86,4 +98,4 @@ def model_manifest_check(facts: Facts) -> ManifestCheck:
     plan = verify_plan(manifest, listing, ignore=[own] if own else [])
     with byte_progress(hash_total(plan[0]), "verifying weights", progress_wanted(_progress_flag(facts))) as advance:
         result = verify_manifest(facts.host, model_dir, manifest, on_bytes=advance, listing=listing, plan=plan)
-    return ManifestCheck(manifest_path, model_dir, result=result)
+    return ManifestCheck(manifest_path, model_dir, result=result, digest=manifest_digest(manifest))
