@@ -13,8 +13,10 @@ from ._support import host_arch
 CHECK = CheckSpec(
     id="ASC-CANN-001",
     title="CANN toolkit installed for this architecture",
-    what=("Finds ascend_toolkit_install.info under ascend-toolkit/<ver>/<arch>-linux (CANN ≤ 8.3) and "
-          "cann-<ver>/<arch>-linux (CANN ≥ 8.5), reads version and arch, and compares arch with uname -m."),
+    what=("Finds ascend_toolkit_install.info under ascend-toolkit/<ver>/<arch>-linux (CANN ≤ 8.3), "
+          "cann-<ver>/<arch>-linux (CANN ≥ 8.5), nnae/<ver>, the roots /etc/Ascend/ascend_cann_install.info names and "
+          "the CANN home of ASCEND_HOME_PATH (a bare opp/version.info when the install.info is gone), reads version "
+          "and arch, and compares arch with uname -m."),
     why=("torch_npu, MindIE and vLLM-Ascend all load CANN's runtime and operator libraries. A toolkit built "
          "for the other architecture (x86_64 on an aarch64 Kunpeng host) installs without complaint and then "
          "fails to load."),
@@ -35,10 +37,19 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     if toolkit is None:
         if not broken:
             require_stated(ctx.facts, "the CANN toolkit's ascend_toolkit_install.info")
+            searched = ", ".join(stack.roots or ["/usr/local/Ascend"])
+            # Without set_env.sh nothing names a CANN installed elsewhere: say so rather than "no CANN".
+            unsourced = not (env.get("ASCEND_HOME_PATH") or env.get("ASCEND_TOOLKIT_HOME"))
             yield Finding.fail(
-                "no CANN toolkit found (no ascend_toolkit_install.info under " + ", ".join(stack.roots or
-                                                                                         ["/usr/local/Ascend"]) + ")",
-                "Install the CANN toolkit matching your driver (`ascend-doctor matrix lookup --driver "
+                (f"no CANN toolkit under {searched}, and the CANN environment is not loaded here (set_env.sh not "
+                 "sourced: ASCEND_HOME_PATH is not set), so a CANN installed in another folder cannot be seen"
+                 if unsourced else
+                 f"no CANN toolkit found (no ascend_toolkit_install.info, nor opp/version.info, under {searched} or "
+                 "ASCEND_HOME_PATH)"),
+                ("If CANN is installed in another folder, load its environment and run the check again:\n"
+                 "  source <CANN install root>/ascend-toolkit/set_env.sh\n"
+                 "Otherwise install it. " if unsourced else "")
+                + "Install the CANN toolkit matching your driver (`ascend-doctor matrix lookup --driver "
                 f"{getattr(stack, 'driver_version', None) or '<version>'}` names the releases; the file is "
                 "Ascend-cann-toolkit_<release>_linux-<aarch64|x86_64>.run):\n"
                 "  ./Ascend-cann-toolkit_<release>_linux-" + (arch or "<aarch64|x86_64>") + ".run --install\n"

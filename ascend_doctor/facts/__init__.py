@@ -30,17 +30,22 @@ from ascend_doctor.options import RunOptions
 if TYPE_CHECKING:
     from ascend_doctor.facts.engines import EnginesFacts, KernelsFacts, MindieFacts, NnalFacts, TorchAbi
     from ascend_doctor.facts.environment import AscendEnv
+    from ascend_doctor.facts.file_modes import FileModes
     from ascend_doctor.facts.logs import DmesgScan, LogFilesScan
+    from ascend_doctor.facts.mindie_env import MindieEnv
     from ascend_doctor.facts.model import ManifestCheck, ModelFacts
     from ascend_doctor.facts.npu import NpuBoards
+    from ascend_doctor.facts.npu_ecc import NpuEcc
     from ascend_doctor.facts.records import ChipSummary
     from ascend_doctor.facts.resources import HostResources
     from ascend_doctor.facts.running import RunningStack
     from ascend_doctor.facts.scope import NpuScope
     from ascend_doctor.facts.serving import PlanModel, ServingConfig, WeightDir
+    from ascend_doctor.facts.serving_mounts import ServingMounts
     from ascend_doctor.facts.stack import StackFacts
     from ascend_doctor.facts.system import ContainerInfo, DeviceNodes, VisibleDevices
     from ascend_doctor.host.base import HostInfo, ListeningSocket, ProcessInfo, PythonEnv
+    from ascend_doctor.parsers.id_output import IdInfo
     from ascend_doctor.parsers.npu_smi import NpuSmiInfo
 
 T = TypeVar("T")
@@ -127,6 +132,7 @@ class Facts:
     npu_smi: Fact[NpuSmiInfo] = Fact("ascend_doctor.facts.npu")
     npu_chip: Fact[Optional[ChipSummary]] = Fact("ascend_doctor.facts.npu")
     npu_boards: Fact[NpuBoards] = Fact("ascend_doctor.facts.npu")
+    npu_ecc: Fact[NpuEcc] = Fact("ascend_doctor.facts.npu_ecc")
     npu_scope: Fact[NpuScope] = Fact("ascend_doctor.facts.scope")
     running_stack: Fact[RunningStack] = Fact("ascend_doctor.facts.running")
     # installed software
@@ -138,6 +144,7 @@ class Facts:
     kernels: Fact[KernelsFacts] = Fact("ascend_doctor.facts.engines")
     nnal: Fact[NnalFacts] = Fact("ascend_doctor.facts.engines")
     mindie: Fact[MindieFacts] = Fact("ascend_doctor.facts.engines")
+    mindie_env: Fact[MindieEnv] = Fact("ascend_doctor.facts.mindie_env")
     engines: Fact[EnginesFacts] = Fact("ascend_doctor.facts.engines")
     torch_abi: Fact[TorchAbi] = Fact("ascend_doctor.facts.engines")
     # the machine
@@ -146,6 +153,8 @@ class Facts:
     visible_devices: Fact[VisibleDevices] = Fact("ascend_doctor.facts.system")
     mount_paths: Fact[Dict[str, bool]] = Fact("ascend_doctor.facts.system")
     processes: Fact[Optional[List[ProcessInfo]]] = Fact("ascend_doctor.facts.system")
+    serving_mounts: Fact[ServingMounts] = Fact("ascend_doctor.facts.serving_mounts")
+    run_user: Fact[IdInfo] = Fact("ascend_doctor.facts.users")
     resources: Fact[HostResources] = Fact("ascend_doctor.facts.resources")
     # logs
     dmesg: Fact[DmesgScan] = Fact("ascend_doctor.facts.logs")
@@ -157,6 +166,7 @@ class Facts:
     serving_weight_dirs: Fact[List[WeightDir]] = Fact("ascend_doctor.facts.serving")
     listening_sockets: Fact[List[ListeningSocket]] = Fact("ascend_doctor.facts.serving")
     plan_model: Fact[PlanModel] = Fact("ascend_doctor.facts.serving")
+    file_modes: Fact[FileModes] = Fact("ascend_doctor.facts.file_modes")
 
     def __init__(self, host: Host, options: Optional[RunOptions] = None) -> None:
         self.host = host

@@ -3,14 +3,18 @@
 Where files live (``compat_facts.md`` §5): the driver root comes from
 ``/etc/ascend_install.info`` (``Driver_Install_Path_Param``, default ``/usr/local/Ascend``);
 CANN ≤ 8.3 installs under ``ascend-toolkit/<ver>/<arch>-linux`` with a ``latest`` link,
-CANN ≥ 8.5 under ``cann-<ver>/<arch>-linux`` with ``cann`` / ``ascend-toolkit/latest`` links.
+CANN ≥ 8.5 under ``cann-<ver>/<arch>-linux`` with ``cann`` / ``ascend-toolkit/latest`` links; NNAE
+under ``nnae/<ver>``. A root install records its root in ``/etc/Ascend/ascend_cann_install.info``
+(``Install_Path=``; a non-root one in ``~/Ascend/``), and a sourced set_env.sh names the CANN home
+in ``ASCEND_HOME_PATH`` / ``ASCEND_TOOLKIT_HOME``: both are searched too. A CANN home that has lost
+its ``*_install.info`` (copied into an image) is still found from ``opp/version.info``.
 """
 
 from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, TypeVar
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar
 
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.reads import Reads
@@ -18,6 +22,7 @@ from ascend_doctor.host.base import HostFileError
 
 DEFAULT_ROOT = "/usr/local/Ascend"
 ASCEND_INSTALL_INFO = "/etc/ascend_install.info"
+CANN_INSTALL_INFO = "/etc/Ascend/ascend_cann_install.info"
 ARCH_DIRS = ("aarch64-linux", "x86_64-linux")
 T = TypeVar("T")
 
@@ -134,10 +139,12 @@ def _read_parsed(facts: Facts, path: str, parse: Callable[[str], T]) -> Optional
         return ParsedFile(path, None, str(exc))
 
 
-def root_candidates(env: Mapping[str, str], install_root: Optional[str]) -> List[str]:
-    """Where Ascend software may be installed: the recorded driver root, the default, a non-root
-    user's ``$HOME/Ascend`` and the roots behind the CANN environment variables."""
-    candidates = [install_root, DEFAULT_ROOT]
+def root_candidates(env: Mapping[str, str], install_root: Optional[str],
+                    cann_roots: Sequence[str] = ()) -> List[str]:
+    """Where Ascend software may be installed: the recorded driver root, the default, the roots
+    ``/etc/Ascend/ascend_cann_install.info`` names, a non-root user's ``$HOME/Ascend`` and the roots
+    behind the CANN environment variables."""
+    candidates = [install_root, DEFAULT_ROOT, *cann_roots]
     home = env.get("HOME")
     if home:
         candidates.append(posixpath.join(home, "Ascend"))  # non-root installs
@@ -155,17 +162,35 @@ def root_candidates(env: Mapping[str, str], install_root: Optional[str]) -> List
     return out
 
 
+def cann_install_roots(host: Any) -> List[str]:
+    """The install roots ``/etc/Ascend/ascend_cann_install.info`` names (empty when absent or unreadable)."""
+    from ascend_doctor.parsers.cann_install_path import CannInstallPathError, parse_cann_install_paths
+
+    try:
+        if not host.exists(CANN_INSTALL_INFO):
+            return []
+        return parse_cann_install_paths(host.read_text(CANN_INSTALL_INFO, max_bytes=64 * 1024)).roots()
+    except (HostFileError, CannInstallPathError, UnicodeDecodeError):
+        return []
+
+
 def _roots(facts: Facts, install_root: Optional[str]) -> List[str]:
-    return [root for root in root_candidates(facts.host.env(), install_root) if facts.host.is_dir(root)]
+    candidates = root_candidates(facts.host.env(), install_root, cann_install_roots(facts.host))
+    return [root for root in candidates if facts.host.is_dir(root)]
 
 
 # Where the stack provider looks (docs/snapshot-format.md; {root} = each install root).
 STACK_READS = Reads(
-    files=("/etc/ascend_install.info", "{root}", "{root}/driver/version.info", "{root}/firmware/version.info",
+    files=("/etc/ascend_install.info", CANN_INSTALL_INFO, "{root}", "{root}/driver/version.info",
+           "{root}/firmware/version.info",
            "{root}/ascend-toolkit/*", "{root}/nnae/*", "{root}/cann*",
            "{root}/ascend-toolkit/*/ascend_*_install.info", "{root}/ascend-toolkit/*/*-linux/ascend_*_install.info",
            "{root}/nnae/*/ascend_*_install.info", "{root}/nnae/*/*-linux/ascend_*_install.info",
-           "{root}/cann*/ascend_*_install.info", "{root}/cann*/*-linux/ascend_*_install.info"),
+           "{root}/cann*/ascend_*_install.info", "{root}/cann*/*-linux/ascend_*_install.info",
+           "{root}/ascend-toolkit/*/opp/version.info", "{root}/nnae/*/opp/version.info",
+           "{root}/cann*/opp/version.info",
+           "{env_path}", "{env_path}/ascend_*_install.info", "{env_path}/*-linux/ascend_*_install.info",
+           "{env_path}/opp/version.info", "{env_path}/version.info"),
     listings=("{root}", "{root}/ascend-toolkit", "{root}/nnae"),
     host=("env",),
 )
@@ -197,17 +222,18 @@ def stack(facts: Facts) -> StackFacts:
 
     cann: List[CannInstall] = []
     seen_real: Dict[str, int] = {}
-    for root in roots:
-        for install in _find_cann(facts, root):
-            real = host.realpath(install.info_file)
-            if real in seen_real:
-                # Same file reached twice (through `latest` and directly): keep one, remember the link.
-                idx = seen_real[real]
-                if install.via_latest and not cann[idx].via_latest:
-                    cann[idx] = install
-                continue
-            seen_real[real] = len(cann)
-            cann.append(install)
+    installs = [install for root in roots for install in _find_cann(facts, root)]
+    installs += _find_cann_in_places(facts, _env_places(facts, installs))
+    for install in installs:
+        real = host.realpath(install.info_file)
+        if real in seen_real:
+            # Same file reached twice (through `latest` and directly): keep one, remember the link.
+            idx = seen_real[real]
+            if install.via_latest and not cann[idx].via_latest:
+                cann[idx] = install
+            continue
+        seen_real[real] = len(cann)
+        cann.append(install)
     return StackFacts(tuple(roots), install_info, driver_root, tuple(drivers), tuple(firmwares), tuple(cann),
                       tuple(notes))
 
@@ -217,6 +243,24 @@ _INFO_FILES = (
     ("nnae", "ascend_nnae_install.info"),
     ("ops", "ascend_ops_install.info"),
 )
+
+
+def _env_places(facts: Facts, found: List[CannInstall]) -> List[Tuple[str, bool]]:
+    """CANN homes named by a sourced set_env.sh that the install roots did not already cover."""
+    env = facts.host.env()
+    known = {posixpath.normpath(c.path) for c in found} | {posixpath.dirname(posixpath.normpath(c.path))
+                                                           for c in found}
+    places: List[Tuple[str, bool]] = []
+    for var in ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME"):
+        value = (env.get(var) or "").strip().rstrip("/")
+        if not value.startswith("/") or posixpath.normpath(value) in known:
+            continue
+        try:
+            if facts.host.is_dir(value) and all(value != p for p, _ in places):
+                places.append((value, True))  # what set_env.sh selected is the active one
+        except HostFileError:
+            continue
+    return places
 
 
 def _find_cann(facts: Facts, root: str) -> List[CannInstall]:
@@ -235,8 +279,15 @@ def _find_cann(facts: Facts, root: str) -> List[CannInstall]:
         full = posixpath.join(root, name)
         if (name == "cann" or name.startswith("cann-")) and host.is_dir(full):
             places.append((full, name == "cann"))
+    return _find_cann_in_places(facts, places)
+
+
+def _find_cann_in_places(facts: Facts, places: List[Tuple[str, bool]]) -> List[CannInstall]:
+    """The installs in each CANN home: its *_install.info files, else a bare ``opp/version.info``."""
+    host = facts.host
     found: List[CannInstall] = []
     for place, via_latest in places:
+        before = len(found)
         for arch_dir in ARCH_DIRS:
             directory = posixpath.join(place, arch_dir)
             for kind, file_name in _INFO_FILES:
@@ -248,7 +299,28 @@ def _find_cann(facts: Facts, root: str) -> List[CannInstall]:
             path = posixpath.join(place, file_name)
             if host.exists(path):
                 found.append(_cann_install(facts, kind, path, place, via_latest))
+        if len(found) == before:
+            bare = _bare_opp(facts, place, via_latest)
+            if bare is not None:
+                found.append(bare)
     return found
+
+
+def _bare_opp(facts: Facts, place: str, via_latest: bool) -> Optional[CannInstall]:
+    """A CANN home without *_install.info (copied into an image, a partial uninstall): its
+    ``opp/version.info`` still names the release (``version_dir=8.5.0``, compat_facts §5.5)."""
+    from ascend_doctor.parsers.cann_component_info import parse_component_version_info
+
+    path = posixpath.join(place, "opp", "version.info")
+    parsed = _read_parsed(facts, path, parse_component_version_info)
+    if parsed is None:
+        return None
+    release = getattr(parsed.info, "cann_release", None) if parsed.info is not None else None
+    if not release:
+        return CannInstall("toolkit", None, None, place, path, package_name="CANN (opp/version.info only)",
+                           via_latest=via_latest, error=parsed.error or "opp/version.info names no CANN release")
+    return CannInstall("toolkit", str(release), None, place, path, package_name="CANN (opp/version.info only)",
+                       via_latest=via_latest)
 
 
 def _cann_install(facts: Facts, kind: str, path: str, directory: str, via_latest: bool) -> CannInstall:

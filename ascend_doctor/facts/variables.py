@@ -14,7 +14,8 @@ from ascend_doctor.options import RunOptions
 
 # Ascend variables whose values are paths the providers look at.
 PATH_VARIABLES = ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "ASCEND_OPP_PATH", "ASCEND_AICPU_PATH",
-                  "ATB_HOME_PATH", "ASCEND_CUSTOM_OPP_PATH")
+                  "ATB_HOME_PATH", "ASCEND_CUSTOM_OPP_PATH",
+                  "MIES_INSTALL_PATH", "MINDIE_LLM_HOME_PATH", "ATB_SPEED_HOME_PATH")  # MindIE's (facts/mindie_env.py)
 
 
 def _install_root(host: Host) -> Optional[str]:
@@ -42,11 +43,11 @@ def read_variables(host: Host, options: Optional[RunOptions] = None,
     """``{root}``, ``{log_root}``, ``{env_path}``, ``{python}``, ``{python_site}`` and the inputs."""
     from ascend_doctor.facts.engines import _site_candidates
     from ascend_doctor.facts.logs import log_roots
-    from ascend_doctor.facts.stack import root_candidates
+    from ascend_doctor.facts.stack import cann_install_roots, root_candidates
 
     env = dict(host.env())
     out: Dict[str, List[str]] = {
-        "root": root_candidates(env, _install_root(host)),
+        "root": root_candidates(env, _install_root(host), cann_install_roots(host)),
         "log_root": list(log_roots(env, _home_users(host))),
         "env_path": [env[name].rstrip("/") for name in PATH_VARIABLES
                      if env.get(name, "").startswith("/") and env[name].rstrip("/")],

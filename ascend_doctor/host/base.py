@@ -112,6 +112,10 @@ class FileStat:
     is_symlink: bool
     mtime: float = 0.0
     mode: int = 0
+    # The owner's uid; None when the host cannot tell (a snapshot records owners only where it
+    # says so, e.g. the model record of `snapshot --model`), so permission checks can say
+    # "not recorded" instead of judging the replaying machine's files.
+    uid: Optional[int] = None
 
 
 @dataclass(frozen=True)

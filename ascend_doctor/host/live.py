@@ -371,6 +371,7 @@ class LiveHost:
             is_symlink=is_link,
             mtime=st.st_mtime,
             mode=st.st_mode,
+            uid=st.st_uid,
         )
 
     def listdir(self, path: str) -> List[str]:

@@ -121,10 +121,12 @@ class _Recorder:
             elif outcome == "loop":
                 entry["loop"] = True
             return entry
+        # Permission bits and owner too: MindIE refuses weights wider than 640/750 or owned by
+        # another user than the one running it (ASC-CFG-011 grades them from this record).
         if statmod.S_ISDIR(st.st_mode):
-            return {"type": "dir"}
+            return {"type": "dir", "mode": statmod.S_IMODE(st.st_mode), "uid": st.st_uid}
         if statmod.S_ISREG(st.st_mode):
-            return {"type": "file", "size": st.st_size}
+            return {"type": "file", "size": st.st_size, "mode": statmod.S_IMODE(st.st_mode), "uid": st.st_uid}
         return {"type": "other"}
 
     def content(self, host_path: str, entry: Dict[str, Any]) -> None:
@@ -310,9 +312,16 @@ class RecordedModels:
             return FileStat(path=path, size=0, is_dir=final_kind == "dir", is_file=final_kind == "file",
                             is_symlink=True, mode=statmod.S_IFLNK | 0o777)
         size = int(entry.get("size") or 0)
-        mode = statmod.S_IFDIR | 0o755 if kind == "dir" else statmod.S_IFREG | 0o644 if kind == "file" else 0
+        kind_bits = statmod.S_IFDIR if kind == "dir" else statmod.S_IFREG if kind == "file" else 0
+        recorded_mode, uid = entry.get("mode"), entry.get("uid")
+        if isinstance(recorded_mode, int) and not isinstance(recorded_mode, bool) and 0 <= recorded_mode <= 0o7777:
+            mode = kind_bits | recorded_mode
+        else:  # a record made before modes were kept: conventional bits, and no owner (uid None)
+            mode = kind_bits | (0o755 if kind == "dir" else 0o644) if kind_bits else 0
+            uid = None
+        owner = uid if isinstance(uid, int) and not isinstance(uid, bool) and uid >= 0 else None
         return FileStat(path=path, size=size, is_dir=kind == "dir", is_file=kind == "file", is_symlink=False,
-                        mode=mode)
+                        mode=mode, uid=owner)
 
     def realpath(self, path: str) -> str:
         norm = posixpath.normpath(path)

@@ -1,0 +1,67 @@
+"""``npu-smi info -t ecc -i N`` for every NPU: the memory error counters (ASC-DEV-005)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Dict, Tuple
+
+from ascend_doctor.facts import Facts, FactUnavailable, provider
+from ascend_doctor.facts.reads import Reads
+
+if TYPE_CHECKING:
+    from ascend_doctor.parsers.npu_smi_ecc import EccInfo
+
+
+def ecc_command(npu_id: int) -> Tuple[str, ...]:
+    return ("npu-smi", "info", "-t", "ecc", "-i", str(npu_id))
+
+
+class NpuEcc:
+    """``by_npu`` maps NPU id -> EccInfo for the queries that answered; ``failures`` maps NPU id ->
+    why the query gave nothing usable; ``not_recorded`` lists the NPUs a snapshot has no answer for."""
+
+    __slots__ = ("by_npu", "failures", "not_recorded")
+
+    def __init__(self, by_npu: Dict[int, EccInfo], failures: Dict[int, str],
+                 not_recorded: Tuple[int, ...] = ()) -> None:
+        self.by_npu = by_npu
+        self.failures = failures
+        self.not_recorded = not_recorded
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"by_npu": {str(k): v.to_dict() for k, v in sorted(self.by_npu.items())},
+                "failures": {str(k): v for k, v in sorted(self.failures.items())},
+                "not_recorded": list(self.not_recorded)}
+
+
+@provider("npu_ecc", reads=Reads(per_npu=(("npu-smi", "info", "-t", "ecc", "-i", "{npu}"),)))
+def npu_ecc(facts: Facts) -> NpuEcc:
+    """The ECC query of every NPU id ``npu-smi info`` lists, run concurrently (each with the timeout)."""
+    from ascend_doctor.facts.origin import LIVE, absent_phrase, origin_kind
+    from ascend_doctor.host.base import CommandStatus
+    from ascend_doctor.parsers.npu_smi import NpuSmiParseError
+    from ascend_doctor.parsers.npu_smi_ecc import parse_npu_smi_ecc
+
+    info = facts.maybe(Facts.npu_smi)
+    ids = sorted({d.npu_id for d in (info.devices if info is not None else ()) if d.npu_id is not None})
+    if not ids:
+        raise FactUnavailable("npu-smi lists no NPU to query")
+    facts.prefetch_commands([ecc_command(i) for i in ids])
+    replayed = origin_kind(facts) != LIVE
+    by_npu: Dict[int, EccInfo] = {}
+    failures: Dict[int, str] = {}
+    not_recorded = []
+    for npu_id in ids:
+        result = facts.command(ecc_command(npu_id))
+        if replayed and result.status is CommandStatus.NOT_FOUND:
+            not_recorded.append(npu_id)  # the capture did not run it: nothing is known, nothing is wrong
+            continue
+        if not result.ok or not result.stdout.strip():
+            failures[npu_id] = result.describe_failure()
+            continue
+        try:
+            by_npu[npu_id] = parse_npu_smi_ecc(result.stdout)
+        except NpuSmiParseError as exc:
+            failures[npu_id] = f"`{result.command_line}`: {exc}"
+    if not by_npu and not failures:
+        raise FactUnavailable(f"`npu-smi info -t ecc -i N`: {absent_phrase(facts)}")
+    return NpuEcc(by_npu, failures, tuple(not_recorded))

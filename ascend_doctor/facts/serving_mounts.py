@@ -1,0 +1,56 @@
+"""What a serving container can see of its own `docker run` flags (ASC-CTR-005).
+
+Observable from inside: the size of ``/dev/shm`` (``--shm-size``; Docker's default is 64 MB),
+the ``/dev/davinciN`` nodes (``--device``, fact ``device_nodes``), and the host files multi-node
+serving mounts: ``hccn_tool`` (``-v /usr/local/Ascend/driver/tools/hccn_tool:...``) and
+``/etc/hccn.conf``. Host networking (``--net=host``) leaves no reliable trace inside a container,
+so it is named in the fix but never judged.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Tuple
+
+from ascend_doctor.facts import Facts, provider
+from ascend_doctor.facts.reads import Reads
+from ascend_doctor.host.base import HostFileError
+
+SHM = "/dev/shm"
+HCCN_CONF = "/etc/hccn.conf"
+HCCN_TOOL_REL = "driver/tools/hccn_tool"
+
+
+@dataclass(frozen=True)
+class ServingMounts:
+    shm_total_bytes: Optional[int]  # None when the size of /dev/shm itself is not known here
+    hccn_tool: Optional[str]  # where hccn_tool was found, None when absent
+    hccn_tool_paths: Tuple[str, ...]  # where it was looked for
+    hccn_conf: bool
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"shm_total_bytes": self.shm_total_bytes, "hccn_tool": self.hccn_tool,
+                "hccn_tool_paths": list(self.hccn_tool_paths), "hccn_conf": self.hccn_conf}
+
+
+def _exists(facts: Facts, path: str) -> bool:
+    try:
+        return bool(facts.host.exists(path))
+    except HostFileError:
+        return False
+
+
+@provider("serving_mounts", reads=Reads(files=("{root}/" + HCCN_TOOL_REL, HCCN_CONF), host=("disks",)))
+def serving_mounts(facts: Facts) -> ServingMounts:
+    usage = facts.host.disk_usage(SHM)
+    # A host answers with the closest recorded parent ("/"): only /dev/shm's own size counts.
+    shm = usage.total_bytes if usage is not None and posixpath.normpath(usage.path) == SHM else None
+    stack = facts.maybe(Facts.stack)
+    roots: List[str] = [getattr(stack, "driver_root", None) or "/usr/local/Ascend"]
+    roots += [r for r in getattr(stack, "roots", ()) or () if r not in roots]
+    if "/usr/local/Ascend" not in roots:
+        roots.append("/usr/local/Ascend")
+    paths = tuple(posixpath.join(root, HCCN_TOOL_REL) for root in roots)
+    tool = next((p for p in paths if _exists(facts, p)), None)
+    return ServingMounts(shm, tool, paths, _exists(facts, HCCN_CONF))
