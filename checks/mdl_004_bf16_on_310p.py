@@ -1,10 +1,11 @@
-"""ASC-MDL-004: BF16 weights on a 310P card (BF16 support there is incomplete)."""
+"""ASC-MDL-004: a BF16 model on a 310P card is served in float16 (the 310P has no BF16)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterator
+import shlex
+from typing import TYPE_CHECKING, Any, Iterator, Optional, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
 
 from ._model import require_model
 
@@ -13,16 +14,22 @@ if TYPE_CHECKING:
 
 CHECK = CheckSpec(
     id="ASC-MDL-004",
-    title="Weights use a dtype the 310P handles well (FP16, not BF16)",
-    what="On 310P hosts, warns when the floating-point weights are mostly BF16 (or config.json asks for "
-    "bfloat16).",
-    why="310P BF16 support is incomplete: some operators fall back to slow paths (field report, seed 003 "
-    "§2.3), and MindIE's model support matrix lists BF16 as unsupported on 300I DUO.",
-    fix="Serve in FP16 (vLLM: `--dtype float16`; MindIE: fp16 precision) or quantize from FP16 weights "
-    "(W8A8).",
+    title="A BF16 model on 310P is served in float16",
+    what="On 310P hosts, when the floating-point weights are mostly BF16 (or config.json asks for bfloat16), checks "
+    "that float16 is chosen: vLLM `--dtype float16` (--vllm-args / --config), the model's config.json torch_dtype "
+    "float16 (what MindIE and vLLM's `--dtype auto` use), or a `models:` config with fp16 precision.",
+    why="The 310P has no BF16 (torch_npu IsBF16Supported needs Ascend910B1 or later; the matrix's chips table), so "
+    "a model served in BF16 fails to load or run its operators there; the 300I Duo deployments that work serve "
+    "16-bit models in float16 (vllm-ascend #2725, #6676). MindIE's model support matrix lists BF16 as unsupported "
+    "on 300I DUO.",
+    fix="Serve in FP16: vLLM `--dtype float16`; MindIE reads the dtype from the weights' config.json, so set "
+    '"torch_dtype": "float16" there (keep a copy of the original); or quantize from FP16 weights (W8A8).',
     requires=("model",),
     tags=("model", "fit"),
 )
+
+_FP16 = ("float16", "fp16", "half")
+_BF16 = ("bfloat16", "bf16")
 
 
 def _chip(ctx: CheckContext) -> Any:
@@ -30,6 +37,26 @@ def _chip(ctx: CheckContext) -> Any:
         return ctx.facts.try_get("npu_chip")
     except KeyError:
         return None
+
+
+def fp16_choice(config: Any, torch_dtype: Optional[str]) -> Tuple[Optional[bool], str]:
+    """(True: float16 is chosen / False: BF16 is chosen / None: nothing chooses, how it was seen)."""
+    config_fp16 = (torch_dtype or "").lower() in _FP16
+    if config is not None and getattr(config, "ok", False):
+        kind = getattr(config, "kind", "")
+        for model in getattr(config, "models", ()):
+            dtype = (getattr(model, "dtype", None) or "").lower()
+            precision = (getattr(model, "precision", None) or "").lower()
+            if kind == "vllm":
+                if dtype in _FP16:
+                    return True, f"--dtype {dtype}"
+                if dtype in _BF16:
+                    return False, f"--dtype {dtype}"
+            elif kind == "simple" and precision in ("fp16", "float16"):
+                return True, f"precision {precision} in {config.source}"
+    if config_fp16:
+        return True, 'config.json torch_dtype "float16" (used by MindIE and by vLLM\'s --dtype auto)'
+    return None, ""
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
@@ -43,13 +70,39 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         raise NotApplicable("not a 310P host")
     bf16 = facts.params_by_dtype.get("BF16", 0)
     config_dtype = facts.config_value("torch_dtype")
-    if facts.float_dtype == "BF16" or (not facts.params_by_dtype and config_dtype == "bfloat16"):
-        what = f"{human_params(bf16)} BF16 parameters" if bf16 else "config.json torch_dtype=bfloat16"
-        yield Finding.warn(
-            f"{what} on {chip.name}: BF16 is poorly supported on 310P",
-            f"vLLM-Ascend: add `--dtype float16` (e.g. `vllm serve {facts.path} --dtype float16`); MindIE: set "
-            "the model precision to fp16; or quantize from FP16 weights with msmodelslim (W8A8).",
-            params_by_dtype=dict(facts.params_by_dtype), torch_dtype=config_dtype,
-        )
+    if not (facts.float_dtype == "BF16" or (not facts.params_by_dtype and config_dtype == "bfloat16")):
+        yield Finding.passed(f"floating-point weights are {facts.float_dtype or 'not BF16'} on {chip.name}")
         return
-    yield Finding.passed(f"floating-point weights are {facts.float_dtype or 'not BF16'} on {chip.name}")
+    what = f"{human_params(bf16)} BF16 parameters" if bf16 else "config.json torch_dtype=bfloat16"
+    config = ctx.facts.try_get("serving_config")
+    chosen, how = fp16_choice(config, config_dtype if isinstance(config_dtype, str) else None)
+    if chosen:
+        yield Finding.passed(f"{what} on {chip.name}, served in float16 ({how})", torch_dtype=config_dtype,
+                             chosen=how)
+        return
+    path = facts.path
+    vllm_fix = f"vllm serve {shlex.quote(path)} --dtype float16"
+    mindie_fix = (f"sed -i.bak 's/\"torch_dtype\": *\"bfloat16\"/\"torch_dtype\": \"float16\"/' "
+                  f"{shlex.quote(path.rstrip('/') + '/config.json')}")
+    kind = getattr(config, "kind", "") if config is not None and getattr(config, "ok", False) else ""
+    reason = (f" ({how})" if chosen is False else "")
+    message = (f"{what} on {chip.name}{reason}: the 310P has no BF16, so this model must be served in float16 "
+               "and nothing here chooses it.")
+    if kind == "vllm":
+        fix = f"Add `--dtype float16` to the vLLM launch:\n  {vllm_fix}"
+        action = FixAction("config", "Serve the model in float16 (310P has no BF16)", (vllm_fix,), where="either",
+                           direction="set", subject="dtype")
+    elif kind == "mindie":
+        fix = ("MindIE takes the dtype from the weights' config.json: set torch_dtype to float16 (the original is "
+               f"kept as config.json.bak):\n  {mindie_fix}")
+        action = FixAction("model", "Set torch_dtype float16 in the weights' config.json (310P has no BF16)",
+                           (mindie_fix,), where="either", direction="set", subject="torch_dtype")
+    else:
+        fix = (f"vLLM-Ascend: serve with `--dtype float16`:\n  {vllm_fix}\nMindIE (reads the dtype from the weights' "
+               f"config.json; the original is kept as config.json.bak):\n  {mindie_fix}\nor quantize from FP16 "
+               "weights with msmodelslim (W8A8).")
+        action = FixAction("config", "Serve the model in float16 (310P has no BF16)", (vllm_fix,), where="either",
+                           direction="set", subject="dtype", alternative=f"MindIE: {mindie_fix}")
+    yield Finding(Status.FAIL, message, fix, {"params_by_dtype": dict(facts.params_by_dtype),
+                                              "torch_dtype": config_dtype, "engine_config": kind or None},
+                  None, (action,))

@@ -1,0 +1,146 @@
+"""ASC-CFG-011: MindIE's config and weight files have the modes and owner MindIE accepts."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any, Dict, Iterator, List, Tuple
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
+from ascend_doctor.facts import Facts
+from ascend_doctor.facts.origin import LIVE, absent_phrase, origin_kind
+
+CHECK = CheckSpec(
+    id="ASC-CFG-011",
+    title="MindIE config and weights are at most 640 (folders 750) and owned by the run user",
+    requires=("fact:file_modes",),
+    what=("For MindIE deployments (--config with MindIE's config.json, or --model on a host with MindIE): the "
+          "permission bits of config.json, of each weight folder and of the files in it, and their owner, compared "
+          "with what mindieservice_daemon accepts: files no wider than 640, folders no wider than 750, owned by the "
+          "user that runs it (the user running this check, from `id`)."),
+    why=("MindIE Server checks the mode and owner of its configuration and model files before it starts and exits "
+         "with \"Check Other group permission failed: Current permission is 4, but required no greater than 0\" "
+         "(or an owner mismatch) followed by \"Failed to init endpoint\": the most common MindIE start failure "
+         "after copying weights as root or with a 644/755 umask (hiascend MindIE service0348; forum thread "
+         "02104167047335054008)."),
+    fix=("chmod 640 <config.json>; chmod 750 <weight folder>; chmod 640 <weight folder>/*; chown -R <run user>: "
+         "<weight folder> (and the config) as root. The check prints the commands for the paths it found."),
+    tags=("serving", "mindie"),
+)
+
+FILE_MAX = 0o640
+DIR_MAX = 0o750
+_DIGITS = (("owner", 6), ("group", 3), ("other", 0))
+
+
+def too_wide(mode: int, limit: int) -> List[str]:
+    """Which permission digits exceed the limit, as MindIE compares them (each digit numerically)."""
+    out = []
+    for name, shift in _DIGITS:
+        have, allowed = (mode >> shift) & 7, (limit >> shift) & 7
+        if have > allowed:
+            out.append(f"{name} {have} > {allowed}")
+    return out
+
+
+def _applies(ctx: CheckContext) -> bool:
+    config = ctx.facts.maybe(Facts.serving_config)
+    if config is not None and getattr(config, "kind", "") == "mindie":
+        return True
+    engines = ctx.facts.maybe(Facts.engines)
+    return bool(engines is not None and "MindIE" in engines.installed_engines())
+
+
+def _q(path: str) -> str:
+    return shlex.quote(path)
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    if not _applies(ctx):
+        raise NotApplicable("MindIE's permission rules apply to MindIE deployments: give --config with MindIE's "
+                            "config.json, or run on a host with MindIE installed")
+    modes = ctx.facts.file_modes
+    user = ctx.facts.maybe(Facts.run_user)
+    known = [e for e in modes.entries if e.known]
+    unknown = [e for e in modes.entries if not e.known]
+    if not known:
+        if modes.entries:
+            raise NotApplicable("the file modes and owners of " + ", ".join(e.path for e in modes.entries[:3])
+                                + f" are {absent_phrase(ctx.facts)} (record a model folder with `ascend-doctor "
+                                  "snapshot --model DIR`, or run the check on the machine)")
+        raise NotApplicable("none of the MindIE paths given exists here: " + ", ".join(modes.missing))
+    wide: List[Tuple[Any, List[str]]] = []
+    foreign: List[Any] = []
+    for entry in known:
+        limit = DIR_MAX if entry.is_dir else FILE_MAX
+        over = too_wide(entry.mode or 0, limit)
+        if over:
+            wide.append((entry, over))
+        if user is not None and entry.uid != user.uid:
+            foreign.append(entry)
+    unseen = [e.path for e in unknown] + list(modes.missing)
+    unseen_note = (f"; not judged ({'not found' if origin_kind(ctx.facts) == LIVE else absent_phrase(ctx.facts)}): "
+                   + ", ".join(unseen[:3]) + (" ..." if len(unseen) > 3 else "")) if unseen else ""
+    if not wide and not foreign:
+        owner = f", owned by {user.user or user.uid}" if user is not None else " (owner not compared: `id` not known)"
+        yield Finding.passed(f"{len(known)} MindIE path(s) within 640/750{owner}{unseen_note}", checked=len(known))
+        return
+    finding = _finding(wide, foreign, user, modes)
+    extra = unseen_note[2:]
+    yield Finding(finding.status, finding.message + (f" {extra[:1].upper()}{extra[1:]}." if extra else ""),
+                  finding.remediation, finding.evidence, finding.scope, finding.actions)
+
+
+def _finding(wide: List[Tuple[Any, List[str]]], foreign: List[Any], user: Any, modes: Any) -> Finding:
+    parts: List[str] = []
+    commands: List[str] = []
+    if wide:
+        first, over = wide[0]
+        parts.append(f"{len(wide)} path(s) wider than MindIE allows, e.g. {first.path} is "
+                     f"{first.mode:03o} ({', '.join(over)}; limit {'750' if first.is_dir else '640'})")
+        dirs = [e.path for e, _ in wide if e.is_dir]
+        files = [e.path for e, _ in wide if not e.is_dir]
+        commands += [f"chmod 750 {_q(p)}" for p in dirs[:20]]
+        commands += _chmod_files(files)
+    if foreign:
+        owner = user.user or str(user.uid)
+        group = user.group or (str(user.gid) if user.gid is not None else "")
+        first = foreign[0]
+        parts.append(f"{len(foreign)} path(s) not owned by the run user {owner} (uid {user.uid}), e.g. "
+                     f"{first.path} (uid {first.uid})")
+        targets = _owner_targets(foreign)
+        commands += [f"chown -R {owner}:{group} {_q(t)}" if group else f"chown -R {owner} {_q(t)}" for t in targets]
+    message = "MindIE would refuse to start: " + "; ".join(parts) + "."
+    fix = ("As root (or the files' owner), then start MindIE as " + (user.user or str(user.uid) if user else
+                                                                      "the run user") + ":\n  "
+           + "\n  ".join(commands))
+    evidence: Dict[str, Any] = {"too_wide": [{"path": e.path, "mode": oct(e.mode), "over": o} for e, o in wide[:50]],
+                                "not_owned": [{"path": e.path, "uid": e.uid} for e in foreign[:50]],
+                                "truncated": modes.truncated}
+    action = FixAction("config", "Set MindIE's file modes (640/750) and owner", tuple(commands), where="either",
+                       direction="set", subject="MindIE file permissions")
+    return Finding(Status.FAIL, message, fix, evidence, None, (action,))
+
+
+def _chmod_files(files: List[str]) -> List[str]:
+    """One chmod per folder of files (``chmod 640 DIR/*`` when a whole folder is too wide)."""
+    by_dir: Dict[str, List[str]] = {}
+    for path in files:
+        folder, _, _name = path.rpartition("/")
+        by_dir.setdefault(folder or "/", []).append(path)
+    out: List[str] = []
+    for folder, paths in by_dir.items():
+        if len(paths) > 3:
+            out.append(f"find {_q(folder)} -maxdepth 1 -type f -exec chmod 640 {{}} +")
+        else:
+            out += [f"chmod 640 {_q(p)}" for p in paths]
+    return out
+
+
+def _owner_targets(entries: List[Any]) -> List[str]:
+    """The fewest paths to chown -R: a weight folder covers what is inside it."""
+    paths = sorted({e.path for e in entries}, key=len)
+    out: List[str] = []
+    for path in paths:
+        if not any(path == t or path.startswith(t.rstrip("/") + "/") for t in out):
+            out.append(path)
+    return out[:20]

@@ -1,0 +1,103 @@
+"""ASC-DEV-005: no NPU memory reports uncorrectable (double-bit) ECC errors or retired pages."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterator, List, Tuple
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, Status
+
+from ._support import in_scope, scope_reason
+
+if TYPE_CHECKING:
+    from ascend_doctor.parsers.npu_smi_ecc import EccCounters, EccInfo
+
+CHECK = CheckSpec(
+    id="ASC-DEV-005",
+    title="NPU memory has no uncorrectable ECC errors",
+    requires=("npus", "fact:npu_ecc"),
+    what=("Reads `npu-smi info -t ecc -i N` of every NPU: single- and double-bit error counts (now and over the "
+          "card's lifetime) and the pages retired (isolated) or due to be retired at the next reset, for HBM and, on "
+          "cards that have it, DDR."),
+    why=("A double-bit error is one the ECC could not correct: data in the NPU's memory was lost, and a job using "
+         "that memory crashes or, worse, computes with corrupted weights. Pages with double-bit errors are isolated "
+         "(retired); \"Next-Isolated\" pages are retired at the next NPU reset or host reboot (npu-smi command "
+         "reference, info -t ecc; DCMI dcmi_ecc_info). Recurring double-bit errors mean the memory is failing. "
+         "Single-bit errors are corrected by the hardware and are reported for information only."),
+    fix=("Take the NPU out of service (leave it out of ASCEND_VISIBLE_DEVICES / npuDeviceIds), keep the output of "
+         "`npu-smi info -t ecc -i N` and the device logs, and open a Huawei support case: failing memory means a "
+         "board or module replacement. Pages waiting to be isolated are retired by a reboot in a maintenance "
+         "window; check again afterwards."),
+)
+
+
+def _chips(info: EccInfo) -> List[Tuple[str, EccCounters]]:
+    out = []
+    for chip in info.chips:
+        label = f"chip {chip.chip_id}" if chip.chip_id is not None else ""
+        out.append((label, chip))
+    return out
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    ecc = ctx.facts.npu_ecc
+    bad = 0
+    single_total = 0
+    for npu_id, info in sorted(ecc.by_npu.items()):
+        for label, chip in _chips(info):
+            chip_id = getattr(chip, "chip_id", None)
+            scope = f"NPU {npu_id}" + (f" {label}" if label else "")
+            double_now = chip.total("double", "errors")
+            double_life = chip.total("double", "lifetime")
+            isolated = chip.total("double", "isolated")
+            pending = chip.total("double", "next_isolated")
+            single_total += chip.total("single", "errors")
+            evidence = chip.to_dict()
+            if not (double_now or double_life or isolated or pending):
+                continue
+            if not in_scope(ctx, npu_id, chip_id):
+                yield Finding(Status.PASS, f"{scope} has double-bit ECC errors, but it is not one of the NPUs this "
+                              f"run is about ({scope_reason(ctx)}): for information only.", "", evidence, scope)
+                continue
+            bad += 1
+            collect = f"npu-smi info -t ecc -i {npu_id}"
+            if double_now:
+                message = (f"{scope}: {double_now} uncorrectable (double-bit) ECC error(s) counted now"
+                           + (f", {isolated} page(s) isolated" if isolated else "")
+                           + (f", {pending} waiting to be isolated" if pending else "")
+                           + ": the NPU's memory is failing.")
+                fix = (f"Stop using NPU {npu_id}: leave it out of ASCEND_VISIBLE_DEVICES / npuDeviceIds and restart "
+                       "the service on the other NPUs. Keep the evidence and open a Huawei support case (memory "
+                       f"errors that ECC cannot correct mean a board/module replacement):\n  {collect}")
+                action = FixAction("system", f"Take NPU {npu_id} out of service and open a Huawei support case "
+                                   "(uncorrectable memory errors)", (collect,), where="host")
+                yield Finding(Status.FAIL, message, fix, evidence, scope, (action,))
+                continue
+            parts = []
+            if double_life:
+                parts.append(f"{double_life} double-bit error(s) over its lifetime")
+            if isolated:
+                parts.append(f"{isolated} page(s) already isolated")
+            if pending:
+                parts.append(f"{pending} page(s) waiting to be isolated at the next reset")
+            message = f"{scope}: " + ", ".join(parts) + " (no uncorrectable error counted now)."
+            fix_lines = [f"Watch it: `{collect}` after each job; a new double-bit error means failing memory "
+                         "(open a Huawei support case)."]
+            actions = [FixAction("system", f"Watch the ECC counters of NPU {npu_id}", (collect,), where="host")]
+            if pending:
+                fix_lines.insert(0, "Reboot the host in a maintenance window so that the pending pages are isolated "
+                                    "(npu-smi reference: Next-Isolated pages are isolated after an NPU reset or "
+                                    "reboot), then check the counters again:\n  reboot")
+                actions.insert(0, FixAction("reboot", "Reboot the host so that pending ECC pages are isolated",
+                                            ("reboot",), where="host"))
+            yield Finding(Status.WARN, message, "\n".join(fix_lines), evidence, scope, tuple(actions))
+    for npu_id, why in sorted(ecc.failures.items()):
+        yield Finding(Status.WARN, f"NPU {npu_id}: the ECC query gave nothing usable ({why}).",
+                      f"Run `npu-smi info -t ecc -i {npu_id}` by hand; a hang or an error there is itself a sign of "
+                      "a device problem (see `dmesg | grep -i -E 'davinci|devdrv|ecc'`).", {"failure": why},
+                      f"NPU {npu_id}")
+    if not bad and ecc.by_npu:
+        note = (f"; {single_total} corrected single-bit error(s) (information only)" if single_total else "")
+        unrecorded = (f"; NPU {', '.join(map(str, ecc.not_recorded))}: not recorded in this snapshot"
+                      if ecc.not_recorded else "")
+        yield Finding.passed(f"no double-bit ECC error or isolated page on {len(ecc.by_npu)} NPU(s){note}{unrecorded}",
+                             single_bit_errors=single_total)

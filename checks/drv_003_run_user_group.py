@@ -1,0 +1,73 @@
+"""ASC-DRV-003: the user that runs the NPU jobs may open the devices (root, the driver's group, or a
+driver installed for all users)."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
+from ascend_doctor.facts import Facts
+
+from ._support import in_container
+
+CHECK = CheckSpec(
+    id="ASC-DRV-003",
+    title="The run user may use the NPUs (root, in HwHiAiUser, or driver installed for all users)",
+    requires=("fact:run_user",),
+    what=("Reads `id` (the user running this check: run it as the user that will serve) and /etc/ascend_install.info "
+          "(UserGroup, Driver_Install_For_All). A non-root user needs the driver's run group (HwHiAiUser unless the "
+          "driver was installed with another --install-usergroup) unless the driver was installed with "
+          "--install-for-all."),
+    why=("The driver's device nodes and tools are owned by its run user and group. A non-root user outside that "
+         "group gets 'Permission denied' on /dev/davinci*, npu-smi and DCMI fail (dcmi -8002, 'not permitted'), and "
+         "torch_npu sees no device. Huawei's install guides create HwHiAiUser and install the driver with "
+         "--install-for-all so that other users can run jobs."),
+    fix=("usermod -aG HwHiAiUser <user> on the host (log in again so the new group applies), or reinstall the "
+         "driver with --full --install-for-all. In a container, start it with --group-add <host gid of HwHiAiUser> "
+         "or run as root."),
+)
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    user = ctx.facts.run_user
+    stack = ctx.facts.maybe(Facts.stack)
+    info = getattr(getattr(stack, "install_info", None), "info", None)
+    group = (getattr(info, "user_group", None) or "HwHiAiUser").strip() or "HwHiAiUser"
+    for_all = (getattr(info, "driver_install_for_all", None) or "").strip().lower()
+    name = user.user or str(user.uid)
+    evidence = {"user": name, "uid": user.uid, "groups": [n or str(g) for g, n in user.groups],
+                "driver_group": group, "driver_install_for_all": for_all or None}
+    container = in_container(ctx)
+    if not container and (stack is None or not getattr(stack, "drivers", ())):
+        raise NotApplicable("no Ascend driver installed here (see ASC-DRV-001)")
+    if user.is_root:
+        yield Finding.passed("runs as root (uid 0): the NPUs are open to it", **evidence)
+        return
+    if user.in_group(group):
+        yield Finding.passed(f"{name} is in the driver's group {group}", **evidence)
+        return
+    if for_all == "yes":
+        yield Finding.passed(f"{name} is not in {group}, but the driver was installed for all users "
+                             "(Driver_Install_For_All=yes)", **evidence)
+        return
+    why = ("the driver was not installed for all users (Driver_Install_For_All=no)" if for_all == "no" else
+           "/etc/ascend_install.info does not say the driver was installed for all users")
+    message = f"{name} (uid {user.uid}) is not root and not in the driver's group {group}, and {why}: NPU access " \
+              "is denied to it."
+    quoted = shlex.quote(name)
+    if container:
+        fix = (f"On the host, re-create the container so {name} gets the host's {group} group id (the device "
+               f"nodes belong to it):\n  docker run --group-add $(getent group {group} | cut -d: -f3) ...   "
+               f"# run on the host\nor run the container as root.")
+        action = FixAction("container", f"Give the container user the host's {group} group",
+                           (f"docker run --group-add $(getent group {group} | cut -d: -f3) ...",), where="host")
+    else:
+        fix = (f"As root on the host, add {name} to {group}, then log in again (or start a new session) so the "
+               f"group applies:\n  usermod -aG {group} {quoted}\nor reinstall the driver with --full "
+               "--install-for-all (an overwrite install: firmware first, then driver; reboot).")
+        action = FixAction("system", f"Add {name} to the {group} group", (f"usermod -aG {group} {quoted}",),
+                           where="host")
+    # Status: FAIL when the install record says "not for all"; WARN when the record cannot tell.
+    status = Status.FAIL if for_all == "no" else Status.WARN
+    yield Finding(status, message, fix, evidence, None, (action,))
