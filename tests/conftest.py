@@ -24,7 +24,7 @@ def _hypothesis_profile() -> None:
     from hypothesis import HealthCheck, settings
 
     slow_ok = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
-    settings.register_profile("ci", max_examples=int(os.environ.get("ASCEND_DOCTOR_FUZZ_EXAMPLES", "30")),
+    settings.register_profile("ci", max_examples=int(os.environ.get("ASCEND_DOCTOR_FUZZ_EXAMPLES", "50")),
                               deadline=datetime.timedelta(seconds=3), derandomize=True, database=None,
                               suppress_health_check=slow_ok, print_blob=True)
     settings.register_profile("long", max_examples=int(os.environ.get("ASCEND_DOCTOR_FUZZ_EXAMPLES", "3000")),
