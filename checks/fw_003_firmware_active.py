@@ -10,7 +10,8 @@ from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import LIVE, origin_kind
 
 from ._dcmi import OK, dcmi_compatibility, ranges_text
-from ._stack_help import firmware_file, hdk_commands
+from ._hdk import align_hdk, reboot_action
+from ._stack_help import hdk_commands
 from ._support import in_container
 
 CHECK = CheckSpec(
@@ -53,57 +54,24 @@ def _installed_firmware_ok(ctx: CheckContext, stack: Any, driver: Optional[str])
     return verdict.result == OK
 
 
-def _reboot(container: bool, why: str) -> FixAction:
-    if container:
-        return FixAction("reboot", "Reboot the host (not the container) to activate the installed firmware",
-                         ("reboot   # on the host",), where="host")
-    return FixAction("reboot", why, ("reboot",), where="host")
-
-
 def _nok_fix(ctx: CheckContext, stack: Any, board: Any, container: bool) -> Tuple[str, Tuple[FixAction, ...]]:
-    """The remediation of a NOK pair: a reboot when the installed firmware would be accepted, else the
-    firmware of the running driver's release."""
+    """The remediation of a NOK pair: a reboot when the installed firmware would be accepted, else one HDK
+    for both halves (the older half brought to the newer one's release; a rollback only as the alternative),
+    worded and structured as the other driver/firmware checks do so the fix plan merges them."""
     driver = board.software_version or getattr(stack, "driver_version", None)
     installed_fw = getattr(stack, "firmware_version", None)
+    where = "On the host (never inside a container): " if container else ""
     if installed_fw and board.firmware_version and installed_fw != board.firmware_version \
             and _installed_firmware_ok(ctx, stack, driver):
         text = (f"Firmware {installed_fw} is installed and driver {driver} accepts it, but it is not running yet: "
                 "reboot the host" + (" (this is a container: the host must reboot)" if container else "") + ".\n"
                 + ("reboot   # on the host" if container else "reboot"))
-        return text, (_reboot(container, "Reboot the host to activate the installed firmware"),)
-    where = "On the host (never inside a container): " if container else ""
-
-    def say(text: str) -> str:
-        return where + text if where else text[:1].upper() + text[1:]
-    fw_hdk = _firmware_hdk(stack)
-    if driver and fw_hdk and _newer(fw_hdk, driver):
-        # The firmware is the newer half: upgrading the driver keeps it (review §1 R1/R5); rolling the
-        # firmware back is the stated alternative.
-        rollback = firmware_file(ctx, driver)
-        text = say(f"upgrade the driver to the firmware's HDK release {fw_hdk} (an upgrade: firmware first, then "
-                "driver; one reboot):\n" + hdk_commands(ctx, fw_hdk, "upgrade")
-                + (f"\nor roll the firmware back to driver {driver}'s: ./{rollback} --full, then reboot"
-                   if rollback else ""))
-        actions: Tuple[FixAction, ...] = (
-            FixAction("hdk", f"Upgrade the driver to HDK {fw_hdk} (the running firmware's release)",
-                      tuple(line for line in hdk_commands(ctx, fw_hdk, "upgrade").splitlines()
-                            if line and not line.startswith("#") and line != "reboot"),
-                      where="host", target=fw_hdk, direction="upgrade",
-                      alternative=f"roll the firmware back: ./{rollback} --full" if rollback else ""),
-            _reboot(container, "Reboot the host to load the new driver"))
-        return text, actions
-    fw_file = firmware_file(ctx, driver)
-    if fw_file:
-        text = say(f"install the firmware of the running driver's HDK release {driver}, then reboot:\n"
-                   f"  ./{fw_file} --full\n  reboot")
-        actions = (FixAction("firmware", f"Install the firmware of HDK {driver}", (f"./{fw_file} --full",),
-                             where="host", target=driver, direction="install"),
-                   _reboot(container, "Reboot the host to activate the firmware"))
-    else:
-        text = say("install the driver and firmware of one HDK release (an upgrade or overwrite: firmware first, "
-                   "then driver), then reboot:\n" + hdk_commands(ctx, driver, "upgrade"))
-        actions = ()
-    return text, actions
+        return text, (reboot_action(ctx, "activate the installed firmware"),)
+    if not driver:
+        return (where + "Install the driver and firmware of one HDK release (an upgrade or overwrite: firmware "
+                "first, then driver), then reboot:\n" + hdk_commands(ctx, None, "upgrade")), ()
+    text, actions = align_hdk(ctx, driver, _firmware_hdk(stack))
+    return where + text, tuple(actions)
 
 
 def _npus(ids: List[int], total: int) -> Optional[str]:
@@ -118,13 +86,6 @@ def _firmware_hdk(stack: Any) -> Optional[str]:
     info = getattr(fw, "info", None) if fw is not None else None
     value = getattr(info, "package_version", None)
     return str(value) if value else None
-
-
-def _newer(a: str, b: str) -> bool:
-    from ascend_doctor.versions import AscendVersion
-
-    va, vb = AscendVersion.try_parse(a), AscendVersion.try_parse(b)
-    return bool(va is not None and vb is not None and va > vb and not va.same_release(vb))
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
@@ -211,7 +172,7 @@ def _not_active(ctx: CheckContext, stack: Any, installed: str, mismatch: Dict[st
                f"{npus[0]}` shows Firmware Version {installed}:\n"
                + ("reboot   # on the host" if container else "reboot"))
         return Finding(Status.WARN, message, fix, evidence, None,
-                       (_reboot(container, "Reboot the host to activate the installed firmware"),))
+                       (reboot_action(ctx, "activate the installed firmware"),))
     # The card runs a newer (or unrelated) firmware than version.info says.
     drv = getattr(stack, "driver", None)
     ranges = ranges_text(tuple(getattr(drv.info, "compatible_version_fw", ()) or ())) if drv is not None and \
