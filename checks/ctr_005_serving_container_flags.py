@@ -6,7 +6,7 @@ from typing import Iterator, List, Optional, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, Status
 from ascend_doctor.facts import Facts
-from ascend_doctor.facts.origin import LIVE, absent_phrase, origin_kind
+from ascend_doctor.facts.origin import LIVE, absence_is_evidence, absent_phrase, origin_kind
 
 CHECK = CheckSpec(
     id="ASC-CTR-005",
@@ -102,7 +102,9 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     multi = bool(getattr(config, "multi_node", False) or getattr(config, "multi_node_hint", False))
     live = origin_kind(ctx.facts) == LIVE
     net_note = ""
-    if multi:
+    if multi and not absence_is_evidence(ctx.facts):
+        notes.append("hccn_tool / hccn.conf mounts not judged (" + absent_phrase(ctx.facts) + ")")
+    elif multi:
         multi_flags: List[str] = []
         if mounts.hccn_tool is None:
             where = (f"not at {mounts.hccn_tool_paths[0]}" if live else

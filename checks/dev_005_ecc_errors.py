@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator, List, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, Status
+from ascend_doctor.facts.origin import absent_phrase
 
 from ._support import in_scope, scope_reason
 
@@ -97,7 +98,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                       f"NPU {npu_id}")
     if not bad and ecc.by_npu:
         note = (f"; {single_total} corrected single-bit error(s) (information only)" if single_total else "")
-        unrecorded = (f"; NPU {', '.join(map(str, ecc.not_recorded))}: not recorded in this snapshot"
+        unrecorded = (f"; NPU {', '.join(map(str, ecc.not_recorded))}: {absent_phrase(ctx.facts)}"
                       if ecc.not_recorded else "")
         yield Finding.passed(f"no double-bit ECC error or isolated page on {len(ecc.by_npu)} NPU(s){note}{unrecorded}",
                              single_bit_errors=single_total)

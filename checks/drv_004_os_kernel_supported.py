@@ -7,6 +7,7 @@ from typing import Any, Iterator, List, Optional
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.facts import Facts
+from ascend_doctor.facts.origin import absence_is_evidence
 
 from ._stack_help import hdk_commands
 
@@ -62,7 +63,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     family = getattr(chip, "family", None)
     yielded = False
 
-    loaded = _loaded(ctx) if installed else None
+    # Pasted text that does not show npu-smi or /dev proves nothing about the module.
+    loaded = _loaded(ctx) if installed and absence_is_evidence(ctx.facts) else None
     if installed and loaded is False:
         yielded = True
         version = getattr(stack, "driver_version", None)

@@ -7,7 +7,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, Status
 from ascend_doctor.facts import Facts
-from ascend_doctor.facts.origin import LIVE, origin_kind
+from ascend_doctor.facts.origin import LIVE, absent_phrase, origin_kind
 
 from ._dcmi import OK, dcmi_compatibility, ranges_text
 from ._hdk import align_hdk, reboot_action
@@ -102,7 +102,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             yield Finding.skip(f"the board query gave nothing usable for any NPU ({failed[first]}): the running "
                                "firmware and DCMI's verdict cannot be read here")
         else:
-            yield Finding.skip("the board query (`npu-smi info -t board -i N`) is not recorded in this snapshot")
+            yield Finding.skip(f"the board query (`npu-smi info -t board -i N`): {absent_phrase(ctx.facts)}")
         return
     bad = 0
     mismatch: Dict[str, List[int]] = {}
@@ -149,7 +149,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             + (" = the installed one (firmware/version.info)" if installed else
                " (firmware/version.info not readable here, so installed vs running is not compared)")
             + (f"; Compatibility {', '.join(verdicts)}" if verdicts else "")
-            + (f"; NPU {', '.join(map(str, not_recorded))}: board query not recorded in this snapshot"
+            + (f"; NPU {', '.join(map(str, not_recorded))}: board query {absent_phrase(ctx.facts)}"
                if not_recorded else ""),
             running=running, installed=installed, compatibility=verdicts)
 
