@@ -654,3 +654,22 @@ def test_cann001_says_when_set_env_was_not_sourced(tmp_path: Path) -> None:
     assert "source <CANN install root>/ascend-toolkit/set_env.sh" in unsourced[0].remediation
     sourced = results(snapshot(tmp_path / "b", env={"ASCEND_HOME_PATH": "/nowhere"}), "ASC-CANN-001")
     assert worst(sourced) == "FAIL" and "not sourced" not in sourced[0].message
+
+
+# -- pasted text: what a ticket does not show is never "missing" ---------------------------------
+
+
+def test_pasted_text_never_turns_absence_into_a_finding() -> None:
+    from click.testing import CliRunner
+
+    from ascend_doctor.cli import main
+
+    sample = ROOT / "tests/samples/collect-env/vllm-ascend-6509-910B2-vllm0.14.1-cann8.5.0.txt"
+    result = CliRunner().invoke(main, ["check", "--from-text", str(sample), "--format", "json"])
+    report = json.loads(result.stdout)
+    mine = {"ASC-FW-003", "ASC-DEV-005", "ASC-CTR-005", "ASC-CFG-011", "ASC-ENV-002", "ASC-ENV-003", "ASC-DRV-003",
+            "ASC-DRV-004", "ASC-ENG-003"}
+    graded = {r["id"]: r for r in report["results"] if r["id"] in mine}
+    assert graded and all(r["status"] in ("PASS", "SKIP") for r in graded.values()), graded
+    assert "not in the pasted text" in graded["ASC-DEV-005"]["message"]
+    assert "not in the pasted text" in graded["ASC-FW-003"]["message"]
