@@ -43,7 +43,10 @@ def names(nodes: Sequence[str], limit: int = MAX_NAMES) -> str:
 
 
 def count(n: int, what: str = "node") -> str:
-    return f"{n} {what}{'s' if n != 1 else ''}"
+    if n == 1:
+        return f"1 {what}"
+    plural = what[:-1] + "ies" if what.endswith("y") and what[-2:-1] not in "aeiou" else what + "s"
+    return f"{n} {plural}"
 
 
 def require_nodes(facts: FleetFacts, minimum: int = 2) -> None:

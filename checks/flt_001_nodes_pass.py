@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Dict, Iterator, List, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, Status
 from ascend_doctor.fleet.digest import NodeDigest
@@ -16,12 +16,15 @@ CHECK = CheckSpec(
     what=("Reads each node's report (or grades its snapshot as `check --from` does) and grades the node by its own "
           "exit code: FAIL for a node whose check found a FAIL (or a WARN under --fail-on warn), ERROR for a node "
           "whose check could not finish and for a report that cannot be read, WARN for a node with warnings only. "
-          "Nodes that pass are counted on one line; the per-node table lists every node."),
+          "Nodes whose worst finding is the same are one line; nodes that pass are counted on one line; the "
+          "per-node table lists every node."),
     why=("The fleet is as ready as its worst node: one node that cannot start its NPUs stops a multi-node "
          "DeepSeek deployment as surely as all of them, and a node nobody could read is a node nobody checked."),
     fix=("Apply the failing node's own fix plan (`ascend-doctor report render REPORT.json` prints it), or run "
          "`ascend-doctor check` on the node; collect an unreadable report again."),
 )
+
+MAX_COMMANDS = 10  # per-node commands spelled out in one fix step
 
 
 def _render_command(node: NodeDigest) -> str:
@@ -42,37 +45,70 @@ def _status_of(node: NodeDigest) -> Status:
 
 def _counts(node: NodeDigest) -> str:
     parts = [f"{node.counts.get(s, 0)} {s}" for s in ("FAIL", "ERROR", "WARN") if node.counts.get(s)]
-    return ", ".join(parts) or "no FAIL, ERROR or WARN"
+    text = ", ".join(parts) or "no FAIL, ERROR or WARN"
+    return text + (f" ({', '.join(node.findings)})" if node.findings else "")
+
+
+def _what(node: NodeDigest, status: Status) -> str:
+    worst = node.worst
+    if status is Status.ERROR and not (worst and worst.status == "ERROR"):
+        return "its check verified nothing (every result SKIP)"
+    return f"worst: {worst.status} {worst.name} {worst.title}: {worst.message}" if worst else ""
+
+
+def _scope(nodes: List[NodeDigest]) -> str:
+    return f"node {nodes[0].name}" if len(nodes) == 1 else f"{count(len(nodes))}: {names([n.name for n in nodes])}"
+
+
+def _unreadable(node: NodeDigest) -> Finding:
+    return Finding(Status.ERROR, node.error, (
+        f"Collect the report of {node.name} again (`ascend-doctor check --format json -o FILE` on the node) and "
+        "re-run fleet; until then this node is not checked."), {"source": node.source}, f"node {node.name}",
+        (FixAction("other", f"Collect the report of {node.name} again",
+                   ("ascend-doctor check --format json -o report.json   # on the node",), where="host"),))
+
+
+def _group(status: Status, nodes: List[NodeDigest]) -> Finding:
+    """One finding for nodes with the same worst finding (a rank table every node holds, one
+    wrong package everywhere): the fleet's problem is said once, with every node it concerns."""
+    first = nodes[0]
+    what = _what(first, status)
+    if len(nodes) == 1:
+        head = f"{first.verdict}: {_counts(first)}"
+    else:
+        head = f"{count(len(nodes))} {first.verdict} with {_counts(first)}: {names([n.name for n in nodes])}"
+    message = head + (f"; {what}" if what else "")
+    commands = [_render_command(n) for n in nodes[:MAX_COMMANDS]]
+    if len(nodes) > MAX_COMMANDS:
+        commands.append(f"# ... and the same for the other {len(nodes) - MAX_COMMANDS} nodes")
+    who = f"{first.name}'s own fix plan" if len(nodes) == 1 else "the own fix plan of each of these nodes"
+    remediation = (f"Apply {who}:\n  " + "\n  ".join(commands)
+                   + f"\n(or run `ascend-doctor check` on {'it' if len(nodes) == 1 else 'each node'})")
+    evidence = {"nodes": [{"name": n.name, "source": n.source, "summary": dict(n.counts), "exit_code": n.exit_code}
+                          for n in nodes], "worst": first.worst.to_dict() if first.worst else None}
+    summary = f"On {names([n.name for n in nodes], 20)}: apply " + \
+        (f"its own fix plan ({_counts(first)})" if len(nodes) == 1 else "each node's own fix plan")
+    return Finding(status, message, remediation, evidence, _scope(nodes),
+                   (FixAction("other", summary, tuple(c for c in commands if not c.startswith("#")), where="host"),))
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
     facts = fleet_facts(ctx)
-    clean = []
+    clean: List[str] = []
+    groups: Dict[Tuple[str, Tuple[str, ...], str, str, str], List[NodeDigest]] = {}
     for node in facts.nodes:
         status = _status_of(node)
         if status is Status.PASS:
             clean.append(node.name)
-            continue
-        scope = f"node {node.name}"
-        if not node.readable:
-            yield Finding(Status.ERROR, f"{node.error}", (
-                f"Collect the report of {node.name} again (`ascend-doctor check --format json -o FILE` on the node) "
-                "and re-run fleet; until then this node is not checked."), {"source": node.source}, scope,
-                (FixAction("other", f"Collect the report of {node.name} again",
-                           ("ascend-doctor check --format json -o report.json   # on the node",), where="host"),))
-            continue
-        worst = node.worst
-        if status is Status.ERROR and not (worst and worst.status == "ERROR"):
-            what = "its check verified nothing (every result SKIP)"
+        elif not node.readable:
+            yield _unreadable(node)
         else:
-            what = f"worst: {worst.status} {worst.name} {worst.title}: {worst.message}" if worst else ""
-        message = f"{node.verdict}: {_counts(node)}" + (f"; {what}" if what else "")
-        command = _render_command(node)
-        yield Finding(status, message, (
-            f"Apply {node.name}'s own fix plan:\n  {command}\n(or run `ascend-doctor check` on {node.name})"),
-            {"source": node.source, "summary": dict(node.counts), "exit_code": node.exit_code,
-             "worst": worst.to_dict() if worst else None}, scope,
-            (FixAction("other", f"On {node.name}: apply its own fix plan ({_counts(node)})", (command,),
-                       where="host"),))
+            worst = node.worst
+            # Nodes alike: same verdict, same findings, same worst one (a rank table they all hold...).
+            key = (status.value, node.findings, worst.id if worst else "", worst.scope or "" if worst else "",
+                   worst.message if worst else "")
+            groups.setdefault(key, []).append(node)
+    for (status_text, *_rest), nodes in groups.items():
+        yield _group(Status(status_text), nodes)
     if clean:
         yield Finding.passed(f"{count(len(clean))} pass their own checks: {names(clean)}", nodes=len(clean))

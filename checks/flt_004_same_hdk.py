@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator, List, Tuple
+from typing import Iterator, List, Optional, Sequence, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.fleet import drift
@@ -14,6 +14,7 @@ from ._fleet import (
     drift_findings,
     fleet_facts,
     fleet_family,
+    majority_value,
     on_nodes,
     package_set,
     require_nodes,
@@ -29,32 +30,52 @@ CHECK = CheckSpec(
     why=("HCCL links NPUs of different nodes directly; drivers of different HDK releases disagree on the "
          "collective-communication protocol and on which CANN they accept, so one node left on an older HDK "
          "makes a multi-node job fail at connect time or behave differently on one rank."),
-    fix=("On the odd node, install the majority's HDK release: firmware, then driver, as an overwrite install "
+    fix=("On the odd node, install the majority's driver and firmware: firmware, then driver, as an overwrite install "
          "(Huawei's upgrade order), then reboot. The report names the package files for the fleet's chip family "
          "and architecture."),
 )
 
 
-def _fix(ctx: CheckContext, view: DriftView, target: str, odd: List[str]) -> Tuple[str, Tuple[FixAction, ...]]:
-    from ascend_doctor.matrix.packages import UPGRADE, convention_flags, install_lines
+def _differs(ctx: CheckContext, key: str, target: Optional[str], nodes: Sequence[str]) -> bool:
+    """Whether any of ``nodes`` is not on ``target`` for ``key`` (unknown counts as differing)."""
+    if target is None:
+        return True
+    view = fleet_facts(ctx).drift(drift.KEYS_BY_NAME[key])
+    return not set(nodes) <= set(view.groups.get(target, []))
+
+
+def _hdk_lines(ctx: CheckContext, driver: Optional[str], firmware: Optional[str]) -> Tuple[List[str], str]:
+    """Install lines (Huawei's upgrade order: firmware, then driver, then one reboot) for what differs."""
+    from ascend_doctor.matrix.packages import UPGRADE, convention_flags, convention_order
 
     pk = package_set(ctx)
-    direction = direction_to(target, values_of(view, odd))
-    if view.spec.key == "driver":
-        if pk is not None:
-            lines = install_lines(ctx.matrix, pk.family, pk.arch, target, UPGRADE)
-        else:
-            lines = [f"# the HDK {target} files for this chip family: ascend-doctor matrix lookup --driver {target} "
-                     f"--chip {fleet_family(ctx)}", "reboot"]
-        summary = f"install HDK {target} (driver and firmware, overwrite order) like the rest of the fleet"
-    else:
-        name = pk.hdk_firmware(target) if pk is not None else None
-        lines = [f"./{name} {convention_flags(ctx.matrix, 'firmware')}" if name else
-                 f"# the firmware {target} package for this chip family: ascend-doctor matrix lookup --chip "
-                 f"{fleet_family(ctx)}", "reboot"]
-        summary = f"install firmware {target} like the rest of the fleet"
+    lines: List[str] = []
+    for part in convention_order(ctx.matrix, UPGRADE):
+        if part == "driver" and driver:
+            name = pk.hdk_driver(driver) if pk is not None else None
+            lines.append(f"./{name} {convention_flags(ctx.matrix, 'driver')}" if name else
+                         f"# the driver {driver} package for this chip family: ascend-doctor matrix lookup "
+                         f"--driver {driver} --chip {fleet_family(ctx)}")
+        elif part == "firmware" and firmware:
+            name = pk.hdk_firmware(firmware) if pk is not None else None
+            lines.append(f"./{name} {convention_flags(ctx.matrix, 'firmware')}" if name else
+                         f"# the firmware {firmware} package for this chip family: ascend-doctor matrix lookup "
+                         f"--chip {fleet_family(ctx)}")
+    lines.append("reboot")
+    what = " and ".join(w for w in (f"firmware {firmware}" if firmware else "", f"driver {driver}" if driver else "")
+                        if w)
+    return lines, f"install {what} (overwrite order, one reboot) like the rest of the fleet"
+
+
+def _fix(ctx: CheckContext, view: DriftView, target: str, odd: List[str]) -> Tuple[str, Tuple[FixAction, ...]]:
+    # The same step for both findings when a node differs in both: one HDK install, one reboot.
+    driver = target if view.spec.key == "driver" else majority_value(ctx, "driver")
+    firmware = target if view.spec.key == "firmware" else majority_value(ctx, "firmware")
+    lines, summary = _hdk_lines(ctx, driver if _differs(ctx, "driver", driver, odd) else None,
+                                firmware if _differs(ctx, "firmware", firmware, odd) else None)
     text = "\n".join([on_nodes(odd), *lines])
-    return text, (action(view, target, odd, summary, lines, where="host", direction=direction),)
+    return text, (action(view, target, odd, summary, lines, where="host",
+                         direction=direction_to(target, values_of(view, odd))),)
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:

@@ -60,7 +60,9 @@ def test_older_driver_is_named_with_the_hdk_files(tmp_path: Path) -> None:
     assert "./Ascend-hdk-910b-npu-driver_23.0.7_linux-aarch64.run" in driver["remediation"]
     assert driver["remediation"].rstrip().endswith("reboot")
     step = next(s for s in data["fix_plan"] if "ASC-FLT-004 [driver]" in s["fixes"])
-    assert step["summary"].startswith("On node03: install HDK 23.0.7") and step["where"] == "host"
+    # The firmware is the fleet's already: the driver alone, then one reboot.
+    assert step["summary"].startswith("On node03: install driver 23.0.7") and step["where"] == "host"
+    assert "firmware" not in "".join(step["commands"])
     assert [f["id"] for f in findings(data)] == ["ASC-FLT-004"]  # nothing else differs
 
 

@@ -11,11 +11,11 @@ before use and a report that is not one is refused with one line naming the fiel
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
 
 from ascend_doctor.checkapi import FIX_COMPONENTS, Status
 from ascend_doctor.exitcodes import ExitCode
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.fleet import drift, network
 from ascend_doctor.report import REPORT_SCHEMA_VERSION, Result, exit_code_for
 
@@ -28,6 +28,7 @@ VERDICTS = {int(ExitCode.OK): READY, int(ExitCode.FINDINGS): NOT_READY, int(Exit
 MAX_NAME_CHARS = 128
 MAX_MESSAGE_CHARS = 240
 MAX_RESULTS = 100_000  # a real report has about a hundred
+MAX_FINDING_IDS = 32  # ids of FAIL/ERROR/WARN results kept per node
 # Worst first; among equals the one fixed first (the fix plan's component order).
 _STATUS_RANK = {"FAIL": 0, "ERROR": 1, "WARN": 2, "INFO": 3}
 _FOREIGN_SOURCES = {"endpoint": "a probe report (ascend-doctor probe), not a node report",
@@ -64,6 +65,7 @@ class NodeDigest:
     exit_code: int = int(ExitCode.INCOMPLETE)
     counts: Dict[str, int] = field(default_factory=dict)
     worst: Optional[Finding] = None
+    findings: Tuple[str, ...] = ()  # ids of the node's FAIL, ERROR and WARN results (sorted, bounded)
     devices: Optional[int] = None
     health: str = "?"
     arch: Optional[str] = None
@@ -84,6 +86,7 @@ class NodeDigest:
         return {"name": self.name, "source": self.source, "kind": self.kind, "verdict": self.verdict,
                 "exit_code": self.exit_code, "devices": self.devices, "health": self.health,
                 "summary": dict(self.counts), "worst": self.worst.to_dict() if self.worst else None,
+                "findings": list(self.findings),
                 "error": self.error or None}
 
 
@@ -132,7 +135,7 @@ def digest_report(data: Any, source: str, kind: str) -> NodeDigest:
     fail_on = data.get("fail_on", "fail")
     if fail_on not in ("fail", "warn"):
         raise NodeReportError(f'{label}: fail_on must be "fail" or "warn", not {fail_on!r}')
-    counts, worst = _results(data.get("results"), label)
+    counts, worst, finding_ids = _results(data.get("results"), label)
     hostname = host.get("hostname")
     import os
 
@@ -145,7 +148,7 @@ def digest_report(data: Any, source: str, kind: str) -> NodeDigest:
     arch = host.get("arch")
     return NodeDigest(
         name=_intern(_cut(name, MAX_NAME_CHARS)), source=source, kind=kind, exit_code=int(code), counts=counts,
-        worst=worst, devices=devices, health=health,
+        worst=worst, findings=finding_ids, devices=devices, health=health,
         arch=_intern(arch) if isinstance(arch, str) and arch else None,
         family=_intern(chip["family"]) if isinstance(chip.get("family"), str) else None,
         values={_intern(k): _intern(v) for k, v in drift.read_values(facts).items()},
@@ -159,13 +162,14 @@ def _env(facts: Mapping[str, Any]) -> Optional[Dict[str, str]]:
     return {_intern(k): _intern(v) for k, v in values.items()}
 
 
-def _results(results: Any, label: str) -> Tuple[Dict[str, int], Optional[Finding]]:
+def _results(results: Any, label: str) -> Tuple[Dict[str, int], Optional[Finding], Tuple[str, ...]]:
     if not isinstance(results, list):
         raise NodeReportError(f"{label} is not a valid ascend-doctor report: results is missing or not a list")
     if len(results) > MAX_RESULTS:
         raise NodeReportError(f"{label} holds {len(results)} results, more than {MAX_RESULTS}: not a node report")
     counts = {s.value: 0 for s in Status}
     best: Optional[Tuple[Tuple[int, int], Any]] = None
+    ids: Set[str] = set()
     for index, item in enumerate(results):
         if not isinstance(item, dict):
             raise NodeReportError(f"{label} is not a valid ascend-doctor report: results[{index}] is not an object")
@@ -177,6 +181,8 @@ def _results(results: Any, label: str) -> Tuple[Dict[str, int], Optional[Finding
         rank = _STATUS_RANK.get(status)
         if rank is None:
             continue
+        if status != "INFO" and len(ids) < MAX_FINDING_IDS:
+            ids.add(_intern(_cut(str(item.get("id") or "?"), 40)))
         key = (rank, _fix_order(item.get("id")))
         if best is None or key < best[0]:
             best = (key, item)
@@ -188,7 +194,7 @@ def _results(results: Any, label: str) -> Tuple[Dict[str, int], Optional[Finding
                         title=_cut(str(item.get("title") or ""), MAX_MESSAGE_CHARS),
                         scope=_cut(scope, 80) if isinstance(scope, str) and scope else None,
                         message=_cut(str(item.get("message") or ""), MAX_MESSAGE_CHARS))
-    return counts, worst
+    return counts, worst, tuple(sorted(ids))
 
 
 def _fix_order(check_id: Any) -> int:

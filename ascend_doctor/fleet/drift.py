@@ -13,8 +13,9 @@ Variables that must *differ* from node to node (``HCCL_IF_IP`` is each node's ow
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
+
+from ascend_doctor.fastdataclass import dataclass
 
 NOT_INSTALLED = "not installed"
 UNSET = "unset"

@@ -8,9 +8,9 @@ the value most nodes share and the nodes that differ. Checks compare; nothing he
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.fleet import drift
 from ascend_doctor.fleet.digest import NodeDigest
 from ascend_doctor.fleet.network import TableEntry, table_entries

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass, field
 from typing import List, Sequence, Tuple
+
+from ascend_doctor.fastdataclass import dataclass, field
 
 REPORT = "report"
 SNAPSHOT = "snapshot"

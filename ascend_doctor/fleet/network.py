@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import functools
 import sys
-from dataclasses import dataclass
 from typing import Any, List, Mapping, Optional, Tuple
+
+from ascend_doctor.fastdataclass import dataclass
 
 MAX_DEVICES = 1024  # per node: more than any Ascend server has
 MAX_TABLE_ENTRIES = 65_536  # device entries of one rank table (4,096 servers x 16)
