@@ -137,7 +137,7 @@ def report_from_dict(data: Any, label: str = "report") -> Report:
         duration_s=float(duration) if _is_number(duration) else 0.0,
         notes=list(reader.strings(data, "notes", "notes")),
         fix_plan=plan,
-        lang=data.get("lang") if data.get("lang") in ("en", "zh") else "en",  # absent before the field existed
+        lang=str(data["lang"]) if data.get("lang") in ("en", "zh") else "en",  # absent before the field existed
     )
 
 

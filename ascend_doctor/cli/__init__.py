@@ -12,6 +12,13 @@ from typing import Any, Dict, List, Optional, Tuple
 import click
 
 from ascend_doctor import __version__
+from ascend_doctor.cli._localize import (
+    add_lang_option,
+    lang_option,
+    localize_command,
+    start_language,
+)
+from ascend_doctor.i18n import gettext as _
 
 # name -> (module, attribute, one-line help shown in `ascend-doctor --help`)
 SUBCOMMANDS: Dict[str, Tuple[str, str, str]] = {
@@ -31,6 +38,13 @@ SUBCOMMANDS: Dict[str, Tuple[str, str, str]] = {
 
 
 class LazyGroup(click.Group):
+    def make_context(self, info_name: Optional[str], args: List[str], parent: Optional[click.Context] = None,
+                     **extra: Any) -> click.Context:
+        # The language is known before anything is parsed or printed (--lang anywhere, else the locale).
+        start_language(args)
+        localize_command(self)  # --help in the chosen language (click's own in English)
+        return super().make_context(info_name, args, parent=parent, **extra)
+
     def list_commands(self, ctx: click.Context) -> List[str]:
         return sorted(SUBCOMMANDS)
 
@@ -44,6 +58,8 @@ class LazyGroup(click.Group):
         except ImportError as exc:  # a missing optional piece must not break the whole CLI
             raise click.ClickException(f"command {cmd_name!r} is unavailable: {exc}") from exc
         command: click.Command = getattr(module, attr)
+        add_lang_option(command)
+        localize_command(command)
         return command
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -51,11 +67,15 @@ class LazyGroup(click.Group):
         from ascend_doctor.cli._runtime import command_runtime
 
         with command_runtime():
-            return super().invoke(ctx)
+            try:
+                return super().invoke(ctx)
+            except click.ClickException as exc:  # a static usage error reads in the chosen language
+                setattr(exc, "message", _(exc.message))  # noqa: B010 - click >= 8.2 types it Final
+                raise
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # Short help comes from the table, so --help does not import every subcommand.
-        rows = [(name, SUBCOMMANDS[name][2]) for name in self.list_commands(ctx)]
+        rows = [(name, _(SUBCOMMANDS[name][2])) for name in self.list_commands(ctx)]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
@@ -87,6 +107,7 @@ def _print_version(ctx: click.Context, _param: Any, value: bool) -> None:
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
               help="Print the tool and matrix versions and exit.")
+@lang_option
 def main() -> None:
     """Is this Ascend NPU server ready for DeepSeek? If not, what exactly is wrong?
 

@@ -11,6 +11,7 @@ from typing import Any, Callable, Iterable, NoReturn, Optional, TypeVar
 import click
 
 from ascend_doctor.exitcodes import ExitCode
+from ascend_doctor.i18n import gettext as _
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -97,8 +98,11 @@ def dump_json(data: Any) -> str:
 
 
 def fail(message: str, code: int = ExitCode.USAGE) -> NoReturn:
-    """Print one clear error line on stderr and exit with a documented code."""
-    click.echo(f"ascend-doctor: error: {message}", err=True)
+    """Print one clear error line on stderr and exit with a documented code.
+
+    A static message is shown in the chosen language (the catalogue has it); the "ascend-doctor:
+    error:" prefix stays as it is, for scripts that look for it."""
+    click.echo(f"ascend-doctor: error: {_(message)}", err=True)
     sys.exit(int(code))
 
 

@@ -8,6 +8,7 @@ from typing import Optional
 import click
 
 from ascend_doctor.cli._common import dump_json, fail, output_options, write_output
+from ascend_doctor.i18n import gettext as _
 
 
 @click.command("checks")
@@ -25,14 +26,17 @@ def checks(fmt: str, output: Optional[str]) -> None:
     catalogue, problems = load_catalogue()
     for problem in problems:
         click.echo(f"ascend-doctor: warning: {problem}", err=True)
+    # Check texts are English in checks/ and translated here, where they are shown (docs/i18n.md).
     if fmt == "json":
-        write_output(dump_json([{"id": c.spec.id, "title": c.spec.title, "requires": list(c.spec.requires),
+        write_output(dump_json([{"id": c.spec.id, "title": _(c.spec.title), "requires": list(c.spec.requires),
                                  "module": c.module} for c in catalogue]), output)
         return
     width = max((len(c.spec.id) for c in catalogue), default=10)
-    lines = [f"{c.spec.id:<{width}}  {c.spec.title}" + (f"  (needs: {', '.join(c.spec.requires)})"
-                                                       if c.spec.requires else "") for c in catalogue]
-    lines.append(f"\n{len(catalogue)} checks. `ascend-doctor explain ID` tells what one does and how to fix it.")
+    needs = _("needs:")
+    lines = [f"{c.spec.id:<{width}}  {_(c.spec.title)}" + (f"  ({needs} {', '.join(c.spec.requires)})"
+                                                          if c.spec.requires else "") for c in catalogue]
+    lines.append("\n" + _("{count} checks. `ascend-doctor explain ID` tells what one does and how to fix it.").format(
+        count=len(catalogue)))
     write_output("\n".join(lines), output)
     if problems:
         sys.exit(3)
@@ -53,17 +57,20 @@ def explain(check_id: str, fmt: str, output: Optional[str]) -> None:
     check = find_check(check_id)
     if check is None:
         close = [c.spec.id for c in all_checks() if c.spec.id.startswith(check_id.upper()[:7])]
-        hint = f" (did you mean {', '.join(close[:5])}?)" if close else " (`ascend-doctor checks` lists them)"
-        fail(f"no check with id {check_id!r}{hint}", 2)
+        hint = (_(" (did you mean {ids}?)").format(ids=", ".join(close[:5])) if close
+                else _(" (`ascend-doctor checks` lists them)"))
+        fail(_("no check with id {id}").format(id=repr(check_id)) + hint, 2)
     spec = check.spec
+    # The spec's English is the msgid: translated here, at the point of display.
+    title, what, why, fix = _(spec.title), _(spec.what), _(spec.why), _(spec.fix)
     if fmt == "json":
-        write_output(dump_json({"id": spec.id, "title": spec.title, "what": spec.what, "why": spec.why,
-                                "fix": spec.fix, "requires": list(spec.requires)}), output)
+        write_output(dump_json({"id": spec.id, "title": title, "what": what, "why": why,
+                                "fix": fix, "requires": list(spec.requires)}), output)
         return
-    text = (f"{spec.id}: {spec.title}\n\nWhat it checks\n  {_indent(spec.what)}\n\nWhy it matters\n  "
-            f"{_indent(spec.why)}\n\nHow to fix\n  {_indent(spec.fix)}\n")
+    text = (f"{spec.id}: {title}\n\n{_('What it checks')}\n  {_indent(what)}\n\n{_('Why it matters')}\n  "
+            f"{_indent(why)}\n\n{_('How to fix')}\n  {_indent(fix)}\n")
     if spec.requires:
-        text += f"\nRuns when: {', '.join(spec.requires)}\n"
+        text += "\n" + _("Runs when:") + f" {', '.join(spec.requires)}\n"
     write_output(text, output)
 
 

@@ -27,6 +27,9 @@ def emit_report(report: Report, fmt: str, output: Optional[str], verbose: bool =
     from ascend_doctor.redaction.secrets import redact_report
 
     report = redact_report(report)  # no secret reaches any format (docs/redaction.md)
+    from ascend_doctor.render.localize import localize_report
+
+    report = localize_report(report)  # human text in the chosen language (--lang), ids and statuses unchanged
     from ascend_doctor.cli._common import write_output
 
     if fmt != "text":

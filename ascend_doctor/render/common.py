@@ -10,6 +10,8 @@ import re
 from typing import Any, Dict, List, Optional, Tuple
 
 from ascend_doctor.checkapi import Status
+from ascend_doctor.i18n import N_
+from ascend_doctor.i18n import gettext as _
 from ascend_doctor.report import Report, Result
 
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -19,7 +21,7 @@ FINDING_ORDER = (Status.FAIL, Status.ERROR, Status.WARN, Status.INFO)
 # SKIPs for inputs the user did not give (--model, --config...): folded into one line.
 PRECONDITION_FLAGS = {"model": "--model DIR", "manifest": "--verify MANIFEST",
                       "serving_config": "--config FILE / --vllm-args"}
-WHERE_LABEL = {"host": "on the host", "container": "in the container", "either": ""}
+WHERE_LABEL = {"host": N_("on the host"), "container": N_("in the container"), "either": ""}
 
 
 def clean(text: Any) -> str:
@@ -38,7 +40,13 @@ def _area_titles() -> Dict[str, str]:
 
 
 def area_title(area: str) -> str:
-    return _area_titles().get(area, area)
+    return _(_area_titles().get(area, area))
+
+
+def where_label(where: str) -> str:
+    """"on the host" / "in the container" in the current language ("" when either will do)."""
+    label = WHERE_LABEL.get(where, "")
+    return _(label) if label else ""
 
 
 def area_rank(area: str) -> int:
@@ -73,16 +81,26 @@ def quiet_results(report: Report) -> Tuple[List[Result], List[Result]]:
 def folded_line(folded: List[Result]) -> str:
     inputs = sorted({str(r.evidence.get("precondition")) for r in folded})
     flags = ", ".join(PRECONDITION_FLAGS.get(i, i) for i in inputs)
-    return f"{len(folded)} checks not run: they need {flags}, which was not given."
+    # English keeps its one form (also for 1), as before; Chinese has one form anyway.
+    return _("{count} checks not run: they need {flags}, which was not given.").format(count=len(folded), flags=flags)
 
 
-def verdict(report: Report) -> str:
+def verdict_key(report: Report) -> str:
+    """READY, NOT READY or INCOMPLETE (English: used in CSS classes and by machines)."""
     code = int(report.exit_code)
     if code == 0:
         return "READY"
     if code == 1:
         return "NOT READY"
     return "INCOMPLETE"
+
+
+VERDICTS = (N_("READY"), N_("NOT READY"), N_("INCOMPLETE"))
+
+
+def verdict(report: Report) -> str:
+    """The verdict in the current language."""
+    return _(verdict_key(report))
 
 
 def summary_parts(report: Report) -> List[Tuple[str, int]]:
@@ -102,20 +120,20 @@ def run_header(report: Report) -> List[Tuple[str, str]]:
         matrix_text += f" ({clean(matrix['date'])})"
     if matrix.get("origin"):
         matrix_text += f", {clean(matrix['origin'])}"
-    rows.append(("compatibility matrix", matrix_text))
-    rows.append(("run at", clean(report.started_at or "?")))
+    rows.append((_("compatibility matrix"), matrix_text))
+    rows.append((_("run at"), clean(report.started_at or "?")))
     where = clean(host.get("hostname") or "?")
     details = [clean(v) for v in (host.get("arch"), host.get("os")) if v]
     if details:
         where += f" ({', '.join(details)})"
-    rows.append(("host", where))
+    rows.append((_("host"), where))
     if host.get("source") == "snapshot":
-        snap = "snapshot"
+        snap = _("snapshot")
         if host.get("origin"):
             snap += f" {clean(host['origin'])}"
         if host.get("captured_at"):
-            snap += f", captured {clean(host['captured_at'])}"
-        rows.append(("checked from", snap))
+            snap += _(", captured {time}").format(time=clean(host["captured_at"]))
+        rows.append((_("checked from"), snap))
     return rows
 
 
@@ -126,10 +144,10 @@ def facts_parts(report: Report) -> List[str]:
     chip = facts.get("chip") if isinstance(facts.get("chip"), dict) else None
     if chip:
         parts.append(f"{clean(chip.get('chip_count'))}× {clean(chip.get('name'))}")
-    for key, label in (("npu_smi_version", "npu-smi"), ("driver_version", "driver"),
-                       ("firmware_version", "firmware")):
+    for key, label in (("npu_smi_version", "npu-smi"), ("driver_version", N_("driver")),
+                       ("firmware_version", N_("firmware"))):
         if facts.get(key):
-            parts.append(f"{label} {clean(facts[key])}")
+            parts.append(f"{_(label)} {clean(facts[key])}")
     cann = [c for c in facts.get("cann") or [] if isinstance(c, dict) and c.get("kind") == "toolkit"]
     if cann:
         parts.append("CANN " + ", ".join(clean(c.get("version")) for c in cann))
@@ -162,11 +180,11 @@ def memory_of(device: Dict[str, Any]) -> Tuple[Optional[float], Optional[float],
     if total:
         return used, total, "HBM"
     used, total = number(device.get("memory_used_mb")), number(device.get("memory_total_mb"))
-    return used, total, "Memory"
+    return used, total, _("Memory")
 
 
 def device_label(device: Dict[str, Any]) -> str:
     label = f"NPU {clean(device.get('npu_id', '?'))}"
     if device.get("chip_id") not in (None, 0) or device.get("chip_phy_id") is not None:
-        label += f" chip {clean(device.get('chip_id'))}"
+        label += " " + _("chip {chip}").format(chip=clean(device.get("chip_id")))
     return label

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List
 
+from ascend_doctor.i18n import gettext as _
 from ascend_doctor.render.common import clean
 from ascend_doctor.render.markdown import cell, escape, fence
 from ascend_doctor.reportdiff import ReportDiff
@@ -27,46 +28,46 @@ def _name(record: Dict[str, Any]) -> str:
 
 
 def _side(side: Dict[str, Any]) -> str:
-    return (f"{side.get('hostname') or '?'}, run {side.get('started_at') or '?'}, ascend-doctor "
-            f"{side.get('tool_version') or '?'}, matrix {side.get('matrix_version') or '?'}, "
-            f"exit code {side.get('exit_code')}")
+    return _("{host}, run {time}, ascend-doctor {version}, matrix {matrix}, exit code {code}").format(
+        host=side.get("hostname") or "?", time=side.get("started_at") or "?", version=side.get("tool_version") or "?",
+        matrix=side.get("matrix_version") or "?", code=side.get("exit_code"))
 
 
 def _verdict(diff: ReportDiff) -> str:
     count = len(diff.regressions)
     if count:
-        return f"REGRESSION: {count} result(s) got worse (exit code 1)"
+        return _("REGRESSION: {count} result(s) got worse (exit code 1)").format(count=count)
     if not diff.changed:
-        return "no changes (exit code 0)"
-    return "no regression (exit code 0)"
+        return _("no changes (exit code 0)")
+    return _("no regression (exit code 0)")
 
 
 def diff_to_text(diff: ReportDiff) -> str:
     out: List[str] = [f"ascend-doctor report diff  ({_verdict(diff)})",
-                      f"  old: {clean(_side(diff.old))}", f"  new: {clean(_side(diff.new))}"]
-    out.extend(f"note: {clean(n)}" for n in diff.notes)
+                      f"  {_('old:')} {clean(_side(diff.old))}", f"  {_('new:')} {clean(_side(diff.new))}"]
+    out.extend(f"{_('note:')} {clean(n)}" for n in diff.notes)
     if diff.versions:
-        out += ["", "Versions"]
+        out += ["", _("Versions")]
         out += [f"  {clean(v['name'])}: {clean(v['old'] or '-')} -> {clean(v['new'] or '-')}" for v in diff.versions]
     device_lines = _device_lines(diff)
     if device_lines:
-        out += ["", "Devices"] + [f"  {clean(line)}" for line in device_lines]
+        out += ["", _("Devices")] + [f"  {clean(line)}" for line in device_lines]
     if diff.results_changed or diff.results_appeared or diff.results_disappeared:
-        out += ["", "Results"]
+        out += ["", _("Results")]
         for change in diff.results_changed:
             mark = "  REGRESSION" if change["regression"] else ""
             out.append(f"  {change['old_status']} -> {change['new_status']}  {clean(_name(change))}: "
                        f"{clean(change['title'])}{mark}")
-            out.append(f"      now: {clean(change['new_message'])}")
+            out.append(f"      {_('now:')} {clean(change['new_message'])}")
         for record in diff.results_appeared:
-            mark = "  REGRESSION" if record["regression"] else ("  (new check)" if record["new_check"] else "")
-            out.append(f"  new {record['status']}  {clean(_name(record))}: {clean(record['title'])}{mark}")
+            mark = "  REGRESSION" if record["regression"] else (f"  {_('(new check)')}" if record["new_check"] else "")
+            out.append(f"  {_('new')} {record['status']}  {clean(_name(record))}: {clean(record['title'])}{mark}")
             out.append(f"      {clean(record['message'])}")
         for record in diff.results_disappeared:
-            out.append(f"  gone {record['status']}  {clean(_name(record))}: {clean(record['title'])}")
-    out.append(f"  {diff.results_unchanged} result(s) unchanged")
+            out.append(f"  {_('gone')} {record['status']}  {clean(_name(record))}: {clean(record['title'])}")
+    out.append("  " + _("{count} result(s) unchanged").format(count=diff.results_unchanged))
     if diff.plan_appeared or diff.plan_disappeared:
-        out += ["", "Fix plan"]
+        out += ["", _("Fix plan")]
         out += [f"  + {clean(s['summary'])}" for s in diff.plan_appeared]
         out += [f"  - {clean(s['summary'])}" for s in diff.plan_disappeared]
     return "\n".join(out) + "\n"
@@ -81,38 +82,39 @@ def _device_lines(diff: ReportDiff) -> List[str]:
 
 def diff_to_markdown(diff: ReportDiff) -> str:
     out: List[str] = ["# ascend-doctor report diff", "", f"**{escape(_verdict(diff))}**", "",
-                      "| | |", "|---|---|", f"| old | {cell(_side(diff.old))} |",
-                      f"| new | {cell(_side(diff.new))} |", ""]
+                      "| | |", "|---|---|", f"| {_('old')} | {cell(_side(diff.old))} |",
+                      f"| {_('new')} | {cell(_side(diff.new))} |", ""]
     for note in diff.notes:
-        out += [f"> **note:** {escape(note)}", ""]
+        out += [f"> **{_('note:')}** {escape(note)}", ""]
     if diff.versions:
-        out += ["## Versions", "", "| Component | Old | New |", "|---|---|---|"]
+        out += ["## " + _("Versions"), "", f"| {_('Component')} | {_('Old')} | {_('New')} |", "|---|---|---|"]
         out += [f"| {cell(v['name'])} | {cell(v['old'] or '-')} | {cell(v['new'] or '-')} |" for v in diff.versions]
         out.append("")
     device_lines = _device_lines(diff)
     if device_lines:
-        out += ["## Devices", ""] + [f"- {cell(line)}" for line in device_lines] + [""]
-    out += ["## Results", ""]
+        out += ["## " + _("Devices"), ""] + [f"- {cell(line)}" for line in device_lines] + [""]
+    out += ["## " + _("Results"), ""]
     rows = []
     for change in diff.results_changed:
         rows.append(f"| {change['old_status']} → {change['new_status']} | {cell(_name(change))} "
-                    f"| {cell(change['title'])} | {'**yes**' if change['regression'] else ''} "
+                    f"| {cell(change['title'])} | {'**' + _('yes') + '**' if change['regression'] else ''} "
                     f"| {cell(change['new_message'])} |")
     for record in diff.results_appeared:
-        rows.append(f"| new {record['status']} | {cell(_name(record))} | {cell(record['title'])} "
-                    f"| {'**yes**' if record['regression'] else ''} | {cell(record['message'])} |")
+        rows.append(f"| {_('new')} {record['status']} | {cell(_name(record))} | {cell(record['title'])} "
+                    f"| {'**' + _('yes') + '**' if record['regression'] else ''} | {cell(record['message'])} |")
     for record in diff.results_disappeared:
-        rows.append(f"| gone ({record['status']}) | {cell(_name(record))} | {cell(record['title'])} | "
+        rows.append(f"| {_('gone')} ({record['status']}) | {cell(_name(record))} | {cell(record['title'])} | "
                     f"| {cell(record['message'])} |")
     if rows:
-        out += ["| Change | Check | Title | Regression | Now |", "|---|---|---|---|---|"] + rows + [""]
-    out += [f"{diff.results_unchanged} result(s) unchanged.", ""]
+        heads = (_("Change"), _("Check"), _("Title"), _("Regression"), _("Now"))
+        out += ["| " + " | ".join(heads) + " |", "|---|---|---|---|---|"] + rows + [""]
+    out += [_("{count} result(s) unchanged.").format(count=diff.results_unchanged), ""]
     if diff.plan_appeared or diff.plan_disappeared:
-        out += ["## Fix plan", ""]
+        out += ["## " + _("Fix plan"), ""]
         for step in diff.plan_appeared:
-            out.append(f"- new step: **{escape(step['summary'])}**")
+            out.append("- " + _("new step:") + f" **{escape(step['summary'])}**")
             if step["commands"]:
                 out += [""] + ["  " + line for line in fence("\n".join(step["commands"]))] + [""]
-        out += [f"- step no longer needed: {escape(s['summary'])}" for s in diff.plan_disappeared]
+        out += ["- " + _("step no longer needed:") + f" {escape(s['summary'])}" for s in diff.plan_disappeared]
         out.append("")
     return "\n".join(out).rstrip("\n") + "\n"

@@ -17,6 +17,7 @@ from typing import Dict, List, Tuple
 from xml.etree import ElementTree as ET
 
 from ascend_doctor.checkapi import Status
+from ascend_doctor.i18n import gettext as _
 from ascend_doctor.render.common import area_of, facts_parts, result_name, run_header
 from ascend_doctor.report import Report, Result
 
@@ -50,8 +51,8 @@ def report_to_junit(report: Report) -> str:
     header = [f"{label}: {value}" for label, value in run_header(report)]
     parts = facts_parts(report)
     if parts:
-        header.append("machine: " + " · ".join(parts))
-    header.extend(f"note: {n}" for n in report.notes)
+        header.append(_("machine:") + " " + " · ".join(parts))
+    header.extend(_("note:") + f" {n}" for n in report.notes)
     ET.SubElement(suite, "system-out").text = xml_text("\n".join(header))
     ET.indent(suites)
     body = ET.tostring(suites, encoding="unicode")
@@ -93,7 +94,7 @@ def _testcase(suite: ET.Element, result: Result, fail_on: str) -> None:
         "time": f"{result.duration_s:.3f}",
     })
     headline = xml_text(f"{result.title}: {result.message}")
-    detail = xml_text(result.message + (f"\n\nFix:\n{result.remediation}" if result.remediation else ""))
+    detail = xml_text(result.message + (f"\n\n{_('Fix:')}\n{result.remediation}" if result.remediation else ""))
     if _is_failure(result, fail_on):
         ET.SubElement(case, "failure", {"message": headline, "type": result.status.value}).text = detail
     elif result.status is Status.ERROR:

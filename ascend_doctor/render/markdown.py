@@ -12,8 +12,8 @@ import re
 from typing import Iterable, List
 
 from ascend_doctor.checkapi import CHECK_ID_RE, Status
+from ascend_doctor.i18n import gettext as _
 from ascend_doctor.render.common import (
-    WHERE_LABEL,
     clean,
     device_label,
     devices,
@@ -27,6 +27,7 @@ from ascend_doctor.render.common import (
     run_header,
     summary_parts,
     verdict,
+    where_label,
 )
 from ascend_doctor.report import Report, Result
 
@@ -62,7 +63,7 @@ def fence(body: str) -> List[str]:
 def report_to_markdown(report: Report, verbose: bool = False) -> str:
     out: List[str] = []
     host = (report.host or {}).get("hostname") or "?"
-    out.append(f"# ascend-doctor report: {escape(host)}")
+    out.append("# " + _("ascend-doctor report: {host}").format(host=escape(host)))
     out.append("")
     out.append("| | |")
     out.append("|---|---|")
@@ -70,18 +71,19 @@ def report_to_markdown(report: Report, verbose: bool = False) -> str:
         out.append(f"| {label} | {cell(value)} |")
     out.append("")
     counts = " · ".join(f"{n} {status}" for status, n in summary_parts(report))
-    out.append(f"**{verdict(report)}**: {counts} (exit code {int(report.exit_code)})")
+    out.append(f"**{verdict(report)}**: {counts} " + _("(exit code {code})").format(code=int(report.exit_code)))
     out.append("")
     first = findings(report)[:1]
     if first and first[0].status is Status.FAIL and CHECK_ID_RE.match(first[0].id):
-        out.append(f"Start with {first[0].id}: {escape(first[0].title)} (`ascend-doctor explain {first[0].id}`)")
+        out.append(_("Start with {id}: {title} (`ascend-doctor explain {id}`)").format(
+            id=first[0].id, title=escape(first[0].title)))
         out.append("")
     parts = facts_parts(report)
     if parts:
-        out.append(f"Machine: {escape(' · '.join(parts))}")
+        out.append(_("Machine:") + f" {escape(' · '.join(parts))}")
         out.append("")
     for note in report.notes:
-        out.append(f"> **note:** {escape(note)}")
+        out.append(f"> **{_('note:')}** {escape(note)}")
         out.append("")
     out.extend(_summary_table(report))
     out.extend(_devices_table(report))
@@ -92,7 +94,7 @@ def report_to_markdown(report: Report, verbose: bool = False) -> str:
 
 
 def _summary_table(report: Report) -> List[str]:
-    lines = ["## Summary", "", "| Status | Results |", "|---|---:|"]
+    lines = ["## " + _("Summary"), "", f"| {_('Status')} | {_('Results')} |", "|---|---:|"]
     lines.extend(f"| {status} | {n} |" for status, n in summary_parts(report))
     lines.append("")
     return lines
@@ -102,8 +104,8 @@ def _devices_table(report: Report) -> List[str]:
     found = devices(report)
     if not found:
         return []
-    lines = ["## Devices", "", "| NPU | Name | Health | Temp (°C) | Power (W) | Memory (MB) | Bus |",
-             "|---|---|---|---:|---:|---:|---|"]
+    heads = ("NPU", _("Name"), _("Health"), _("Temp (°C)"), _("Power (W)"), _("Memory (MB)"), _("Bus"))
+    lines = ["## " + _("Devices"), "", "| " + " | ".join(heads) + " |", "|---|---|---|---:|---:|---:|---|"]
     for device in found:
         used, total, label = memory_of(device)
         memory = f"{label} {_num(used)} / {_num(total)}" if total else "?"
@@ -124,8 +126,8 @@ def _num(value: object) -> str:
 def _findings(report: Report, verbose: bool) -> List[str]:
     chosen = findings(report)
     if not chosen:
-        return ["## Findings", "", "No FAIL, ERROR, WARN or INFO results.", ""]
-    lines = ["## Findings", ""]
+        return ["## " + _("Findings"), "", _("No FAIL, ERROR, WARN or INFO results."), ""]
+    lines = ["## " + _("Findings"), ""]
     for result in chosen:
         lines.extend(_finding(result, verbose))
     return lines
@@ -136,12 +138,12 @@ def _finding(result: Result, verbose: bool) -> List[str]:
     lines.append(escape(result.message))
     lines.append("")
     if result.remediation:
-        lines.append("Fix:")
+        lines.append(_("Fix:"))
         lines.append("")
         lines.extend(fence(result.remediation))
         lines.append("")
     if verbose and result.evidence:
-        lines.append("Evidence:")
+        lines.append(_("Evidence:"))
         lines.append("")
         lines.extend(fence("\n".join(f"{k}: {clean(v)[:500]}" for k, v in result.evidence.items())))
         lines.append("")
@@ -151,9 +153,9 @@ def _finding(result: Result, verbose: bool) -> List[str]:
 def _fix_plan(report: Report) -> List[str]:
     if not report.fix_plan:
         return []
-    lines = ["## Fix plan", "", "Apply in this order:", ""]
+    lines = ["## " + _("Fix plan"), "", _("Apply in this order:"), ""]
     for step in report.fix_plan:
-        where = WHERE_LABEL.get(step.where, "")
+        where = where_label(step.where)
         head = f"{step.order}. **{escape(step.summary)}**"
         if where:
             head += f" ({where})"
@@ -161,11 +163,11 @@ def _fix_plan(report: Report) -> List[str]:
         if step.commands:
             lines.append("")
             lines.extend("   " + line for line in fence("\n".join(step.commands)))
-        for label, text in (("fixes", ", ".join(step.fixes)), ("why", step.why),
-                            ("alternative", step.alternative)):
+        for label, text in ((_("fixes:"), ", ".join(step.fixes)), (_("why:"), step.why),
+                            (_("alternative:"), step.alternative)):
             if text:
                 lines.append("")
-                lines.append(f"   {label}: {escape(text)}")
+                lines.append(f"   {label} {escape(text)}")
         lines.append("")
     return lines
 
@@ -174,9 +176,9 @@ def _other_checks(report: Report) -> List[str]:
     shown, folded = quiet_results(report)
     if not shown and not folded:
         return []
-    lines = ["## Passed and skipped", ""]
+    lines = ["## " + _("Passed and skipped"), ""]
     if shown:
-        lines.extend(["| Status | Check | Title | Result |", "|---|---|---|---|"])
+        lines.extend([f"| {_('Status')} | {_('Check')} | {_('Title')} | {_('Result')} |", "|---|---|---|---|"])
         lines.extend(_rows(shown))
         lines.append("")
     if folded:

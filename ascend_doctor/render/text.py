@@ -16,6 +16,8 @@ from rich.console import Console
 from rich.text import Text
 
 from ascend_doctor.checkapi import Status
+from ascend_doctor.i18n import N_, get_language, ngettext
+from ascend_doctor.i18n import gettext as _
 from ascend_doctor.report import Report, Result
 
 STATUS_STYLE = {
@@ -27,12 +29,14 @@ STATUS_STYLE = {
     Status.ERROR: "magenta",
 }
 # Areas in the order a person fixes them: devices and driver first, the model last.
+# English here; shown through _() (area_title), so every format prints them in the chosen language.
 AREA_TITLES = {
-    "CORE": "ascend-doctor itself", "SMI": "npu-smi", "DEV": "Devices", "CTR": "Containers",
-    "DRV": "Driver", "FW": "Firmware", "MIX": "Mixed installations", "CANN": "CANN toolkit",
-    "OPS": "Kernels / ops package", "NNAL": "NNAL / ATB", "ARCH": "Architecture",
-    "PY": "Python, torch and torch_npu", "ENG": "Serving engines", "ENV": "Environment",
-    "SYS": "Host resources", "LOG": "Logs", "MDL": "Model weights", "CFG": "Serving configuration",
+    "CORE": N_("ascend-doctor itself"), "SMI": "npu-smi", "DEV": N_("Devices"), "CTR": N_("Containers"),
+    "DRV": N_("Driver"), "FW": N_("Firmware"), "MIX": N_("Mixed installations"), "CANN": N_("CANN toolkit"),
+    "OPS": N_("Kernels / ops package"), "NNAL": "NNAL / ATB", "ARCH": N_("Architecture"),
+    "PY": N_("Python, torch and torch_npu"), "ENG": N_("Serving engines"), "ENV": N_("Environment"),
+    "SYS": N_("Host resources"), "LOG": N_("Logs"), "MDL": N_("Model weights"), "CFG": N_("Serving configuration"),
+    "SRV": N_("Serving endpoint"),
 }
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -60,16 +64,16 @@ def render_text(report: Report, console: Console, verbose: bool = False) -> None
     header.append("ascend-doctor ", style="bold")
     header.append(f"{report.tool_version}  ")
     origin = host.get("origin")
-    header.append(f"host: {host.get('hostname') or '?'} ({host.get('arch') or '?'}, {host.get('source')}"
+    header.append(_("host:") + f" {host.get('hostname') or '?'} ({host.get('arch') or '?'}, {host.get('source')}"
                   + (f": {origin}" if origin else "") + ")")
     console.print(header)
     matrix = report.matrix
     if matrix:
-        console.print(Text(f"compatibility matrix {matrix.get('version', '?')} ({matrix.get('origin', '?')})",
-                           style="dim"))
+        console.print(Text(_("compatibility matrix {version} ({origin})").format(
+            version=matrix.get("version", "?"), origin=matrix.get("origin", "?")), style="dim"))
     _print_facts_line(report, console)
     for note in report.notes:
-        console.print(Text(f"note: {clean(note)}", style="yellow"))
+        console.print(Text(_("note:") + f" {clean(note)}", style="yellow"))
 
     groups: Dict[str, List[Result]] = {}
     folded = [r for r in report.results if not verbose and _not_asked_for(r)]
@@ -80,7 +84,7 @@ def render_text(report: Report, console: Console, verbose: bool = False) -> None
     order = list(AREA_TITLES)
     for area, results in sorted(groups.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else 99):
         console.print()
-        console.print(Text(AREA_TITLES.get(area, area), style="bold underline"))
+        console.print(Text(_(AREA_TITLES.get(area, area)), style="bold underline"))
         for result in results:
             _print_result(result, console, verbose)
     if folded:
@@ -88,9 +92,9 @@ def render_text(report: Report, console: Console, verbose: bool = False) -> None
         flags = ", ".join(_PRECONDITION_FLAGS.get(i, i) for i in inputs)
         console.print()
         count = len(folded)
-        what = f"{count} checks not run: they need" if count != 1 else "1 check not run: it needs"
-        console.print(Text(f"{what} {flags}, which was not given (-v lists {'them' if count != 1 else 'it'}).",
-                           style="dim"))
+        console.print(Text(ngettext("{count} check not run: it needs {flags}, which was not given (-v lists it).",
+                                    "{count} checks not run: they need {flags}, which was not given (-v lists "
+                                    "them).", count).format(count=count, flags=flags), style="dim"))
     if report.fix_plan:
         console.print()
         _print_fix_plan(report, console)
@@ -98,27 +102,28 @@ def render_text(report: Report, console: Console, verbose: bool = False) -> None
     _print_summary(report, console)
 
 
-_WHERE_LABEL = {"host": "on the host", "container": "in the container", "either": ""}
+_WHERE_LABEL = {"host": N_("on the host"), "container": N_("in the container"), "either": ""}
 
 
 def _print_fix_plan(report: Report, console: Console) -> None:
     """Every remediation of the report as one ordered plan (never re-wrapped: commands are pasted)."""
-    console.print(Text("Fix plan", style="bold underline"))
+    console.print(Text(_("Fix plan"), style="bold underline"))
     for step in report.fix_plan:
         head = Text(f"{step.order:>2}. ", style="bold")
         head.append(clean(step.summary))
         where = _WHERE_LABEL.get(step.where, "")
         if where:
-            head.append(f" ({where})", style="dim")
+            head.append(f" ({_(where)})", style="dim")
         console.print(head, soft_wrap=True)
         for command in step.commands:
             console.print(Text("      " + clean(command), style="cyan"), soft_wrap=True)
         if step.fixes:
-            console.print(Text("      fixes: " + ", ".join(step.fixes), style="dim"), soft_wrap=True)
+            console.print(Text("      " + _("fixes:") + " " + ", ".join(step.fixes), style="dim"), soft_wrap=True)
         if step.why:
-            console.print(Text("      why: " + clean(step.why), style="dim"), soft_wrap=True)
+            console.print(Text("      " + _("why:") + " " + clean(step.why), style="dim"), soft_wrap=True)
         if step.alternative:
-            console.print(Text("      alternative: " + clean(step.alternative), style="dim"), soft_wrap=True)
+            console.print(Text("      " + _("alternative:") + " " + clean(step.alternative), style="dim"),
+                          soft_wrap=True)
 
 
 _PRECONDITION_FLAGS = {"model": "--model DIR", "manifest": "--verify MANIFEST",
@@ -137,10 +142,10 @@ def _print_facts_line(report: Report, console: Console) -> None:
     chip = facts.get("chip") or {}
     if chip:
         parts.append(f"{chip.get('chip_count')}× {chip.get('name')}")
-    for key, label in (("npu_smi_version", "npu-smi"), ("driver_version", "driver"),
-                       ("firmware_version", "firmware")):
+    for key, label in (("npu_smi_version", "npu-smi"), ("driver_version", N_("driver")),
+                       ("firmware_version", N_("firmware"))):
         if facts.get(key):
-            parts.append(f"{label} {facts[key]}")
+            parts.append(f"{_(label)} {facts[key]}")
     cann = [c for c in facts.get("cann") or [] if c.get("kind") == "toolkit"]
     if cann:
         parts.append("CANN " + ", ".join(str(c.get("version")) for c in cann))
@@ -162,13 +167,16 @@ def _print_result(result: Result, console: Console, verbose: bool) -> None:
         line.append(f" [{clean(result.scope)}]", style="dim")
     console.print(line)
     width = max(40, (console.width or 100) - 6)
+    wrap = textwrap.wrap if get_language() == "en" else _wide_wrap
     for paragraph in clean(result.message).split("\n"):
-        for piece in textwrap.wrap(paragraph, width) or [""]:
+        for piece in wrap(paragraph, width) or [""]:
             console.print(Text("      " + piece))
     if result.remediation and result.status in (Status.FAIL, Status.WARN, Status.INFO, Status.ERROR, Status.SKIP):
         # Remediation is never re-wrapped: a command broken over two lines cannot be pasted.
+        label = "      " + _("fix:") + " "
+        continuation = " " * _cells(label)
         for number, fix_line in enumerate(clean(result.remediation).split("\n")):
-            fix_text = Text("      fix: " if number == 0 else "           ", style="cyan")
+            fix_text = Text(label if number == 0 else continuation, style="cyan")
             fix_text.append(fix_line, style="")
             console.print(fix_text, soft_wrap=True)
     if verbose and result.evidence:
@@ -178,13 +186,13 @@ def _print_result(result: Result, console: Console, verbose: bool) -> None:
 
 def _print_summary(report: Report, console: Console) -> None:
     summary = report.summary()
-    line = Text("Summary: ", style="bold")
+    line = Text(_("Summary:") + " ", style="bold")
     for status in (Status.FAIL, Status.WARN, Status.ERROR, Status.INFO, Status.PASS, Status.SKIP):
         if status is Status.INFO and not summary[status.value]:
             continue  # most reports have no recommendation: keep the familiar summary line
         line.append(f"{summary[status.value]} {status.value}", style=STATUS_STYLE[status])
         line.append("  ")
-    line.append(f"(exit code {int(report.exit_code)})", style="dim")
+    line.append(_("(exit code {code})").format(code=int(report.exit_code)), style="dim")
     console.print(line)
     # Problems further down often follow from the first one (no driver -> no CANN pairing...):
     # point at where to start, in the order areas are printed.
@@ -192,8 +200,23 @@ def _print_summary(report: Report, console: Console) -> None:
     if failures:
         order = list(AREA_TITLES)
         first = min(failures, key=lambda r: order.index(_area(r)) if _area(r) in order else 99)
-        console.print(Text(f"Start with {first.id}: {clean(first.title)} (`ascend-doctor explain {first.id}`)",
-                           style="bold"), soft_wrap=True)
+        console.print(Text(_("Start with {id}: {title} (`ascend-doctor explain {id}`)").format(
+            id=first.id, title=clean(first.title)), style="bold"), soft_wrap=True)
+
+
+def _wide_wrap(text: str, width: int) -> List[str]:
+    """Chinese text wrapped by terminal cells (textwrap counts characters and needs spaces)."""
+    from ascend_doctor.widewrap import wrap
+
+    return wrap(text, width) if text.strip() else []
+
+
+def _cells(text: str) -> int:
+    if get_language() == "en":
+        return len(text)
+    from ascend_doctor.widewrap import cell_width
+
+    return cell_width(text)
 
 
 def _area(result: Result) -> str:

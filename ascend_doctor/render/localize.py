@@ -1,0 +1,43 @@
+"""A report's human text in the chosen language, at the point of display.
+
+Check titles, messages and remediations are written in English by the checks (the English text is
+the catalogue's msgid, so check modules need no change for a translation to exist). Before a
+report is rendered in any format, ``localize_report`` swaps every human field for its translation:
+result titles, messages and remediations, fix-plan summaries, reasons and alternatives, and
+run notes. Ids, statuses, evidence, commands and versions are never touched, so the JSON stays
+the same for machines; the report records its language in ``lang``.
+
+A report read back from JSON (``report render``) may be in the other language: its texts are
+first mapped back to English through the catalogue, then into the language asked for. Text that
+is not in the catalogue (a message with values filled in) is shown as it is.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+from ascend_doctor.i18n import get_language, gettext, to_english
+from ascend_doctor.report import Report
+
+
+def localize_report(report: Report) -> Report:
+    """``report`` with its human text in the current language (the same object in English when it
+    already is English: nothing is looked up)."""
+    target = get_language()
+    source = report.lang or "en"
+    if target == "en" and source == "en":
+        return report
+    convert: Callable[[str], str]
+    if source == "en":
+        convert = gettext
+    else:
+        def convert(text: str) -> str:
+            return gettext(to_english(text, source))
+
+    results = [dataclasses.replace(r, title=convert(r.title), message=convert(r.message),
+                                   remediation=convert(r.remediation)) for r in report.results]
+    plan = [dataclasses.replace(s, summary=convert(s.summary), why=convert(s.why),
+                                alternative=convert(s.alternative)) for s in report.fix_plan]
+    return dataclasses.replace(report, results=results, fix_plan=plan, notes=[convert(n) for n in report.notes],
+                               lang=target)
