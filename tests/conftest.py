@@ -52,6 +52,20 @@ def _home_is_a_temporary_folder(monkeypatch: pytest.MonkeyPatch, tmp_path_factor
 
 
 @pytest.fixture(autouse=True)
+def _messages_in_english(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Tests expect English unless they ask for Chinese (--lang zh): a developer's zh_CN locale
+    must not change what the CLI prints (it reads LC_ALL, LC_MESSAGES, LANG; docs/i18n.md), and one
+    test's language must not leak into the next."""
+    from ascend_doctor import i18n
+
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")
+    monkeypatch.delenv("LC_MESSAGES", raising=False)
+    i18n.set_language("en")
+    yield
+    i18n.set_language("en")
+
+
+@pytest.fixture(autouse=True)
 def _every_json_report_matches_the_schema(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     import ascend_doctor.render.json as json_render
 

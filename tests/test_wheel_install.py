@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def source_files() -> list:  # type: ignore[type-arg]
     """Every module and data file of the source tree, as the wheel must name it."""
     out = []
-    trees = ((ROOT / "ascend_doctor", "ascend_doctor", (".py", ".typed")),
+    trees = ((ROOT / "ascend_doctor", "ascend_doctor", (".py", ".typed", ".mo")),
              (ROOT / "checks", "ascend_doctor/checks", (".py",)),
              (ROOT / "compat_matrix", "ascend_doctor/compat_matrix", (".py", ".yaml", ".json")))
     for folder, prefix, suffixes in trees:
@@ -71,3 +71,7 @@ def test_wheel_installs_and_runs_from_elsewhere(tmp_path: Path) -> None:
     text = subprocess.run([str(exe), "check", "--from", str(fixture)], cwd=elsewhere, capture_output=True,
                           text=True)
     assert "Summary:" in text.stdout and "ASC-DRV-001" in text.stdout
+
+    chinese = subprocess.run([str(exe), "explain", "ASC-DRV-001", "--lang", "zh"], cwd=elsewhere,
+                             capture_output=True, text=True, check=True)
+    assert chinese.stdout.startswith("ASC-DRV-001: 昇腾驱动已安装"), chinese.stdout + chinese.stderr
