@@ -6,9 +6,10 @@ few hundred bytes stand for billions of nodes (``a1: [*a0, *a0, ...]``). Here:
 
 * the text is bounded in size first;
 * nesting is bounded *while scanning*: libyaml (``CSafeLoader``) stops at its own nesting limit
-  (1000 levels, checked once at start-up; without it we use the pure-Python loader), and the
-  pure-Python loader is a subclass that refuses to open a flow or block level past
-  ``max_depth``, so the scan stays linear;
+  (1000 levels, checked once at start-up); for a libyaml without that limit, text that could
+  nest deeper than ``MAX_UNCHECKED_DEPTH`` (a cheap count) first has its events streamed,
+  stopping past ``max_depth``; without libyaml the pure-Python loader is a subclass that
+  refuses to open a flow or block level past ``max_depth``. Either way the scan stays linear;
 * the composed node graph is measured without recursion before anything is built: depth,
   number of aliases, size once every alias is expanded, and recursive aliases (``&a [*a]``);
 * :func:`safe_load` then constructs Python objects from that same graph (one parse, not two).
@@ -21,6 +22,7 @@ YAML is read: it imports PyYAML.
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any, Dict, List, Optional, Tuple
 
 import yaml
@@ -51,26 +53,72 @@ class _BoundedPureLoader(yaml.SafeLoader):
 
 
 @functools.lru_cache(maxsize=1)
-def _libyaml_loader() -> Optional[type]:
-    """``CSafeLoader`` when libyaml is present *and* bounds nesting itself, else None."""
+def _libyaml() -> Tuple[Optional[type], bool]:
+    """(``CSafeLoader`` or None, whether that libyaml stops deep nesting itself)."""
     loader = getattr(yaml, "CSafeLoader", None)
     if loader is None:
-        return None
-    probe = "[" * 1100 + "]" * 1100
+        return None, False
     try:
-        yaml.compose(probe, Loader=loader)
+        yaml.compose("[" * 1100 + "]" * 1100, Loader=loader)
     except yaml.YAMLError:
-        return loader  # refused: this libyaml has a nesting limit
-    return None  # pragma: no cover - libyaml older than 0.2.5: its composer recursion is unbounded
+        return loader, True  # refused: this libyaml has a nesting limit (0.2.5 and later builds)
+    return loader, False
 
 
-def _make_loader(text: str, max_depth: int) -> Any:
-    fast = _libyaml_loader()
-    if fast is not None:
-        return fast(text)
-    loader = _BoundedPureLoader(text)
-    loader.max_depth = max_depth
-    return loader
+# Below this bound on the nesting, libyaml without its own limit is safe to call directly (its
+# composer recursion and its per-token work stay small); the graph is measured afterwards.
+MAX_UNCHECKED_DEPTH = 1500
+_LEADING_INDICATORS = re.compile(r"(?m)^[ \t?:-]*")
+
+
+def _depth_bound(text: str) -> int:
+    """An upper bound of the nesting depth, from the text alone (cheap: C-speed passes).
+
+    Every flow level needs a ``[`` or ``{``; every block level needs more indentation or one more
+    ``- ``/``? `` at the start of a line."""
+    leading = max((m.end() - m.start() for m in _LEADING_INDICATORS.finditer(text)), default=0)
+    return text.count("[") + text.count("{") + leading + 1
+
+
+def _check_depth_with_events(text: str, loader: type, max_depth: int) -> None:
+    """For a libyaml without its own nesting limit: stream its events (its parser keeps an
+    explicit stack, no recursion) and stop past ``max_depth``, before its composer (which
+    recurses in C) sees the document. Stopping early keeps the scan linear too."""
+    depth = 0
+    for event in yaml.parse(text, Loader=loader):
+        if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            depth += 1
+            if depth > max_depth:
+                line = f", line {event.start_mark.line + 1}" if event.start_mark is not None else ""
+                raise TooComplex(f"nested too deeply (more than {max_depth} levels{line}): refused")
+        elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            depth -= 1
+
+
+def _make_loader(text: str, what: str, max_depth: int) -> Any:
+    """libyaml's loader when present (fast, keeps line marks), else the bounded pure one."""
+    fast, nest_limited = _libyaml()
+    if fast is None:
+        loader = _BoundedPureLoader(text)
+        loader.max_depth = max_depth
+        return loader
+    if not nest_limited and _depth_bound(text) > MAX_UNCHECKED_DEPTH:
+        try:
+            _check_depth_with_events(text, fast, max_depth)
+        except TooComplex as exc:
+            raise TooComplex(f"{what} is {exc}") from None
+        except yaml.YAMLError as exc:
+            _raise_if_nesting(exc, what)
+            raise
+    return fast(text)
+
+
+def _raise_if_nesting(exc: yaml.YAMLError, what: str) -> None:
+    """libyaml's own "exceeded maximum nesting depth" as our one-line refusal."""
+    if "nesting depth" in str(exc):
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        raise TooComplex(f"{what} is nested too deeply{where}: refused") from None
 
 
 def _children(node: yaml.Node) -> List[yaml.Node]:
@@ -90,19 +138,38 @@ def measure(root: yaml.Node, *, max_depth: int = DEFAULT_MAX_DEPTH,
     or the expanded size passes its limit (so a billion-laughs graph costs its few hundred
     distinct nodes).
     """
-    expanded: Dict[int, int] = {}
+    if not isinstance(root, (yaml.SequenceNode, yaml.MappingNode)):
+        return 0, 0, 1
+    expanded: Dict[int, int] = {}  # collections only: scalars are 1 node, 1 level
     height: Dict[int, int] = {}
     visiting = set()
+    scalars_seen = set()  # only when aliases are counted (an alias of a scalar is the same object)
     aliases = 0
-    stack: List[Tuple[yaml.Node, bool]] = [(root, False)]
+
+    def alias_at(node: yaml.Node) -> None:
+        nonlocal aliases
+        aliases += 1
+        if max_aliases is not None and aliases > max_aliases:
+            if max_aliases == 0:
+                raise TooComplex(f"uses an alias at line {node.start_mark.line + 1}, and anchors/aliases are "
+                                 "not allowed here: refused")
+            raise TooComplex(f"uses more than {max_aliases} aliases (an expansion bomb?): refused")
+
+    stack: List[Tuple[yaml.Node, Optional[List[yaml.Node]]]] = [(root, None)]
     while stack:
-        node, finished = stack.pop()
+        node, kids = stack.pop()
         key = id(node)
-        kids = _children(node)
-        if finished:
+        if kids is not None:  # all children measured: measure the node
             visiting.discard(key)
-            size = 1 + sum(expanded[id(k)] for k in kids)
-            levels = 1 + max((height[id(k)] for k in kids), default=0)
+            size, levels = 1, 1
+            for kid in kids:
+                kid_key = id(kid)
+                if kid_key in expanded:
+                    size += expanded[kid_key]
+                    levels = max(levels, height[kid_key] + 1)
+                else:
+                    size += 1
+                    levels = max(levels, 2)
             if levels > max_depth + 1:  # scalars are level 1; collections count from there
                 raise TooComplex(f"is nested too deeply (more than {max_depth} levels): refused")
             if size > max_expanded:
@@ -111,18 +178,21 @@ def measure(root: yaml.Node, *, max_depth: int = DEFAULT_MAX_DEPTH,
             expanded[key], height[key] = size, levels
             continue
         if key in expanded:
-            aliases += 1
-            if max_aliases is not None and aliases > max_aliases:
-                if max_aliases == 0:
-                    raise TooComplex(f"uses an alias at line {node.start_mark.line + 1}, and anchors/aliases are "
-                                     "not allowed here: refused")
-                raise TooComplex(f"uses more than {max_aliases} aliases (an expansion bomb?): refused")
+            alias_at(node)
             continue
         if key in visiting:
             raise TooComplex(f"has a recursive alias at line {node.start_mark.line + 1}: refused")
         visiting.add(key)
-        stack.append((node, True))
-        stack.extend((k, False) for k in kids)
+        kids = _children(node)
+        stack.append((node, kids))
+        for kid in kids:
+            if isinstance(kid, (yaml.SequenceNode, yaml.MappingNode)):
+                stack.append((kid, None))
+            elif max_aliases is not None:
+                if id(kid) in scalars_seen:
+                    alias_at(kid)
+                else:
+                    scalars_seen.add(id(kid))
     return height[id(root)] - 1, aliases, expanded[id(root)]
 
 
@@ -135,11 +205,8 @@ def _checked_node(loader: Any, what: str, max_depth: int, max_expanded: int,
     except RecursionError:  # pragma: no cover - nesting is bounded while scanning
         raise TooComplex(f"{what} is nested too deeply: refused") from None
     except yaml.YAMLError as exc:
-        if "nesting depth" not in str(exc):
-            raise
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        raise TooComplex(f"{what} is nested too deeply{where}: refused") from None
+        _raise_if_nesting(exc, what)
+        raise
     if node is None:
         return None
     try:
@@ -159,7 +226,7 @@ def compose(text: str, *, what: str = "YAML", max_chars: int = DEFAULT_MAX_CHARS
             max_aliases: Optional[int] = None) -> Optional[yaml.Node]:
     """``yaml.compose`` with the bounds of the module docstring (None for an empty document)."""
     _check_size(text, what, max_chars)
-    loader = _make_loader(text, max_depth)
+    loader = _make_loader(text, what, max_depth)
     try:
         return _checked_node(loader, what, max_depth, max_expanded, max_aliases)
     finally:
@@ -171,7 +238,7 @@ def safe_load(text: str, *, what: str = "YAML", max_chars: int = DEFAULT_MAX_CHA
               max_aliases: Optional[int] = None) -> Any:
     """``yaml.safe_load`` with the bounds of the module docstring, parsing the text once."""
     _check_size(text, what, max_chars)
-    loader = _make_loader(text, max_depth)
+    loader = _make_loader(text, what, max_depth)
     try:
         node = _checked_node(loader, what, max_depth, max_expanded, max_aliases)
         return None if node is None else loader.construct_document(node)
