@@ -1,5 +1,6 @@
 """Fuzzers for the text parsers: npu-smi layouts, version and install files, collect_env,
-pasted tickets, version strings, the Python probe's output, env/os-release lines, log lines.
+pasted tickets, version strings, the Python probe's output, env/os-release lines, log lines,
+hccn_tool outputs, /etc/hccn.conf and rank tables.
 
 Adding one is one line: ``test_fuzz_<name> = fuzz_text(parser, samples("<kind>/*"), allowed=(...))``.
 """
@@ -10,7 +11,7 @@ from ascend_doctor.host.base import parse_env_lines
 from ascend_doctor.host.live import parse_os_release
 from ascend_doctor.host.pyprobe import parse_probe_record
 from ascend_doctor.logscan.scanner import default_scanner
-from ascend_doctor.parsers import npu_smi
+from ascend_doctor.parsers import hccn, npu_smi, rank_table
 from ascend_doctor.parsers import version_files as vf
 from ascend_doctor.parsers.npu_smi_board import parse_npu_smi_board
 from ascend_doctor.parsers.pasted import PastedTextError, parse_pasted_text
@@ -62,3 +63,21 @@ test_fuzz_os_release = fuzz_text(parse_os_release, ['NAME="openEuler"\nVERSION="
 _SCANNER = default_scanner()
 test_fuzz_log_lines = fuzz_text(lambda text: _SCANNER.scan_text(text, "<fuzz>"),
                                 samples("dmesg-and-logs/*.txt", "error-codes/*.txt"))
+
+# -- the NPU network: hccn_tool outputs, /etc/hccn.conf, rank tables (ASC-NET-*, ASC-RT-*) ---------------
+HCCN = samples("hccn/*.txt")
+HCCN_ERRORS = (hccn.HccnParseError,)
+test_fuzz_hccn_link = fuzz_text(hccn.parse_link, HCCN, HCCN_ERRORS)
+test_fuzz_hccn_net_health = fuzz_text(hccn.parse_net_health, HCCN, HCCN_ERRORS)
+test_fuzz_hccn_ip = fuzz_text(hccn.parse_ip, HCCN, HCCN_ERRORS)
+test_fuzz_hccn_route = fuzz_text(lambda text: hccn.default_gateway(hccn.parse_route(text)), HCCN, HCCN_ERRORS)
+test_fuzz_hccn_tls = fuzz_text(hccn.parse_tls, HCCN, HCCN_ERRORS)
+test_fuzz_hccn_fec = fuzz_text(hccn.parse_fec, HCCN, HCCN_ERRORS)
+test_fuzz_hccn_lldp = fuzz_text(lambda text: hccn.parse_lldp(text).to_dict(), HCCN, HCCN_ERRORS)
+test_fuzz_hccn_optical = fuzz_text(lambda text: (hccn.parse_optical(text).readings(),
+                                                 hccn.parse_optical(text).flags()), HCCN, HCCN_ERRORS)
+test_fuzz_hccn_link_stat = fuzz_text(hccn.parse_link_stat, HCCN, HCCN_ERRORS)
+test_fuzz_hccn_status = fuzz_text(lambda text: hccn.parse_status(text).to_dict(), HCCN, HCCN_ERRORS)
+test_fuzz_hccn_conf = fuzz_text(hccn.parse_hccn_conf, HCCN, HCCN_ERRORS)
+test_fuzz_rank_table = fuzz_text(lambda text: rank_table.parse_rank_table(text).to_dict(),
+                                 samples("hccn/*rank*table*.txt", "hccn/*hccl.json*.txt"), (rank_table.RankTableError,))
