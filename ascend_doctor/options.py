@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Optional, Tuple
+
+from ascend_doctor.fastdataclass import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -18,6 +19,8 @@ class RunOptions:
     verify_manifest: Optional[str] = None
     serving_config: Optional[str] = None
     vllm_args: Optional[str] = None
+    # The rank table to validate (--rank-table FILE); None: the one RANK_TABLE_FILE names, if any.
+    rank_table: Optional[str] = None
     # Log scanning bounds
     log_max_bytes: int = 64 * 1024 * 1024
     log_max_files: int = 20

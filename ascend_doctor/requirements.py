@@ -6,7 +6,7 @@ A requirement is a short string:
 
 ``input:model`` / ``input:manifest`` / ``input:config`` / ``input:rank_table``
     an input given on the command line (``--model``, ``--verify``, ``--config`` or ``--vllm-args``,
-    ``--rank-table``);
+    ``--rank-table``, or for the rank table the file ``RANK_TABLE_FILE`` names);
 ``fact:<name>``
     a fact that can be established here (its provider did not raise ``FactUnavailable``);
 ``npus``
@@ -94,8 +94,13 @@ def _input(ctx: CheckContext, name: str) -> Optional[str]:
         if options.serving_config or options.vllm_args:
             return None
         return 'no serving configuration given (use --config FILE or --vllm-args "...")'
-    if name == "rank_table":
-        return None if getattr(options, "rank_table", None) else "no rank table given (use --rank-table FILE)"
+    if name == "rank_table":  # --rank-table, else the file RANK_TABLE_FILE (and the like) names
+        from ascend_doctor.facts.ranktable import rank_table_location
+
+        env = ctx.facts.maybe(Facts.env)
+        if rank_table_location(options, env if env is not None else {}) is not None:
+            return None
+        return "no rank table given (use --rank-table FILE, or set RANK_TABLE_FILE)"
     return f"unknown input {name!r}"
 
 

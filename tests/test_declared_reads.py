@@ -27,7 +27,7 @@ from .recording_host import RecordingHost, attributing_reads
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SCENARIOS = sorted(p.parent.name for p in FIXTURES.glob("*/expected.yaml"))
 OPTION_OF = {"--model": "model_dir", "--config": "serving_config", "--vllm-args": "vllm_args",
-             "--verify": "verify_manifest"}
+             "--verify": "verify_manifest", "--rank-table": "rank_table"}
 
 
 def all_declarations() -> Reads:

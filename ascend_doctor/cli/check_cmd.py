@@ -56,6 +56,9 @@ def load_matrix_or_exit(matrix_path: Optional[str]) -> Tuple[Any, Dict[str, Any]
               help="Also lint this serving configuration (MindIE config.json or a models: YAML/JSON).")
 @click.option("--vllm-args", "vllm_args", metavar="ARGS", default=None,
               help='Also lint a vLLM-Ascend launch line, e.g. "vllm serve /models/R1 --tensor-parallel-size 16".')
+@click.option("--rank-table", "rank_table", metavar="FILE", default=None,
+              help="Also validate this rank table (HCCL server_list 1.0/1.2, 2.0 rank_list, vLLM-Ascend "
+                   "prefill/decode) against this node (default: the file RANK_TABLE_FILE names).")
 @click.option("--log-max-files", type=click.IntRange(0, 1000), default=20, show_default=True,
               help="Newest CANN log files (plog, device logs) to scan.")
 @click.option("--log-max-mb", type=click.IntRange(0, 100000), default=64, show_default=True,
@@ -71,8 +74,8 @@ def check(snapshot: Optional[str], from_text: Optional[str], fmt: str, output: O
           python: Optional[str],
           select: Tuple[str, ...], ignore: Tuple[str, ...], fail_on: str, matrix_path: Optional[str],
           model_dir: Optional[str], verify_manifest: Optional[str], serving_config: Optional[str],
-          vllm_args: Optional[str], log_max_files: int, log_max_mb: int, progress: Optional[bool],
-          verbose: bool, redact: bool) -> None:
+          vllm_args: Optional[str], rank_table: Optional[str], log_max_files: int, log_max_mb: int,
+          progress: Optional[bool], verbose: bool, redact: bool) -> None:
     """Grade an Ascend server's readiness to serve DeepSeek.
 
     \b
@@ -85,13 +88,14 @@ def check(snapshot: Optional[str], from_text: Optional[str], fmt: str, output: O
       ascend-doctor check --from node07.tar.gz --model /data/DeepSeek-R1-W8A8
       ascend-doctor check --select ASC-DRV,ASC-CANN --fail-on warn
       ascend-doctor check --model /data/DeepSeek-R1-W8A8 --config mindie-config.json
+      ascend-doctor check --rank-table /data/rank_table.json   # this node's NPU network and its rank table
 
     \b
     With --from / --from-text the machine's facts come from the snapshot (or the text); of the
     inputs, --model DIR is read from the snapshot (record it with `snapshot --model DIR`), while
-    --config FILE, --verify MANIFEST and --vllm-args come from this machine (a --config path
-    present in the snapshot is read from there). --verify needs the weights, which no snapshot
-    holds: it is skipped. Text with nothing recognisable exits 3.
+    --config FILE, --rank-table FILE, --verify MANIFEST and --vllm-args come from this machine (a
+    --config or --rank-table path present in the snapshot is read from there). --verify needs the
+    weights, which no snapshot holds: it is skipped. Text with nothing recognisable exits 3.
 
     \b
     Exit codes: 0 ready (nothing at or above --fail-on), 1 at least one FAIL (or WARN with
@@ -115,12 +119,16 @@ def check(snapshot: Optional[str], from_text: Optional[str], fmt: str, output: O
         _check_model_is_a_folder(model_dir, live=live)
     if python and live:
         _check_python(python)
+    if rank_table:
+        import os
+
+        rank_table = os.path.abspath(rank_table)
     _guard_check_output(output, snapshot or (from_text if from_text != "-" else None), matrix_path, serving_config,
-                        verify_manifest, model_dir)
+                        verify_manifest, model_dir, rank_table)
     options = RunOptions(
         timeout_s=timeout, python=python, select=select_prefixes, ignore=ignore_prefixes,
         fail_on=fail_on, model_dir=model_dir, verify_manifest=verify_manifest, serving_config=serving_config,
-        vllm_args=vllm_args, log_max_files=log_max_files, log_max_bytes=log_max_mb * 1024 * 1024,
+        vllm_args=vllm_args, rank_table=rank_table, log_max_files=log_max_files, log_max_bytes=log_max_mb * 1024 * 1024,
         extra=() if progress is None else (("progress", "1" if progress else "0"),),
     )
     matrix, matrix_info = load_matrix_or_exit(matrix_path)
@@ -214,7 +222,7 @@ def _check_python(python: str) -> None:
 
 def _guard_check_output(output: Optional[str], snapshot: Optional[str], matrix_path: Optional[str],
                         serving_config: Optional[str], verify_manifest: Optional[str],
-                        model_dir: Optional[str]) -> None:
+                        model_dir: Optional[str], rank_table: Optional[str] = None) -> None:
     """-o must not replace an input (the customer's snapshot, the manifest, a model file...)."""
     import os
 
@@ -222,7 +230,7 @@ def _guard_check_output(output: Optional[str], snapshot: Optional[str], matrix_p
     from ascend_doctor.matrix.meta import ENV_MATRIX
 
     files = [snapshot, matrix_path, os.environ.get(ENV_MATRIX, "").strip() or None, serving_config,
-             verify_manifest]
+             verify_manifest, rank_table]
     folders = [snapshot]
     if snapshot is None:
         folders.append(model_dir)

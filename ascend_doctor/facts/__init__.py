@@ -34,8 +34,10 @@ if TYPE_CHECKING:
     from ascend_doctor.facts.logs import DmesgScan, LogFilesScan
     from ascend_doctor.facts.mindie_env import MindieEnv
     from ascend_doctor.facts.model import ManifestCheck, ModelFacts
+    from ascend_doctor.facts.network import HccnConfFacts, HccnFacts
     from ascend_doctor.facts.npu import NpuBoards
     from ascend_doctor.facts.npu_ecc import NpuEcc
+    from ascend_doctor.facts.ranktable import RankTableFacts
     from ascend_doctor.facts.records import ChipSummary
     from ascend_doctor.facts.resources import HostResources
     from ascend_doctor.facts.running import RunningStack
@@ -159,6 +161,10 @@ class Facts:
     # logs
     dmesg: Fact[DmesgScan] = Fact("ascend_doctor.facts.logs")
     log_files: Fact[LogFilesScan] = Fact("ascend_doctor.facts.logs")
+    # the NPU network (hccn_tool per device, /etc/hccn.conf) and the rank table (--rank-table, RANK_TABLE_FILE)
+    hccn: Fact[HccnFacts] = Fact("ascend_doctor.facts.network")
+    hccn_conf: Fact[HccnConfFacts] = Fact("ascend_doctor.facts.network")
+    rank_table: Fact[RankTableFacts] = Fact("ascend_doctor.facts.ranktable")
     # inputs given on the command line (--model, --verify, --config, --vllm-args)
     model: Fact[ModelFacts] = Fact("ascend_doctor.facts.model")
     model_manifest_check: Fact[ManifestCheck] = Fact("ascend_doctor.facts.model")

@@ -21,6 +21,9 @@ on the host:
     the inputs given on the command line (``--model`` and the weight folders a serving
     configuration names, ``--config``, ``--verify``): read where the run happens, never captured
     by a plain ``snapshot`` (``snapshot --model`` records the model's metadata);
+``{rank_table}``
+    the rank table: ``--rank-table FILE``, else the file ``RANK_TABLE_FILE`` (or ``RANKTABLEFILE``,
+    ``DISAGGREGATED_PREFILL_RANK_TABLE_PATH``) names (ascend_doctor/facts/ranktable.py); an input;
 ``{npu}``
     in ``per_npu`` commands: each NPU id that ``npu-smi info`` lists.
 """
@@ -34,9 +37,9 @@ Argv = Tuple[str, ...]
 
 # Host methods besides commands and files (each maps to a file of the snapshot).
 HOST_SOURCES = ("info", "env", "python", "memory", "cpu", "disks", "processes", "listening")
-VARIABLES = ("root", "log_root", "env_path", "python", "python_site", "model", "config", "manifest")
+VARIABLES = ("root", "log_root", "env_path", "python", "python_site", "model", "config", "manifest", "rank_table")
 # Inputs of the run, not of the machine: a capture does not record them.
-INPUT_VARIABLES = ("model", "config", "manifest")
+INPUT_VARIABLES = ("model", "config", "manifest", "rank_table")
 
 
 class Reads:

@@ -64,4 +64,10 @@ def report_facts(facts: Facts) -> Dict[str, Any]:
     if facts.options.verify_manifest:
         manifest = facts.try_get("model_manifest_check")
         out["model_manifest"] = jsonable(manifest) if manifest is not None else None
+    # The NPU network, HCCL's variables and the rank table: what `ascend-doctor fleet` compares across nodes.
+    from ascend_doctor.facts import netsummary
+
+    out["network"] = net = netsummary.network(facts)
+    out["hccl_env"] = netsummary.hccl_env(facts)
+    out["rank_table"] = netsummary.rank_table(facts, net)
     return out

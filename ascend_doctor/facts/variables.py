@@ -71,4 +71,7 @@ def read_variables(host: Host, options: Optional[RunOptions] = None,
     out["model"] = [posixpath.normpath(m) for m in models]
     out["config"] = [opts.serving_config] if opts.serving_config else []
     out["manifest"] = [opts.verify_manifest] if opts.verify_manifest else []
+    from ascend_doctor.facts.ranktable import rank_table_paths
+
+    out["rank_table"] = list(rank_table_paths(opts, env))
     return out

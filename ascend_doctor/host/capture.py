@@ -27,10 +27,10 @@ import re
 import stat as statmod
 import tarfile
 import tempfile
-from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ascend_doctor import __version__
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import DEFAULT_TIMEOUT_S, CommandResult, CommandStatus, HostFileError, command_file_name
 from ascend_doctor.host.live import LiveHost
 from ascend_doctor.host.snapshot import SNAPSHOT_FORMAT
@@ -54,10 +54,7 @@ CAPTURE_COMMANDS: Tuple[Tuple[str, ...], ...] = (
 FIRST_NPU_COMMANDS: Tuple[Tuple[str, ...], ...] = (
     ("npu-smi", "info", "-t", "board", "-i", "{npu}"),
     ("npu-smi", "info", "-t", "usages", "-i", "{npu}"),
-    ("hccn_tool", "-i", "{npu}", "-link", "-g"),
-    ("hccn_tool", "-i", "{npu}", "-net_health", "-g"),
-    ("hccn_tool", "-i", "{npu}", "-ip", "-g"),
-)
+)  # hccn_tool runs for every NPU: ascend_doctor/facts/network.py capture_hccn
 
 COPY = "copy"  # copy the file's content (bounded)
 EMPTY = "empty"  # record that it exists, as an empty file (devices, binaries)
@@ -304,6 +301,13 @@ def _build(tree: str, live: LiveHost, timeout_s: float, say: Progress, summary: 
         extra = [tuple(a.replace("{npu}", first) for a in argv) for argv in FIRST_NPU_COMMANDS]
         say(f"running per-NPU commands for NPU {first}")
         results += live.run_many(extra, timeout=timeout_s)
+    smi = next((r for r in results if r.argv == ("npu-smi", "info") and r.ok), None)
+    if smi is not None:  # the same hccn_tool queries `check` runs, every NPU, concurrently
+        from ascend_doctor.facts.network import capture_hccn
+
+        say("running hccn_tool for every NPU")
+        hccn = capture_hccn(lambda argvs: live.run_many(argvs, timeout=timeout_s), smi.stdout)
+        results += [r for r in hccn if r.status is not CommandStatus.NOT_FOUND]  # absent = "not installed"
     for result in results:
         write_command(tree, result)
         if result.status is CommandStatus.TIMEOUT:
