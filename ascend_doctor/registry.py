@@ -9,7 +9,12 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ascend_doctor.checkapi import Check, CheckSpec, validate_spec
 
 # Ids that were used once and must never be given to another check.
-RETIRED_IDS: frozenset = frozenset()
+RETIRED_IDS: frozenset = frozenset({
+    # "Paged KV cache is enabled": judged seed 003's invented `models:` file; MindIE and vLLM always page the KV
+    # cache, so it could never fire on a real deployment (advice review row 17). ASC-CFG-001 now says the file
+    # is no engine's format.
+    "ASC-CFG-006",
+})
 
 
 _cache: Optional[Tuple[List[Check], List[str]]] = None

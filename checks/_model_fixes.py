@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from ascend_doctor.model.units import human_bytes
+
+if TYPE_CHECKING:
+    from ascend_doctor.checkapi import FixAction
 
 # Huawei's DeepSeek-V3/R1 quantization example caps host memory at this (hiascend
 # techArticles/20250222-1: max_memory={..., "cpu": "1500GiB"}).
@@ -24,6 +27,15 @@ MSIT_BRANCH = "8.0.RC1_ZS2.0_20251230"  # the branch the ModelArts W8A8 guide re
 def dotless(name: str) -> str:
     """A directory name without '.', for tools that refuse dots in weight paths."""
     return name.replace(".", "_")
+
+
+def rename_action(path: str, fixed: str) -> FixAction:
+    """The one rename step ASC-MDL-016 and ASC-CFG-004 share, so the fix plan runs one `mv`."""
+    from ascend_doctor.checkapi import FixAction
+
+    return FixAction("model", f"Rename {path} (no '.' in a weight path)",
+                     (f"mv {shlex.quote(path)} {shlex.quote(fixed)}",), where="either", target=fixed,
+                     direction="set", subject="weight path")
 
 
 def base_name(path: str) -> str:

@@ -44,6 +44,21 @@ def judge(cfg: ServingConfig) -> List[Finding]:
     if not cfg.models and cfg.is_mindie:
         out.append(Finding.fail(f"{cfg.source}: BackendConfig.ModelDeployConfig.ModelConfig lists no model",
                                 edit(cfg, "add a ModelConfig entry with modelName, modelWeightPath and worldSize")))
+    if cfg.is_simple:
+        # Seed 003's `models:` list (enable_paged_kvcache, precision, tp_size...) is no engine's format: MindIE
+        # reads config.json (BackendConfig.ModelDeployConfig.ModelConfig[], read by mindieservice_daemon), vLLM its
+        # launch arguments. A file in this shape configures nothing (advice review row 17).
+        out.append(Finding.warn(
+            f"{cfg.source} is a seed-style `models:` list, which neither MindIE nor vLLM-Ascend reads: nothing in it "
+            "takes effect (MindIE reads its config.json; vLLM-Ascend its launch arguments; "
+            "`mindie-service --config` is not a MindIE command).",
+            "Put these settings where the engine reads them:\n"
+            "  MindIE: /usr/local/Ascend/mindie/latest/mindie-service/conf/config.json "
+            "(BackendConfig.ModelDeployConfig.ModelConfig[]: modelName, modelWeightPath, worldSize; "
+            "BackendConfig.npuDeviceIds), then start mindieservice_daemon\n"
+            "  vLLM-Ascend: vllm serve <weights> --tensor-parallel-size N ... (check it with "
+            "ascend-doctor check --vllm-args \"vllm serve ...\")",
+            source=cfg.source, format="seed models: list"))
     if not out:
         names = ", ".join(m.name or m.weight_path or "?" for m in cfg.models)
         out.append(Finding.passed(f"{cfg.label}: read, {len(cfg.models)} model(s): {names}"))

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator, List
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
 
+from ._model_fixes import dotless, rename_action
 from ._serving import usable_config
 
 if TYPE_CHECKING:
@@ -48,13 +49,19 @@ def judge(cfg: ServingConfig) -> List[Finding]:
         if not path:
             continue
         if "." in path:
-            fixed = path.replace(".", "-")
+            # One rename target for the whole report: the same one ASC-MDL-016 gives (advice review row 24).
+            parts = path.rstrip("/").split("/")
+            fixed = "/".join(dotless(p) if "." in p and p not in (".", "..") else p for p in parts)
             out.append(Finding.fail(
                 f"{model.where} weight path {path!r} contains '.': MindIE fails to start with it",
                 f"Rename the directory and point the config at it: mv '{path}' '{fixed}' and set "
                 f"{'modelWeightPath' if cfg.is_mindie else 'model_path'} to \"{fixed}\" in {cfg.source} "
                 "(only letters, digits, '-' and '_').",
-                path=path, fact=FACT_DOT_IN_PATH).scoped(model.where))
+                path=path, fact=FACT_DOT_IN_PATH).scoped(model.where).with_actions(
+                    rename_action(path.rstrip("/"), fixed),
+                    FixAction("config", f"Point {'modelWeightPath' if cfg.is_mindie else 'model_path'} at {fixed} "
+                              f"in {cfg.source}", (), where="either", subject=f"{cfg.source} weight path",
+                              target=fixed, direction="set")))
         else:
             out.append(Finding.passed(f"{model.where} weight path {path} has no '.'"))
     return out

@@ -27,7 +27,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
     import shlex
 
-    from ._model_fixes import sibling
+    from ._model_fixes import rename_action, sibling
 
     facts: ModelFacts = ctx.facts.get("model")
     require_model(facts)
@@ -44,4 +44,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         fix = (f"Move the weights to a path without '.' (the parts {', '.join(dotted)} contain one), "
                "e.g. /data/models/NAME, and use that path in the service configuration.")
     verb = "contains" if len(dotted) == 1 else "contain"
-    yield Finding.warn(f"{facts.path}: {', '.join(repr(p) for p in dotted)} {verb} '.'", fix, dotted=dotted)
+    finding = Finding.warn(f"{facts.path}: {', '.join(repr(p) for p in dotted)} {verb} '.'", fix, dotted=dotted)
+    if "." in last:
+        finding = finding.with_actions(rename_action(facts.path.rstrip("/"), sibling(facts.path, "")))
+    yield finding
