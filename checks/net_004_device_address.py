@@ -1,0 +1,78 @@
+"""ASC-NET-004: every NPU has an address, and it is the one /etc/hccn.conf records."""
+
+from __future__ import annotations
+
+from typing import Iterator, List
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
+
+from ._network import SRC_MINDIE_RANKTABLE, SRC_TOOLBOX, SRC_VLLM_MULTINODE, conf, devices, ids, scope, system_fix
+
+CHECK = CheckSpec(
+    id="ASC-NET-004",
+    title="Every NPU has an address, the one /etc/hccn.conf records",
+    what=("Reads `hccn_tool -i N -ip -g` for every NPU and address_N/netmask_N of /etc/hccn.conf. A device "
+          "that answers 'Get ipconf failed, because no ip was preset there!' FAILs with the command that gives "
+          "it its address (the one hccn.conf records when there is one); a device whose address is not a valid "
+          "IPv4 address, or differs from hccn.conf, FAILs."),
+    why=("HCCL reaches each rank at its device_ip: a device without an address cannot join a multi-node job, "
+         "and a device whose address differs from the plan (hccn.conf, and the rank tables written from it) is "
+         "looked for at the wrong address. Sources: " + SRC_TOOLBOX + "; " + SRC_MINDIE_RANKTABLE + "; "
+         + SRC_VLLM_MULTINODE),
+    fix="hccn_tool -i N -ip -s address <address> netmask <netmask> (as root, on the host)",
+    requires=("npus", "family:A2,A3,910", "fact:hccn"),
+    tags=("network",),
+)
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    from ascend_doctor.facts.network import set_ip_command
+    from ascend_doctor.parsers.hccn import is_ipv4
+
+    answered = [d for d in devices(ctx) if d.ip is not None]
+    if not answered:
+        raise NotApplicable("no device answered `hccn_tool -i N -ip -g` (see ASC-NET-001)")
+    plan = conf(ctx)
+    conf_info = ctx.facts.try_get("hccn_conf")
+    bad: List[int] = []
+    for device in answered:
+        n, ip = device.device_id, device.ip
+        assert ip is not None
+        want_addr = plan.address(n) if plan is not None else None
+        want_mask = plan.netmask(n) if plan is not None else None
+        command = set_ip_command(n, want_addr, want_mask or ip.netmask)
+        fix = system_fix(f"Give NPU {n} its address", (command, f"hccn_tool -i {n} -ip -g"), direction="set",
+                         subject=f"npu {n}")
+        origin = ("the address /etc/hccn.conf records for it" if want_addr else
+                  "the address your network plan gives it (/etc/hccn.conf has none for this device)")
+        if ip.missing:
+            bad.append(n)
+            yield Finding.fail(f"device {n} has no address: hccn_tool says 'Get ipconf failed, because no ip was "
+                               "preset there!'", f"Give it {origin}: `{command}`", conf_address=want_addr,
+                               ).scoped(scope(n)).with_actions(fix)
+        elif not is_ipv4(ip.address):
+            bad.append(n)
+            yield Finding.fail(f"device {n} reports address {ip.address!r}, which is not an IPv4 address",
+                               f"Give it {origin}: `{command}`", address=ip.address).scoped(scope(n)).with_actions(fix)
+        elif want_addr and want_addr != ip.address:
+            bad.append(n)
+            yield Finding.fail(
+                f"device {n} has address {ip.address}, but /etc/hccn.conf records address_{n}={want_addr}",
+                f"If {want_addr} is the planned address, set it: `{command}`; if {ip.address} is right, correct "
+                f"address_{n} in /etc/hccn.conf (and every rank table naming this device). Then compare "
+                f"`hccn_tool -i {n} -ip -g` with `grep _{n}= /etc/hccn.conf` again.",
+                address=ip.address, conf_address=want_addr).scoped(scope(n)).with_actions(fix)
+    if bad:
+        return
+    where = "as /etc/hccn.conf records" if plan is not None else "(no /etc/hccn.conf to compare with)"
+    yield Finding.passed(f"{len(answered)} device(s) have their address {where}: "
+                         + ", ".join(f"{d.device_id}={d.ip.address}" for d in answered if d.ip is not None))
+    if plan is None and getattr(ctx.facts.try_get("container"), "in_container", False):
+        error = getattr(conf_info, "error", None)
+        yield Finding(Status.INFO, "/etc/hccn.conf is " + (f"unusable ({error})" if error else "not in this container")
+                      + ": the addresses cannot be compared with the node's plan.",
+                      "Mount it read-only: docker run ... -v /etc/hccn.conf:/etc/hccn.conf ...")
+    elif plan is None and getattr(conf_info, "error", None):
+        yield Finding(Status.WARN, f"/etc/hccn.conf cannot be used: {conf_info.error}",
+                      "Look at /etc/hccn.conf: hccn_tool keeps one key_N=value line per setting and device "
+                      f"(devices here: {ids(d.device_id for d in answered)}).")

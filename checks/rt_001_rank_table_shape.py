@@ -1,0 +1,57 @@
+"""ASC-RT-001: the rank table is valid JSON of a known layout, with every field its version needs."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, Status
+
+from ._rank_table import SRC_HCCL, SRC_MINDIE, SRC_VLLM_PD, config_fix
+
+SHOWN = 20  # problems listed one by one; the rest are counted
+
+CHECK = CheckSpec(
+    id="ASC-RT-001",
+    title="Rank table readable, with the shape of its version",
+    what=("Reads the rank table (--rank-table FILE, else RANK_TABLE_FILE / RANKTABLEFILE / "
+          "DISAGGREGATED_PREFILL_RANK_TABLE_PATH), bounded in size and nesting, and checks the layout of its "
+          "version: HCCL server_list 1.0/1.2 (status, version, server_count, server_id, device_id, device_ip, "
+          "rank_id; super_device_id and super_pod_list on A3), HCCL 2.0 rank_list, vLLM-Ascend "
+          "prefill_device_list/decode_device_list. Each problem is named by its JSON path "
+          "(server_list[3].device[5].device_ip)."),
+    why=("HCCL, MindIE and vLLM-Ascend read the rank table at start-up on every node; a comment copied from a "
+         "documentation example, a missing field or a status other than \"completed\" stops the job before "
+         "the first collective, often with a message that does not name the file. Sources: " + SRC_HCCL + "; "
+         + SRC_MINDIE + "; " + SRC_VLLM_PD),
+    fix="Correct the rank table at the JSON paths named; `python3 -m json.tool FILE >/dev/null` checks the syntax.",
+    requires=("input:rank_table", "fact:rank_table"),
+    tags=("rank-table",),
+)
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    facts = ctx.facts.rank_table
+    check_json = f"python3 -m json.tool {facts.path} >/dev/null"
+    if facts.table is None:
+        yield Finding.fail(f"rank table ({facts.source}) unusable: {facts.error}",
+                           f"Correct {facts.path} (`{check_json}` names the first syntax error).",
+                           path=facts.path, source=facts.source).with_actions(
+            config_fix(f"Make {facts.path} a valid rank table", facts.path, (check_json,)))
+        return
+    table = facts.table
+    for problem in table.problems[:SHOWN]:
+        status = Status.FAIL if problem.severity == "error" else Status.WARN
+        yield Finding(status, f"{problem.path} {problem.message}",
+                      f"Correct {problem.path} in {facts.path} ({table.label} {table.version or '?'} layout).",
+                      {"path": problem.path, "file": facts.path}).with_actions(
+            config_fix(f"Correct {problem.path} in {facts.path}", facts.path))
+    hidden = len(table.problems) - SHOWN
+    if hidden > 0:
+        worst = Status.FAIL if any(p.severity == "error" for p in table.problems[SHOWN:]) else Status.WARN
+        yield Finding(worst, f"... and {hidden} more problem(s) of the same rank table",
+                      f"Correct {facts.path}; `ascend-doctor check --format json` lists the first {SHOWN}.")
+    if not table.problems:
+        devices = len(table.devices())
+        servers = f"{len(table.servers)} server(s), " if table.servers else ""
+        yield Finding.passed(f"{facts.path} ({facts.source}): {table.label} version {table.version}, {servers}"
+                             f"{devices} device(s), status {table.status}", kind=table.kind, sha256=facts.sha256)

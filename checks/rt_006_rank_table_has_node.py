@@ -1,0 +1,68 @@
+"""ASC-RT-006: the rank table's servers are named once each, and this node is one of them."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
+
+from ._rank_table import SRC_HCCL, SRC_MINDIE, config_fix, loaded, this_node
+
+CHECK = CheckSpec(
+    id="ASC-RT-006",
+    title="Rank table servers unique, and this node one of them",
+    what=("Every server_id is used once; each server_id / host_ip / container_ip that is written as an address is "
+          "a valid IPv4 address; and this node is found in the table: by MIES_CONTAINER_IP, HOST_IP, HCCL_IF_IP or "
+          "the host name equal to a server_id / host_ip / container_ip, or by its device addresses."),
+    why=("A rank table that does not contain the node it is started on, or names one server twice, is the table of "
+         "another job: HCCL on this node waits for peers that expect someone else. MindIE takes server_id as the "
+         "node's IP. Sources: " + SRC_HCCL + "; " + SRC_MINDIE),
+    fix=("Give every node the same table, listing each node once (server_id = its IP); set MIES_CONTAINER_IP "
+         "(container) or HOST_IP (bare metal) to this node's server_id."),
+    requires=("input:rank_table", "fact:rank_table"),
+    tags=("rank-table",),
+)
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    from ascend_doctor.facts.ranktable import NODE_VARIABLES
+    from ascend_doctor.parsers.hccn import is_ipv4
+    from ascend_doctor.parsers.rank_table import KIND_PD
+
+    facts, table = loaded(ctx)
+    if not table.servers:
+        raise NotApplicable(f"a {table.label} table names no server")
+    fix = config_fix(f"Correct the servers of {facts.path}", facts.path)
+    bad = 0
+    if table.kind != KIND_PD:
+        for server_id, n in sorted(Counter(s.server_id for s in table.servers if s.server_id).items()):
+            if n > 1:
+                bad += 1
+                paths = [s.path for s in table.servers if s.server_id == server_id]
+                yield Finding.fail(f"server_id {server_id} is used by {n} servers: " + ", ".join(paths),
+                                   "List each node once, with all its devices.", paths=paths).with_actions(fix)
+    for server in table.servers:
+        for name, value in (("server_id", server.server_id), ("host_ip", server.host_ip),
+                            ("container_ip", server.container_ip)):
+            if value and any(c.isdigit() for c in value) and "." in value and not is_ipv4(value):
+                bad += 1
+                yield Finding.fail(f"{server.path}.{name} is {value!r}, not an IPv4 address",
+                                   f"Write the node's address into {name}.", path=server.path).with_actions(fix)
+    match = this_node(ctx, table)
+    if match.servers:
+        if not bad:
+            yield Finding.passed(f"{len(table.servers)} server(s), each named once; this node: "
+                                 + "; ".join(match.how))
+        return
+    status = Status.FAIL if match.evidence else Status.WARN
+    known = ", ".join(str(s.server_id) for s in table.servers[:8])
+    if match.evidence:
+        message = (f"this node is not in the rank table: none of its device addresses, {', '.join(NODE_VARIABLES)} "
+                   f"or its host name appears among the servers ({known})")
+    else:
+        message = (f"cannot tell which server of the rank table is this node ({known}): no device address, "
+                   f"{', '.join(NODE_VARIABLES)} or host name to compare")
+    yield Finding(status, message, "Use the rank table of this job (the same file on every node), with this node "
+                  "listed; set MIES_CONTAINER_IP (container) or HOST_IP (bare metal) to its server_id.",
+                  {"servers": [s.server_id for s in table.servers]}).with_actions(fix)

@@ -1,0 +1,45 @@
+"""ASC-RT-007: the rank table's permissions are ones MindIE accepts (640 or narrower)."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+
+from ._rank_table import SRC_MINDIE, config_fix, loaded
+
+ALLOWED = 0o640
+SRC_PERMISSIONS = ("MindIE file permission rules (hiascend mindie_service0348; MindIE-SD "
+                   "file_directory_permissions_description.md): configuration files no wider than 640")
+
+CHECK = CheckSpec(
+    id="ASC-RT-007",
+    title="Rank table permissions 640 or narrower (MindIE)",
+    what=("When MindIE is installed and the table is an HCCL server_list table: the file's mode allows nothing "
+          "beyond 640 (rw-r-----): no execute bit, no group write, nothing for others. Judged on the file itself "
+          "(this machine, or --rank-table FILE), not on a snapshot's copy, which keeps no permissions."),
+    why=("MindIE checks the permissions of the files it is given and refuses to start with a wider mode; its "
+         "rank table guide says chmod 640. Sources: " + SRC_MINDIE + "; " + SRC_PERMISSIONS),
+    fix="chmod 640 <rank table> (on every node)",
+    requires=("input:rank_table", "fact:rank_table", "engine:mindie"),
+    tags=("rank-table",),
+)
+
+
+def run(ctx: CheckContext) -> Iterator[Finding]:
+    from ascend_doctor.parsers.rank_table import KIND_HCCL
+
+    facts, table = loaded(ctx)
+    if table.kind != KIND_HCCL:
+        raise NotApplicable(f"MindIE reads HCCL server_list tables; this is a {table.label} table")
+    if facts.mode is None:
+        raise NotApplicable(f"the permissions of {facts.path} are not known here: {facts.mode_note or 'no stat'}")
+    mode = facts.mode & 0o777
+    extra = mode & ~ALLOWED
+    if extra:
+        command = f"chmod 640 {facts.path}"
+        yield Finding.fail(f"{facts.path} has mode {mode:04o}: MindIE accepts at most 0640 (extra bits {extra:04o})",
+                           f"`{command}` (on every node that uses this file).", mode=f"{mode:04o}").with_actions(
+            config_fix(f"Restrict the permissions of {facts.path}", facts.path, (command,)))
+        return
+    yield Finding.passed(f"{facts.path} has mode {mode:04o} (at most 0640)")
