@@ -51,7 +51,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     order.sort(key=lambda sid: -seen[sid][0].signature.specificity)
     for sig_id in order[:MAX_FINDINGS]:
         hit, entry, files = seen[sig_id]
-        note = f"File last written {entry.modified}; this may be from an earlier run."
+        note = (f"File last written {entry.modified}; this may be from an earlier run." if entry.modified else
+                "When this file was last written is not recorded in this snapshot; it may be from an earlier run.")
         if files > 1:
             note += f" Seen in {files} of the {len(scan.files)} newest files."
         if entry.start_offset:

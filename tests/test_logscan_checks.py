@@ -40,7 +40,10 @@ def dmesg_of_sample16() -> str:
 def make_snapshot(root: Path, dmesg: Optional[str] = None, dmesg_denied: bool = False,
                   files: Optional[Dict[str, tuple]] = None, env: Optional[Dict[str, str]] = None) -> Path:
     root.mkdir(parents=True, exist_ok=True)
-    (root / "snapshot.json").write_text(json.dumps({"format": 1, "hostname": "node07", "arch": "aarch64"}))
+    # capture records the captured logs' times (a replay cannot trust the files' own times)
+    times = {path: mtime for path, (_text, mtime) in (files or {}).items()}
+    (root / "snapshot.json").write_text(json.dumps({"format": 1, "hostname": "node07", "arch": "aarch64",
+                                                    "file_times": times}))
     (root / "env.json").write_text(json.dumps(env if env is not None else {"HOME": "/root"}))
     commands = root / "commands"
     commands.mkdir(exist_ok=True)

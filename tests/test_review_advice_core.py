@@ -213,3 +213,10 @@ def test_review_row_35_reset_says_physical_host_root_and_a3_dies() -> None:
     fixes = "\n".join(r["remediation"] for r in results(report("busy-npus-other-container"), "ASC-DEV-011"))
     assert "npu-smi set -t reset" in fixes
     assert "physical host" in fixes and "root" in fixes and "A3" in fixes
+
+
+def test_review_row_31_replayed_log_times_are_not_the_checkouts() -> None:
+    """Row 31: LOG-002 on a replay printed 'File last written <the checkout's mtime>'."""
+    logs = results(report("plog-aicore-error"), "ASC-LOG-002")
+    assert logs and all("File last written" not in r["message"] for r in logs if r["status"] != "PASS")
+    assert any("not recorded in this snapshot" in r["message"] for r in logs)

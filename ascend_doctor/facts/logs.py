@@ -34,11 +34,11 @@ import datetime as _dt
 import io
 import posixpath
 import time
-from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.reads import Reads
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import CommandStatus, HostFileError
 from ascend_doctor.logscan.scanner import ScanResult, default_scanner
 
@@ -97,7 +97,8 @@ class LogFileScan:
 
     @property
     def modified(self) -> str:
-        return format_mtime(self.mtime)
+        """When the file was last written; "" when not known (a replayed snapshot that did not record it)."""
+        return format_mtime(self.mtime) if self.mtime >= 0 else ""
 
     def to_dict(self) -> Dict[str, Any]:
         return {"path": self.path, "size": self.size, "modified": self.modified, "error": self.error,
@@ -241,7 +242,11 @@ def log_files(facts: Facts) -> LogFilesScan:
     deadline = time.monotonic() + _extra_float(facts, "log_time_budget_s", LOG_TIME_BUDGET_S)
     scanned: List[LogFileScan] = []
     total = 0
+    recorded = _recorded_times(facts)
     for path, size, mtime in newest[: max(0, options.log_max_files)]:
+        if recorded is not None:
+            # A replay: the files' own times are those of the extraction or checkout, not of the machine.
+            mtime = recorded.get(path, -1.0)
         left = budget - total
         if left <= 0:
             limits.append(f"byte budget of {budget // (1024 * 1024)} MiB used up")
@@ -254,6 +259,21 @@ def log_files(facts: Facts) -> LogFilesScan:
         scanned.append(scan)
     return LogFilesScan(tuple(roots), existing, tuple(lister.denied), len(newest), tuple(scanned), total,
                         tuple(limits))
+
+
+def _recorded_times(facts: Facts) -> Optional[Dict[str, float]]:
+    """None on a live host (file times are the machine's); for a snapshot, the times its capture recorded
+    in snapshot.json ``file_times`` (empty when it recorded none: every time is then unknown)."""
+    from ascend_doctor.facts.origin import LIVE, origin_kind
+
+    if origin_kind(facts) == LIVE:
+        return None
+    metadata = getattr(facts.host, "metadata", None)
+    meta = metadata() if callable(metadata) else metadata
+    times = meta.get("file_times") if isinstance(meta, dict) else None
+    if not isinstance(times, dict):
+        return {}
+    return {str(k): float(v) for k, v in times.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
 
 
 def _scan_file(facts: Facts, path: str, size: int, mtime: float, left: int, deadline: float) -> LogFileScan:
