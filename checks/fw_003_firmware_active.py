@@ -3,24 +3,23 @@ driver/firmware pair is OK."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, Status
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, Status
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import LIVE, absent_phrase, origin_kind
 
-from ._dcmi import OK, dcmi_compatibility, ranges_text
-from ._hdk import align_hdk, reboot_action
-from ._stack_help import hdk_commands
+from ._dcmi import ranges_text
+from ._hdk import reboot_action
 from ._support import in_container
 
 CHECK = CheckSpec(
     id="ASC-FW-003",
-    title="Installed firmware is active and the NPUs report Compatibility OK",
+    title="Installed firmware is the one the NPUs run",
     requires=("npus", "fact:npu_boards"),
-    what=("Reads `npu-smi info -t board -i N` of every NPU: the Firmware Version the card runs and Compatibility, "
-          "the driver<->firmware verdict DCMI computes on the running pair (OK, NOK, UNKNOWN, NOT SUPPORT). "
-          "Compares the running firmware with the Version of firmware/version.info (what is installed)."),
+    what=("Reads `npu-smi info -t board -i N` of every NPU: the Firmware Version the card runs, and compares it with "
+          "the Version of firmware/version.info (what is installed; with two stacks, the running driver's). "
+          "Huawei's Compatibility verdict on the running pair is ASC-FW-002's finding."),
     why=("A firmware install takes effect only after a reboot: until then the card runs the old firmware and the "
          "files on disk describe a pair that is not running. Compatibility NOK is Huawei's own statement that the "
          "running driver and firmware do not work together (device start failures such as 507033, missing NPUs); "
@@ -28,64 +27,11 @@ CHECK = CheckSpec(
          "if the NPU driver works with the NPU firmware\"; Huawei's install guides end every driver/firmware "
          "install with a reboot."),
     fix=("Installed but not running: reboot the host (`reboot`; inside a container the host must reboot, and "
-         "nothing is installed in the container). NOK: install the firmware of the running driver's HDK release "
-         "(`./<firmware>.run --full`, then reboot), or the driver of the firmware's release; UNKNOWN: upgrade "
-         "driver and firmware to one HDK release."),
+         "nothing is installed in the container). Running firmware newer than the file: the file is stale (or "
+         "baked into an image); trust the board query."),
 )
 
 _NOT_RECORDED = "command not found"  # a snapshot without the board query answers like a missing binary
-
-
-def _describe_pair(board: Any) -> str:
-    drv = f"driver {board.software_version}" if board.software_version else "the running driver"
-    fw = f"firmware {board.firmware_version}" if board.firmware_version else "the running firmware"
-    return f"{drv} with {fw}"
-
-
-def _installed_firmware_ok(ctx: CheckContext, stack: Any, driver: Optional[str]) -> bool:
-    """Whether DCMI would accept the *installed* firmware with the running driver (so a reboot fixes NOK)."""
-    fw, drv = getattr(stack, "firmware", None), getattr(stack, "driver", None)
-    if fw is None or fw.info is None or not getattr(fw.info, "version", None):
-        return False
-    driver_ranges = tuple(getattr(drv.info, "compatible_version_fw", ()) or ()) if drv is not None and drv.info else ()
-    fw_ranges = getattr(fw.info, "compatible_version_drv", None)
-    verdict = dcmi_compatibility(fw.info.version, driver, driver_ranges,
-                                 tuple(fw_ranges) if fw_ranges is not None else None)
-    return verdict.result == OK
-
-
-def _nok_fix(ctx: CheckContext, stack: Any, board: Any, container: bool) -> Tuple[str, Tuple[FixAction, ...]]:
-    """The remediation of a NOK pair: a reboot when the installed firmware would be accepted, else one HDK
-    for both halves (the older half brought to the newer one's release; a rollback only as the alternative),
-    worded and structured as the other driver/firmware checks do so the fix plan merges them."""
-    driver = board.software_version or getattr(stack, "driver_version", None)
-    installed_fw = getattr(stack, "firmware_version", None)
-    where = "On the host (never inside a container): " if container else ""
-    if installed_fw and board.firmware_version and installed_fw != board.firmware_version \
-            and _installed_firmware_ok(ctx, stack, driver):
-        text = (f"Firmware {installed_fw} is installed and driver {driver} accepts it, but it is not running yet: "
-                "reboot the host" + (" (this is a container: the host must reboot)" if container else "") + ".\n"
-                + ("reboot   # on the host" if container else "reboot"))
-        return text, (reboot_action(ctx, "activate the installed firmware"),)
-    if not driver:
-        return (where + "Install the driver and firmware of one HDK release (an upgrade or overwrite: firmware "
-                "first, then driver), then reboot:\n" + hdk_commands(ctx, None, "upgrade")), ()
-    text, actions = align_hdk(ctx, driver, _firmware_hdk(stack))
-    return where + text, tuple(actions)
-
-
-def _npus(ids: List[int], total: int) -> Optional[str]:
-    """The scope of a finding about some NPUs; None when it is about every NPU of the host."""
-    if len(ids) == total and total > 1:
-        return None
-    return "NPU " + ", ".join(map(str, ids))
-
-
-def _firmware_hdk(stack: Any) -> Optional[str]:
-    fw = getattr(stack, "firmware", None)
-    info = getattr(fw, "info", None) if fw is not None else None
-    value = getattr(info, "package_version", None)
-    return str(value) if value else None
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
@@ -93,7 +39,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     stack = ctx.facts.maybe(Facts.stack)
     container = in_container(ctx)
     replay = origin_kind(ctx.facts) != LIVE
-    installed = getattr(stack, "firmware_version", None)
+    # With two stacks the installed firmware that counts is the running driver's (advice review row 5).
+    installed = ctx.facts.running_stack.firmware.installed
     not_recorded = sorted(i for i, why in boards.failures.items() if replay and why.endswith(_NOT_RECORDED))
     failed = {i: why for i, why in boards.failures.items() if i not in not_recorded}
     if not boards.boards:
@@ -106,33 +53,10 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         return
     bad = 0
     mismatch: Dict[str, List[int]] = {}
-    # NPUs printing the same verdict for the same pair are one finding (a host has 8 or 16 of them).
-    groups: Dict[Tuple[str, Optional[str], Optional[str]], List[int]] = {}
     for npu_id, board in sorted(boards.boards.items()):
-        if board.compatibility in ("NOK", "UNKNOWN"):
-            groups.setdefault((board.compatibility, board.software_version, board.firmware_version), []).append(npu_id)
+        # Compatibility NOK / UNKNOWN is ASC-FW-002's verdict; this check only compares running with installed.
         if board.firmware_version and installed and board.firmware_version != installed:
             mismatch.setdefault(board.firmware_version, []).append(npu_id)
-    for (verdict, _, _), ids in groups.items():
-        bad += 1
-        board = boards.boards[ids[0]]
-        scope = _npus(ids, len(boards.boards))
-        who = f"NPU {', '.join(map(str, ids))}" if len(ids) < len(boards.boards) or len(ids) == 1 else \
-            f"All {len(ids)} NPUs"
-        evidence = {"compatibility": verdict, "firmware": board.firmware_version, "driver": board.software_version,
-                    "installed_firmware": installed, "npus": ids}
-        if verdict == "NOK":
-            fix, actions = _nok_fix(ctx, stack, board, container)
-            yield Finding(Status.FAIL, f"{who} report{'s' if len(ids) == 1 else ''} Compatibility NOK: DCMI, Huawei's "
-                          f"own check, says {_describe_pair(board)} do not work together.", fix, evidence, scope,
-                          actions)
-        else:
-            yield Finding(Status.WARN, f"{who} report{'s' if len(ids) == 1 else ''} Compatibility UNKNOWN: DCMI "
-                          f"could not read the firmware's driver list, so {_describe_pair(board)} is not confirmed.",
-                          "Install the driver and firmware of one HDK release (an upgrade or overwrite: firmware "
-                          "first, then driver), then reboot:\n"
-                          + hdk_commands(ctx, board.software_version or getattr(stack, "driver_version", None),
-                                         "upgrade"), evidence, scope)
     if mismatch and installed:
         bad += 1
         yield _not_active(ctx, stack, installed, mismatch, container)
@@ -148,7 +72,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             f"{len(boards.boards)} NPU(s) run {what}"
             + (" = the installed one (firmware/version.info)" if installed else
                " (firmware/version.info not readable here, so installed vs running is not compared)")
-            + (f"; Compatibility {', '.join(verdicts)}" if verdicts else "")
+            + (f"; Compatibility {', '.join(verdicts)} (ASC-FW-002)" if verdicts else "")
             + (f"; NPU {', '.join(map(str, not_recorded))}: board query {absent_phrase(ctx.facts)}"
                if not_recorded else ""),
             running=running, installed=installed, compatibility=verdicts)
