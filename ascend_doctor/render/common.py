@@ -10,7 +10,7 @@ import re
 from typing import Any, Dict, List, Optional, Tuple
 
 from ascend_doctor.checkapi import Status
-from ascend_doctor.i18n import N_
+from ascend_doctor.i18n import N_, ngettext
 from ascend_doctor.i18n import gettext as _
 from ascend_doctor.report import Report, Result
 
@@ -81,8 +81,9 @@ def quiet_results(report: Report) -> Tuple[List[Result], List[Result]]:
 def folded_line(folded: List[Result]) -> str:
     inputs = sorted({str(r.evidence.get("precondition")) for r in folded})
     flags = ", ".join(PRECONDITION_FLAGS.get(i, i) for i in inputs)
-    # English keeps its one form (also for 1), as before; Chinese has one form anyway.
-    return _("{count} checks not run: they need {flags}, which was not given.").format(count=len(folded), flags=flags)
+    return ngettext("{count} check not run: it needs {flags}, which was not given.",
+                    "{count} checks not run: they need {flags}, which was not given.",
+                    len(folded)).format(count=len(folded), flags=flags)
 
 
 def verdict_key(report: Report) -> str:
@@ -166,6 +167,29 @@ def devices(report: Report) -> List[Dict[str, Any]]:
     """The device records of the report's facts (malformed entries left out)."""
     found = (report.facts or {}).get("devices") or []
     return [d for d in found if isinstance(d, dict)] if isinstance(found, list) else []
+
+
+def nodes(report: Report) -> List[Dict[str, Any]]:
+    """The per-node table of a fleet report (facts.nodes; malformed entries left out)."""
+    found = (report.facts or {}).get("nodes") or []
+    return [n for n in found if isinstance(n, dict)] if isinstance(found, list) else []
+
+
+def node_row(node: Dict[str, Any]) -> Tuple[str, str, str, str, str, str]:
+    """(node, devices, health, verdict, differs from the fleet in, worst finding) of one fleet node."""
+    devices_count = node.get("devices")
+    worst = node.get("worst") if isinstance(node.get("worst"), dict) else None
+    if node.get("error"):
+        finding = clean(node["error"])
+    elif worst:
+        scope = f" [{clean(worst.get('scope'))}]" if worst.get("scope") else ""
+        finding = f"{clean(worst.get('status'))} {clean(worst.get('id'))}{scope}: {clean(worst.get('title'))}"
+    else:
+        finding = "-"
+    differs = node.get("differs")
+    listed = ", ".join(clean(d) for d in differs) if isinstance(differs, list) else ""
+    return (clean(node.get("name") or "?"), clean(devices_count) if devices_count is not None else "?",
+            clean(node.get("health") or "?"), clean(node.get("verdict") or "?"), listed or "-", finding)
 
 
 def number(value: Any) -> Optional[float]:
