@@ -217,14 +217,25 @@ def test_every_format(tmp_path: Path) -> None:
     folder = healthy_fleet(tmp_path / "r", 3, node02=set_driver("23.0.3"))
     text = invoke("fleet", str(folder))
     assert text.exit_code == 1 and "node02 on 23.0.3" in text.stdout and "Fix plan" in text.stdout
+    # The node table: every node, the fact it differs in, its worst finding.
+    table = text.stdout.split("Nodes (3)\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert table[0].split() == ["Node", "Devices", "Health", "Verdict", "Differs", "from", "the", "fleet", "in",
+                                "Worst", "finding"]
+    assert [row.split()[:5] for row in table[1:]] == [["node01", "8", "OK", "READY", "-"],
+                                                      ["node02", "8", "OK", "READY", "driver"],
+                                                      ["node03", "8", "OK", "READY", "-"]]
     markdown = invoke("fleet", str(folder), "--format", "markdown")
     assert "ASC-FLT-004" in markdown.stdout and "Ascend-hdk-910b-npu-driver_23.0.7" in markdown.stdout
+    assert "| node02 | 8 | OK | READY | driver | - |" in markdown.stdout
+    chinese = invoke("fleet", str(folder), "--lang", "zh")
+    assert "节点（3）" in chinese.stdout and "集群" in chinese.stdout
     junit = invoke("fleet", str(folder), "--format", "junit")
     suite = ET.fromstring(junit.stdout)
     failures = [c.get("name") for c in suite.iter("testcase") if c.find("failure") is not None]
     assert any("ASC-FLT-004" in (name or "") for name in failures)
     html = invoke("fleet", str(folder), "--format", "html")
-    assert html.stdout.startswith("<!DOCTYPE html>") and "node02" in html.stdout
+    assert html.stdout.startswith("<!DOCTYPE html>") and '<section id="nodes">' in html.stdout
+    assert "<td>node02</td>" in html.stdout and "<td>driver</td>" in html.stdout
 
 
 def test_saved_fleet_report_renders_again(tmp_path: Path) -> None:

@@ -144,11 +144,17 @@ class FleetFacts:
 
     def to_dict(self) -> Dict[str, Any]:
         views = [self.drift(spec) for spec in drift.DRIFT_KEYS]
-        views += [self.drift(drift.env_key(name)) for name in self.env_names()]
+        views += [self.drift(drift.env_key(name)) for name in self.env_names()
+                  if name not in drift.UNIQUE_ENV]
+        differs: Dict[str, List[str]] = {}
+        for view in views:
+            if view.majority is not None:
+                for node, _value in view.odd():
+                    differs.setdefault(node, []).append(view.spec.label)
         return {
             "node_count": len(self.nodes),
             "unreadable": len(self.unreadable()),
-            "nodes": [n.to_dict() for n in self.nodes],
+            "nodes": [{**n.to_dict(), "differs": differs.get(n.name, [])} for n in self.nodes],
             "drift": [v.to_dict() for v in views if v.known],
             "rank_tables": sorted(self.tables),
             "skipped_inputs": len(self.skipped),

@@ -181,6 +181,7 @@ def report_to_html(report: Report) -> str:
              f"<style>{STYLE}</style>", "</head>", "<body>")
     _header(page, report, state, host)
     _devices(page, report)
+    _nodes(page, report)
     anchors = _findings(page, report)
     _fix_plan(page, report, anchors)
     _other_checks(page, report)
@@ -254,6 +255,24 @@ def _devices(page: _Page, report: Report) -> None:
                      f"{_fmt(used, '')} / {_fmt(total, ' MB')}</meter>")
         page.add("</div>")
     page.add("</div>", "</section>")
+
+
+def _nodes(page: _Page, report: Report) -> None:
+    """A fleet report's nodes as a table (verdict coloured like a device's health)."""
+    from ascend_doctor.render.common import node_row, nodes
+
+    rows = [node_row(n) for n in nodes(report)]
+    if not rows:
+        return
+    heads = (_("Node"), _("Devices"), _("Health"), _("Verdict"), _("Differs from the fleet in"), _("Worst finding"))
+    page.add('<section id="nodes">', "<h2>" + esc(_("Nodes ({count})").format(count=len(rows))) + "</h2>",
+             "<table>", "<tr>" + "".join(f"<th>{esc(h)}</th>" for h in heads) + "</tr>")
+    for name, devices_count, health, state, differs, worst in rows:
+        verdict_class = "health-ok" if state == "READY" else "health-bad"
+        page.add(f"<tr><td>{esc(name)}</td><td>{esc(devices_count)}</td>"
+                 f'<td class="{_health_class(health)}">{esc(health)}</td>'
+                 f'<td class="{verdict_class}">{esc(state)}</td><td>{esc(differs)}</td><td>{esc(worst)}</td></tr>')
+    page.add("</table>", "</section>")
 
 
 def _fmt(value: Optional[float], unit: str) -> str:

@@ -87,6 +87,7 @@ def report_to_markdown(report: Report, verbose: bool = False) -> str:
         out.append("")
     out.extend(_summary_table(report))
     out.extend(_devices_table(report))
+    out.extend(_nodes_table(report))
     out.extend(_findings(report, verbose))
     out.extend(_fix_plan(report))
     out.extend(_other_checks(report))
@@ -113,6 +114,21 @@ def _devices_table(report: Report) -> List[str]:
                      f"| {cell(device.get('health') or '?')} | {_num(number(device.get('temp_c')))} "
                      f"| {_num(number(device.get('power_w')))} | {cell(memory)} "
                      f"| {cell(device.get('bus_id') or '')} |")
+    lines.append("")
+    return lines
+
+
+def _nodes_table(report: Report) -> List[str]:
+    """A fleet report's nodes, one row each."""
+    from ascend_doctor.render.common import node_row, nodes
+
+    rows = [node_row(n) for n in nodes(report)]
+    if not rows:
+        return []
+    heads = (_("Node"), _("Devices"), _("Health"), _("Verdict"), _("Differs from the fleet in"), _("Worst finding"))
+    lines = ["## " + _("Nodes ({count})").format(count=len(rows)), "", "| " + " | ".join(heads) + " |",
+             "|---|---:|---|---|---|---|"]
+    lines.extend("| " + " | ".join(cell(value) for value in row) + " |" for row in rows)
     lines.append("")
     return lines
 

@@ -36,7 +36,7 @@ AREA_TITLES = {
     "OPS": N_("Kernels / ops package"), "NNAL": "NNAL / ATB", "ARCH": N_("Architecture"),
     "PY": N_("Python, torch and torch_npu"), "ENG": N_("Serving engines"), "ENV": N_("Environment"),
     "SYS": N_("Host resources"), "LOG": N_("Logs"), "MDL": N_("Model weights"), "CFG": N_("Serving configuration"),
-    "SRV": N_("Serving endpoint"),
+    "SRV": N_("Serving endpoint"), "FLT": N_("Fleet"),
 }
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -74,6 +74,7 @@ def render_text(report: Report, console: Console, verbose: bool = False) -> None
     _print_facts_line(report, console)
     for note in report.notes:
         console.print(Text(_("note:") + f" {clean(note)}", style="yellow"))
+    _print_nodes(report, console)
 
     groups: Dict[str, List[Result]] = {}
     folded = [r for r in report.results if not verbose and _not_asked_for(r)]
@@ -103,6 +104,29 @@ def render_text(report: Report, console: Console, verbose: bool = False) -> None
 
 
 _WHERE_LABEL = {"host": N_("on the host"), "container": N_("in the container"), "either": ""}
+_VERDICT_STYLE = {"READY": "green", "NOT READY": "bold red", "INCOMPLETE": "magenta", "UNREADABLE": "magenta"}
+
+
+def _print_nodes(report: Report, console: Console) -> None:
+    """A fleet report's table of nodes: one line each, worst finding last (cut, never wrapped)."""
+    from ascend_doctor.render.common import node_row, nodes
+
+    rows = [node_row(n) for n in nodes(report)]
+    if not rows:
+        return
+    heads = (_("Node"), _("Devices"), _("Health"), _("Verdict"), _("Differs from the fleet in"), _("Worst finding"))
+    widths = [max(_cells(r[i]) for r in [heads, *rows]) for i in range(5)]
+    console.print()
+    console.print(Text(_("Nodes ({count})").format(count=len(rows)), style="bold underline"))
+    for number, row in enumerate([heads, *rows]):
+        line = Text()
+        for i, cell in enumerate(row[:5]):
+            pad = " " * (widths[i] - _cells(cell) + 2)
+            style = "bold" if number == 0 else _VERDICT_STYLE.get(cell, "") if i == 3 else ""
+            line.append(cell + pad, style=style)
+        line.append(row[5], style="bold" if number == 0 else "")
+        console.print(line, no_wrap=True, overflow="ellipsis")
+
 
 
 def _print_fix_plan(report: Report, console: Console) -> None:
