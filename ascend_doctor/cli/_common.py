@@ -78,6 +78,27 @@ def write_output(text: str, output: Optional[str]) -> None:
         fail(f"cannot write {output}: {safeio.describe_os_error(exc)}; nothing was written", ExitCode.INCOMPLETE)
 
 
+def expand_node_pattern(output: Optional[str]) -> Optional[str]:
+    """``-o reports/%N.json`` names one file per node, as Slurm's ``srun --output`` does: ``%N`` is this
+    machine's short host name and ``%%`` a ``%``; any other ``%`` sequence is a usage error (exit 2).
+    ``srun ... ascend-doctor check -o reports/%N.json`` hands the pattern to ascend-doctor unexpanded."""
+    if not output or "%" not in output:
+        return output
+    import re
+    import socket
+
+    def replace(match: re.Match[str]) -> str:
+        code = match.group(1)
+        if code == "N":
+            return socket.gethostname().split(".")[0] or "localhost"
+        if code == "%":
+            return "%"
+        raise click.UsageError(f"-o {output}: %{code} is not a pattern ascend-doctor knows (%N is this host's name, "
+                               "%% a percent sign)")
+
+    return re.sub(r"%(.?)", replace, output)
+
+
 def guard_output(output: Optional[str], files: Iterable[Optional[str]] = (),
                  folders: Iterable[Optional[str]] = ()) -> None:
     """Before any work: refuse an -o that cannot be written safely (a device, FIFO, folder...) or

@@ -7,7 +7,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import click
 
-from ascend_doctor.cli._common import fail, handle_errors, report_output_options
+from ascend_doctor.cli._common import expand_node_pattern, fail, handle_errors, report_output_options
 from ascend_doctor.exitcodes import ExitCode
 
 
@@ -82,6 +82,7 @@ def check(snapshot: Optional[str], from_text: Optional[str], fmt: str, output: O
     Examples:
       ascend-doctor check
       ascend-doctor check --format json -o report.json
+      ascend-doctor check --format json -o reports/%N.json   # %N: this host's name (srun/pdsh on many nodes)
       ascend-doctor check --format html --redact -o report.html   # to share: names and addresses hidden
       ascend-doctor check --from customer-snapshot.tar.gz
       ascend-doctor check --from-text ticket-1234.txt      # a pasted collect_env / npu-smi info
@@ -123,6 +124,7 @@ def check(snapshot: Optional[str], from_text: Optional[str], fmt: str, output: O
         import os
 
         rank_table = os.path.abspath(rank_table)
+    output = expand_node_pattern(output)
     _guard_check_output(output, snapshot or (from_text if from_text != "-" else None), matrix_path, serving_config,
                         verify_manifest, model_dir, rank_table)
     options = RunOptions(

@@ -2,12 +2,13 @@
 
 An argument is a JSON report (``check --format json``), a snapshot (a folder holding
 ``snapshot.json``, or a ``.tar.gz``), or a folder of those (``srun ... -o reports/%N.json`` then
-``fleet reports/``; Ansible's fetch into ``reports/<host>/...``): a folder is read one level deep,
-plus one more level for sub-folders, in name order, so that a run is reproducible. Hidden entries
-and files that are neither are left out and counted (the report says how many).
+``fleet reports/``; ``pdsh ... | dshbak -d reports/``, whose files are named after the node alone):
+a folder is read one level deep, plus one more level for sub-folders, in name order, so that a run
+is reproducible. Hidden entries and files that are neither are left out and counted (the report
+says how many).
 
-Nothing is read here except folder listings and file types (``lstat``/``stat``): reading and
-grading each input happens one node at a time in :mod:`ascend_doctor.fleet.merge`.
+Nothing is read here but folder listings, file types and the first bytes of files without a known
+suffix: reading and grading each input happens one node at a time in :mod:`ascend_doctor.fleet.merge`.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ MAX_FOLDER_ENTRIES = 200_000  # entries listed in one folder before the rest is 
 REPORT_SUFFIXES = (".json",)
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz")
 SNAPSHOT_MARKER = "snapshot.json"
+SNIFF_BYTES = 64  # read from a file without a known suffix to see whether it is JSON
 
 
 class FleetInputError(ValueError):
@@ -102,11 +104,29 @@ def _add_path(found: Inputs, path: str, explicit: bool, depth: int) -> None:
         return
     if kind:
         found.nodes.append(NodeInput(path, kind))
-    elif explicit:
-        # Named on the command line: let the reader say what it is (a report without .json...).
+    elif explicit or _looks_like_json(path):
+        # Named on the command line (the reader says what it is), or a JSON file without .json in a
+        # folder: `pdsh ... | dshbak -d reports/` names each node's output after the node alone.
         found.nodes.append(NodeInput(path, REPORT))
     else:
         found.skipped.append(path)
+
+
+def _looks_like_json(path: str) -> bool:
+    """Whether a regular file starts like a JSON object (its first bytes only)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        head = os.read(fd, SNIFF_BYTES)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{")
 
 
 def _add_folder(found: Inputs, folder: str, depth: int) -> None:
