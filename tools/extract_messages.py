@@ -6,6 +6,15 @@
                                                 # compile the .mo next to it
     python tools/extract_messages.py --check    # exit 1 when a message lacks its translation or
                                                 # the .mo is not the compiled .po (CI, tests)
+    python tools/extract_messages.py --todo checks/mdl_ --out /tmp/mdl.po
+                                                # the untranslated messages of the files whose path
+                                                # starts with checks/mdl_, as a .po to fill in
+    python tools/extract_messages.py --import /tmp/mdl.po
+                                                # take the translations of a filled-in .po (several
+                                                # people translating areas in parallel), then update
+
+A fragment's translation replaces an untranslated or fuzzy entry with the same msgid; a translated
+entry is only replaced when the fragment's is different and ``--import-overwrite`` is given.
 
 Where messages come from:
 
@@ -459,10 +468,48 @@ def compile_mo(header: Dict[str, str], entries: Iterable[Entry]) -> bytes:
 # -- command line ------------------------------------------------------------------------------
 
 
-def update(check_only: bool) -> int:
+def import_fragments(entries: Sequence[Entry], fragments: Sequence[str], overwrite: bool) -> int:
+    """Fill ``entries`` from the translated entries of the .po files ``fragments``; returns how many
+    entries changed."""
+    by_id = {e.msgid: e for e in entries if not e.obsolete}
+    changed = 0
+    for fragment in fragments:
+        _, incoming = read_po(fragment)
+        for source in incoming:
+            target = by_id.get(source.msgid)
+            if target is None or source.obsolete or not source.translated:
+                continue
+            if target.translated and not overwrite:
+                continue
+            if (target.msgstr, target.plural_strs, target.fuzzy) == (source.msgstr, source.plural_strs, False):
+                continue
+            target.msgstr, target.plural_strs, target.fuzzy = source.msgstr, list(source.plural_strs), False
+            changed += 1
+    return changed
+
+
+def write_todo(entries: Sequence[Entry], prefixes: Sequence[str], out: str) -> int:
+    """Write the untranslated (or fuzzy) entries referenced from files under ``prefixes`` to ``out``
+    as a .po fragment (fuzzy suggestions kept, flagged); returns how many."""
+    norm = [p.replace("/", os.sep) for p in prefixes]
+    todo = [e for e in entries if not e.obsolete and not e.translated
+            and any(ref.startswith(p) for ref in e.references for p in norm)]
+    with open(out, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write(write_po("", dict(HEADER), todo))
+    return len(todo)
+
+
+def update(check_only: bool, fragments: Sequence[str] = (), overwrite: bool = False,
+           todo: Sequence[str] = (), todo_out: str = "") -> int:
     messages, problems = extract_all()
     header, old_entries = read_po(PO_PATH)
     merged = merge(messages, old_entries)
+    if todo:
+        count = write_todo(merged, todo, todo_out)
+        print(f"{count} messages to translate written to {todo_out}")
+        return 0
+    if fragments:
+        print(f"{import_fragments(merged, fragments, overwrite)} translations imported")
     po_text = write_po("", header, merged)
     mo_bytes = compile_mo(header, merged)
     for problem in problems:
@@ -501,8 +548,17 @@ def update(check_only: bool) -> int:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 when out of date or incomplete")
+    parser.add_argument("--import", dest="fragments", action="append", default=[], metavar="PO",
+                        help="take the translations of this .po fragment (repeatable), then update")
+    parser.add_argument("--import-overwrite", action="store_true",
+                        help="let a fragment replace a translation the catalogue already has")
+    parser.add_argument("--todo", action="append", default=[], metavar="PATH_PREFIX",
+                        help="write the untranslated messages of these source files to --out instead")
+    parser.add_argument("--out", default="", metavar="PO", help="where --todo writes")
     args = parser.parse_args(argv)
-    return update(args.check)
+    if args.todo and not args.out:
+        parser.error("--todo needs --out")
+    return update(args.check, args.fragments, args.import_overwrite, args.todo, args.out)
 
 
 if __name__ == "__main__":
