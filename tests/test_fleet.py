@@ -322,3 +322,18 @@ def test_model_manifest_digest_drift(tmp_path: Path) -> None:
                          node_report("c", change=manifest("0" * 64))])
     (result,) = findings(fleet_json(str(folder)), "ASC-FLT-010")
     assert result["status"] == "FAIL" and "c on 0000" in result["message"]
+
+
+def test_snapshot_archives_are_graded_too(tmp_path: Path) -> None:
+    import tarfile
+
+    archive = tmp_path / "node07.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(FIXTURES / "healthy-8x910B3", arcname="node07")
+    broken = tmp_path / "node08.tar.gz"
+    broken.write_bytes(b"\x1f\x8b\x08\x00 not really gzip")
+    data = fleet_json(str(archive), str(broken), str(FIXTURES / "healthy-8x910B3"))
+    nodes = data["facts"]["nodes"]
+    assert [(n["kind"], n["verdict"]) for n in nodes] == [("snapshot", "READY"), ("snapshot", "UNREADABLE"),
+                                                          ("snapshot", "READY")]
+    assert "cannot read snapshot" in nodes[1]["error"] and data["_exit"] == 3
