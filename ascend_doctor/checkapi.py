@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
+
+from ascend_doctor.fastdataclass import dataclass, field
 
 if TYPE_CHECKING:
     from ascend_doctor.facts import Facts

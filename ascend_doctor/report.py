@@ -7,11 +7,11 @@
 from __future__ import annotations
 
 import datetime as _dt
-from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from ascend_doctor.checkapi import FixAction, Status
 from ascend_doctor.exitcodes import ExitCode
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.jsonutil import jsonable
 
 # 2: the INFO status (recommendations), per-result "actions" and the report's "fix_plan".

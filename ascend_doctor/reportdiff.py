@@ -15,11 +15,11 @@ when there is a regression: the gate after an upgrade. The JSON form is docs/rep
 from __future__ import annotations
 
 import datetime as _dt
-from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
 from ascend_doctor import __version__
 from ascend_doctor.checkapi import Status
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.report import FixStep, Report, Result
 
 DIFF_SCHEMA_VERSION = 1

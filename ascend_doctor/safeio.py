@@ -31,7 +31,6 @@ import contextlib
 import errno
 import os
 import stat
-import tempfile
 from typing import BinaryIO, Dict, Iterable, Iterator, Optional, Tuple
 
 # Pseudo file systems: their "regular files" are kernel interfaces (``/proc/kmsg`` blocks and
@@ -276,6 +275,8 @@ def atomic_output(output: str) -> Iterator[BinaryIO]:
         old_mode: Optional[int] = stat.S_IMODE(os.stat(target).st_mode)
     except OSError:
         old_mode = None
+    import tempfile  # here: writing to standard output (most runs) needs none
+
     fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as fh:

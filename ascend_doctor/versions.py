@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 from typing import Optional, Tuple
+
+from ascend_doctor.fastdataclass import dataclass
 
 _STAGE_T, _STAGE_RC, _STAGE_FINAL = 0, 1, 2
 _PRE_RANK = {"alpha": -2, "beta": -1, "": 0}

@@ -24,7 +24,7 @@ def source_files() -> list:  # type: ignore[type-arg]
     out = []
     trees = ((ROOT / "ascend_doctor", "ascend_doctor", (".py", ".typed", ".mo")),
              (ROOT / "checks", "ascend_doctor/checks", (".py",)),
-             (ROOT / "compat_matrix", "ascend_doctor/compat_matrix", (".py", ".yaml", ".json")))
+             (ROOT / "compat_matrix", "ascend_doctor/compat_matrix", (".py", ".yaml", ".json", ".pickle")))
     for folder, prefix, suffixes in trees:
         for path in folder.rglob("*"):
             if path.is_file() and path.suffix in suffixes and "__pycache__" not in path.parts:

@@ -17,13 +17,13 @@ import contextlib
 import socket
 import threading
 import time
-from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
 
 from ascend_doctor import __version__, boundedjson
 from ascend_doctor.endpoint import records as rec
 from ascend_doctor.endpoint import shapes, sse
 from ascend_doctor.endpoint.redact import Redactor
+from ascend_doctor.fastdataclass import dataclass, field
 
 MAX_JSON_BYTES = 4 * 1024 * 1024  # a non-streamed reply or /v1/models
 MAX_ERROR_BYTES = 64 * 1024  # the body of an error answer

@@ -5,8 +5,9 @@ points at. Checks read this; they never probe anything themselves.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Dict, Iterable, Optional, Tuple
+
+from ascend_doctor.fastdataclass import dataclass
 
 VLLM = "vllm"
 MINDIE = "mindie"

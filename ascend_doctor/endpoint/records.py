@@ -7,12 +7,12 @@ phase that did not run says why (``not_measured``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
 from ascend_doctor.endpoint.repetition import RepetitionScore
 from ascend_doctor.endpoint.stats import Summary, summarize
 from ascend_doctor.endpoint.thresholds import Thresholds
+from ascend_doctor.fastdataclass import dataclass, field
 
 # How a request ended. "refused" is the service protecting itself (429 Too Many Requests,
 # 503 Service Unavailable); "too_long" is a 400/413/422 about the prompt length; the rest

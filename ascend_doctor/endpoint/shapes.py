@@ -17,8 +17,9 @@ The same fields appear in ``choices[0].message`` (non-streaming) and ``choices[0
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Tuple
+
+from ascend_doctor.fastdataclass import dataclass
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 THINK_OPEN = "<think>"

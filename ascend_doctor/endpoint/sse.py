@@ -12,10 +12,10 @@ joined at the blank line that ends the event.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import List, Optional
 
 from ascend_doctor import boundedjson
+from ascend_doctor.fastdataclass import dataclass
 
 DONE = "[DONE]"
 MAX_LINE_BYTES = 1024 * 1024

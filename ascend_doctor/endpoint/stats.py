@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any, Dict, Optional, Sequence
+
+from ascend_doctor.fastdataclass import dataclass
 
 
 def percentile(values: Sequence[float], q: float) -> Optional[float]:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet
+
+from ascend_doctor.fastdataclass import dataclass, field
 
 # Seed 003 §6 (field report, "验证与进阶"): at concurrency 1, a 7B model on a 910B "首 token 时延
 # 应该低于 500ms，解码吞吐在 30 token/s 以上". These fit a 7B distill on one 910B; larger models

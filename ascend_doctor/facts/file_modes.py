@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import posixpath
 import stat as statmod
-from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
 from ascend_doctor.facts import Facts, FactUnavailable, provider
 from ascend_doctor.facts.reads import Reads
+from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.host.base import HostFileError
 
 MAX_ENTRIES = 4096

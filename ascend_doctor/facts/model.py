@@ -7,11 +7,11 @@ the machine running the doctor.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Dict, Optional
 
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.origin import require_model_folder, require_weights
+from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.model.files import LocalFiles, walk_model_dir
 from ascend_doctor.model.inspect import inspect_model_dir
 from ascend_doctor.model.manifest import (

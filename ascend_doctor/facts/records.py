@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional, Tuple
+
+from ascend_doctor.fastdataclass import dataclass
 
 
 @dataclass(frozen=True)

@@ -15,11 +15,11 @@ Faults on NPUs outside the scope are somebody else's: checks report them as info
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.reads import Reads
+from ascend_doctor.fastdataclass import dataclass
 
 ChipKey = Tuple[int, int]  # (npu_id, chip_id) as npu-smi prints them
 

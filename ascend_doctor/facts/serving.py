@@ -12,12 +12,12 @@
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from typing import Any, List, Optional, Tuple
 
 from ascend_doctor import boundedjson
 from ascend_doctor.facts import Facts, FactUnavailable, UnknownFact, provider
 from ascend_doctor.facts.reads import Reads
+from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.host.base import FileMissing, FileTooLarge, Host, HostFileError, ListeningSocket
 from ascend_doctor.model import records as R
 from ascend_doctor.model.arch import ArchError, ModelArch, arch_from_hf_config

@@ -13,8 +13,9 @@ command, a file that is not there) are returned as data (``CommandResult.status`
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
 from typing import BinaryIO, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from ascend_doctor.fastdataclass import dataclass, field
 
 try:  # Protocol is in typing from 3.8; keep the import explicit for readers.
     from typing import Protocol
@@ -250,6 +251,40 @@ def command_file_name(argv: Sequence[str]) -> str:
     """
     joined = "_".join(argv)
     return joined.replace("/", "_").replace("\\", "_").replace("\x00", "_")
+
+
+# Each of a command's stdout/stderr is kept up to this size (live: the rest is read and dropped so the
+# child does not block on a full pipe; snapshot: the rest of a recorded file is not read).
+MAX_OUTPUT_BYTES = 4 * 1024 * 1024
+
+_DENIAL_WORDS = ("operation not permitted", "permission denied")
+
+
+def classify_exit(returncode: int, stderr: str) -> Tuple[CommandStatus, str]:
+    """Status of a command that ran and exited, from its exit status and stderr.
+
+    Shared by the live and the snapshot host so a recorded result reads exactly like a live one:
+    127 is the shell's "command not found" (but not the dynamic loader's missing library,
+    which is a real and useful error to show), 126 is "found but not executable", and a
+    failure whose stderr says "Operation not permitted" / "Permission denied" is a denial
+    (``dmesg`` as non-root).
+    """
+    last = _last_line(stderr)
+    lowered = stderr.lower()
+    if returncode == 127 and "shared librar" not in lowered:
+        return CommandStatus.NOT_FOUND, last
+    if returncode == 126:
+        if "exec format error" in lowered:
+            return CommandStatus.ERROR, last or "exec format error (built for another architecture?)"
+        return CommandStatus.PERMISSION_DENIED, last
+    if returncode != 0 and any(word in lowered for word in _DENIAL_WORDS):
+        return CommandStatus.PERMISSION_DENIED, last
+    return CommandStatus.OK, ""
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return lines[-1][:200] if lines else ""
 
 
 def parse_env_lines(text: str) -> Dict[str, str]:

@@ -32,6 +32,7 @@ from ascend_doctor import interrupt
 from ascend_doctor.host.base import (
     DEFAULT_MAX_READ_BYTES,
     DEFAULT_TIMEOUT_S,
+    MAX_OUTPUT_BYTES,
     CommandResult,
     CommandStatus,
     DiskUsage,
@@ -44,11 +45,9 @@ from ascend_doctor.host.base import (
     MemoryInfo,
     ProcessInfo,
     PythonEnv,
+    classify_exit,
 )
 
-# Each of stdout/stderr is kept up to this size; the rest is read and dropped so the child
-# does not block on a full pipe.
-MAX_OUTPUT_BYTES = 4 * 1024 * 1024
 # How long we wait for the pipes to close once the command itself has exited (a background
 # grandchild may keep them open forever).
 PIPE_GRACE_S = 0.5
@@ -60,36 +59,6 @@ _READ_CHUNK = 65536
 
 # Child environment: outputs must not be localized (parsers read English).
 _C_LOCALE = {"LC_ALL": "C", "LANG": "C", "LANGUAGE": "C"}
-
-_DENIAL_WORDS = ("operation not permitted", "permission denied")
-
-
-def classify_exit(returncode: int, stderr: str) -> Tuple[CommandStatus, str]:
-    """Status of a command that ran and exited, from its exit status and stderr.
-
-    Shared with the snapshot host so a recorded result reads exactly like a live one:
-    127 is the shell's "command not found" (but not the dynamic loader's missing library,
-    which is a real and useful error to show), 126 is "found but not executable", and a
-    failure whose stderr says "Operation not permitted" / "Permission denied" is a denial
-    (``dmesg`` as non-root).
-    """
-    last = _last_line(stderr)
-    lowered = stderr.lower()
-    if returncode == 127 and "shared librar" not in lowered:
-        return CommandStatus.NOT_FOUND, last
-    if returncode == 126:
-        if "exec format error" in lowered:
-            return CommandStatus.ERROR, last or "exec format error (built for another architecture?)"
-        return CommandStatus.PERMISSION_DENIED, last
-    if returncode != 0 and any(word in lowered for word in _DENIAL_WORDS):
-        return CommandStatus.PERMISSION_DENIED, last
-    return CommandStatus.OK, ""
-
-
-def _last_line(text: str) -> str:
-    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    return lines[-1][:200] if lines else ""
-
 
 def _decode(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")

@@ -27,9 +27,9 @@ import posixpath
 import re
 import stat as statmod
 import struct
-from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Callable, Dict, List, Optional, Tuple
 
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import FileMissing, FileStat, FileTooLarge, HostFileError
 
 MODEL_LISTING = "model/model.json"

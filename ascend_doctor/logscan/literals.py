@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import importlib
 import re
-from dataclasses import dataclass
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+
+from ascend_doctor.fastdataclass import dataclass
 
 # ``sre_parse`` was renamed ``re._parser`` in 3.11 (the old name warns); both parse the same way.
 try:

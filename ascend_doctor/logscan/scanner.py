@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, BinaryIO, Callable, Dict, List, Optional, Sequence, Tuple
 
+from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.logscan.literals import compile_pivot_regex, plan_needles
 from ascend_doctor.logscan.normalize import expand_line
 from ascend_doctor.logscan.signatures import Signature, SignatureDB, load_signatures
@@ -434,8 +435,21 @@ _DEFAULT: Dict[str, LogScanner] = {}
 
 def default_scanner() -> LogScanner:
     """The scanner for the shipped database, built once per process."""
-    path = load_signatures().path
-    scanner = _DEFAULT.get(path)
+    db = load_signatures()
+    scanner = _DEFAULT.get(db.path)
     if scanner is None:
-        scanner = _DEFAULT[path] = LogScanner(load_signatures())
+        scanner = _DEFAULT[db.path] = _compiled_scanner(db) or LogScanner(db)
+    return scanner
+
+
+def _compiled_scanner(db: SignatureDB) -> Optional[LogScanner]:
+    """``LogScanner(db)`` for the shipped database, from the prefilter compiled with it
+    (ascend_doctor/compiled_data.py): building it costs more than the scan of a short dmesg."""
+    from ascend_doctor.compiled_data import scanner_state
+
+    state = scanner_state(db)
+    if state is None:
+        return None
+    scanner = LogScanner.__new__(LogScanner)
+    scanner.__dict__.update(state, db=db, _pivot_regexes={})
     return scanner

@@ -16,9 +16,9 @@ from __future__ import annotations
 import functools
 import os
 import re
-from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.logscan.literals import can_match_empty, parse_pattern, required_literals_of
 
 SCHEMA_VERSION = 1
@@ -122,6 +122,12 @@ def load_signatures(path: Optional[str] = None) -> SignatureDB:
 
 
 def _load_uncached(path: str) -> SignatureDB:
+    if path == default_path():  # the shipped database: its compiled form while it matches the YAML
+        from ascend_doctor.compiled_data import signature_db
+
+        compiled = signature_db(path)
+        if compiled is not None:
+            return compiled
     try:
         with open(path, "rb") as fh:
             data = fh.read(MAX_DB_BYTES + 1)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.matrix.crosscheck import normalize_chip_name
 from ascend_doctor.matrix.records import ChipEntry, ChipFamily, DtypeSupport, EngineSupport, KernelsPackage, Requirement
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import List, Sequence
+
+from ascend_doctor.fastdataclass import dataclass
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
-import yaml
-
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.matrix.errors import MatrixError, Problem
 from ascend_doctor.matrix.records import REQUIRED_SECTIONS, SECTIONS, Meta, Row
 from ascend_doctor.matrix.schema import Ctx, Invalid, Struct, convert_rows, describe, line_of, mapping_items
@@ -21,10 +19,12 @@ SCHEMA_VERSION = 1
 MAX_MATRIX_BYTES = 5 * 1024 * 1024
 META_KEYS = ("schema_version", "version", "date", "title", "include")
 
-try:  # libyaml keeps node marks and is several times faster than the pure-Python parser
-    _LOADER: type = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - depends on how PyYAML was built
-    _LOADER = yaml.SafeLoader
+if TYPE_CHECKING:
+    import yaml
+else:  # imported by every run for Document; PyYAML is needed only when a file is parsed (boundedyaml)
+    from ascend_doctor.lazy import lazy_module
+
+    yaml = lazy_module("yaml")
 
 
 @dataclass

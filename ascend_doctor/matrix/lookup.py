@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from packaging.version import Version
 
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.matrix import engines, hdk, pytorch
 from ascend_doctor.matrix.specs import (
     parse_driver_patterns,

@@ -11,12 +11,10 @@ the check words as "cannot be confirmed".
 from __future__ import annotations
 
 import functools
-import importlib.resources
 import re
-from dataclasses import dataclass
 from typing import Any, List, Mapping, Optional, Tuple
 
-import yaml
+from ascend_doctor.fastdataclass import dataclass
 
 DATA_PACKAGE = "ascend_doctor.compat_matrix"
 DATA_FILE = "os_support.yaml"
@@ -159,5 +157,13 @@ def parse_os_support(data: Any) -> Tuple[OsSupportEntry, ...]:
 
 @functools.lru_cache(maxsize=1)
 def load_os_support() -> Tuple[OsSupportEntry, ...]:
-    text = importlib.resources.files(DATA_PACKAGE).joinpath(DATA_FILE).read_text(encoding="utf-8")
-    return parse_os_support(yaml.safe_load(text))
+    from ascend_doctor.compiled_data import yaml_data
+
+    compiled, data = yaml_data(DATA_FILE)  # the YAML as parsed at build time, while it is current
+    if not compiled:
+        import importlib.resources
+
+        import yaml
+
+        data = yaml.safe_load(importlib.resources.files(DATA_PACKAGE).joinpath(DATA_FILE).read_text(encoding="utf-8"))
+    return parse_os_support(data)

@@ -13,9 +13,9 @@ a lookup command, never a made-up name. HDK files spell the architecture ``x86-6
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.matrix.records import ChipFamily, HdkPackageRow, PackageConvention
 from ascend_doctor.matrix.specs import try_ascend
 from ascend_doctor.versions import AscendVersion

@@ -14,11 +14,11 @@ Alternatives are returned as separate blocks and printed with a leading "or".
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, List, Optional, Sequence
 
 from packaging.version import Version
 
+from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.matrix.packages import normalize_arch
 from ascend_doctor.matrix.specs import try_pypi
 

@@ -7,11 +7,11 @@ with what the caller fixed. Components the caller did not fix take the release's
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from packaging.version import Version
 
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.matrix import hdk, pytorch
 from ascend_doctor.matrix.chips import ChipInfo
 from ascend_doctor.matrix.engines import (

@@ -10,11 +10,11 @@ from ascend_doctor.matrix.pip import torch_pair
 from ascend_doctor.matrix.records import TorchNpuRow, VllmAscendRow
 from ascend_doctor.matrix.specs import (
     most_specific_rows,
-    pyspec,
     python_in,
     python_version,
     release_rank,
     same_public,
+    spec_clauses,
     try_ascend,
     try_pypi,
 )
@@ -34,11 +34,11 @@ ORIGIN_TEXT = {
 def describe_python(spec_text: str) -> str:
     """``>=3.8,<3.12`` -> ``3.8-3.11``; anything else as written."""
     lower = upper = None
-    for spec in pyspec(spec_text):
-        if spec.operator == ">=":
-            lower = spec.version
-        elif spec.operator == "<":
-            upper = Version(spec.version)
+    for operator, version in spec_clauses(spec_text):
+        if operator == ">=":
+            lower = version
+        elif operator == "<":
+            upper = Version(version)
     if lower and upper is not None and upper.release[0] == 3 and len(upper.release) >= 2:
         return f"{lower}-{upper.release[0]}.{upper.release[1] - 1}"
     return spec_text

@@ -5,13 +5,11 @@ version must exist in (checked by ``crosscheck``). Versions are kept as written;
 parses them with the cached helpers of ``specs``.
 """
 
-# ruff: noqa: RUF009  -- fld() returns a dataclasses.field carrying the schema metadata
-
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import ClassVar, Dict, Mapping, Optional, Tuple
 
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.matrix.errors import Location
 from ascend_doctor.matrix.schema import (
     AscendSpecKind,

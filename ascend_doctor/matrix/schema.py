@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Type, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Type, TypeVar
 
-import yaml
 from packaging.version import InvalidVersion
 
 from ascend_doctor.matrix.errors import Location, Problem
@@ -26,6 +25,14 @@ from ascend_doctor.matrix.specs import (
     pyspec,
 )
 from ascend_doctor.versions import ReleaseCode, VersionError
+
+if TYPE_CHECKING:
+    import yaml
+else:  # the records are defined at every start; PyYAML is needed only when a matrix file is parsed
+    from ascend_doctor.lazy import lazy_module
+
+    yaml = lazy_module("yaml")
+
 
 STR_TAG = "tag:yaml.org,2002:str"
 _TAG_NAMES = {

@@ -11,14 +11,17 @@ Ascend specs (driver / CANN / MindIE / firmware) are comma-separated clauses:
 from __future__ import annotations
 
 import functools
+import operator
 import re
-from dataclasses import dataclass
-from typing import Callable, Iterable, List, Optional, Sequence, Tuple, TypeVar, Union
+from typing import TYPE_CHECKING, Callable, Iterable, List, Optional, Sequence, Tuple, TypeVar, Union
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.versions import AscendVersion, ReleaseCode, VersionError
+
+if TYPE_CHECKING:
+    from packaging.specifiers import SpecifierSet
 
 _OPS = (">=", "<=", "==", "!=", ">", "<")
 _FAMILY_ONLY_RE = re.compile(r"^\s*v?\d+\.\d+\s*$")
@@ -78,6 +81,10 @@ def same_public(a: Version, b: Version) -> bool:
 
 @functools.lru_cache(maxsize=1024)
 def pyspec(text: str) -> SpecifierSet:
+    # Imported here: on Python 3.9 packaging.specifiers pulls in packaging.tags (logging, platform,
+    # subprocess), tens of ms that a run comparing no Python range does without.
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
     try:
         return SpecifierSet(text)
     except InvalidSpecifier as exc:
@@ -89,7 +96,44 @@ def python_in(spec_text: str, python: str) -> Optional[bool]:
     version = python_version(python)
     if version is None:
         return None
+    simple = _plain_clauses(spec_text)
+    if simple is not None:  # what SpecifierSet answers for these, without importing it
+        return all(_PLAIN_OPS[op](*_padded(version.release, bound)) for op, bound, _text in simple)
     return pyspec(spec_text).contains(version, prereleases=True)
+
+
+def spec_clauses(spec_text: str) -> List[Tuple[str, str]]:
+    """The (operator, version) clauses of a specifier, as ``SpecifierSet`` lists them."""
+    simple = _plain_clauses(spec_text)
+    if simple is not None:
+        return [(op, text) for op, _bound, text in simple]
+    return [(spec.operator, spec.version) for spec in pyspec(spec_text)]
+
+
+# Python ranges in the matrix are plain clauses (">=3.9,<3.12") and a Python version as
+# python_version() reads it is a plain release (3.11.4): for those, SpecifierSet's rules come down
+# to comparing zero-padded release numbers (no pre-, post-, dev or local parts, no wildcards).
+# Anything else goes to SpecifierSet; tests/test_startup.py holds the two side by side.
+_PLAIN_CLAUSE = re.compile(r"^\s*(>=|<=|==|!=|<|>)\s*(\d+(?:\.\d+)*)\s*$")
+_PLAIN_OPS = {">=": operator.ge, "<=": operator.le, "==": operator.eq, "!=": operator.ne, "<": operator.lt,
+              ">": operator.gt}
+
+
+@functools.lru_cache(maxsize=1024)
+def _plain_clauses(spec_text: str) -> Optional[Tuple[Tuple[str, Tuple[int, ...], str], ...]]:
+    clauses = []
+    for part in spec_text.split(","):
+        match = _PLAIN_CLAUSE.match(part)
+        if match is None:
+            return None
+        clauses.append((match.group(1), tuple(int(n) for n in match.group(2).split(".")), match.group(2)))
+    return tuple(clauses)
+
+
+def _padded(a: Tuple[int, ...], b: Tuple[int, ...]) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
+    """Both releases zero-padded to one length (3.10 is 3.10.0, as in PEP 440)."""
+    size = max(len(a), len(b))
+    return tuple(a) + (0,) * (size - len(a)), tuple(b) + (0,) * (size - len(b))
 
 
 # -- Ascend release matching ----------------------------------------------------------------

@@ -16,10 +16,10 @@ import os
 import re
 import tempfile
 import time
-from dataclasses import dataclass
 from typing import Any, Dict, Optional
 from urllib.parse import urljoin, urlsplit
 
+from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.matrix.loader import MAX_MATRIX_BYTES, load_document
 from ascend_doctor.matrix.meta import read_matrix_version, shipped_matrix_path, user_data_dir, user_matrix_path
 from ascend_doctor.matrix.select import is_newer

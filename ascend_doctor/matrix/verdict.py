@@ -10,8 +10,9 @@ UNKNOWN      the matrix has nothing on it — never the same thing as INCOMPATIB
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from ascend_doctor.fastdataclass import dataclass, field
 
 
 class VerdictKind(str, enum.Enum):

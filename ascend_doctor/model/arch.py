@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional
+
+from ascend_doctor.fastdataclass import dataclass
 
 DENSE_TYPES = ("llama", "qwen2", "mistral")
 MLA_TYPES = ("deepseek_v2", "deepseek_v3")

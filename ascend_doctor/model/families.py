@@ -9,13 +9,10 @@ model directories.
 from __future__ import annotations
 
 import functools
-import importlib.resources
 import re
-from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-import yaml
-
+from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.model.arch import ArchError, ModelArch, arch_from_hf_config
 
 DATA_PACKAGE = "ascend_doctor.compat_matrix"
@@ -104,14 +101,22 @@ def parse_families(data: Any) -> List[ModelFamily]:
 @functools.lru_cache(maxsize=1)
 def load_families() -> Tuple[ModelFamily, ...]:
     """The shipped families (cached). Raises ``FamilyDataError`` if the data file is broken."""
-    try:
-        text = importlib.resources.files(DATA_PACKAGE).joinpath(DATA_FILE).read_text(encoding="utf-8")
-    except (OSError, ModuleNotFoundError) as exc:
-        raise FamilyDataError(f"cannot read {DATA_FILE}: {exc}") from exc
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise FamilyDataError(f"{DATA_FILE} is not valid YAML: {exc}") from exc
+    from ascend_doctor.compiled_data import yaml_data
+
+    compiled, data = yaml_data(DATA_FILE)  # the YAML as parsed at build time, while it is current
+    if not compiled:
+        import importlib.resources
+
+        import yaml
+
+        try:
+            text = importlib.resources.files(DATA_PACKAGE).joinpath(DATA_FILE).read_text(encoding="utf-8")
+        except (OSError, ModuleNotFoundError) as exc:
+            raise FamilyDataError(f"cannot read {DATA_FILE}: {exc}") from exc
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise FamilyDataError(f"{DATA_FILE} is not valid YAML: {exc}") from exc
     return tuple(parse_families(data))
 
 

@@ -19,9 +19,9 @@ import errno
 import os
 import re
 import stat as stat_module
-from dataclasses import dataclass, field
 from typing import BinaryIO, List, Optional, Tuple
 
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import (
     DEFAULT_MAX_READ_BYTES,
     FileMissing,

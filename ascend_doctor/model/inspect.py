@@ -11,10 +11,10 @@ from __future__ import annotations
 import dataclasses
 import re
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ascend_doctor import boundedjson
+from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.host.base import FileTooLarge, HostFileError
 from ascend_doctor.model import integrity
 from ascend_doctor.model import records as R
@@ -81,7 +81,10 @@ def load_json(src: FileSource, path: str, max_bytes: int) -> Tuple[Any, Optional
     return doc, None, hook.duplicates
 
 
-def inspect_model_dir(src: FileSource, path: str, limits: InspectLimits = InspectLimits()) -> ModelFacts:
+_DEFAULT_LIMITS = InspectLimits()
+
+
+def inspect_model_dir(src: FileSource, path: str, limits: InspectLimits = _DEFAULT_LIMITS) -> ModelFacts:
     facts = ModelFacts(path=path)
     listing = walk_model_dir(src, path, limits.max_entries, limits.max_depth)
     facts.exists, facts.is_dir = listing.exists, listing.is_dir

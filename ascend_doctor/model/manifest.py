@@ -19,10 +19,10 @@ import os
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ascend_doctor import __version__, boundedjson, interrupt
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import HostFileError
 from ascend_doctor.model.files import DirListing, FileSource, join, walk_model_dir
 

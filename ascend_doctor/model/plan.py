@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.model.arch import ModelArch, ParamBreakdown, count_params, kv_elements_per_token_per_card
 
 GIB = 1024**3

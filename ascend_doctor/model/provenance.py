@@ -21,9 +21,9 @@ Rules (sources in docs/model-checks.md):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.model import records as R
 from ascend_doctor.model.safetensors import FP8_DTYPES, SafetensorsHeader
 

@@ -8,9 +8,9 @@ re-read files.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.model.safetensors import SafetensorsHeader
 
 # Problem codes (stable: checks, docs and tests refer to them).

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import json
 import struct
-from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Dict, List, Optional, Tuple
 
 from ascend_doctor import boundedjson
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import HostFileError
 from ascend_doctor.model.files import FileSource
 

@@ -7,8 +7,9 @@ itself is ``ascend_doctor.model.plan`` and ASC-MDL-020 judges it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, List, Optional, Tuple
+
+from ascend_doctor.fastdataclass import dataclass
 
 if TYPE_CHECKING:
     from ascend_doctor.parsers.serving_config import ServingConfig

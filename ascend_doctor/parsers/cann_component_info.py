@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.parsers.version_text import JsonRecord, VersionFileError, capped, read_pairs, safe_version
 
 VERSION_CFG_KIND = "CANN version.cfg"

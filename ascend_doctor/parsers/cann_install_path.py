@@ -12,8 +12,9 @@ non-root user) and install later packages to it; scripts read it with
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass
 from typing import Dict, List, Optional
+
+from ascend_doctor.fastdataclass import dataclass
 
 
 class CannInstallPathError(ValueError):

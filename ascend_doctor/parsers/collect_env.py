@@ -17,9 +17,9 @@ Everything is optional; a dump with none of the Python/PyTorch/vLLM/CANN fields 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.parsers.install_info import CannInstallInfo, parse_cann_install_info
 from ascend_doctor.parsers.version_text import JsonRecord, VersionFileError, capped, clean_lines
 

@@ -27,9 +27,9 @@ How the convenience fields are chosen:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Dict, Optional, Tuple
 
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.parsers.version_text import (
     JsonRecord,
     Pairs,

@@ -34,9 +34,9 @@ management library), which reports the pair compatible when EITHER side accepts 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.parsers.version_text import (
     JsonRecord,
     Pairs,

@@ -5,8 +5,9 @@ to splitting on spaces."""
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
 from typing import List, Optional, Sequence
+
+from ascend_doctor.fastdataclass import dataclass
 
 
 @dataclass(frozen=True)

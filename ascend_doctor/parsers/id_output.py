@@ -9,8 +9,9 @@ then stands alone.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any, Dict, Optional, Tuple
+
+from ascend_doctor.fastdataclass import dataclass
 
 _ID = re.compile(r"\b(?P<key>uid|gid)=(?P<num>\d{1,10})(?:\((?P<name>[^()]{1,256})\))?")
 _GROUP = re.compile(r"(?:^|,)(?P<num>\d{1,10})(?:\((?P<name>[^()]{1,256})\))?")

@@ -23,9 +23,9 @@ The same reader serves ``ascend_toolkit_install.info``, ``ascend_nnae_install.in
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.parsers.driver_firmware_info import CodeRange, parse_code_ranges
 from ascend_doctor.parsers.version_text import JsonRecord, VersionFileError, capped, read_pairs
 

@@ -32,9 +32,10 @@ Decisions:
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, replace
 from typing import Any, Dict, List, Optional, Set, Tuple
 
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.parsers._table import (
     Token,
     is_border,

@@ -37,8 +37,9 @@ is pure: text in, records out.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from ascend_doctor.fastdataclass import dataclass, field
 
 MAX_PASTE_BYTES = 4 * 1024 * 1024
 MAX_LINES = 100_000

@@ -24,10 +24,10 @@ alias-heavy document is refused before it is built. The checks ``checks/cfg_*.py
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ascend_doctor import boundedjson
+from ascend_doctor.fastdataclass import dataclass
 
 if TYPE_CHECKING:
     import yaml

@@ -13,9 +13,9 @@ whose firmware upgrade did not finish everywhere.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
+from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.parsers.version_text import JsonRecord, VersionFileError
 
 UPGRADE_TOOL_KIND = "upgrade-tool --version output"

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.versions import AscendVersion, ReleaseCode
 
 # Keys of `key=value` files: shell-variable-like names (dots and dashes allowed for safety).

@@ -27,6 +27,8 @@ import functools
 import re
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from ascend_doctor.lazy import lazy_re
+
 if TYPE_CHECKING:
     from ascend_doctor.report import Report
 
@@ -49,7 +51,7 @@ _SECRET_SUFFIXES = ("PASS", "PASSWORD", "PASSWD", "PWD", "TOKEN", "SECRET", "API
 _SIGNATURE_PARTS = frozenset({"SIG", "SIGNATURE"})
 # Names that match the rules above but are not secrets: the shell's current folders.
 _NOT_SECRET_NAMES = frozenset({"PWD", "OLDPWD"})
-_NAME_PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
+_NAME_PARTS = lazy_re(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
 
 
 def _parts(name: str) -> List[str]:
@@ -87,20 +89,21 @@ def _is_placeholder(value: str) -> bool:
 # occurrence of the literal to the next); the others run only around an occurrence of a
 # needle found with str.find ("=", "--", "@", "bearer"...). About 0.1 s per MB of log text.
 
-_PEM = re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?"
-                  r"(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(?=[\"'])|\Z)", re.DOTALL)
+_PEM = lazy_re(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?"
+               r"(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|(?=[\"'])|\Z)", re.DOTALL)
 # scheme://userinfo@host: the userinfo may be "user:pass", "user" (a token) or ":pass".
-_URL_USERINFO = re.compile(r"://(?P<userinfo>[^/@\s'\"<>]+)@(?=[^\s/@])")
+_URL_USERINFO = lazy_re(r"://(?P<userinfo>[^/@\s'\"<>]+)@(?=[^\s/@])")
 
 
-def _shape(literal: str, rest: str, before: str = r"[A-Za-z0-9]") -> re.Pattern[str]:
+def _shape(literal: str, rest: str, before: str = r"[A-Za-z0-9]") -> Tuple[str, re.Pattern[str]]:
     """``literal`` + ``rest``, not preceded by ``before`` (checked after the literal, so that the
-    pattern still starts with the literal and the regex engine can skip to it)."""
-    return re.compile(re.escape(literal) + f"(?<!{before}{re.escape(literal)})" + rest)
+    pattern still starts with the literal and the regex engine can skip to it); with the literal,
+    which a text must contain for the pattern to match (a test cheaper than the search)."""
+    return literal, lazy_re(re.escape(literal) + f"(?<!{before}{re.escape(literal)})" + rest)
 
 
 # Well-known token shapes.
-_TOKEN_SHAPES: Tuple[re.Pattern[str], ...] = (
+_TOKEN_SHAPES: Tuple[Tuple[str, re.Pattern[str]], ...] = (
     _shape("hf_", r"[A-Za-z0-9]{20,}"),  # Hugging Face
     *(_shape(f"gh{kind}_", r"[A-Za-z0-9]{20,}") for kind in "pousr"),  # GitHub
     _shape("github_pat_", r"[A-Za-z0-9_]{20,}"),
@@ -119,15 +122,15 @@ _SHAPE_HINTS = ("hf_", "gh", "github_pat_", "glpat-", "A", "sk", "xox", "AIza", 
 
 # Applied to the lines around a needle only.
 # user:pass@host[:port] without a scheme (http_proxy=user:pass@proxy:3128).
-_BARE_USERINFO = re.compile(r"(?<![\w/@.:%+-])(?P<user>[\w.%+-]*):(?P<password>[^\s/@:'\"<>]+)@"
-                            r"(?P<host>[A-Za-z0-9][A-Za-z0-9.-]*(?::\d{1,5})?)(?![\w@])")
+_BARE_USERINFO = lazy_re(r"(?<![\w/@.:%+-])(?P<user>[\w.%+-]*):(?P<password>[^\s/@:'\"<>]+)@"
+                         r"(?P<host>[A-Za-z0-9][A-Za-z0-9.-]*(?::\d{1,5})?)(?![\w@])")
 # "Bearer x" anywhere; "Basic x" only when x looks like base64 (not "Basic Information").
-_AUTH_SCHEME = re.compile(r"(?i)\b(?P<scheme>bearer)(?P<sep>[\s_]+)(?P<value>[A-Za-z0-9._~+/=-]{6,})"
-                          r"|\b(?P<basic>basic)(?P<bsep>[\s_]+)(?P<bvalue>(?=[A-Za-z0-9+/]*[0-9=+/]"
-                          r"|(?-i:(?=[A-Za-z0-9+/]*[a-z])[A-Za-z0-9+/]+[A-Z]))[A-Za-z0-9+/]{8,}=*)")
-_AUTH_HEADER = re.compile(r"(?i)\b(?P<name>(?:proxy-)?authorization|x-api-key|api-key|x-auth-token|cookie)"
-                          r"(?P<sep>\s*[:=]\s*)(?P<value>[^\r\n\"']+)")
-_JSON_PAIR = re.compile(r"(?P<key>\"[^\"\\]{1,80}\")(?P<sep>\s*:\s*)(?P<value>\"(?:[^\"\\]|\\.)*\")")
+_AUTH_SCHEME = lazy_re(r"(?i)\b(?P<scheme>bearer)(?P<sep>[\s_]+)(?P<value>[A-Za-z0-9._~+/=-]{6,})"
+                       r"|\b(?P<basic>basic)(?P<bsep>[\s_]+)(?P<bvalue>(?=[A-Za-z0-9+/]*[0-9=+/]"
+                       r"|(?-i:(?=[A-Za-z0-9+/]*[a-z])[A-Za-z0-9+/]+[A-Z]))[A-Za-z0-9+/]{8,}=*)")
+_AUTH_HEADER = lazy_re(r"(?i)\b(?P<name>(?:proxy-)?authorization|x-api-key|api-key|x-auth-token|cookie)"
+                       r"(?P<sep>\s*[:=]\s*)(?P<value>[^\r\n\"']+)")
+_JSON_PAIR = lazy_re(r"(?P<key>\"[^\"\\]{1,80}\")(?P<sep>\s*:\s*)(?P<value>\"(?:[^\"\\]|\\.)*\")")
 _LINE_RULES: Tuple[Tuple[Tuple[str, ...], re.Pattern[str], str], ...] = (
     (("@",), _BARE_USERINFO, "bare"),
     (("authoriz", "api-key", "x-auth-token", "cookie"), _AUTH_HEADER, "header"),
@@ -136,14 +139,14 @@ _LINE_RULES: Tuple[Tuple[Tuple[str, ...], re.Pattern[str], str], ...] = (
 )
 # Around each "=": KEY=VALUE (connection strings, query strings, env dumps); around each "--":
 # --flag value / --flag=value (a command line stored in a variable or printed in a log).
-_KEY_REVERSED = re.compile(r"[ \t]*(?P<key>[\w.-]*[A-Za-z_])(?P<before>.?)", re.DOTALL)
-_PAIR_VALUE = re.compile(r"[ \t]*(?P<value>\"[^\"]*\"|'[^']*'|[^\s&;,#\"'<>]+)")
-_FLAG = re.compile(r"--(?P<name>[A-Za-z][\w.-]*)(?P<sep>=|[ \t]+)(?P<value>\"[^\"]*\"|'[^']*'|[^\s\"']+)")
+_KEY_REVERSED = lazy_re(r"[ \t]*(?P<key>[\w.-]*[A-Za-z_])(?P<before>.?)", re.DOTALL)
+_PAIR_VALUE = lazy_re(r"[ \t]*(?P<value>\"[^\"]*\"|'[^']*'|[^\s&;,#\"'<>]+)")
+_FLAG = lazy_re(r"--(?P<name>[A-Za-z][\w.-]*)(?P<sep>=|[ \t]+)(?P<value>\"[^\"]*\"|'[^']*'|[^\s\"']+)")
 # The same two rules as single regexes, for texts with very many "=" or "--".
-_PAIR = re.compile(r"(?<![\w.-])(?P<key>[A-Za-z_][\w.-]*)(?P<sep>[ \t]*=[ \t]*)"
-                   r"(?P<value>\"[^\"]*\"|'[^']*'|[^\s&;,#\"'<>]+)")
-_FLAG_ANYWHERE = re.compile(r"(?<![\w-])--(?P<name>[A-Za-z][\w.-]*)(?P<sep>=|[ \t]+)"
-                            r"(?P<value>\"[^\"]*\"|'[^']*'|[^\s\"']+)")
+_PAIR = lazy_re(r"(?<![\w.-])(?P<key>[A-Za-z_][\w.-]*)(?P<sep>[ \t]*=[ \t]*)"
+                r"(?P<value>\"[^\"]*\"|'[^']*'|[^\s&;,#\"'<>]+)")
+_FLAG_ANYWHERE = lazy_re(r"(?<![\w-])--(?P<name>[A-Za-z][\w.-]*)(?P<sep>=|[ \t]+)"
+                         r"(?P<value>\"[^\"]*\"|'[^']*'|[^\s\"']+)")
 _MANY = 20_000  # needles in one text beyond which a whole-text pass is used
 
 
@@ -294,8 +297,9 @@ def redact_text(text: str) -> str:
         text = _URL_USERINFO.sub(lambda m: m.group(0) if _is_placeholder(m.group("userinfo"))
                                  else f"://{REDACTED}@", text)
     if any(hint in text for hint in _SHAPE_HINTS):
-        for shape in _TOKEN_SHAPES:
-            text = shape.sub(REDACTED, text)
+        for literal, shape in _TOKEN_SHAPES:
+            if literal in text:
+                text = shape.sub(REDACTED, text)
     text = _apply_line_rules(text)
     if "--" in text:
         text = _redact_flags(text)
@@ -326,7 +330,7 @@ def redact_url(url: str) -> str:
 # Programs whose ``-p`` is a password whatever it looks like (``mysql -pSECRET``, ``sshpass -p x``).
 _PASSWORD_P_PROGRAMS = frozenset({"mysql", "mysqldump", "mysqladmin", "mariadb", "mariadb-dump", "sshpass",
                                   "smbclient", "mysqlsh"})
-_PORTISH = re.compile(r"^(?:[\w.\[\]:]*:)?\d{1,5}(?:[:-]\d{1,5})*(?:/(?:tcp|udp|sctp))?$")
+_PORTISH = lazy_re(r"^(?:[\w.\[\]:]*:)?\d{1,5}(?:[:-]\d{1,5})*(?:/(?:tcp|udp|sctp))?$")
 _USER_FLAGS = frozenset({"-u", "--user", "--proxy-user", "-U"})
 
 

@@ -9,9 +9,9 @@ What a sample cannot tell (a stale sample says nothing about temperatures) chang
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Set, Tuple
 
+from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.watch.leak import LeakDetector, LeakReading, ProcKey
 from ascend_doctor.watch.model import MEMORY_HBM, ChipKey, ChipSample, Sample, iso_time
 from ascend_doctor.watch.thresholds import Thresholds

@@ -13,9 +13,9 @@ window), at most ``MAX_SERIES`` series, and a series is dropped as soon as its p
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
 from typing import Deque, Dict, List, Optional, Sequence, Set, Tuple
 
+from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.watch.model import Sample
 
 ProcKey = Tuple[int, int, int]  # (NPU id, chip id, PID)

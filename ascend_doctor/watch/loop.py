@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass
 from typing import IO, Any, Callable, List, Optional
 
 from ascend_doctor.exitcodes import ExitCode
+from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.host.base import CommandStatus
 from ascend_doctor.watch.alerts import Alert, AlertTracker
 from ascend_doctor.watch.model import Sample

@@ -8,9 +8,9 @@ only the reason, so nobody mistakes old figures for fresh ones.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
+from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.parsers.npu_smi import NpuSmiInfo
 
 STATUS_OK = "ok"

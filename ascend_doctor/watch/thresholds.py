@@ -10,8 +10,9 @@ for how steady the growth must be: those defaults are ours and say so.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Dict
+
+from ascend_doctor.fastdataclass import dataclass
 
 DEFAULT_INTERVAL_S = 10.0  # seed 000 FAQ: "每10秒抓取一次 npu-smi info"
 

@@ -1,0 +1,337 @@
+"""The shipped data files, compiled: ``compat_matrix/compiled.pickle``.
+
+Every start of ``check``, ``plan``, ``matrix lookup`` or ``diagnose`` needs the compatibility matrix,
+the error-signature database or the model families, all kept as YAML for the people who edit them.
+Parsing and validating that YAML costs about 100 ms; unpickling the validated records costs a few.
+So the records are compiled once, when the data changes, by::
+
+    python -m ascend_doctor.compiled_data        # rewrites compat_matrix/compiled.pickle
+
+and the file is committed and shipped. tests/test_compiled_data.py fails while it is stale, and
+proves that each part equals what loading the YAML gives.
+
+A part is used only while it still matches: it records the size and CRC-32 of every YAML file it
+was built from and the fields of every record class it holds. Any difference (a YAML file edited in a
+checkout, a record class that changed, a missing or damaged file) makes the caller read the YAML as
+before: slower, never different. Only the shipped files are compiled; ``--matrix FILE``,
+``$ASCEND_DOCTOR_MATRIX`` and an updated matrix are always read from their YAML.
+
+File layout: one JSON header line (the parts, their sources, classes, offsets), then the pickled
+parts one after another, so that a command unpickles only the parts it uses.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, Dict, List, Optional, Tuple
+
+COMPILED_FILE = "compiled.pickle"
+FORMAT = 1
+MATRIX_FILE = "matrix.yaml"
+SIGNATURES_FILE = "signatures.yaml"
+# Plain YAML data files whose parsed value (yaml.safe_load) is compiled as it is.
+DATA_FILES = ("model_families.yaml", "os_support.yaml")
+PICKLE_PROTOCOL = 4  # readable by every Python the tool supports (3.9+)
+_PATH_TAG = "shipped-path"
+_SET_TAG = "frozenset"
+
+_header_cache: Dict[str, Optional[Tuple[Dict[str, Any], bytes]]] = {}
+_parts: Dict[Tuple[str, str], Any] = {}  # (folder, part) -> unpickled value: one copy per process
+
+
+def shipped_dir() -> str:
+    """The folder of the shipped data (``compat_matrix/`` in a checkout)."""
+    import ascend_doctor.compat_matrix as pkg
+
+    return os.path.dirname(os.path.abspath(pkg.__file__))
+
+
+# -- loading ----------------------------------------------------------------------------------
+
+
+def matrix_document(path: str) -> Any:
+    """The shipped matrix ``path`` as ``load_document(path, cross_check=False)`` returns it, or None."""
+    folder, name = os.path.split(path)
+    if name != MATRIX_FILE or not os.path.isabs(path):
+        return None
+    return _load("matrix", folder)
+
+
+def signature_db(path: str) -> Any:
+    """The shipped signature database at ``path`` as the YAML loader returns it, or None."""
+    folder, name = os.path.split(path)
+    if name != SIGNATURES_FILE or not os.path.isabs(path):
+        return None
+    found = _load("signatures", folder)
+    return None if found is None else found[0]
+
+
+def scanner_state(db: Any) -> Optional[Dict[str, Any]]:
+    """The prefilter ``LogScanner(db)`` builds, when ``db`` is the compiled database (else None)."""
+    for (_folder, part), value in _parts.items():
+        if part == "signatures" and value is not None and value[0] is db:
+            return dict(value[1])
+    return None
+
+
+def yaml_data(name: str) -> Tuple[bool, Any]:
+    """``(True, value)`` with ``yaml.safe_load`` of the shipped data file ``name``; ``(False, None)``
+    when that must be read from the YAML."""
+    if name not in DATA_FILES:
+        return False, None
+    found = _load("data:" + name, shipped_dir())
+    if found is None:
+        return False, None
+    return True, found[0]
+
+
+def _read(folder: str) -> Optional[Tuple[Dict[str, Any], bytes]]:
+    if folder in _header_cache:
+        return _header_cache[folder]
+    import json
+
+    result: Optional[Tuple[Dict[str, Any], bytes]] = None
+    try:
+        with open(os.path.join(folder, COMPILED_FILE), "rb") as fh:
+            data = fh.read()
+        end = data.index(b"\n")
+        header = json.loads(data[:end])
+        if isinstance(header, dict) and header.get("format") == FORMAT and isinstance(header.get("parts"), dict):
+            result = (header, data[end + 1:])
+    except (OSError, ValueError, UnicodeDecodeError):
+        result = None
+    _header_cache[folder] = result
+    return result
+
+
+def _load(part: str, folder: str) -> Any:
+    """The part, when the compiled file has it and it still matches its sources (checked on every
+    call, so that a YAML file edited while a process runs is read again); unpickled once."""
+    found = _read(folder)
+    if found is None:
+        return None
+    header, body = found
+    entry = header["parts"].get(part)
+    key = (folder, part)
+    try:
+        if not isinstance(entry, dict) or not _sources_match(folder, entry["sources"]):
+            return None
+        if key not in _parts:
+            current = _classes_match(entry["classes"])
+            start, length = entry["offset"], entry["length"]
+            _parts[key] = _unpickle(body[start:start + length], folder) if current else None
+        return _parts[key]
+    except Exception:  # a damaged or foreign file: the YAML is the truth
+        return None
+
+
+def forget() -> None:
+    """Drop what this process read (tests that rewrite the files)."""
+    _header_cache.clear()
+    _parts.clear()
+
+
+def _sources_match(folder: str, sources: Dict[str, List[int]]) -> bool:
+    import zlib
+
+    for name, (size, crc) in sources.items():
+        try:
+            with open(os.path.join(folder, name), "rb") as fh:
+                data = fh.read(size + 1)
+        except OSError:
+            return False
+        if len(data) != size or zlib.crc32(data) != crc:
+            return False
+    return True
+
+
+def _classes_match(classes: Dict[str, List[str]]) -> bool:
+    import dataclasses
+    import importlib
+
+    for dotted, names in classes.items():
+        module_name, _, qualname = dotted.partition(":")
+        module = sys.modules.get(module_name) or importlib.import_module(module_name)
+        cls: Any = module
+        for part in qualname.split("."):
+            cls = getattr(cls, part, None)
+        if cls is None or not dataclasses.is_dataclass(cls) or [f.name for f in dataclasses.fields(cls)] != names:
+            return False
+    return True
+
+
+def _unpickle(blob: bytes, folder: str) -> Any:
+    import io
+    import pickle
+
+    class _Unpickler(pickle.Unpickler):
+        def persistent_load(self, pid: Any) -> Any:
+            # Paths inside the shipped folder are stored relative to it (the folder of this install).
+            if isinstance(pid, tuple) and len(pid) == 2 and pid[0] == _PATH_TAG:
+                return os.path.join(folder, pid[1])
+            if isinstance(pid, tuple) and len(pid) == 2 and pid[0] == _SET_TAG:
+                return frozenset(pid[1])
+            raise pickle.UnpicklingError("unknown persistent id")
+
+    return _Unpickler(io.BytesIO(blob)).load()
+
+
+# -- compiling -------------------------------------------------------------------------------
+
+
+def build(folder: str) -> bytes:
+    """The compiled file for the data in ``folder``. Raises ValueError when the data has problems
+    (a file that does not load cleanly is never compiled)."""
+    import json
+
+    parts: Dict[str, Tuple[Any, List[str]]] = {}
+    matrix = _yaml_matrix(os.path.join(folder, MATRIX_FILE))
+    parts["matrix"] = (matrix, list(matrix.files))
+    signatures = _yaml_signatures(os.path.join(folder, SIGNATURES_FILE))
+    parts["signatures"] = ((signatures, _scanner_state(signatures)), [os.path.join(folder, SIGNATURES_FILE)])
+    for name in DATA_FILES:
+        path = os.path.join(folder, name)
+        if os.path.exists(path):
+            parts["data:" + name] = ((_yaml_data(path),), [path])
+    header: Dict[str, Any] = {"format": FORMAT, "generated_by": "python -m ascend_doctor.compiled_data",
+                              "parts": {}}
+    blobs: List[bytes] = []
+    offset = 0
+    for name, (value, sources) in parts.items():
+        blob = _pickle(value, folder)
+        header["parts"][name] = {"offset": offset, "length": len(blob), "sources": _source_stamps(folder, sources),
+                                 "classes": _classes_of(value)}
+        blobs.append(blob)
+        offset += len(blob)
+    return json.dumps(header, sort_keys=True).encode("ascii") + b"\n" + b"".join(blobs)
+
+
+def _yaml_matrix(path: str) -> Any:
+    from ascend_doctor.matrix.loader import load_document
+
+    doc = load_document(path, cross_check=True)
+    if doc.problems or doc.meta is None:
+        raise ValueError(f"{path}: the matrix has problems: {'; '.join(map(str, doc.problems[:5]))}")
+    # What a run loads (cross_check=False): the same records, checked above.
+    return load_document(path, cross_check=False)
+
+
+def _yaml_signatures(path: str) -> Any:
+    from ascend_doctor.logscan.signatures import SignatureDBError, parse_signatures
+
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        db, problems = parse_signatures(fh.read(), path)
+    if problems or db is None:
+        raise SignatureDBError(problems or [f"{path}: no signatures"])
+    return db
+
+
+def _scanner_state(db: Any) -> Dict[str, Any]:
+    """What ``LogScanner(db)`` derives from the database (its needle plan and indexes)."""
+    from ascend_doctor.logscan.scanner import LogScanner
+
+    state = dict(vars(LogScanner(db)))
+    del state["db"], state["_pivot_regexes"]  # the database is stored beside it; regexes compile on use
+    return state
+
+
+def _yaml_data(path: str) -> Any:
+    import yaml
+
+    with open(path, encoding="utf-8") as fh:
+        return yaml.safe_load(fh.read())
+
+
+def _source_stamps(folder: str, paths: List[str]) -> Dict[str, List[int]]:
+    import zlib
+
+    stamps: Dict[str, List[int]] = {}
+    for path in paths:
+        relative = os.path.relpath(path, folder)
+        if relative.startswith(".."):
+            raise ValueError(f"{path} is outside {folder}")
+        with open(path, "rb") as fh:
+            data = fh.read()
+        stamps[relative] = [len(data), zlib.crc32(data)]
+    return stamps
+
+
+def _classes_of(value: Any) -> Dict[str, List[str]]:
+    """Every record class in ``value``, with its fields (checked again before unpickling)."""
+    import dataclasses
+
+    found: Dict[str, List[str]] = {}
+    stack = [value]
+    seen = set()
+    while stack:
+        item = stack.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if dataclasses.is_dataclass(item) and not isinstance(item, type):
+            cls = type(item)
+            found[f"{cls.__module__}:{cls.__qualname__}"] = [f.name for f in dataclasses.fields(cls)]
+            stack.extend(getattr(item, f.name) for f in dataclasses.fields(cls))
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+    return dict(sorted(found.items()))
+
+
+def _pickle(value: Any, folder: str) -> bytes:
+    import io
+    import pickle
+
+    prefix = folder.rstrip(os.sep) + os.sep
+
+    class _Pickler(pickle.Pickler):
+        def persistent_id(self, obj: Any) -> Any:
+            if type(obj) is str and obj.startswith(prefix):
+                return (_PATH_TAG, obj[len(prefix):])
+            if type(obj) is frozenset:  # in a fixed order, so that the same data gives the same file
+                return (_SET_TAG, tuple(sorted(obj, key=repr)))
+            return None
+
+    out = io.BytesIO()
+    _Pickler(out, protocol=PICKLE_PROTOCOL).dump(value)
+    return out.getvalue()
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Rewrite compat_matrix/compiled.pickle from the YAML beside it (``--check``: only compare)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m ascend_doctor.compiled_data", description=main.__doc__)
+    parser.add_argument("--check", action="store_true", help="exit 1 when the compiled file is stale")
+    args = parser.parse_args(argv)
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        # The scanner's indexes are built by iterating sets: a fixed hash seed makes the file the same
+        # for the same data (reproducible builds, no spurious diffs).
+        import subprocess
+
+        command = [sys.executable, "-m", "ascend_doctor.compiled_data", *(argv if argv is not None else sys.argv[1:])]
+        return subprocess.run(command, env={**os.environ, "PYTHONHASHSEED": "0"}, check=False).returncode
+    folder = shipped_dir()
+    target = os.path.join(folder, COMPILED_FILE)
+    data = build(folder)
+    try:
+        with open(target, "rb") as fh:
+            current = fh.read()
+    except OSError:
+        current = b""
+    if args.check:
+        print(f"{target}: {'current' if current == data else 'stale'}")
+        return 0 if current == data else 1
+    if current != data:
+        with open(target + ".tmp", "wb") as fh:
+            fh.write(data)
+        os.replace(target + ".tmp", target)
+    print(f"{target}: {len(data)} bytes, {'unchanged' if current == data else 'written'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,147 @@
+"""compat_matrix/compiled.pickle holds exactly what loading the shipped YAML gives, and is used only
+while it does (ascend_doctor/compiled_data.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ascend_doctor import compiled_data
+from ascend_doctor.logscan.signatures import parse_signatures
+from ascend_doctor.matrix.loader import load_document
+
+SHIPPED = Path(compiled_data.shipped_dir())
+STALE = "compat_matrix/compiled.pickle is stale: run `python -m ascend_doctor.compiled_data` and commit it"
+
+
+def plain(value: Any) -> Any:
+    """Everything about a value, including the fields that do not take part in ==, and its types."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        cls = type(value)
+        return (cls.__module__, cls.__qualname__,
+                tuple((f.name, plain(getattr(value, f.name))) for f in dataclasses.fields(value)))
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(plain(v) for v in value))
+    if isinstance(value, dict):
+        return ("dict", tuple((k, plain(v)) for k, v in value.items()))
+    if isinstance(value, (set, frozenset)):
+        return (type(value).__name__, tuple(sorted(repr(v) for v in value)))
+    return (type(value).__name__, value)
+
+
+def test_every_part_is_current() -> None:
+    compiled_data.forget()
+    header, _ = compiled_data._read(str(SHIPPED)) or ({}, b"")
+    assert header, STALE
+    expected = {"matrix", "signatures"} | {f"data:{n}" for n in compiled_data.DATA_FILES if (SHIPPED / n).exists()}
+    assert set(header["parts"]) == expected, STALE
+    for part in expected:
+        assert compiled_data._load(part, str(SHIPPED)) is not None, f"{part}: {STALE}"
+
+
+def test_the_matrix_part_equals_the_yaml() -> None:
+    path = str(SHIPPED / "matrix.yaml")
+    compiled = compiled_data.matrix_document(path)
+    assert compiled is not None, STALE
+    assert plain(compiled) == plain(load_document(path, cross_check=False)), STALE
+    assert compiled.sections["chips"][0].loc.file == str(SHIPPED / "chips.yaml")  # paths of this install
+
+
+def test_the_signature_part_equals_the_yaml() -> None:
+    path = str(SHIPPED / "signatures.yaml")
+    compiled = compiled_data.signature_db(path)
+    db, problems = parse_signatures((SHIPPED / "signatures.yaml").read_text(encoding="utf-8"), path)
+    assert not problems and compiled is not None, STALE
+    assert plain(compiled) == plain(db), STALE
+    assert compiled.get(db.signatures[0].id).regex.pattern == db.signatures[0].pattern
+
+
+@pytest.mark.parametrize("name", compiled_data.DATA_FILES)
+def test_the_data_parts_equal_the_yaml(name: str) -> None:
+    import yaml
+
+    if not (SHIPPED / name).exists():
+        pytest.skip(f"{name} is not shipped")
+    found, value = compiled_data.yaml_data(name)
+    assert found, STALE
+    assert plain(value) == plain(yaml.safe_load((SHIPPED / name).read_text(encoding="utf-8")))
+
+
+def canonical(value: Any, skip: str = "") -> Any:
+    """``plain`` without the orders that come from iterating a set (which differ from one process
+    to the next): mappings as sorted items, tuples of strings or bytes as sorted tuples."""
+    if isinstance(value, dict):
+        return tuple(sorted((repr(k), canonical(v)) for k, v in value.items() if k != skip))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return (type(value).__qualname__, tuple((f.name, canonical(getattr(value, f.name)))
+                                               for f in dataclasses.fields(value)))
+    if isinstance(value, (tuple, list)):
+        items = [canonical(v) for v in value]
+        return tuple(sorted(items)) if all(isinstance(v, (str, bytes)) for v in value) else tuple(items)
+    return plain(value)
+
+
+def _copy(tmp_path: Path) -> Path:
+    folder = tmp_path / "compat_matrix"
+    shutil.copytree(SHIPPED, folder, ignore=shutil.ignore_patterns("__pycache__", "*.py"))
+    compiled_data.forget()
+    return folder
+
+
+def test_a_copied_folder_loads_with_its_own_paths(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    doc = compiled_data.matrix_document(str(folder / "matrix.yaml"))
+    assert doc is not None and doc.path == str(folder / "matrix.yaml")
+    assert all(f.startswith(str(folder)) for f in doc.files)
+
+
+def test_an_edited_yaml_file_is_read_from_the_yaml(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    chips = folder / "chips.yaml"
+    chips.write_text(chips.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    (folder / "signatures.yaml").write_text("changed", encoding="utf-8")
+    assert compiled_data.matrix_document(str(folder / "matrix.yaml")) is None
+    assert compiled_data.signature_db(str(folder / "signatures.yaml")) is None
+    assert compiled_data._load("data:model_families.yaml", str(folder)) is not None  # untouched part
+
+
+def test_changed_record_classes_or_a_damaged_file_are_never_used(tmp_path: Path) -> None:
+    folder = _copy(tmp_path)
+    target = folder / compiled_data.COMPILED_FILE
+    head, _, body = target.read_bytes().partition(b"\n")
+    header = json.loads(head)
+    first = next(iter(header["parts"]["matrix"]["classes"]))
+    header["parts"]["matrix"]["classes"][first].append("a_field_added_since")
+    target.write_bytes(json.dumps(header).encode() + b"\n" + body)
+    compiled_data.forget()
+    assert compiled_data.matrix_document(str(folder / "matrix.yaml")) is None
+    assert compiled_data.signature_db(str(folder / "signatures.yaml")) is not None
+    target.write_bytes(head + b"\n" + body[: len(body) // 2])
+    compiled_data.forget()
+    assert compiled_data.signature_db(str(folder / "signatures.yaml")) is None
+    target.write_bytes(b"garbage")
+    compiled_data.forget()
+    assert compiled_data.matrix_document(str(folder / "matrix.yaml")) is None
+
+
+
+def test_the_log_scanner_is_the_one_built_from_the_yaml() -> None:
+    from ascend_doctor.logscan.scanner import LogScanner, _compiled_scanner
+
+    path = str(SHIPPED / "signatures.yaml")
+    db, problems = parse_signatures((SHIPPED / "signatures.yaml").read_text(encoding="utf-8"), path)
+    assert not problems and db is not None
+    fresh = LogScanner(db)
+    compiled = _compiled_scanner(compiled_data.signature_db(path))  # what default_scanner() uses
+    assert compiled is not None, STALE
+    assert canonical(vars(compiled), skip="_pivot_regexes") == canonical(vars(fresh), skip="_pivot_regexes"), STALE
+    log = (Path(__file__).resolve().parent / "samples" / "dmesg-and-logs").glob("*.txt")
+    for path in sorted(log)[:5]:
+        data = path.read_bytes()
+        assert [h.signature.id for h in compiled.scan_bytes(data).hits] == \
+            [h.signature.id for h in fresh.scan_bytes(data).hits], path.name

@@ -1,0 +1,104 @@
+"""Start-up (issue 10): the everyday commands import only what they use.
+
+bench/bench_startup.py measures the time; these tests keep the structure that makes it short:
+a JSON check of a snapshot folder parses no YAML (the shipped data is compiled), renders nothing
+with rich, opens no archive and starts no process, and the Python-range shortcut that spares
+``packaging.specifiers`` answers what ``SpecifierSet`` answers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import List, Set
+
+import pytest
+
+from ascend_doctor.matrix.schema import PySpecKind
+from ascend_doctor.matrix.select import load_matrix
+from ascend_doctor.matrix.specs import python_in, spec_clauses
+
+ROOT = Path(__file__).resolve().parent.parent
+HEALTHY = ROOT / "fixtures" / "healthy-8x910B3"
+
+# Modules a JSON check of a snapshot folder must not import, and why it would be a regression.
+NOT_ON_THE_JSON_PATH = {
+    "yaml": "the shipped matrix, signatures and data files load from compat_matrix/compiled.pickle",
+    "rich": "JSON output needs no rich rendering",
+    "tarfile": "a snapshot folder is no archive (host/snapshot_archive.py)",
+    "subprocess": "a snapshot runs no command (host/live.py, packaging.specifiers on Python 3.9)",
+    "concurrent.futures": "only the live host runs commands in parallel",
+    "ascend_doctor.host.live": "a snapshot run never needs the live host",
+    "packaging.specifiers": "Python ranges of the matrix are compared without it (matrix/specs.py)",
+}
+
+_PROGRAM = """
+import json, sys
+from ascend_doctor.cli import main
+try:
+    main(sys.argv[2:], prog_name="ascend-doctor")
+except SystemExit:
+    pass
+with open(sys.argv[1], "w") as fh:
+    json.dump(sorted(sys.modules), fh)
+"""
+
+
+def _imported(tmp_path: Path, *args: str) -> Set[str]:
+    listing = tmp_path / "modules.json"
+    done = subprocess.run([sys.executable, "-c", _PROGRAM, str(listing), *args], cwd=tmp_path,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode in (0, 1), done.stderr
+    modules: List[str] = json.loads(listing.read_text(encoding="utf-8"))
+    return set(modules)
+
+
+def test_a_json_check_of_a_snapshot_folder_imports_only_what_it_needs(tmp_path: Path) -> None:
+    modules = _imported(tmp_path, "check", "--from", str(HEALTHY), "--format", "json")
+    assert "ascend_doctor.host.snapshot" in modules and "ascend_doctor.render.json" in modules  # it did run
+    found = {name: why for name, why in NOT_ON_THE_JSON_PATH.items() if name in modules}
+    assert not found, f"imported on the JSON path of `check --from`: {found}"
+
+
+def test_version_imports_no_command(tmp_path: Path) -> None:
+    modules = _imported(tmp_path, "--version")
+    assert not [m for m in modules if m.startswith(("ascend_doctor.cli.", "ascend_doctor.matrix.model", "yaml"))
+                and m not in ("ascend_doctor.cli._localize", "ascend_doctor.cli._runtime")]
+
+
+def _python_specs() -> Set[str]:
+    """Every Python range of the shipped matrix."""
+    found: Set[str] = set()
+    for rows in load_matrix().sections.values():
+        for row in rows:
+            for f in dataclasses.fields(row):
+                value = getattr(row, f.name)
+                if isinstance(f.metadata.get("kind"), PySpecKind) and isinstance(value, str):
+                    found.add(value)
+    return found
+
+
+EXTRA_SPECS = (">=3.8,<3.12", ">= 3.9 , < 3.13", "==3.10", "!=3.11.2", ">3.9", "<=3.11.4", ">=3,<4",
+               "==3.10.*", "~=3.10", ">=3.9rc1", "<3.12.0.post1", "", "3.10")
+PYTHONS = [f"3.{minor}" for minor in range(0, 16)] + [f"3.{minor}.{micro}" for minor in range(5, 16)
+                                                      for micro in (0, 1, 2, 4, 9, 12)] + ["2.7.18", "4.0"]
+
+
+@pytest.mark.parametrize("spec", sorted(_python_specs() | set(EXTRA_SPECS)))
+def test_python_ranges_answer_as_specifierset_does(spec: str) -> None:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    from ascend_doctor.matrix.specs import python_version
+
+    try:
+        reference = SpecifierSet(spec)
+    except InvalidSpecifier:
+        return  # the matrix loader refuses such a range
+    for python in PYTHONS:
+        version = python_version(python)
+        assert version is not None
+        assert python_in(spec, python) == reference.contains(version, prereleases=True), (spec, python)
+    assert sorted(spec_clauses(spec)) == sorted((s.operator, s.version) for s in reference)
