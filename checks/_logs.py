@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Dict, Iterable, List
 
 from ascend_doctor.checkapi import Finding, Status
+from ascend_doctor.i18n import _
 
 if TYPE_CHECKING:
     from ascend_doctor.logscan.scanner import SignatureHit
@@ -22,14 +23,19 @@ def hit_finding(hit: SignatureHit, where: str, note: str = "") -> Finding:
     """A finding for one ScanResult hit found at ``where`` (e.g. "dmesg" or a file path)."""
     sig = hit.signature
     status = Status.FAIL if sig.fault else Status.WARN
-    times = f" ({hit.count} lines)" if hit.count > 1 else ""
-    message = (f"{sig.title} [{sig.id}] at {where}:{hit.first_line}{times}: \"{hit.first_text}\". "
-               f"Likely cause: {sig.causes[0]}.")
+    # The signature's title, cause and fix lines are the signature database's own text (data).
+    if hit.count > 1:
+        message = _("{title} [{id}] at {where}:{line} ({count} lines): \"{text}\". Likely cause: {cause}.").format(
+            title=sig.title, id=sig.id, where=where, line=hit.first_line, count=hit.count, text=hit.first_text,
+            cause=sig.causes[0])
+    else:
+        message = _("{title} [{id}] at {where}:{line}: \"{text}\". Likely cause: {cause}.").format(
+            title=sig.title, id=sig.id, where=where, line=hit.first_line, text=hit.first_text, cause=sig.causes[0])
     if note:
         message += f" {note}"
     remediation = "\n".join(sig.fix)
     if sig.check_next:
-        remediation += "\n# to confirm first: " + sig.check_next[0]
+        remediation += "\n# to confirm first: " + sig.check_next[0]  # a shell comment: stays English
     evidence: Dict[str, object] = {
         "signature": sig.id,
         "category": sig.category,

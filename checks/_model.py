@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, Iterator, List, Optional, Sequence
 
 from ascend_doctor.checkapi import Finding, NotApplicable, Status
+from ascend_doctor.i18n import _
+from ascend_doctor.i18n_text import localized
 
 if TYPE_CHECKING:
     from ascend_doctor.model.records import ModelFacts, Problem
@@ -19,7 +21,7 @@ def require_model(facts: ModelFacts) -> None:
     from ascend_doctor.model import records as R
 
     if facts.provenance.kind == R.NONE:
-        raise NotApplicable("no model in the given directory (see ASC-MDL-001)", see=("ASC-MDL-001",))
+        raise NotApplicable(_("no model in the given directory (see ASC-MDL-001)"), see=("ASC-MDL-001",))
 
 
 def findings_for(
@@ -33,10 +35,11 @@ def findings_for(
     shown: List[Problem] = list(problems[:MAX_FINDINGS])
     for problem in shown:
         status = status_for(problem) if status_for else (Status.FAIL if problem.severity == R.ERROR else Status.WARN)
-        finding = Finding(status, problem.message, remediation(problem), {"code": problem.code})
+        finding = Finding(status, localized(problem.message), remediation(problem), {"code": problem.code})
         yield finding.scoped(problem.path) if problem.path else finding
     rest = list(problems[MAX_FINDINGS:])
     if rest:
         worst = Status.FAIL if any(p.severity == R.ERROR for p in rest) else Status.WARN
-        yield Finding(worst, f"{len(rest)} more problem(s) of the same kind, e.g. {rest[0].message}",
+        yield Finding(worst, _("{count} more problem(s) of the same kind, e.g. {example}").format(
+                          count=len(rest), example=localized(rest[0].message)),
                       remediation(rest[0]), {"code": rest[0].code, "count": len(rest)})

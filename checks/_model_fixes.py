@@ -13,6 +13,7 @@ import re
 import shlex
 from typing import TYPE_CHECKING, Optional
 
+from ascend_doctor.i18n import _
 from ascend_doctor.model.units import human_bytes
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ def rename_action(path: str, fixed: str) -> FixAction:
     """The one rename step ASC-MDL-016 and ASC-CFG-004 share, so the fix plan runs one `mv`."""
     from ascend_doctor.checkapi import FixAction
 
-    return FixAction("model", f"Rename {path} (no '.' in a weight path)",
+    return FixAction("model", _("Rename {path} (no '.' in a weight path)").format(path=path),
                      (f"mv {shlex.quote(path)} {shlex.quote(fixed)}",), where="either", target=fixed,
                      direction="set", subject="weight path")
 
@@ -45,7 +46,7 @@ def base_name(path: str) -> str:
 
 def sibling(path: str, suffix: str) -> str:
     stripped = path.rstrip("/")
-    parent, _, name = stripped.rpartition("/")
+    parent, _sep, name = stripped.rpartition("/")
     new = dotless(name) + suffix
     return f"{parent}/{new}" if parent else new
 
@@ -60,17 +61,19 @@ def fp8_conversion_commands(model_dir: str, total_params: int) -> str:
     w8a8 = sibling(model_dir, "-W8A8")
     bf16_dir = sibling(model_dir, "-BF16")
     q = shlex.quote
+    # Prose lines are translated; the indented command lines (and their comments) stay as typed.
     return "\n".join([
-        "Convert the weights on an Ascend host with NPUs (quantization runs on them) and host RAM for the "
-        f"model in BF16: about {bf16} here (Huawei's V3/R1 example sets max_memory cpu={HUAWEI_EXAMPLE_CPU_MEMORY}).",
-        "Before either path: pip install transformers==4.48.2, and neutralise the flash_attn imports in "
-        "modeling_deepseek.py (see ASC-MDL-003).",
-        "(a) FP8 straight to W8A8 with msmodelslim (no BF16 copy on disk):",
+        _("Convert the weights on an Ascend host with NPUs (quantization runs on them) and host RAM for the "
+          "model in BF16: about {size} here (Huawei's V3/R1 example sets max_memory cpu={cpu_memory}).").format(
+            size=bf16, cpu_memory=HUAWEI_EXAMPLE_CPU_MEMORY),
+        _("Before either path: pip install transformers==4.48.2, and neutralise the flash_attn imports in "
+          "modeling_deepseek.py (see ASC-MDL-003)."),
+        _("(a) FP8 straight to W8A8 with msmodelslim (no BF16 copy on disk):"),
         f"    git clone https://gitee.com/ascend/msit -b {MSIT_BRANCH} && cd msit/msmodelslim && bash install.sh",
         "    cd example/DeepSeek",
         f"    python3 quant_deepseek_w8a8.py --model_path {q(model_dir)} --save_path {q(w8a8)} "
         "--dynamic --disable_anti --quant_mtp --from_fp8",
-        f"(b) FP8 to BF16 first (needs {bf16} free disk; keeps a reusable BF16 copy), then W8A8:",
+        _("(b) FP8 to BF16 first (needs {size} free disk; keeps a reusable BF16 copy), then W8A8:").format(size=bf16),
         "    git clone https://modelers.cn/MindIE/deepseekv3.git && cd deepseekv3/NPU_inference",
         f"    python fp8_cast_bf16.py --input-fp8-hf-path {q(model_dir)} --output-bf16-hf-path {q(bf16_dir)}",
         f"    cp {q(_in(model_dir, 'config.json'))} {q(model_dir.rstrip('/'))}/tokenizer*.json "
@@ -80,7 +83,8 @@ def fp8_conversion_commands(model_dir: str, total_params: int) -> str:
         "    cd msit/msmodelslim/example/DeepSeek   # msmodelslim installed as in (a)",
         f"    python3 quant_deepseek_w8a8.py --model_path {q(bf16_dir)} --save_path {q(w8a8)} "
         "--dynamic --disable_anti --quant_mtp --from_bf16",
-        f"Then serve {w8a8} (vLLM-Ascend: --quantization ascend). Keep '.' out of the output path.",
+        _("Then serve {path} (vLLM-Ascend: --quantization ascend). Keep '.' out of the output path.").format(
+            path=w8a8),
     ])
 
 
@@ -119,13 +123,15 @@ def hf_cache_copy_fix(model_dir: str) -> str:
     repo = _hub_repo(model_dir)
     cache = "models--" + repo.replace("/", "--")
     q = shlex.quote(model_dir.rstrip("/") or model_dir)
+    # Each line is prose around one command: the command is a field, the comment after it is part of
+    # the (translated) sentence, as a reader takes it in.
     return "\n".join([
-        "These are the links of a HuggingFace cache snapshot (snapshots/<rev>/ -> ../../blobs/<hash>), copied "
-        "without the blobs they point to. Replace them with the files themselves, either way:",
-        f"(a) from the cache, following the links: find {q} -maxdepth 1 -xtype l -delete && "
-        f"cp -rL ~/.cache/huggingface/hub/{cache}/snapshots/<rev>/. {q}/   "
-        "# $HF_HOME/hub/... if HF_HOME is set",
-        f"(b) download into a plain folder, no symlinks: huggingface-cli download {repo} --local-dir {q}   "
-        "# huggingface_hub >= 0.23 writes real files there (older ones: add --local-dir-use-symlinks False; "
-        "1.x names the command `hf download`)",
+        _("These are the links of a HuggingFace cache snapshot (snapshots/<rev>/ -> ../../blobs/<hash>), copied "
+          "without the blobs they point to. Replace them with the files themselves, either way:"),
+        _("(a) from the cache, following the links: {command}   # $HF_HOME/hub/... if HF_HOME is set").format(
+            command=f"find {q} -maxdepth 1 -xtype l -delete && "
+                    f"cp -rL ~/.cache/huggingface/hub/{cache}/snapshots/<rev>/. {q}/"),
+        _("(b) download into a plain folder, no symlinks: {command}   # huggingface_hub >= 0.23 writes real files "
+          "there (older ones: add --local-dir-use-symlinks False; 1.x names the command `hf download`)").format(
+            command=f"huggingface-cli download {repo} --local-dir {q}"),
     ])

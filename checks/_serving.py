@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional, Sequence
 
 from ascend_doctor.checkapi import CheckContext, NotApplicable
+from ascend_doctor.i18n import _
 
 if TYPE_CHECKING:
     from ascend_doctor.parsers.serving_config import ServingConfig
@@ -20,7 +21,7 @@ MINDIE_DOC = "MindIE 配置参数说明（服务化）, https://www.hiascend.com
 def require_usable(config: ServingConfig) -> ServingConfig:
     """The configuration, or ``NotApplicable`` when it could not be read (ASC-CFG-001 reports why)."""
     if config.error:
-        raise NotApplicable("the serving configuration could not be read (see ASC-CFG-001)", see=("ASC-CFG-001",))
+        raise NotApplicable(_("the serving configuration could not be read (see ASC-CFG-001)"), see=("ASC-CFG-001",))
     return config
 
 
@@ -30,10 +31,11 @@ def usable_config(ctx: CheckContext) -> ServingConfig:
 
 
 def edit(cfg: ServingConfig, what: str) -> str:
-    """The remediation sentence for a setting: a launch line is changed, a file edited."""
+    """The remediation sentence for a setting: a launch line is changed, a file edited. ``what`` is
+    the change, an imperative clause already in the run's language."""
     if cfg.is_vllm:
-        return f"Change the vLLM launch line: {what}."
-    return f"Edit {cfg.source}: {what}, then restart the service."
+        return _("Change the vLLM launch line: {change}.").format(change=what)
+    return _("Edit {file}: {change}, then restart the service.").format(file=cfg.source, change=what)
 
 
 def id_list(ids: Sequence[int]) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator, List
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.i18n import _
+from ascend_doctor.i18n_text import localized
 
 from ._serving import edit
 
@@ -33,33 +35,37 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
 def judge(cfg: ServingConfig) -> List[Finding]:
     """Whether the configuration could be read and every value has a sensible type."""
     if cfg.error:
-        fix = ("Fix the file so it parses (e.g. `python3 -m json.tool FILE` shows the first JSON error; "
-               "MindIE rejects trailing commas and comments)") if not cfg.is_vllm else (
-            "Quote the whole launch line once: --vllm-args \"vllm serve /models/X --tensor-parallel-size 8\"")
-        return [Finding.fail(cfg.error, fix, source=cfg.source)]
+        fix = _("Fix the file so it parses (e.g. `python3 -m json.tool FILE` shows the first JSON error; "
+                "MindIE rejects trailing commas and comments)") if not cfg.is_vllm else (
+            _("Quote the whole launch line once: --vllm-args \"vllm serve /models/X --tensor-parallel-size 8\""))
+        return [Finding.fail(localized(cfg.error), fix, source=cfg.source)]
     out: List[Finding] = []
     for problem in cfg.problems:
-        out.append(Finding.fail(f"{cfg.source}: {problem}", edit(cfg, f"set a valid value ({problem})"),
+        shown = localized(problem)
+        out.append(Finding.fail(f"{cfg.source}: {shown}",
+                                edit(cfg, _("set a valid value ({problem})").format(problem=shown)),
                                 source=cfg.source))
     if not cfg.models and cfg.is_mindie:
-        out.append(Finding.fail(f"{cfg.source}: BackendConfig.ModelDeployConfig.ModelConfig lists no model",
-                                edit(cfg, "add a ModelConfig entry with modelName, modelWeightPath and worldSize")))
+        out.append(Finding.fail(_("{file}: BackendConfig.ModelDeployConfig.ModelConfig lists no model").format(
+                                    file=cfg.source),
+                                edit(cfg, _("add a ModelConfig entry with modelName, modelWeightPath and worldSize"))))
     if cfg.is_simple:
         # Seed 003's `models:` list (enable_paged_kvcache, precision, tp_size...) is no engine's format: MindIE
         # reads config.json (BackendConfig.ModelDeployConfig.ModelConfig[], read by mindieservice_daemon), vLLM its
         # launch arguments. A file in this shape configures nothing (advice review row 17).
         out.append(Finding.warn(
-            f"{cfg.source} is a seed-style `models:` list, which neither MindIE nor vLLM-Ascend reads: nothing in it "
-            "takes effect (MindIE reads its config.json; vLLM-Ascend its launch arguments; "
-            "`mindie-service --config` is not a MindIE command).",
-            "Put these settings where the engine reads them:\n"
-            "  MindIE: /usr/local/Ascend/mindie/latest/mindie-service/conf/config.json "
-            "(BackendConfig.ModelDeployConfig.ModelConfig[]: modelName, modelWeightPath, worldSize; "
-            "BackendConfig.npuDeviceIds), then start mindieservice_daemon\n"
-            "  vLLM-Ascend: vllm serve <weights> --tensor-parallel-size N ... (check it with "
-            "ascend-doctor check --vllm-args \"vllm serve ...\")",
+            _("{file} is a seed-style `models:` list, which neither MindIE nor vLLM-Ascend reads: nothing in it "
+              "takes effect (MindIE reads its config.json; vLLM-Ascend its launch arguments; "
+              "`mindie-service --config` is not a MindIE command).").format(file=cfg.source),
+            _("Put these settings where the engine reads them:") + "\n  "
+            + _("MindIE: /usr/local/Ascend/mindie/latest/mindie-service/conf/config.json "
+                "(BackendConfig.ModelDeployConfig.ModelConfig[]: modelName, modelWeightPath, worldSize; "
+                "BackendConfig.npuDeviceIds), then start mindieservice_daemon") + "\n  "
+            + _("vLLM-Ascend: vllm serve <weights> --tensor-parallel-size N ... (check it with "
+                "ascend-doctor check --vllm-args \"vllm serve ...\")"),
             source=cfg.source, format="seed models: list"))
     if not out:
         names = ", ".join(m.name or m.weight_path or "?" for m in cfg.models)
-        out.append(Finding.passed(f"{cfg.label}: read, {len(cfg.models)} model(s): {names}"))
+        out.append(Finding.passed(_("{config}: read, {count} model(s): {names}").format(
+            config=localized(cfg.label), count=len(cfg.models), names=names)))
     return out

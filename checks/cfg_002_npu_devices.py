@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
+from ascend_doctor.i18n_text import localized
 
 from ._serving import edit, id_list, usable_config
 
@@ -30,10 +32,10 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     config = usable_config(ctx)
     host = host_npus_from(ctx.facts.try_get("npu_smi"), _visible(ctx))
     if host is None:
-        raise NotApplicable("npu-smi lists no NPU on this host, so the configured devices cannot be compared")
+        raise NotApplicable(_("npu-smi lists no NPU on this host, so the configured devices cannot be compared"))
     findings = judge(config, host)
     if not findings:
-        raise NotApplicable("the configuration names no NPUs")
+        raise NotApplicable(_("the configuration names no NPUs"))
     yield from findings
 
 
@@ -98,23 +100,24 @@ def judge(cfg: ServingConfig, host: Optional[HostNpus]) -> List[Finding]:
     visible_note = f" (ASCEND_RT_VISIBLE_DEVICES={','.join(map(str, host.visible))})" if host.visible else ""
     if cfg.is_mindie:
         if cfg.multi_node:
-            out.append(Finding.skip("multiNodesInferEnabled is true: MindIE takes each node's NPUs from the rank "
-                                    "table, not npuDeviceIds"))
+            out.append(Finding.skip(_("multiNodesInferEnabled is true: MindIE takes each node's NPUs from the rank "
+                                      "table, not npuDeviceIds")))
             return out
         used: List[int] = []
         for group in cfg.device_ids:
             missing = [i for i in group if i >= count]
             if missing:
                 out.append(Finding.fail(
-                    f"npuDeviceIds {id_list(group)} names NPU {id_list(missing)}, but this host shows {count} "
-                    f"chip(s) (logical ids 0-{count - 1}){visible_note}",
-                    edit(cfg, f"list logical ids below {count} in BackendConfig.npuDeviceIds "
-                              "(`npu-smi info -m` maps them to NPU/chip)"),
+                    _("npuDeviceIds {ids} names NPU {missing}, but this host shows {count} chip(s) (logical ids "
+                      "0-{last})").format(ids=id_list(group), missing=id_list(missing), count=count, last=count - 1)
+                    + visible_note,
+                    edit(cfg, _("list logical ids below {count} in BackendConfig.npuDeviceIds "
+                                "(`npu-smi info -m` maps them to NPU/chip)").format(count=count)),
                     npu_device_ids=[list(g) for g in cfg.device_ids], chips=count))
             dupes = sorted({i for i in group if group.count(i) > 1 or i in used})
             if dupes:
-                out.append(Finding.fail(f"npuDeviceIds lists NPU {id_list(dupes)} more than once",
-                                        edit(cfg, "give every model instance its own NPUs in npuDeviceIds")))
+                out.append(Finding.fail(_("npuDeviceIds lists NPU {ids} more than once").format(ids=id_list(dupes)),
+                                        edit(cfg, _("give every model instance its own NPUs in npuDeviceIds"))))
             used.extend(group)
         ids = sorted(set(used))
     else:
@@ -128,15 +131,16 @@ def judge(cfg: ServingConfig, host: Optional[HostNpus]) -> List[Finding]:
         if who:
             npu, chip = host.chips[host_id] if host_id is not None and host_id < len(host.chips) else (logical, 0)
             out.append(Finding.warn(
-                f"NPU {npu} chip {chip} (logical id {logical}) is already in use by {', '.join(who)}",
-                "If that is not this service, stop it first (`kill <pid>`; check with `npu-smi info`), or use "
-                "other NPUs.", logical_id=logical).scoped(f"NPU {npu} chip {chip}"))
+                _("NPU {npu} chip {chip} (logical id {logical}) is already in use by {processes}").format(
+                    npu=npu, chip=chip, logical=logical, processes=", ".join(who)),
+                _("If that is not this service, stop it first (`kill <pid>`; check with `npu-smi info`), or use "
+                  "other NPUs."), logical_id=logical).scoped(f"NPU {npu} chip {chip}"))
     if not out and ids:
         if cfg.is_mindie:
-            out.append(Finding.passed(f"NPU ids {id_list(ids)} exist on this host and are idle"))
+            out.append(Finding.passed(_("NPU ids {ids} exist on this host and are idle").format(ids=id_list(ids))))
         else:
-            out.append(Finding.passed(f"the {len(ids)} NPU(s) this launch needs exist on this host ({count}) and "
-                                      "are idle"))
+            out.append(Finding.passed(_("the {count} NPU(s) this launch needs exist on this host ({chips}) and "
+                                        "are idle").format(count=len(ids), chips=count)))
     return out
 
 
@@ -155,10 +159,12 @@ def _too_few(cfg: ServingConfig, count: int, visible_note: str) -> List[Finding]
     if needed <= count:
         return []
     if cfg.multi_node_hint:
-        return [Finding.passed(f"needs {needed} NPUs over several nodes; this node has {count}")]
+        return [Finding.passed(_("needs {needed} NPUs over several nodes; this node has {count}").format(
+            needed=needed, count=count))]
     grade = Finding.fail if cfg.is_vllm else Finding.warn
     return [grade(
-        f"{cfg.label} needs {needed} NPUs (parallel sizes), this host shows {count}{visible_note}",
-        "Deploy across nodes (vLLM: --data-parallel-size-local / --headless on the other nodes, or "
-        "a Ray cluster), or lower the parallel sizes to fit " + f"{count} NPUs.",
+        _("{config} needs {needed} NPUs (parallel sizes), this host shows {count}").format(
+            config=localized(cfg.label), needed=needed, count=count) + visible_note,
+        _("Deploy across nodes (vLLM: --data-parallel-size-local / --headless on the other nodes, or "
+          "a Ray cluster), or lower the parallel sizes to fit {count} NPUs.").format(count=count),
         needed=needed, chips=count)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator, List, Optional
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
 
 from ._serving import MINDIE_DOC, edit, id_list, usable_config
 
@@ -29,7 +30,7 @@ CHECK = CheckSpec(
 def run(ctx: CheckContext) -> Iterator[Finding]:
     findings = judge(usable_config(ctx))
     if not findings:
-        raise NotApplicable("no parallel sizes to compare")
+        raise NotApplicable(_("no parallel sizes to compare"))
     yield from findings
 
 
@@ -49,8 +50,8 @@ def judge(cfg: ServingConfig) -> List[Finding]:
             parts = [f"{k}={v}" for k, v in (("worldSize", model.world_size), ("tp", model.tp), ("dp", model.dp),
                                              ("pp", model.pp), ("moe_ep", model.moe_ep), ("moe_tp", model.moe_tp))
                      if v]
-            sizes.append(f"{model.where}: " + (", ".join(parts) or "defaults"))
-        out.append(Finding.passed("parallel sizes are consistent (" + "; ".join(sizes) + ")"))
+            sizes.append(f"{model.where}: " + (", ".join(parts) or _("defaults")))
+        out.append(Finding.passed(_("parallel sizes are consistent ({sizes})").format(sizes="; ".join(sizes))))
     return out
 
 
@@ -59,8 +60,10 @@ def _mindie(cfg: ServingConfig) -> List[Finding]:
     groups = cfg.device_ids
     if cfg.model_instances is not None and groups and cfg.model_instances != len(groups) and not cfg.multi_node:
         out.append(Finding.warn(
-            f"modelInstanceNumber is {cfg.model_instances} but npuDeviceIds has {len(groups)} group(s)",
-            edit(cfg, f"give one npuDeviceIds list per instance, or set modelInstanceNumber to {len(groups)}"),
+            _("modelInstanceNumber is {instances} but npuDeviceIds has {groups} group(s)").format(
+                instances=cfg.model_instances, groups=len(groups)),
+            edit(cfg, _("give one npuDeviceIds list per instance, or set modelInstanceNumber to {groups}").format(
+                groups=len(groups))),
             doc=MINDIE_DOC))
     for model in cfg.models:
         world: Optional[int] = model.world_size
@@ -69,9 +72,11 @@ def _mindie(cfg: ServingConfig) -> List[Finding]:
             listed = len(groups[0])
             if world is not None and world != listed:
                 out.append(Finding.fail(
-                    f"{label}.worldSize is {world} but npuDeviceIds {id_list(groups[0])} lists {listed} NPU(s); "
-                    "MindIE requires them to be equal",
-                    edit(cfg, f"set {label}.worldSize to {listed}, or list {world} NPU ids in npuDeviceIds"),
+                    _("{model}.worldSize is {world} but npuDeviceIds {ids} lists {listed} NPU(s); "
+                      "MindIE requires them to be equal").format(model=label, world=world, ids=id_list(groups[0]),
+                                                                 listed=listed),
+                    edit(cfg, _("set {model}.worldSize to {listed}, or list {world} NPU ids in npuDeviceIds").format(
+                        model=label, listed=listed, world=world)),
                     doc=MINDIE_DOC))
             world = world or listed
         if cfg.multi_node:
@@ -80,20 +85,24 @@ def _mindie(cfg: ServingConfig) -> List[Finding]:
         moe_world = model.moe_ep * model.moe_tp if model.moe_ep and model.moe_tp else None
         if world and dense_world and dense_world != world:
             out.append(Finding.fail(
-                f"{label}: tp x dp = {model.tp} x {model.dp} = {dense_world}, but the world size is {world}",
-                edit(cfg, f"make tp x dp equal {world} in {label}")))
+                _("{model}: tp x dp = {tp} x {dp} = {product}, but the world size is {world}").format(
+                    model=label, tp=model.tp, dp=model.dp, product=dense_world, world=world),
+                edit(cfg, _("make tp x dp equal {world} in {model}").format(world=world, model=label))))
         if world and moe_world and moe_world != world:
             out.append(Finding.fail(
-                f"{label}: moe_ep x moe_tp = {model.moe_ep} x {model.moe_tp} = {moe_world}, but the world size "
-                f"is {world}",
-                edit(cfg, f"make moe_ep x moe_tp equal {world} in {label}")))
+                _("{model}: moe_ep x moe_tp = {ep} x {moe_tp} = {product}, but the world size is {world}").format(
+                    model=label, ep=model.moe_ep, moe_tp=model.moe_tp, product=moe_world, world=world),
+                edit(cfg, _("make moe_ep x moe_tp equal {world} in {model}").format(world=world, model=label))))
         if dense_world and moe_world and dense_world != moe_world and not world:
             out.append(Finding.fail(
-                f"{label}: tp x dp = {dense_world} but moe_ep x moe_tp = {moe_world}; both must equal the "
-                "number of NPUs across the nodes",
-                edit(cfg, f"make tp x dp and moe_ep x moe_tp multiply to the same card count in {label}")))
+                _("{model}: tp x dp = {dense} but moe_ep x moe_tp = {moe}; both must equal the number of NPUs across "
+                  "the nodes").format(model=label, dense=dense_world, moe=moe_world),
+                edit(cfg, _("make tp x dp and moe_ep x moe_tp multiply to the same card count in {model}").format(
+                    model=label))))
         for size_name, size in (("tp", model.tp), ("moe_ep", model.moe_ep), ("dp", model.dp)):
             if world and size and world % size:
-                out.append(Finding.fail(f"{label}.{size_name} = {size} does not divide the world size {world}",
-                                        edit(cfg, f"choose {size_name} dividing {world}")))
+                out.append(Finding.fail(_("{model}.{setting} = {size} does not divide the world size {world}").format(
+                                            model=label, setting=size_name, size=size, world=world),
+                                        edit(cfg, _("choose {setting} dividing {world}").format(
+                                            setting=size_name, world=world))))
     return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator, List
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
+from ascend_doctor.i18n import _
 
 from ._model_fixes import dotless, rename_action
 from ._serving import usable_config
@@ -35,7 +36,7 @@ CHECK = CheckSpec(
 def run(ctx: CheckContext) -> Iterator[Finding]:
     findings = judge(usable_config(ctx))
     if not findings:
-        raise NotApplicable("no MindIE weight path in this configuration")
+        raise NotApplicable(_("no MindIE weight path in this configuration"))
     yield from findings
 
 
@@ -52,16 +53,19 @@ def judge(cfg: ServingConfig) -> List[Finding]:
             # One rename target for the whole report: the same one ASC-MDL-016 gives (advice review row 24).
             parts = path.rstrip("/").split("/")
             fixed = "/".join(dotless(p) if "." in p and p not in (".", "..") else p for p in parts)
+            setting = "modelWeightPath" if cfg.is_mindie else "model_path"
             out.append(Finding.fail(
-                f"{model.where} weight path {path!r} contains '.': MindIE fails to start with it",
-                f"Rename the directory and point the config at it: mv '{path}' '{fixed}' and set "
-                f"{'modelWeightPath' if cfg.is_mindie else 'model_path'} to \"{fixed}\" in {cfg.source} "
-                "(only letters, digits, '-' and '_').",
+                _("{model} weight path {path} contains '.': MindIE fails to start with it").format(
+                    model=model.where, path=repr(path)),
+                _("Rename the directory and point the config at it: {command} and set {setting} to \"{fixed}\" in "
+                  "{file} (only letters, digits, '-' and '_').").format(
+                    command=f"mv '{path}' '{fixed}'", setting=setting, fixed=fixed, file=cfg.source),
                 path=path, fact=FACT_DOT_IN_PATH).scoped(model.where).with_actions(
                     rename_action(path.rstrip("/"), fixed),
-                    FixAction("config", f"Point {'modelWeightPath' if cfg.is_mindie else 'model_path'} at {fixed} "
-                              f"in {cfg.source}", (), where="either", subject=f"{cfg.source} weight path",
-                              target=fixed, direction="set")))
+                    FixAction("config", _("Point {setting} at {fixed} in {file}").format(
+                                  setting=setting, fixed=fixed, file=cfg.source),
+                              (), where="either", subject=f"{cfg.source} weight path", target=fixed,
+                              direction="set")))
         else:
-            out.append(Finding.passed(f"{model.where} weight path {path} has no '.'"))
+            out.append(Finding.passed(_("{model} weight path {path} has no '.'").format(model=model.where, path=path)))
     return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator, List
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
 
 from ._serving import MINDIE_DOC, edit, usable_config
 
@@ -29,7 +30,7 @@ CHECK = CheckSpec(
 def run(ctx: CheckContext) -> Iterator[Finding]:
     findings = judge(usable_config(ctx))
     if not findings:
-        raise NotApplicable("no MindIE token limits in this configuration")
+        raise NotApplicable(_("no MindIE token limits in this configuration"))
     yield from findings
 
 
@@ -41,26 +42,30 @@ def judge(cfg: ServingConfig) -> List[Finding]:
     seq, inp, prefill = cfg.max_seq_len, cfg.max_input_token_len, cfg.max_prefill_tokens
     if seq and inp and inp > seq:
         out.append(Finding.warn(
-            f"maxInputTokenLen {inp} exceeds maxSeqLen {seq}: MindIE clamps it to maxSeqLen - 1 = {seq - 1}, so "
-            "longer prompts are cut or rejected",
-            edit(cfg, f"set ModelDeployConfig.maxInputTokenLen to at most {seq - 1}, or raise maxSeqLen (more KV "
-                      "cache per sequence)"), doc=MINDIE_DOC))
+            _("maxInputTokenLen {input} exceeds maxSeqLen {seq}: MindIE clamps it to maxSeqLen - 1 = {clamped}, so "
+              "longer prompts are cut or rejected").format(input=inp, seq=seq, clamped=seq - 1),
+            edit(cfg, _("set ModelDeployConfig.maxInputTokenLen to at most {clamped}, or raise maxSeqLen (more KV "
+                        "cache per sequence)").format(clamped=seq - 1)), doc=MINDIE_DOC))
     effective_input = min(inp, seq - 1) if seq and inp else inp
     if prefill and effective_input and prefill < effective_input:
         out.append(Finding.fail(
-            f"maxPrefillTokens {prefill} is below maxInputTokenLen {effective_input}: MindIE documents it must be "
-            ">= maxInputTokenLen",
-            edit(cfg, f"set ScheduleConfig.maxPrefillTokens to at least {effective_input}"), doc=MINDIE_DOC))
+            _("maxPrefillTokens {prefill} is below maxInputTokenLen {input}: MindIE documents it must be "
+              ">= maxInputTokenLen").format(prefill=prefill, input=effective_input),
+            edit(cfg, _("set ScheduleConfig.maxPrefillTokens to at least {input}").format(input=effective_input)),
+            doc=MINDIE_DOC))
     if seq and cfg.max_iter_times and cfg.max_iter_times > seq:
         out.append(Finding.fail(
-            f"maxIterTimes {cfg.max_iter_times} is above maxSeqLen {seq} (documented range [1, maxSeqLen])",
-            edit(cfg, f"set ScheduleConfig.maxIterTimes to at most {seq}"), doc=MINDIE_DOC))
+            _("maxIterTimes {iterations} is above maxSeqLen {seq} (documented range [1, maxSeqLen])").format(
+                iterations=cfg.max_iter_times, seq=seq),
+            edit(cfg, _("set ScheduleConfig.maxIterTimes to at most {seq}").format(seq=seq)), doc=MINDIE_DOC))
     if cfg.max_batch_size and cfg.max_prefill_batch_size and cfg.max_prefill_batch_size > cfg.max_batch_size:
         out.append(Finding.fail(
-            f"maxPrefillBatchSize {cfg.max_prefill_batch_size} is above maxBatchSize {cfg.max_batch_size} "
-            "(documented range [1, maxBatchSize])",
-            edit(cfg, f"set ScheduleConfig.maxPrefillBatchSize to at most {cfg.max_batch_size}"), doc=MINDIE_DOC))
+            _("maxPrefillBatchSize {prefill_batch} is above maxBatchSize {batch} "
+              "(documented range [1, maxBatchSize])").format(prefill_batch=cfg.max_prefill_batch_size,
+                                                             batch=cfg.max_batch_size),
+            edit(cfg, _("set ScheduleConfig.maxPrefillBatchSize to at most {batch}").format(batch=cfg.max_batch_size)),
+            doc=MINDIE_DOC))
     if not out and (seq or inp or prefill):
-        out.append(Finding.passed(f"maxSeqLen {seq}, maxInputTokenLen {inp}, maxPrefillTokens {prefill} are "
-                                  "consistent"))
+        out.append(Finding.passed(_("maxSeqLen {seq}, maxInputTokenLen {input}, maxPrefillTokens {prefill} are "
+                                    "consistent").format(seq=seq, input=inp, prefill=prefill)))
     return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator, List
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
 
 from ._serving import MINDIE_DOC, edit, is_loopback, is_wildcard, usable_config
 
@@ -29,7 +30,7 @@ CHECK = CheckSpec(
 def run(ctx: CheckContext) -> Iterator[Finding]:
     findings = judge(usable_config(ctx))
     if not findings:
-        raise NotApplicable("the configuration does not say where the API listens")
+        raise NotApplicable(_("the configuration does not say where the API listens"))
     yield from findings
 
 
@@ -41,26 +42,26 @@ def judge(cfg: ServingConfig) -> List[Finding]:
     host = cfg.host
     if cfg.is_mindie and is_wildcard(host) and cfg.host_given and not cfg.allow_all_zero_ip:
         out.append(Finding.fail(
-            f"ServerConfig.ipAddress is {host} but allowAllZeroIpListening is not true: MindIE refuses to bind "
-            "all interfaces",
-            edit(cfg, "set ServerConfig.ipAddress to this host's service IP (recommended), or set "
-                      "allowAllZeroIpListening to true if the network is protected"), doc=MINDIE_DOC))
+            _("ServerConfig.ipAddress is {host} but allowAllZeroIpListening is not true: MindIE refuses to bind "
+              "all interfaces").format(host=host),
+            edit(cfg, _("set ServerConfig.ipAddress to this host's service IP (recommended), or set "
+                        "allowAllZeroIpListening to true if the network is protected")), doc=MINDIE_DOC))
     exposed = host is None or not is_loopback(host)
     if cfg.is_vllm and not cfg.host_given:
-        where = "all interfaces (no --host: vLLM binds every address)"
+        where = _("all interfaces (no --host: vLLM binds every address)")
     else:
         where = f"{host}"
     if exposed and not cfg.https:
         if cfg.is_mindie:
-            fix = edit(cfg, "set ServerConfig.httpsEnabled to true with tlsCert/tlsPk/tlsCaFile under the "
-                            "MindIE security/ directory, or bind ServerConfig.ipAddress to 127.0.0.1 behind a "
-                            "TLS proxy")
+            fix = edit(cfg, _("set ServerConfig.httpsEnabled to true with tlsCert/tlsPk/tlsCaFile under the "
+                              "MindIE security/ directory, or bind ServerConfig.ipAddress to 127.0.0.1 behind a "
+                              "TLS proxy"))
         else:
-            fix = ("Add --ssl-certfile CERT --ssl-keyfile KEY (and --api-key), or bind --host 127.0.0.1 behind a "
-                   "TLS-terminating proxy.")
-        out.append(Finding.warn(f"the API listens on {where} without HTTPS: prompts and answers travel in clear "
-                                "text to anyone on the network", fix, host=host))
+            fix = _("Add --ssl-certfile CERT --ssl-keyfile KEY (and --api-key), or bind --host 127.0.0.1 behind a "
+                    "TLS-terminating proxy.")
+        out.append(Finding.warn(_("the API listens on {where} without HTTPS: prompts and answers travel in clear "
+                                  "text to anyone on the network").format(where=where), fix, host=host))
     if not out:
-        state = "HTTPS" if cfg.https else "loopback only"
-        out.append(Finding.passed(f"the API listens on {where} ({state})"))
+        state = "HTTPS" if cfg.https else _("loopback only")
+        out.append(Finding.passed(_("the API listens on {where} ({state})").format(where=where, state=state)))
     return out

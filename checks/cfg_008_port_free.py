@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Iterator, List, Optional, Sequence
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 from ascend_doctor.facts import Facts
+from ascend_doctor.i18n import _, ngettext
 
 from ._serving import is_loopback, is_wildcard, usable_config
 
@@ -29,11 +30,11 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     config = usable_config(ctx)
     sockets = ctx.facts.maybe(Facts.listening_sockets)
     if sockets is None:
-        raise NotApplicable("the listening sockets of this host are not known")
+        raise NotApplicable(_("the listening sockets of this host are not known"))
     listeners: List[Listener] = [Listener(str(s.address), int(s.port), s.pid) for s in sockets]
     findings = judge(config, listeners)
     if not findings:
-        raise NotApplicable("the configuration names no port")
+        raise NotApplicable(_("the configuration names no port"))
     yield from findings
 
 
@@ -63,18 +64,19 @@ def judge(cfg: ServingConfig, listeners: Sequence[Listener]) -> List[Finding]:
     for setting, port in cfg.ports:
         holders = [s for s in listeners if s.port == port and _overlaps(cfg.host, s.address)]
         if holders:
-            who = ", ".join(f"pid {s.pid}" if s.pid else "another process" for s in holders)
+            who = ", ".join(f"pid {s.pid}" if s.pid else _("another process") for s in holders)
             addr = holders[0].address or "*"
-            owner = f"Stop it (`ss -ltnp 'sport = :{port}'` shows the owner), or "
+            command = f"ss -ltnp 'sport = :{port}'"
             if cfg.is_vllm:
-                fix = owner + "pass another --port."
+                fix = _("Stop it (`{command}` shows the owner), or pass another --port.").format(command=command)
             else:
-                fix = owner + f"set ServerConfig.{setting} to a free port in {cfg.source}."
-            out.append(Finding.fail(f"port {port} ({setting}) is already in use on {addr} by {who}", fix,
+                fix = _("Stop it (`{command}` shows the owner), or set ServerConfig.{setting} to a free port in "
+                        "{file}.").format(command=command, setting=setting, file=cfg.source)
+            out.append(Finding.fail(_("port {port} ({setting}) is already in use on {address} by {processes}").format(
+                                        port=port, setting=setting, address=addr, processes=who), fix,
                                     port=port, pids=[s.pid for s in holders]).scoped(f"port {port}"))
     if not out:
-        ports = [str(p) for _, p in cfg.ports]
-        # Parenthesised whole: the conditional must choose the subject, not swallow the " free".
-        subject = ("ports " + ", ".join(ports) + " are") if len(ports) > 1 else f"port {ports[0]} is"
-        out.append(Finding.passed(subject + " free"))
+        ports = [str(p) for _setting, p in cfg.ports]
+        out.append(Finding.passed(ngettext("port {ports} is free", "ports {ports} are free", len(ports)).format(
+            ports=", ".join(ports))))
     return out

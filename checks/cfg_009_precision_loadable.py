@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator, List, Optional
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import N_, _
 
 from ._serving import edit, usable_config
 
 if TYPE_CHECKING:
     from ascend_doctor.parsers.serving_config import ServingConfig
 
-FACT_FP8 = (
+FACT_FP8 = N_(
     "Ascend devices do not load FP8 weights (\"当前昇腾设备不支持FP8格式加载\", "
     "https://www.hiascend.com/developer/techArticles/20250222-1)"
 )
@@ -36,11 +37,11 @@ CHECK = CheckSpec(
 def run(ctx: CheckContext) -> Iterator[Finding]:
     config = usable_config(ctx)
     if not config.models:
-        raise NotApplicable("no model in the configuration")
+        raise NotApplicable(_("no model in the configuration"))
     # The msmodelslim-vs-flag comparison needs the weights: ASC-MDL-005 does it with --model.
     findings = judge(config, None)
     if not findings:
-        raise NotApplicable("the configuration sets no precision (MindIE takes it from the weights' config.json)")
+        raise NotApplicable(_("the configuration sets no precision (MindIE takes it from the weights' config.json)"))
     yield from findings
 
 
@@ -51,22 +52,28 @@ def judge(cfg: ServingConfig, checkpoint_precision: Optional[str]) -> List[Findi
     for model in cfg.models:
         if model.precision and model.precision.lower() in ("fp8", "fp8_e4m3"):
             out.append(Finding.fail(
-                f"{model.where}: precision fp8 - {FACT_FP8}",
-                edit(cfg, "use W8A8 weights (msmodelslim, e.g. quant_deepseek_w8a8.py --from_fp8) with precision "
-                          "w8a8/int8, or BF16 weights (DeepSeek's fp8_cast_bf16.py) with precision bf16"),
+                f"{model.where}: precision fp8 - " + _(FACT_FP8),
+                edit(cfg, _("use W8A8 weights (msmodelslim, e.g. quant_deepseek_w8a8.py --from_fp8) with precision "
+                            "w8a8/int8, or BF16 weights (DeepSeek's fp8_cast_bf16.py) with precision bf16")),
                 fact=FACT_FP8).scoped(model.where))
         if cfg.is_vllm:
             if checkpoint_precision in ("w8a8", "w8a16", "w4a8") and model.quantization != "ascend":
-                out.append(Finding.fail(
-                    f"the weights are msmodelslim {str(checkpoint_precision).upper()} but the launch line has "
-                    f"{'--quantization ' + model.quantization if model.quantization else 'no --quantization'}",
-                    "Add --quantization ascend to the vllm serve line.", fact=FACT_VLLM_QUANT))
+                weights = str(checkpoint_precision).upper()
+                if model.quantization:
+                    message = _("the weights are msmodelslim {weights} but the launch line has --quantization "
+                                "{quantization}").format(weights=weights, quantization=model.quantization)
+                else:
+                    message = _("the weights are msmodelslim {weights} but the launch line has no "
+                                "--quantization").format(weights=weights)
+                out.append(Finding.fail(message, _("Add --quantization ascend to the vllm serve line."),
+                                        fact=FACT_VLLM_QUANT))
             elif model.quantization == "ascend" and checkpoint_precision in ("bf16", "fp16"):
                 out.append(Finding.warn(
-                    f"--quantization ascend is set but the weights are {checkpoint_precision} (no msmodelslim "
-                    "quant_model_description.json)",
-                    "Drop --quantization ascend, or point the model at the W8A8 directory.", fact=FACT_VLLM_QUANT))
+                    _("--quantization ascend is set but the weights are {weights} (no msmodelslim "
+                      "quant_model_description.json)").format(weights=checkpoint_precision),
+                    _("Drop --quantization ascend, or point the model at the W8A8 directory."), fact=FACT_VLLM_QUANT))
     shown = [str(v) for v in (m.precision or m.quantization or m.dtype for m in cfg.models) if v]
     if not out and shown:
-        out.append(Finding.passed(f"configured precision loads on Ascend ({', '.join(shown)})"))
+        out.append(Finding.passed(_("configured precision loads on Ascend ({precisions})").format(
+            precisions=", ".join(shown))))
     return out

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator, List, Sequence
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
+from ascend_doctor.i18n_text import localized
 
 from ._serving import edit, usable_config
 
@@ -30,7 +32,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     config = usable_config(ctx)
     dirs = ctx.facts.serving_weight_dirs
     if not dirs:
-        raise NotApplicable("no local weight path in the configuration")
+        raise NotApplicable(_("no local weight path in the configuration"))
     yield from judge(config, dirs)
 
 
@@ -39,18 +41,21 @@ def judge(cfg: ServingConfig, dirs: Sequence[WeightDir]) -> List[Finding]:
     out: List[Finding] = []
     for entry in dirs:
         if entry.error:
-            out.append(Finding.fail(f"weight path {entry.path}: {entry.error}",
-                                    f"Make {entry.path} readable by the service user (`ls -ld {entry.path}`)."))
+            out.append(Finding.fail(_("weight path {path}: {error}").format(path=entry.path,
+                                                                           error=localized(entry.error)),
+                                    _("Make {path} readable by the service user (`{command}`).").format(
+                                        path=entry.path, command=f"ls -ld {entry.path}")))
         elif not entry.exists:
-            out.append(Finding.fail(f"weight path {entry.path} does not exist on this host",
-                                    edit(cfg, "point the weight path at the downloaded model directory")))
+            out.append(Finding.fail(_("weight path {path} does not exist on this host").format(path=entry.path),
+                                    edit(cfg, _("point the weight path at the downloaded model directory"))))
         elif not entry.is_dir:
-            out.append(Finding.fail(f"weight path {entry.path} is a file, not the model directory",
-                                    edit(cfg, "use the directory that holds config.json and the weights")))
+            out.append(Finding.fail(_("weight path {path} is a file, not the model directory").format(path=entry.path),
+                                    edit(cfg, _("use the directory that holds config.json and the weights"))))
         elif not entry.has_config:
             out.append(Finding.fail(
-                f"weight path {entry.path} has no config.json (MindIE reads torch_dtype and vocab_size from it)",
-                f"Copy config.json from the original model into {entry.path}."))
+                _("weight path {path} has no config.json (MindIE reads torch_dtype and vocab_size from it)").format(
+                    path=entry.path),
+                _("Copy config.json from the original model into {path}.").format(path=entry.path)))
         else:
-            out.append(Finding.passed(f"weight path {entry.path} holds config.json"))
+            out.append(Finding.passed(_("weight path {path} holds config.json").format(path=entry.path)))
     return out

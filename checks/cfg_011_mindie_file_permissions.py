@@ -8,6 +8,7 @@ from typing import Any, Dict, Iterator, List, Tuple
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import LIVE, absent_phrase, origin_kind
+from ascend_doctor.i18n import N_, _
 
 CHECK = CheckSpec(
     id="ASC-CFG-011",
@@ -32,13 +33,20 @@ DIR_MAX = 0o750
 _DIGITS = (("owner", 6), ("group", 3), ("other", 0))
 
 
-def too_wide(mode: int, limit: int) -> List[str]:
-    """Which permission digits exceed the limit, as MindIE compares them (each digit numerically)."""
+# The same comparison for people, in the run's language (too_wide's English goes to the evidence).
+_DIGIT_TEXT = {"owner": N_("owner {have} > {allowed}"), "group": N_("group {have} > {allowed}"),
+               "other": N_("other {have} > {allowed}")}
+
+
+def too_wide(mode: int, limit: int, shown: bool = False) -> List[str]:
+    """Which permission digits exceed the limit, as MindIE compares them (each digit numerically).
+    ``shown``: worded for people in the run's language instead of the evidence's English."""
     out = []
     for name, shift in _DIGITS:
         have, allowed = (mode >> shift) & 7, (limit >> shift) & 7
         if have > allowed:
-            out.append(f"{name} {have} > {allowed}")
+            out.append(_(_DIGIT_TEXT[name]).format(have=have, allowed=allowed) if shown
+                       else f"{name} {have} > {allowed}")
     return out
 
 
@@ -56,18 +64,20 @@ def _q(path: str) -> str:
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
     if not _applies(ctx):
-        raise NotApplicable("MindIE's permission rules apply to MindIE deployments: give --config with MindIE's "
-                            "config.json, or run on a host with MindIE installed")
+        raise NotApplicable(_("MindIE's permission rules apply to MindIE deployments: give --config with MindIE's "
+                              "config.json, or run on a host with MindIE installed"))
     modes = ctx.facts.file_modes
     user = ctx.facts.maybe(Facts.run_user)
     known = [e for e in modes.entries if e.known]
     unknown = [e for e in modes.entries if not e.known]
     if not known:
         if modes.entries:
-            raise NotApplicable("the file modes and owners of " + ", ".join(e.path for e in modes.entries[:3])
-                                + f" are {absent_phrase(ctx.facts)} (record a model folder with `ascend-doctor "
-                                  "snapshot --model DIR`, or run the check on the machine)")
-        raise NotApplicable("none of the MindIE paths given exists here: " + ", ".join(modes.missing))
+            raise NotApplicable(_("the file modes and owners of {paths} are {absent} (record a model folder with "
+                                  "`ascend-doctor snapshot --model DIR`, or run the check on the machine)").format(
+                                      paths=", ".join(e.path for e in modes.entries[:3]),
+                                      absent=absent_phrase(ctx.facts)))
+        raise NotApplicable(_("none of the MindIE paths given exists here: {paths}").format(
+            paths=", ".join(modes.missing)))
     wide: List[Tuple[Any, List[str]]] = []
     foreign: List[Any] = []
     for entry in known:
@@ -78,15 +88,22 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         if user is not None and entry.uid != user.uid:
             foreign.append(entry)
     unseen = [e.path for e in unknown] + list(modes.missing)
-    unseen_note = (f"; not judged ({'not found' if origin_kind(ctx.facts) == LIVE else absent_phrase(ctx.facts)}): "
-                   + ", ".join(unseen[:3]) + (" ..." if len(unseen) > 3 else "")) if unseen else ""
+    why = _("not found") if origin_kind(ctx.facts) == LIVE else absent_phrase(ctx.facts)
+    unseen_paths = ", ".join(unseen[:3]) + (" ..." if len(unseen) > 3 else "")
     if not wide and not foreign:
-        owner = f", owned by {user.user or user.uid}" if user is not None else " (owner not compared: `id` not known)"
-        yield Finding.passed(f"{len(known)} MindIE path(s) within 640/750{owner}{unseen_note}", checked=len(known))
+        if user is not None:
+            message = _("{count} MindIE path(s) within 640/750, owned by {user}").format(
+                count=len(known), user=user.user or user.uid)
+        else:
+            message = _("{count} MindIE path(s) within 640/750 (owner not compared: `id` not known)").format(
+                count=len(known))
+        if unseen:
+            message += "; " + _("not judged ({why}): {paths}").format(why=why, paths=unseen_paths)
+        yield Finding.passed(message, checked=len(known))
         return
     finding = _finding(wide, foreign, user, modes)
-    extra = unseen_note[2:]
-    yield Finding(finding.status, finding.message + (f" {extra[:1].upper()}{extra[1:]}." if extra else ""),
+    extra = (" " + _("Not judged ({why}): {paths}.").format(why=why, paths=unseen_paths)) if unseen else ""
+    yield Finding(finding.status, finding.message + extra,
                   finding.remediation, finding.evidence, finding.scope, finding.actions)
 
 
@@ -94,29 +111,33 @@ def _finding(wide: List[Tuple[Any, List[str]]], foreign: List[Any], user: Any, m
     parts: List[str] = []
     commands: List[str] = []
     if wide:
-        first, over = wide[0]
-        parts.append(f"{len(wide)} path(s) wider than MindIE allows, e.g. {first.path} is "
-                     f"{first.mode:03o} ({', '.join(over)}; limit {'750' if first.is_dir else '640'})")
-        dirs = [e.path for e, _ in wide if e.is_dir]
-        files = [e.path for e, _ in wide if not e.is_dir]
+        first = wide[0][0]
+        limit = DIR_MAX if first.is_dir else FILE_MAX
+        parts.append(_("{count} path(s) wider than MindIE allows, e.g. {path} is {mode} ({over}; limit "
+                       "{limit})").format(count=len(wide), path=first.path, mode=f"{first.mode:03o}",
+                                          over=", ".join(too_wide(first.mode or 0, limit, shown=True)),
+                                          limit=f"{limit:o}"))
+        dirs = [e.path for e, _over in wide if e.is_dir]
+        files = [e.path for e, _over in wide if not e.is_dir]
         commands += [f"chmod 750 {_q(p)}" for p in dirs[:20]]
         commands += _chmod_files(files)
     if foreign:
         owner = user.user or str(user.uid)
         group = user.group or (str(user.gid) if user.gid is not None else "")
         first = foreign[0]
-        parts.append(f"{len(foreign)} path(s) not owned by the run user {owner} (uid {user.uid}), e.g. "
-                     f"{first.path} (uid {first.uid})")
+        parts.append(_("{count} path(s) not owned by the run user {owner} (uid {uid}), e.g. {path} (uid "
+                       "{path_uid})").format(count=len(foreign), owner=owner, uid=user.uid, path=first.path,
+                                             path_uid=first.uid))
         targets = _owner_targets(foreign)
         commands += [f"chown -R {owner}:{group} {_q(t)}" if group else f"chown -R {owner} {_q(t)}" for t in targets]
-    message = "MindIE would refuse to start: " + "; ".join(parts) + "."
-    fix = ("As root (or the files' owner), then start MindIE as " + (user.user or str(user.uid) if user else
-                                                                      "the run user") + ":\n  "
+    message = _("MindIE would refuse to start: {problems}.").format(problems="; ".join(parts))
+    run_as = (user.user or str(user.uid)) if user else _("the run user")
+    fix = (_("As root (or the files' owner), then start MindIE as {user}:").format(user=run_as) + "\n  "
            + "\n  ".join(commands))
     evidence: Dict[str, Any] = {"too_wide": [{"path": e.path, "mode": oct(e.mode), "over": o} for e, o in wide[:50]],
                                 "not_owned": [{"path": e.path, "uid": e.uid} for e in foreign[:50]],
                                 "truncated": modes.truncated}
-    action = FixAction("config", "Set MindIE's file modes (640/750) and owner", tuple(commands), where="either",
+    action = FixAction("config", _("Set MindIE's file modes (640/750) and owner"), tuple(commands), where="either",
                        direction="set", subject="MindIE file permissions")
     return Finding(Status.FAIL, message, fix, evidence, None, (action,))
 
@@ -125,7 +146,7 @@ def _chmod_files(files: List[str]) -> List[str]:
     """One chmod per folder of files (``chmod 640 DIR/*`` when a whole folder is too wide)."""
     by_dir: Dict[str, List[str]] = {}
     for path in files:
-        folder, _, _name = path.rpartition("/")
+        folder, _sep, _name = path.rpartition("/")
         by_dir.setdefault(folder or "/", []).append(path)
     out: List[str] = []
     for folder, paths in by_dir.items():

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
+from ascend_doctor.i18n_text import localized
 
 from ._logs import MAX_FINDINGS, hit_finding, reportable
 
@@ -30,22 +32,29 @@ CHECK = CheckSpec(
 def run(ctx: CheckContext) -> Iterator[Finding]:
     scan = ctx.facts.get("dmesg")
     if scan.status == "permission_denied":
-        yield Finding.skip(f"dmesg is restricted for this user ({scan.detail}); the kernel log was not checked",
-                           f"{ROOT_ADVICE}   (or: sudo sysctl kernel.dmesg_restrict=0)", status=scan.status)
+        yield Finding.skip(_("dmesg is restricted for this user ({detail}); the kernel log was not checked").format(
+                               detail=localized(scan.detail)),
+                           _("run as root: {command}   (or: {alternative})").format(
+                               command="sudo ascend-doctor check --select ASC-LOG",
+                               alternative="sudo sysctl kernel.dmesg_restrict=0"),
+                           status=scan.status)
         return
     if scan.status != "ok" or scan.result is None:
-        raise NotApplicable(f"kernel log not available: {scan.detail or scan.status}")
+        raise NotApplicable(_("kernel log not available: {detail}").format(
+            detail=localized(scan.detail or scan.status)))
     result = scan.result
     # Faults first (stable, so most specific first within each group): a lost NPU is never among
     # the signatures cut by MAX_FINDINGS.
     hits = sorted(reportable(result.hits), key=lambda hit: not hit.signature.fault)
     if not hits:
-        yield Finding.passed(f"dmesg ({result.lines} lines since boot) shows no known Ascend error signatures",
+        yield Finding.passed(_("dmesg ({lines} lines since boot) shows no known Ascend error signatures").format(
+                                 lines=result.lines),
                              lines=result.lines)
         return
     for hit in hits[:MAX_FINDINGS]:
         yield hit_finding(hit, "dmesg").scoped(hit.signature.id)
     if len(hits) > MAX_FINDINGS:
         more = ", ".join(h.signature.id for h in hits[MAX_FINDINGS:])
-        yield Finding.warn(f"{len(hits) - MAX_FINDINGS} more signatures in dmesg: {more}",
+        yield Finding.warn(_("{count} more signatures in dmesg: {ids}").format(count=len(hits) - MAX_FINDINGS,
+                                                                               ids=more),
                            "dmesg -T > dmesg.txt && ascend-doctor diagnose dmesg.txt")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Dict, Iterator, List, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
 
 from ._logs import MAX_FINDINGS, hit_finding, reportable
 
@@ -25,14 +26,19 @@ CHECK = CheckSpec(
 )
 
 
+def _run_as_root() -> str:
+    return _("run as root: {command}").format(command="sudo ascend-doctor check --select ASC-LOG")
+
+
 def run(ctx: CheckContext) -> Iterator[Finding]:
     scan = ctx.facts.get("log_files")
     if not scan.files:
         if scan.denied and not scan.candidates:
-            yield Finding.skip(f"could not list {', '.join(scan.denied[:3])}: permission denied",
-                               "run as root: sudo ascend-doctor check --select ASC-LOG", denied=list(scan.denied))
+            yield Finding.skip(_("could not list {paths}: permission denied").format(paths=", ".join(scan.denied[:3])),
+                               _run_as_root(), denied=list(scan.denied))
             return
-        raise NotApplicable(f"no CANN log files found (looked in {', '.join(scan.roots[:4])} ...)")
+        raise NotApplicable(_("no CANN log files found (looked in {paths} ...)").format(
+            paths=", ".join(scan.roots[:4])))
     # One finding per signature, at the newest file where it appears (files are newest first).
     seen: Dict[str, Tuple[Any, Any, int]] = {}
     order: List[str] = []
@@ -51,23 +57,27 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     order.sort(key=lambda sid: -seen[sid][0].signature.specificity)
     for sig_id in order[:MAX_FINDINGS]:
         hit, entry, files = seen[sig_id]
-        note = (f"File last written {entry.modified}; this may be from an earlier run." if entry.modified else
-                "When this file was last written is not recorded in this snapshot; it may be from an earlier run.")
+        note = (_("File last written {time}; this may be from an earlier run.").format(time=entry.modified)
+                if entry.modified else
+                _("When this file was last written is not recorded in this snapshot; it may be from an earlier run."))
         if files > 1:
-            note += f" Seen in {files} of the {len(scan.files)} newest files."
+            note += " " + _("Seen in {count} of the {total} newest files.").format(count=files, total=len(scan.files))
         if entry.start_offset:
-            note += (" (Only the last part of this large file was read; line numbers count from byte "
-                     f"{entry.start_offset}.)")
+            note += " " + _("(Only the last part of this large file was read; line numbers count from byte "
+                            "{offset}.)").format(offset=entry.start_offset)
         yield hit_finding(hit, entry.path, note).scoped(entry.path)
     if len(order) > MAX_FINDINGS:
-        yield Finding.warn(f"{len(order) - MAX_FINDINGS} more signatures in the logs: "
-                           + ", ".join(order[MAX_FINDINGS:]),
-                           "ascend-doctor diagnose <file> explains every signature of one file")
+        yield Finding.warn(_("{count} more signatures in the logs: {ids}").format(
+                               count=len(order) - MAX_FINDINGS, ids=", ".join(order[MAX_FINDINGS:])),
+                           _("{command} explains every signature of one file").format(
+                               command="ascend-doctor diagnose <file>"))
     scanned_mb = scan.bytes_scanned / (1024 * 1024)
     limits = f" ({'; '.join(scan.limits_hit)})" if scan.limits_hit else ""
     if unreadable:
-        yield Finding.skip(f"{len(unreadable)} log file(s) could not be read, e.g. {unreadable[0].path}: "
-                           f"{unreadable[0].error}", "run as root: sudo ascend-doctor check --select ASC-LOG")
+        yield Finding.skip(_("{count} log file(s) could not be read, e.g. {path}: {error}").format(
+                               count=len(unreadable), path=unreadable[0].path, error=unreadable[0].error),
+                           _run_as_root())
     if not order:
-        yield Finding.passed(f"{len(scan.files)} newest log file(s) scanned ({scanned_mb:.1f} MiB), no known error "
-                             f"signatures{limits}", files=len(scan.files), bytes=scan.bytes_scanned)
+        yield Finding.passed(_("{count} newest log file(s) scanned ({size} MiB), no known error signatures").format(
+                                 count=len(scan.files), size=f"{scanned_mb:.1f}") + limits,
+                             files=len(scan.files), bytes=scan.bytes_scanned)

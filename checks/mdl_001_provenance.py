@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.i18n import N_, _
+from ascend_doctor.i18n_text import localized
 
 if TYPE_CHECKING:
     from ascend_doctor.model.records import ModelFacts
@@ -23,8 +25,8 @@ CHECK = CheckSpec(
     tags=("model",),
 )
 
-_NO_MODEL_FIX = ("Pass the directory that holds config.json and the weights, e.g. "
-                 "`ascend-doctor check --model /data/models/DeepSeek-R1-W8A8`; list it with `ls -la DIR`.")
+_NO_MODEL_FIX = N_("Pass the directory that holds config.json and the weights, e.g. "
+                   "`ascend-doctor check --model /data/models/DeepSeek-R1-W8A8`; list it with `ls -la DIR`.")
 
 
 def _no_model_fix(facts: ModelFacts) -> str:
@@ -37,9 +39,10 @@ def _no_model_fix(facts: ModelFacts) -> str:
     if any(p.code == R.SYMLINK_BROKEN and is_hf_blob_link(p.target) for p in broken):
         return hf_cache_copy_fix(facts.path)
     if broken:
-        return ("The model's files are there but cannot be read (ASC-MDL-017 names each): replace broken links "
-                f"by the files they stood for, or fix permissions (`chmod -R a+rX {facts.path}`).")
-    return _NO_MODEL_FIX
+        return _("The model's files are there but cannot be read (ASC-MDL-017 names each): replace broken links "
+                 "by the files they stood for, or fix permissions (`{command}`).").format(
+                     command=f"chmod -R a+rX {facts.path}")
+    return _(_NO_MODEL_FIX)
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
@@ -49,17 +52,17 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     facts: ModelFacts = ctx.facts.get("model")
     fatal = facts.problems_with(R.NOT_FOUND, R.NOT_A_DIRECTORY, R.NO_MODEL)
     if fatal or facts.provenance.kind == R.NONE:
-        message = fatal[0].message if fatal else f"{facts.path}: {facts.provenance.label}"
+        message = localized(fatal[0].message) if fatal else f"{facts.path}: {localized(facts.provenance.label)}"
         yield Finding.fail(message, _no_model_fix(facts), provenance=facts.provenance.to_dict())
         return
     prov = facts.provenance
-    why = "; ".join(prov.evidence)
+    why = "; ".join(localized(e) for e in prov.evidence)
     if prov.kind == R.UNKNOWN:
         yield Finding.warn(
-            f"provenance unknown: {why or 'no deciding evidence'}",
-            "Check the model's download page or conversion log; re-download as safetensors if the weights are "
-            "pickle files.",
+            _("provenance unknown: {evidence}").format(evidence=why or _("no deciding evidence")),
+            _("Check the model's download page or conversion log; re-download as safetensors if the weights are "
+              "pickle files."),
             provenance=prov.to_dict(),
         )
         return
-    yield Finding.passed(f"{prov.label}: {why}", provenance=prov.to_dict())
+    yield Finding.passed(f"{localized(prov.label)}: {why}", provenance=prov.to_dict())

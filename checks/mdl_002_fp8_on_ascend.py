@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.i18n import _
+from ascend_doctor.i18n_text import localized
 
 from ._model import require_model
 
@@ -60,7 +62,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     facts: ModelFacts = ctx.facts.get("model")
     require_model(facts)
     if facts.provenance.kind != R.HF_FP8:
-        yield Finding.passed(f"weights are not FP8 ({facts.provenance.label})")
+        yield Finding.passed(_("weights are not FP8 ({provenance})").format(
+            provenance=localized(facts.provenance.label)))
         return
     chip = _chip(ctx)
     family: Optional[str] = getattr(chip, "family", None)
@@ -69,14 +72,18 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     fix = fp8_conversion_commands(facts.path, params)
     evidence = {"provenance": facts.provenance.to_dict(), "params": params, "bf16_bytes": 2 * params,
                 "chip": name, "family": family}
-    size = f"{human_params(params)} parameters, {human_bytes(2 * params)} in BF16" if params else "size unknown"
+    size = (_("{params} parameters, {bytes} in BF16").format(params=human_params(params), bytes=human_bytes(2 * params))
+            if params else _("size unknown"))
     if family in _NO_FP8:
-        yield Finding.fail(f"FP8 weights ({size}) on {name or family} ({family}): Ascend NPUs do not load FP8",
+        yield Finding.fail(_("FP8 weights ({size}) on {npu} ({family}): Ascend NPUs do not load FP8").format(
+                               size=size, npu=name or family, family=family),
                            fix, **evidence)
     elif family == "950":
-        yield Finding.warn(f"FP8 weights ({size}) on {name or family}: FP8 loading on the 950 series is not "
-                           "verified by this tool", "Check the engine's release notes for 950 FP8 support; "
-                           "otherwise convert:\n" + fix, **evidence)
+        yield Finding.warn(_("FP8 weights ({size}) on {npu}: FP8 loading on the 950 series is not verified by this "
+                             "tool").format(size=size, npu=name or family),
+                           _("Check the engine's release notes for 950 FP8 support; otherwise convert:") + "\n" + fix,
+                           **evidence)
     else:
-        yield Finding.warn(f"FP8 weights ({size}); the NPU type is unknown, and 910B/A3 NPUs do not load FP8",
+        yield Finding.warn(_("FP8 weights ({size}); the NPU type is unknown, and 910B/A3 NPUs do not load FP8").format(
+                               size=size),
                            fix, **evidence)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
 
 from ._model import require_model
 
@@ -34,20 +35,22 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     require_model(facts)
     code = facts.modeling
     if code.state == "absent":
-        raise NotApplicable("no modeling_*.py in the model directory (vLLM-Ascend and MindIE use built-in code)")
+        raise NotApplicable(_("no modeling_*.py in the model directory (vLLM-Ascend and MindIE use built-in code)"))
     if code.state == "unreadable":
-        yield Finding.warn(f"could not read {', '.join(code.files)}", "Check the file permissions (`ls -l`).")
+        yield Finding.warn(_("could not read {files}").format(files=", ".join(code.files)),
+                           _("Check the file permissions (`ls -l`)."))
         return
     if not code.flash_attn_imports:
-        how = "imports torch_npu" if code.torch_npu_files else "no flash_attn import"
+        how = _("imports torch_npu") if code.torch_npu_files else _("no flash_attn import")
         yield Finding.passed(f"{', '.join(code.files)}: {how}", modeling=code.to_dict())
         return
-    files = sorted({f for f, _, _ in code.flash_attn_imports})
+    files = sorted({f for f, _line, _text in code.flash_attn_imports})
     lines = "; ".join(f"{f}:{n} `{t}`" for f, n, t in code.flash_attn_imports[:6])
     targets = " ".join(shlex.quote(f"{facts.path.rstrip('/')}/{f}") for f in files)
-    fix = ("Back up and neutralise the imports (each becomes `pass`, so `if is_flash_attn_2_available():` "
-           "blocks stay valid):\n"
+    fix = (_("Back up and neutralise the imports (each becomes `pass`, so `if is_flash_attn_2_available():` "
+             "blocks stay valid):") + "\n"
            f"  sed -i.orig -E 's/^([[:space:]]*)((from flash_attn|import flash_attn).*)$/\\1pass  # \\2/' {targets}\n"
-           "or use the Ascend-adapted modeling_deepseek.py shipped with the Ascend weights.")
-    yield Finding.warn(f"HuggingFace original modeling code: still imports flash_attn ({lines})", fix,
+           + _("or use the Ascend-adapted modeling_deepseek.py shipped with the Ascend weights."))
+    yield Finding.warn(_("HuggingFace original modeling code: still imports flash_attn ({imports})").format(
+                           imports=lines), fix,
                        modeling=code.to_dict())

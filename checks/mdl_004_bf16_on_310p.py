@@ -6,6 +6,7 @@ import shlex
 from typing import TYPE_CHECKING, Any, Iterator, Optional, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
+from ascend_doctor.i18n import N_, _
 
 from ._model import require_model
 
@@ -39,8 +40,9 @@ def _chip(ctx: CheckContext) -> Any:
         return None
 
 
-def fp16_choice(config: Any, torch_dtype: Optional[str]) -> Tuple[Optional[bool], str]:
-    """(True: float16 is chosen / False: BF16 is chosen / None: nothing chooses, how it was seen)."""
+def fp16_choice(config: Any, torch_dtype: Optional[str]) -> Tuple[Optional[bool], str, str]:
+    """(True: float16 is chosen / False: BF16 is chosen / None: nothing chooses, how it was seen in
+    English for the evidence, the same for people in the run's language)."""
     config_fp16 = (torch_dtype or "").lower() in _FP16
     if config is not None and getattr(config, "ok", False):
         kind = getattr(config, "kind", "")
@@ -49,14 +51,16 @@ def fp16_choice(config: Any, torch_dtype: Optional[str]) -> Tuple[Optional[bool]
             precision = (getattr(model, "precision", None) or "").lower()
             if kind == "vllm":
                 if dtype in _FP16:
-                    return True, f"--dtype {dtype}"
+                    return True, f"--dtype {dtype}", f"--dtype {dtype}"
                 if dtype in _BF16:
-                    return False, f"--dtype {dtype}"
+                    return False, f"--dtype {dtype}", f"--dtype {dtype}"
             elif kind == "simple" and precision in ("fp16", "float16"):
-                return True, f"precision {precision} in {config.source}"
+                return (True, f"precision {precision} in {config.source}",
+                        _("precision {precision} in {source}").format(precision=precision, source=config.source))
     if config_fp16:
-        return True, 'config.json torch_dtype "float16" (used by MindIE and by vLLM\'s --dtype auto)'
-    return None, ""
+        english = N_('config.json torch_dtype "float16" (used by MindIE and by vLLM\'s --dtype auto)')
+        return True, english, _(english)
+    return None, "", ""
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
@@ -67,42 +71,49 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     require_model(facts)
     chip = _chip(ctx)
     if chip is None or getattr(chip, "family", None) != "310P":
-        raise NotApplicable("not a 310P host")
+        raise NotApplicable(_("not a 310P host"))
     bf16 = facts.params_by_dtype.get("BF16", 0)
     config_dtype = facts.config_value("torch_dtype")
     if not (facts.float_dtype == "BF16" or (not facts.params_by_dtype and config_dtype == "bfloat16")):
-        yield Finding.passed(f"floating-point weights are {facts.float_dtype or 'not BF16'} on {chip.name}")
+        yield Finding.passed(_("floating-point weights are {dtype} on {chip}").format(
+            dtype=facts.float_dtype or _("not BF16"), chip=chip.name))
         return
-    what = f"{human_params(bf16)} BF16 parameters" if bf16 else "config.json torch_dtype=bfloat16"
+    what = (_("{count} BF16 parameters").format(count=human_params(bf16)) if bf16
+            else "config.json torch_dtype=bfloat16")
     config = ctx.facts.try_get("serving_config")
-    chosen, how = fp16_choice(config, config_dtype if isinstance(config_dtype, str) else None)
+    chosen, how, shown = fp16_choice(config, config_dtype if isinstance(config_dtype, str) else None)
     if chosen:
-        yield Finding.passed(f"{what} on {chip.name}, served in float16 ({how})", torch_dtype=config_dtype,
-                             chosen=how)
+        yield Finding.passed(_("{what} on {chip}, served in float16 ({how})").format(what=what, chip=chip.name,
+                                                                                     how=shown),
+                             torch_dtype=config_dtype, chosen=how)
         return
     path = facts.path
     vllm_fix = f"vllm serve {shlex.quote(path)} --dtype float16"
     mindie_fix = (f"sed -i.bak 's/\"torch_dtype\": *\"bfloat16\"/\"torch_dtype\": \"float16\"/' "
                   f"{shlex.quote(path.rstrip('/') + '/config.json')}")
     kind = getattr(config, "kind", "") if config is not None and getattr(config, "ok", False) else ""
-    reason = (f" ({how})" if chosen is False else "")
-    message = (f"{what} on {chip.name}{reason}: the 310P has no BF16, so this model must be served in float16 "
-               "and nothing here chooses it.")
+    if chosen is False:
+        message = _("{what} on {chip} ({how}): the 310P has no BF16, so this model must be served in float16 and "
+                    "nothing here chooses it.").format(what=what, chip=chip.name, how=shown)
+    else:
+        message = _("{what} on {chip}: the 310P has no BF16, so this model must be served in float16 and nothing "
+                    "here chooses it.").format(what=what, chip=chip.name)
+    serve_fp16 = _("Serve the model in float16 (310P has no BF16)")
     if kind == "vllm":
-        fix = f"Add `--dtype float16` to the vLLM launch:\n  {vllm_fix}"
-        action = FixAction("config", "Serve the model in float16 (310P has no BF16)", (vllm_fix,), where="either",
-                           direction="set", subject="dtype")
+        fix = _("Add `--dtype float16` to the vLLM launch:") + f"\n  {vllm_fix}"
+        action = FixAction("config", serve_fp16, (vllm_fix,), where="either", direction="set", subject="dtype")
     elif kind == "mindie":
-        fix = ("MindIE takes the dtype from the weights' config.json: set torch_dtype to float16 (the original is "
-               f"kept as config.json.bak):\n  {mindie_fix}")
-        action = FixAction("model", "Set torch_dtype float16 in the weights' config.json (310P has no BF16)",
+        fix = _("MindIE takes the dtype from the weights' config.json: set torch_dtype to float16 (the original is "
+                "kept as config.json.bak):") + f"\n  {mindie_fix}"
+        action = FixAction("model", _("Set torch_dtype float16 in the weights' config.json (310P has no BF16)"),
                            (mindie_fix,), where="either", direction="set", subject="torch_dtype")
     else:
-        fix = (f"vLLM-Ascend: serve with `--dtype float16`:\n  {vllm_fix}\nMindIE (reads the dtype from the weights' "
-               f"config.json; the original is kept as config.json.bak):\n  {mindie_fix}\nor quantize from FP16 "
-               "weights with msmodelslim (W8A8).")
-        action = FixAction("config", "Serve the model in float16 (310P has no BF16)", (vllm_fix,), where="either",
-                           direction="set", subject="dtype", alternative=f"MindIE: {mindie_fix}")
+        fix = (_("vLLM-Ascend: serve with `--dtype float16`:") + f"\n  {vllm_fix}\n"
+               + _("MindIE (reads the dtype from the weights' config.json; the original is kept as "
+                   "config.json.bak):") + f"\n  {mindie_fix}\n"
+               + _("or quantize from FP16 weights with msmodelslim (W8A8)."))
+        action = FixAction("config", serve_fp16, (vllm_fix,), where="either", direction="set", subject="dtype",
+                           alternative=f"MindIE: {mindie_fix}")
     yield Finding(Status.FAIL, message, fix, {"params_by_dtype": dict(facts.params_by_dtype),
                                               "torch_dtype": config_dtype, "engine_config": kind or None},
                   None, (action,))

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
+from ascend_doctor.i18n_text import localized
 
 from ._model import require_model
 
@@ -34,33 +36,40 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     require_model(facts)
     args = parse_engine_args(ctx.options.vllm_args)
     if not args.given:
-        raise NotApplicable("no engine arguments given (use --vllm-args \"...\")")
+        raise NotApplicable(_("no engine arguments given (use --vllm-args \"...\")"))
     quantized = facts.provenance.kind == R.MSMODELSLIM
     flag = (args.quantization or "").lower()
     qc = facts.quantization_config or {}
     declared = str(qc.get("quant_method", "")).lower()
     if quantized:
         if flag == "ascend":
-            yield Finding.passed(f"{facts.provenance.label} served with --quantization ascend")
+            yield Finding.passed(_("{provenance} served with --quantization ascend").format(
+                provenance=localized(facts.provenance.label)))
         elif declared == "ascend":
-            yield Finding.passed("config.json declares quantization_config.quant_method=ascend, so vLLM selects "
-                                 "the Ascend quantization without the flag")
+            yield Finding.passed(_("config.json declares quantization_config.quant_method=ascend, so vLLM selects "
+                                   "the Ascend quantization without the flag"))
         else:
-            got = f"--quantization {args.quantization}" if args.quantization else "no --quantization"
+            if args.quantization:
+                message = _("{provenance} but the vLLM arguments have --quantization {quantization}").format(
+                    provenance=localized(facts.provenance.label), quantization=args.quantization)
+            else:
+                message = _("{provenance} but the vLLM arguments have no --quantization").format(
+                    provenance=localized(facts.provenance.label))
             yield Finding.fail(
-                f"{facts.provenance.label} but the vLLM arguments have {got}",
-                f"Serve with the Ascend quantization: `vllm serve {facts.path} --quantization ascend ...` "
-                "(vLLM-Ascend >= 0.9.0rc2).",
+                message,
+                _("Serve with the Ascend quantization: `{command}` (vLLM-Ascend >= 0.9.0rc2).").format(
+                    command=f"vllm serve {facts.path} --quantization ascend ..."),
                 quantization=args.quantization, provenance=facts.provenance.kind,
             )
         return
     if flag == "ascend":
         yield Finding.fail(
-            f"--quantization ascend is set but the weights are {facts.provenance.label} (no "
-            "quant_model_description.json)",
-            "Remove `--quantization ascend` for unquantized weights, or point --model at the msmodelslim output.",
+            _("--quantization ascend is set but the weights are {provenance} (no "
+              "quant_model_description.json)").format(provenance=localized(facts.provenance.label)),
+            _("Remove `--quantization ascend` for unquantized weights, or point --model at the msmodelslim output."),
             quantization=args.quantization, provenance=facts.provenance.kind,
         )
         return
-    yield Finding.passed(f"{facts.provenance.label}: no Ascend quantization flag needed"
-                         + (f" (--quantization {args.quantization})" if args.quantization else ""))
+    yield Finding.passed(_("{provenance}: no Ascend quantization flag needed").format(
+        provenance=localized(facts.provenance.label))
+        + (f" (--quantization {args.quantization})" if args.quantization else ""))

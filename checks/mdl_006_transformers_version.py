@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
 
 from ._model import require_model
 
@@ -40,20 +41,24 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     require_model(facts)
     wanted = facts.config_value("transformers_version")
     if not isinstance(wanted, str) or not wanted:
-        raise NotApplicable("config.json has no transformers_version")
+        raise NotApplicable(_("config.json has no transformers_version"))
     env = _env(ctx)
     installed = env.package("transformers") if env is not None else None
     if not installed:
-        raise NotApplicable("transformers is not installed in the target Python (or it could not be inspected)")
+        raise NotApplicable(_("transformers is not installed in the target Python (or it could not be inspected)"))
     try:
         newer = Version(wanted) > Version(installed)
     except InvalidVersion:
-        raise NotApplicable(f"cannot compare transformers versions {wanted!r} and {installed!r}") from None
+        raise NotApplicable(_("cannot compare transformers versions {wanted} and {installed}").format(
+            wanted=repr(wanted), installed=repr(installed))) from None
     if newer:
         yield Finding.warn(
-            f"config.json was written by transformers {wanted}; the target Python has {installed}",
-            f"pip install 'transformers>={wanted}'  (stay within the range your vLLM / MindIE release supports)",
+            _("config.json was written by transformers {wanted}; the target Python has {installed}").format(
+                wanted=wanted, installed=installed),
+            _("{command}  (stay within the range your vLLM / MindIE release supports)").format(
+                command=f"pip install 'transformers>={wanted}'"),
             config_version=wanted, installed=installed,
         )
         return
-    yield Finding.passed(f"transformers {installed} installed; config.json written by {wanted}")
+    yield Finding.passed(_("transformers {installed} installed; config.json written by {wanted}").format(
+        installed=installed, wanted=wanted))

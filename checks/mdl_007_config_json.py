@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.i18n import _
 
 from ._model import findings_for, require_model
 
@@ -23,20 +24,21 @@ CHECK = CheckSpec(
 )
 
 
-def _fix(problem: Problem) -> str:
+def _fix(problem: Problem, broken_link: bool = False) -> str:
+    """``broken_link``: config.json is a symlink whose target is gone (the walk found it)."""
     from ascend_doctor.model import records as R
 
     if problem.code == R.CONFIG_DUPLICATE_KEY:
-        return ("Edit config.json so the key appears once, keeping the value you mean "
-                "(`python3 -m json.tool config.json` shows what loaders will see).")
-    if problem.code == R.CONFIG_MISSING and "broken link" in problem.message:
-        return ("The link's target is gone: remove the link and copy the real config.json from the original model "
-                "(same revision) in its place, `rm DIR/config.json && cp ORIGINAL/config.json DIR/`; for a copied "
-                "HuggingFace cache, ASC-MDL-017 gives the fix for every link at once.")
+        return _("Edit config.json so the key appears once, keeping the value you mean "
+                 "(`python3 -m json.tool config.json` shows what loaders will see).")
+    if problem.code == R.CONFIG_MISSING and broken_link:
+        return _("The link's target is gone: remove the link and copy the real config.json from the original model "
+                 "(same revision) in its place, `rm DIR/config.json && cp ORIGINAL/config.json DIR/`; for a copied "
+                 "HuggingFace cache, ASC-MDL-017 gives the fix for every link at once.")
     if problem.code == R.CONFIG_MISSING:
-        return "Copy config.json from the original model repository (same revision) into the directory."
-    return ("Fix the JSON at the position named (`python3 -m json.tool config.json`), or copy config.json again "
-            "from the original repository.")
+        return _("Copy config.json from the original model repository (same revision) into the directory.")
+    return _("Fix the JSON at the position named (`python3 -m json.tool config.json`), or copy config.json again "
+             "from the original repository.")
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
@@ -47,7 +49,9 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     require_model(facts)
     problems = facts.problems_with(R.CONFIG_MISSING, R.CONFIG_INVALID, R.CONFIG_DUPLICATE_KEY)
     if problems:
-        yield from findings_for(problems, _fix)
+        walked = facts.walk_problem("config.json")
+        broken_link = walked is not None and walked.code == R.SYMLINK_BROKEN
+        yield from findings_for(problems, lambda problem: _fix(problem, broken_link))
         return
-    yield Finding.passed(f"config.json parsed (model_type {facts.config_value('model_type')}, architectures "
-                         f"{facts.config_value('architectures')})")
+    yield Finding.passed(_("config.json parsed (model_type {model_type}, architectures {architectures})").format(
+        model_type=facts.config_value("model_type"), architectures=facts.config_value("architectures")))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.i18n import _
 
 from ._model import findings_for, require_model
 
@@ -29,11 +30,13 @@ def _fix(problem: Problem) -> str:
     from ascend_doctor.model import records as R
 
     if problem.code == R.SHARD_EXTRA:
-        return f"Move it out of the model directory: `mkdir -p stray && mv {problem.path} stray/`"
+        return _("Move it out of the model directory: `{command}`").format(
+            command=f"mkdir -p stray && mv {problem.path} stray/")
     if problem.code == R.INDEX_INVALID:
-        return "Download the index file again from the model repository (same revision)."
-    return (f"Download {problem.path} again from the same revision, e.g. `huggingface-cli download REPO "
-            f"{problem.path} --local-dir DIR` or `modelscope download --model REPO {problem.path} --local_dir DIR`.")
+        return _("Download the index file again from the model repository (same revision).")
+    return _("Download {file} again from the same revision, e.g. `{hf_command}` or `{ms_command}`.").format(
+        file=problem.path, hf_command=f"huggingface-cli download REPO {problem.path} --local-dir DIR",
+        ms_command=f"modelscope download --model REPO {problem.path} --local_dir DIR")
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
@@ -47,8 +50,11 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         yield from findings_for(problems, _fix)
         return
     if not facts.weight_files:
-        yield Finding.passed("no safetensors shards to check" + (" (PyTorch .bin weights)"
-                                                                  if facts.pickle_weight_files else ""))
+        yield Finding.passed(_("no safetensors shards to check (PyTorch .bin weights)") if facts.pickle_weight_files
+                             else _("no safetensors shards to check"))
         return
-    index = f", all named by {', '.join(facts.index_files)}" if facts.index_files else ""
-    yield Finding.passed(f"{len(facts.weight_files)} safetensors file(s) present{index}")
+    if facts.index_files:
+        yield Finding.passed(_("{count} safetensors file(s) present, all named by {index}").format(
+            count=len(facts.weight_files), index=", ".join(facts.index_files)))
+        return
+    yield Finding.passed(_("{count} safetensors file(s) present").format(count=len(facts.weight_files)))

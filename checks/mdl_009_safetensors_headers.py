@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.i18n import _
 
 from ._model import findings_for, require_model
 
@@ -29,9 +30,11 @@ def _fix(problem: Problem) -> str:
     from ascend_doctor.model import records as R
 
     if problem.code == R.HEADER_UNREADABLE:
-        return f"Make {problem.path} readable by this user (`ls -l`, `chmod a+r`), or copy it again."
-    return (f"Copy or download {problem.path} again (same revision), then check it with "
-            "`ascend-doctor model verify DIR manifest.json` against a manifest from a good copy.")
+        return _("Make {file} readable by this user (`ls -l`, `chmod a+r`), or copy it again.").format(
+            file=problem.path)
+    return _("Copy or download {file} again (same revision), then check it with "
+             "`ascend-doctor model verify DIR manifest.json` against a manifest from a good copy.").format(
+                 file=problem.path)
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
@@ -46,11 +49,12 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         yield from findings_for(problems, _fix)
         return
     if not facts.headers:
-        yield Finding.passed("no safetensors files to check")
+        yield Finding.passed(_("no safetensors files to check"))
         return
     dtypes = ", ".join(f"{d} {human_params(n)}" for d, n in sorted(facts.params_by_dtype.items()))
     yield Finding.passed(
-        f"{len(facts.headers)} safetensors header(s) valid, sizes match ({human_bytes(facts.total_bytes)}; "
-        f"{facts.tensor_count} tensors: {dtypes or 'none'})",
+        _("{count} safetensors header(s) valid, sizes match ({size}; {tensors} tensors: {dtypes})").format(
+            count=len(facts.headers), size=human_bytes(facts.total_bytes), tensors=facts.tensor_count,
+            dtypes=dtypes or _("none")),
         params_by_dtype=dict(facts.params_by_dtype),
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.i18n import _
 
 from ._model import findings_for, require_model
 
@@ -29,9 +30,9 @@ def _fix(problem: Problem) -> str:
     from ascend_doctor.model import records as R
 
     if problem.code == R.LFS_POINTER:
-        return "In the cloned repository: `git lfs install && git lfs pull` (or download the file directly)."
-    return ("Resume the download with the tool that started it (e.g. run the same `huggingface-cli download` or "
-            "`modelscope download` command again), then delete the leftover file.")
+        return _("In the cloned repository: `git lfs install && git lfs pull` (or download the file directly).")
+    return _("Resume the download with the tool that started it (e.g. run the same `huggingface-cli download` or "
+             "`modelscope download` command again), then delete the leftover file.")
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
@@ -44,4 +45,5 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     if problems:
         yield from findings_for(problems, _fix)
         return
-    yield Finding.passed(f"no LFS pointers or partial downloads among {facts.file_count} file(s)")
+    yield Finding.passed(_("no LFS pointers or partial downloads among {count} file(s)").format(
+        count=facts.file_count))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.i18n import _
 
 from ._model import findings_for, require_model
 
@@ -31,12 +32,13 @@ def _fix(problem: Problem) -> str:
     from ascend_doctor.model import records as R
 
     if problem.code == R.TENSOR_UNDESCRIBED:
-        return (f"Add the missing names to {problem.path} as \"FLOAT\" (unquantized), e.g. "
-                "`\"model.layers.61.mlp.experts.0.up_proj.weight\": \"FLOAT\"`, or re-quantize with msmodelslim "
-                "`--quant_mtp`.")
+        return _("Add the missing names to {file} as \"FLOAT\" (unquantized), e.g. "
+                 "`\"model.layers.61.mlp.experts.0.up_proj.weight\": \"FLOAT\"`, or re-quantize with msmodelslim "
+                 "`--quant_mtp`.").format(file=problem.path)
     if problem.code in (R.DESCRIPTION_MISSING, R.DESCRIPTION_INVALID):
-        return "Copy quant_model_description.json from the same msmodelslim output, or re-run the quantization."
-    return f"Download or convert {problem.path} again; the index and the shards come from different runs."
+        return _("Copy quant_model_description.json from the same msmodelslim output, or re-run the quantization.")
+    return _("Download or convert {file} again; the index and the shards come from different runs.").format(
+        file=problem.path)
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
@@ -52,6 +54,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         return
     sources = list(facts.index_files) + list(facts.description_files)
     if not sources:
-        yield Finding.passed("no index or description names tensors (single-file model)")
+        yield Finding.passed(_("no index or description names tensors (single-file model)"))
         return
-    yield Finding.passed(f"all {facts.tensor_count} tensors consistent with {', '.join(sources)}")
+    yield Finding.passed(_("all {count} tensors consistent with {sources}").format(
+        count=facts.tensor_count, sources=", ".join(sources)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.i18n import _
 
 from ._model import findings_for, require_model
 
@@ -29,9 +30,9 @@ def _fix(problem: Problem) -> str:
     from ascend_doctor.model import records as R
 
     if problem.code == R.TOKENIZER_CONFIG_MISSING:
-        return "Copy tokenizer_config.json from the original model directory."
-    return ("Copy the tokenizer files from the original model: `cp ORIGINAL/tokenizer* ORIGINAL/*.tiktoken "
-            "DIR/ 2>/dev/null`, or give vLLM `--tokenizer ORIGINAL`.")
+        return _("Copy tokenizer_config.json from the original model directory.")
+    return _("Copy the tokenizer files from the original model: `cp ORIGINAL/tokenizer* ORIGINAL/*.tiktoken "
+             "DIR/ 2>/dev/null`, or give vLLM `--tokenizer ORIGINAL`.")
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
@@ -44,9 +45,10 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     problems = facts.problems_with(R.TOKENIZER_MISSING, R.TOKENIZER_CONFIG_MISSING)
     tokenizer_arg = parse_engine_args(ctx.options.vllm_args).tokenizer
     if problems and tokenizer_arg:
-        yield Finding.passed(f"no tokenizer in the model directory, but vLLM is given --tokenizer {tokenizer_arg}")
+        yield Finding.passed(_("no tokenizer in the model directory, but vLLM is given --tokenizer {tokenizer}").format(
+            tokenizer=tokenizer_arg))
         return
     if problems:
         yield from findings_for(problems, _fix)
         return
-    yield Finding.passed(f"tokenizer: {', '.join(facts.tokenizer_files)}")
+    yield Finding.passed(_("tokenizer: {files}").format(files=", ".join(facts.tokenizer_files)))

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.i18n import _
+from ascend_doctor.i18n_text import localized
 
 CHECK = CheckSpec(
     id="ASC-MDL-013",
@@ -28,32 +30,37 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
 
     check = ctx.facts.get("model_manifest_check")
     if check.error:
-        yield Finding.fail(f"manifest {check.manifest_path} cannot be used: {check.error}",
-                           "Write a manifest on a good node: `ascend-doctor model manifest DIR -o manifest.json` "
-                           "(or `cd DIR && sha256sum * > manifest.sha256`).")
+        yield Finding.fail(_("manifest {manifest} cannot be used: {error}").format(
+                               manifest=check.manifest_path, error=localized(check.error)),
+                           _("Write a manifest on a good node: `ascend-doctor model manifest DIR -o manifest.json` "
+                             "(or `cd DIR && sha256sum * > manifest.sha256`)."))
         return
     result = check.result
     here = check.model_dir.rstrip("/")
-    fix_copy = (f"Copy the file again from the node the manifest was made on, e.g. "
-                f"`rsync -a GOOD_NODE:{here}/FILE {here}/`, then verify again.")
-    bad = [(m.path, f"{m.path}: {m.reason} differs (manifest {m.expected[:16]}..., here {m.actual[:16]}...)"
-            if m.reason == "sha256" else f"{m.path}: size {m.actual} bytes, manifest says {m.expected}")
+    fix_copy = _("Copy the file again from the node the manifest was made on, e.g. `{command}`, then verify "
+                 "again.").format(command=f"rsync -a GOOD_NODE:{here}/FILE {here}/")
+    bad = [(m.path, _("{file}: {reason} differs (manifest {expected}..., here {actual}...)").format(
+                file=m.path, reason=m.reason, expected=m.expected[:16], actual=m.actual[:16])
+            if m.reason == "sha256" else _("{file}: size {actual} bytes, manifest says {expected}").format(
+                file=m.path, actual=m.actual, expected=m.expected))
            for m in result.mismatched]
-    bad += [(p, f"{p}: listed in the manifest but missing here") for p in result.missing]
-    bad += [(p, f"{p}: cannot be read: {e}") for p, e in result.unreadable]
+    bad += [(p, _("{file}: listed in the manifest but missing here").format(file=p)) for p in result.missing]
+    bad += [(p, _("{file}: cannot be read: {error}").format(file=p, error=e)) for p, e in result.unreadable]
     for path, message in bad[:MAX_LISTED]:
         yield Finding.fail(message, fix_copy).scoped(path)
     if len(bad) > MAX_LISTED:
-        yield Finding.fail(f"{len(bad) - MAX_LISTED} more mismatched/missing/unreadable file(s)", fix_copy,
-                           count=len(bad) - MAX_LISTED)
+        yield Finding.fail(_("{count} more mismatched/missing/unreadable file(s)").format(count=len(bad) - MAX_LISTED),
+                           fix_copy, count=len(bad) - MAX_LISTED)
     for path in result.extra[:MAX_LISTED]:
-        yield Finding.fail(f"{path}: present here but not in the manifest",
-                           f"Remove it if it does not belong to the model (`mv {path} /tmp/`), or write a new "
-                           "manifest on the reference node.").scoped(path)
+        yield Finding.fail(_("{file}: present here but not in the manifest").format(file=path),
+                           _("Remove it if it does not belong to the model (`{command}`), or write a new "
+                             "manifest on the reference node.").format(command=f"mv {path} /tmp/")).scoped(path)
     if len(result.extra) > MAX_LISTED:
-        yield Finding.fail(f"{len(result.extra) - MAX_LISTED} more file(s) not in the manifest",
-                           "Compare the directory listings of the two nodes.")
+        yield Finding.fail(_("{count} more file(s) not in the manifest").format(count=len(result.extra) - MAX_LISTED),
+                           _("Compare the directory listings of the two nodes."))
     if result.ok:
         yield Finding.passed(
-            f"all {result.matched} file(s) match {check.manifest_path} ({human_bytes(result.bytes_hashed)} hashed "
-            f"in {result.seconds:.1f} s)", result=result.to_dict())
+            _("all {count} file(s) match {manifest} ({size} hashed in {seconds} s)").format(
+                count=result.matched, manifest=check.manifest_path, size=human_bytes(result.bytes_hashed),
+                seconds=f"{result.seconds:.1f}"),
+            result=result.to_dict())

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import N_, _
+from ascend_doctor.i18n_text import localized
 
 from ._model import require_model
 
@@ -37,27 +39,31 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     require_model(facts)
     prov = facts.provenance
     if prov.kind != R.MSMODELSLIM:
-        raise NotApplicable("weights are not msmodelslim quantized")
+        raise NotApplicable(_("weights are not msmodelslim quantized"))
     args = parse_engine_args(ctx.options.vllm_args)
     plain = "quant_model_description.json" in facts.description_files
     if args.given:
         if plain:
-            yield Finding.passed("quant_model_description.json present: vLLM-Ascend can read the quantization")
+            yield Finding.passed(_("quant_model_description.json present: vLLM-Ascend can read the quantization"))
             return
         if not facts.description_files:
-            yield Finding.fail("no quant_model_description*.json: vLLM-Ascend cannot load these weights",
-                               "Copy quant_model_description.json from the msmodelslim output directory.")
+            yield Finding.fail(_("no quant_model_description*.json: vLLM-Ascend cannot load these weights"),
+                               _("Copy quant_model_description.json from the msmodelslim output directory."))
             return
         source = f"{facts.path.rstrip('/')}/{facts.description_files[0]}"
         target = f"{facts.path.rstrip('/')}/quant_model_description.json"
         yield Finding.fail(
-            f"{facts.description_files[0]} is MindIE naming; vLLM-Ascend reads only quant_model_description.json",
-            f"cp {shlex.quote(source)} {shlex.quote(target)}   # a copy keeps the MindIE name working too",
+            _("{file} is MindIE naming; vLLM-Ascend reads only quant_model_description.json").format(
+                file=facts.description_files[0]),
+            # The comment after the command is read, not run: it is part of the translated sentence.
+            _("{command}   # a copy keeps the MindIE name working too").format(
+                command=f"cp {shlex.quote(source)} {shlex.quote(target)}"),
             description_files=list(facts.description_files),
         )
         return
-    yield Finding.passed(f"{prov.label}: " + {
-        R.LAYOUT_VLLM_ASCEND: "readable by vLLM-Ascend and MindIE newer than 2.1.RC1",
-        R.LAYOUT_MINDIE: "readable by MindIE; vLLM-Ascend needs quant_model_description.json",
-        R.LAYOUT_BOTH: "readable by vLLM-Ascend and MindIE",
-    }.get(prov.layout or "", "layout undecided; give --vllm-args to check it against vLLM-Ascend"))
+    readable_by = {
+        R.LAYOUT_VLLM_ASCEND: N_("readable by vLLM-Ascend and MindIE newer than 2.1.RC1"),
+        R.LAYOUT_MINDIE: N_("readable by MindIE; vLLM-Ascend needs quant_model_description.json"),
+        R.LAYOUT_BOTH: N_("readable by vLLM-Ascend and MindIE"),
+    }.get(prov.layout or "", N_("layout undecided; give --vllm-args to check it against vLLM-Ascend"))
+    yield Finding.passed(f"{localized(prov.label)}: " + _(readable_by))

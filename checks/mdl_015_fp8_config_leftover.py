@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
+from ascend_doctor.i18n_text import localized
 
 from ._model import require_model
 
@@ -33,17 +35,18 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     facts: ModelFacts = ctx.facts.get("model")
     require_model(facts)
     if facts.provenance.kind == R.HF_FP8:
-        raise NotApplicable("the weights are FP8: the block is correct for them (see ASC-MDL-002)",
+        raise NotApplicable(_("the weights are FP8: the block is correct for them (see ASC-MDL-002)"),
                             see=("ASC-MDL-002",))
     if facts.config is None:
-        raise NotApplicable("config.json could not be read (see ASC-MDL-007)", see=("ASC-MDL-007",))
+        raise NotApplicable(_("config.json could not be read (see ASC-MDL-007)"), see=("ASC-MDL-007",))
     qc = facts.quantization_config
     if not qc or str(qc.get("quant_method", "")).lower() != "fp8":
-        yield Finding.passed("config.json declares no FP8 quantization")
+        yield Finding.passed(_("config.json declares no FP8 quantization"))
         return
     config_path = f"{facts.path.rstrip('/')}/config.json"
     yield Finding.fail(
-        f"config.json declares quantization_config.quant_method=fp8 but the weights are {facts.provenance.label}",
+        _("config.json declares quantization_config.quant_method=fp8 but the weights are {provenance}").format(
+            provenance=localized(facts.provenance.label)),
         drop_quantization_config_command(config_path),
         quantization_config=qc,
     )

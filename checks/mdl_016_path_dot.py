@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.i18n import _, ngettext
 
 from ._model import require_model
 
@@ -34,17 +35,21 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     parts = [p for p in facts.path.split("/") if p not in ("", ".", "..")]
     dotted = [p for p in parts if "." in p]
     if not dotted:
-        yield Finding.passed(f"{facts.path}: no '.' in the path")
+        yield Finding.passed(_("{path}: no '.' in the path").format(path=facts.path))
         return
     last = facts.path.rstrip("/").rsplit("/", 1)[-1]
     if "." in last:
-        fix = f"mv {shlex.quote(facts.path.rstrip('/'))} {shlex.quote(sibling(facts.path, ''))}"
-        fix += "   # then use the new path in the service configuration"
+        # The comment after the command is read, not run: it is part of the translated sentence.
+        fix = _("{command}   # then use the new path in the service configuration").format(
+            command=f"mv {shlex.quote(facts.path.rstrip('/'))} {shlex.quote(sibling(facts.path, ''))}")
     else:
-        fix = (f"Move the weights to a path without '.' (the parts {', '.join(dotted)} contain one), "
-               "e.g. /data/models/NAME, and use that path in the service configuration.")
-    verb = "contains" if len(dotted) == 1 else "contain"
-    finding = Finding.warn(f"{facts.path}: {', '.join(repr(p) for p in dotted)} {verb} '.'", fix, dotted=dotted)
+        fix = _("Move the weights to a path without '.' (the parts {parts} contain one), "
+                "e.g. /data/models/NAME, and use that path in the service configuration.").format(
+                    parts=", ".join(dotted))
+    names = ", ".join(repr(p) for p in dotted)
+    message = ngettext("{path}: {names} contains '.'", "{path}: {names} contain '.'", len(dotted)).format(
+        path=facts.path, names=names)
+    finding = Finding.warn(message, fix, dotted=dotted)
     if "." in last:
         finding = finding.with_actions(rename_action(facts.path.rstrip("/"), sibling(facts.path, "")))
     yield finding

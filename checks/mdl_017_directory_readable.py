@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.i18n import _
 
 from ._model import findings_for, require_model
 
@@ -29,13 +30,14 @@ def _fix(problem: Problem) -> str:
     from ascend_doctor.model import records as R
 
     if problem.code == R.UNREADABLE:
-        return f"Give the service user read access: `chmod a+rX '{problem.path}'` (and its parent directories)."
+        return _("Give the service user read access: `{command}` (and its parent directories).").format(
+            command=f"chmod a+rX '{problem.path}'")
     if problem.code in (R.SYMLINK_BROKEN, R.SYMLINK_LOOP):
-        return (f"Replace the link `{problem.path}` by the real file (`ls -l` shows where it points; a HuggingFace "
-                "cache link breaks when the blob was deleted: download again).")
+        return _("Replace the link `{path}` by the real file (`ls -l` shows where it points; a HuggingFace "
+                 "cache link breaks when the blob was deleted: download again).").format(path=problem.path)
     if problem.code == R.LISTING_TRUNCATED:
-        return "Point --model at the model directory itself, not at a parent holding many models."
-    return "Remove it from the model directory, or replace it with the regular file it stands for."
+        return _("Point --model at the model directory itself, not at a parent holding many models.")
+    return _("Remove it from the model directory, or replace it with the regular file it stands for.")
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
@@ -50,16 +52,17 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                                    R.LISTING_TRUNCATED)
     if not problems:
         require_model(facts)  # a folder of nothing but broken links is this check's subject, not a SKIP
-        yield Finding.passed(f"{facts.file_count} file(s) readable")
+        yield Finding.passed(_("{count} file(s) readable").format(count=facts.file_count))
         return
     # Links into a hub cache's blobs/ all have one cause and one fix: say it once, naming them.
     hub = [p for p in problems if p.code == R.SYMLINK_BROKEN and is_hf_blob_link(p.target)]
     if hub:
         first = hub[0]
         yield Finding.fail(
-            f"{len(hub)} file(s) are broken links into a HuggingFace cache's blobs/ that is not here: "
-            f"{examples(p.path or '' for p in hub)} (e.g. {first.path} -> {first.target}); the folder was "
-            "copied from a cache snapshot without following its links",
+            _("{count} file(s) are broken links into a HuggingFace cache's blobs/ that is not here: "
+              "{files} (e.g. {link} -> {target}); the folder was copied from a cache snapshot without following "
+              "its links").format(count=len(hub), files=examples(p.path or "" for p in hub), link=first.path,
+                                  target=first.target),
             hf_cache_copy_fix(facts.path),
             code=R.SYMLINK_BROKEN, links={p.path: p.target for p in hub})
     rest = [p for p in problems if p not in hub]

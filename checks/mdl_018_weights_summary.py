@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.i18n import _
 
 from ._model import findings_for, require_model
 
@@ -25,8 +26,8 @@ CHECK = CheckSpec(
 
 
 def _fix(problem: Problem) -> str:
-    return ("Download the safetensors version of the model, or convert once with "
-            "save_pretrained(safe_serialization=True).")
+    return _("Download the safetensors version of the model, or convert once with "
+             "save_pretrained(safe_serialization=True).")
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
@@ -41,9 +42,11 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         yield from findings_for(pickles, _fix)
         return
     if not facts.params_by_dtype:
-        yield Finding.passed("no tensors to count")
+        yield Finding.passed(_("no tensors to count"))
         return
-    parts = ", ".join(f"{d}: {human_params(n)} params / {human_bytes(facts.bytes_by_dtype.get(d, 0))}"
+    parts = ", ".join(_("{dtype}: {params} params / {size}").format(
+                          dtype=d, params=human_params(n), size=human_bytes(facts.bytes_by_dtype.get(d, 0)))
                       for d, n in sorted(facts.params_by_dtype.items(), key=lambda kv: -kv[1]))
-    yield Finding.passed(f"{human_params(facts.total_params)} parameters in {facts.tensor_count} tensors ({parts})",
+    yield Finding.passed(_("{params} parameters in {count} tensors ({parts})").format(
+                             params=human_params(facts.total_params), count=facts.tensor_count, parts=parts),
                          params_by_dtype=dict(facts.params_by_dtype), bytes_by_dtype=dict(facts.bytes_by_dtype))

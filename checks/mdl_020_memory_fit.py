@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
+from ascend_doctor.i18n_text import localized
 
 if TYPE_CHECKING:
     from ascend_doctor.model.plan import MemoryPlan
@@ -69,10 +71,12 @@ def _layout(plan: MemoryPlan) -> str:
 
 def _message(plan: MemoryPlan, chip_name: str) -> str:
     card, layout = plan.card, plan.layout
-    return (f"{plan.model_name} {plan.precision.name} on {layout.cards} x {chip_name} ({_gib(card.hbm_bytes)}; "
-            + _layout(plan) + f"): per card weights {_gib(card.weights_bytes)}, KV cache {_gib(card.kv_bytes)} "
-            f"({card.sequences_requested} x {plan.max_seq_len} tokens), reserve {_gib(card.reserve_bytes)}, "
-            f"free {_gib(card.free_bytes)}")
+    return _("{model} {precision} on {cards} x {chip} ({hbm}; {layout}): per card weights {weights}, KV cache {kv} "
+             "({sequences} x {seq_len} tokens), reserve {reserve}, free {free}").format(
+        model=plan.model_name, precision=plan.precision.name, cards=layout.cards, chip=chip_name,
+        hbm=_gib(card.hbm_bytes), layout=_layout(plan), weights=_gib(card.weights_bytes), kv=_gib(card.kv_bytes),
+        sequences=card.sequences_requested, seq_len=plan.max_seq_len, reserve=_gib(card.reserve_bytes),
+        free=_gib(card.free_bytes))
 
 
 def _evidence(plan: MemoryPlan) -> Any:
@@ -108,12 +112,13 @@ def _weights_need(arch: Any, precision: Any, hbm: int, common: Dict[str, Any], c
 
     plan = smallest_cards_for_weights(arch, precision, hbm, **common)
     if plan is None:
-        return f"does not fit on up to 128 x {chip_name}, not even the weights"
+        return _("does not fit on up to 128 x {chip}, not even the weights").format(chip=chip_name)
     card = plan.card
-    text = f"needs {plan.layout.cards} x {chip_name} for the weights ({_layout(plan)})"
+    text = _("needs {cards} x {chip} for the weights ({layout})").format(cards=plan.layout.cards, chip=chip_name,
+                                                                          layout=_layout(plan))
     if card.sequences_fit < card.sequences_requested:
-        text += (f"; there at most {card.sequences_fit} of the {card.sequences_requested} full-length sequences fit "
-                 "per replica (the engine queues the rest)")
+        text += "; " + _("there at most {fit} of the {requested} full-length sequences fit per replica (the engine "
+                         "queues the rest)").format(fit=card.sequences_fit, requested=card.sequences_requested)
     return text
 
 
@@ -122,16 +127,16 @@ def _verdict(plan: MemoryPlan) -> str:
 
     card = plan.card
     if card.verdict == VERDICT_FITS:
-        return f"fits, {_gib(card.free_bytes)} free per card"
+        return _("fits, {free} free per card").format(free=_gib(card.free_bytes))
     if card.verdict == VERDICT_FEWER:
-        return (f"the weights fit, the KV cache only {card.sequences_fit} of {card.sequences_requested} "
-                "full-length sequence(s)")
-    return f"does not fit, short by {_gib(-card.free_bytes)} per card"
+        return _("the weights fit, the KV cache only {fit} of {requested} full-length sequence(s)").format(
+            fit=card.sequences_fit, requested=card.sequences_requested)
+    return _("does not fit, short by {short} per card").format(short=_gib(-card.free_bytes))
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
     if not (ctx.options.model_dir or ctx.options.serving_config or ctx.options.vllm_args):
-        raise NotApplicable("no model given (use --model DIR|NAME, or --config / --vllm-args)")
+        raise NotApplicable(_("no model given (use --model DIR|NAME, or --config / --vllm-args)"))
     from ascend_doctor.model.plan import (
         DEFAULT_RESERVE,
         GIB,
@@ -149,13 +154,14 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
 
     model = ctx.facts.get("plan_model")
     if model.error or model.arch is None:
-        raise NotApplicable(f"cannot plan memory: {model.error or 'no architecture'}")
+        raise NotApplicable(_("cannot plan memory: {error}").format(
+            error=localized(model.error) if model.error else _("no architecture")))
     arch = model.arch
     chip = ctx.facts.try_get("npu_chip")
     hbm_mb = getattr(chip, "hbm_mb", None)
     if not hbm_mb:
-        raise NotApplicable("npu-smi reports no NPU memory on this host; plan offline with "
-                            f"`ascend-doctor plan --model {model.ref} --chip 910B3`")
+        raise NotApplicable(_("npu-smi reports no NPU memory on this host; plan offline with `{command}`").format(
+            command=f"ascend-doctor plan --model {model.ref} --chip 910B3"))
     hbm = int(hbm_mb) * MIB
     chip_name = str(getattr(chip, "name", "NPU"))
     config = _serving(ctx)
@@ -174,14 +180,15 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         plan = plan_memory(arch, precision, hbm, layout, kv_budget_bytes=kv_budget, name=model.name,
                            **common)
     except PlanError as exc:
-        raise NotApplicable(f"the parallel settings cannot be planned ({exc}); see ASC-CFG-003",
+        raise NotApplicable(_("the parallel settings cannot be planned ({error}); see ASC-CFG-003").format(
+                                error=localized(exc)),
                             see=("ASC-CFG-003",)) from exc
     notes = list(inputs.notes) + extra_notes + list(model.notes) + list(plan.notes)
     evidence = _evidence(plan)
     evidence["notes"] = notes
     message = _message(plan, chip_name)
     if model.weights_reason:
-        message += f" [weights from the architecture: {model.weights_reason}]"
+        message += " " + _("[weights from the architecture: {reason}]").format(reason=localized(model.weights_reason))
     card = plan.card
     if precision.name == "fp8":
         loads = _fp8_loads(ctx, chip)
@@ -189,32 +196,37 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             yield _fp8_finding(ctx, model, arch, chip, chip_name, hbm, layout, kv_budget, common, loads, evidence)
             return
     if card.verdict == VERDICT_FITS:
-        yield Finding.passed(f"{message}: fits, margin {card.margin_fraction:.0%} of the card", **evidence)
+        yield Finding.passed(_("{plan}: fits, margin {margin} of the card").format(
+            plan=message, margin=f"{card.margin_fraction:.0%}"), **evidence)
         return
     if card.verdict == VERDICT_FEWER:
         yield Finding.warn(
-            f"{message}: the weights fit but the KV cache holds only {card.sequences_fit} of the "
-            f"{card.sequences_requested} full-length sequence(s) per replica",
-            "Expect queuing under full load, or lower the batch (MindIE maxBatchSize / vLLM --max-num-seqs) or the "
-            "max sequence length, use an 8-bit KV cache, or add cards. Details: `ascend-doctor plan --model "
-            f"{model.ref} --mem-gb {hbm / GIB:g} --cards {layout.cards} --max-seq-len {plan.max_seq_len} "
-            f"--batch {plan.batch}`",
+            _("{plan}: the weights fit but the KV cache holds only {fit} of the {requested} full-length sequence(s) "
+              "per replica").format(plan=message, fit=card.sequences_fit, requested=card.sequences_requested),
+            _("Expect queuing under full load, or lower the batch (MindIE maxBatchSize / vLLM --max-num-seqs) or the "
+              "max sequence length, use an 8-bit KV cache, or add cards. Details: `{command}`").format(
+                command=f"ascend-doctor plan --model {model.ref} --mem-gb {hbm / GIB:g} --cards {layout.cards} "
+                        f"--max-seq-len {plan.max_seq_len} --batch {plan.batch}"),
             **evidence)
         return
     better = smallest_cards(arch, precision, hbm, **common)
-    options = []
     if better is not None:
-        options.append(f"needs {better.layout.cards} x {chip_name} at {precision.name}")
+        need = _("needs {cards} x {chip} at {precision}").format(cards=better.layout.cards, chip=chip_name,
+                                                                 precision=precision.name)
     else:
-        options.append(_weights_need(arch, precision, hbm, common, chip_name))
-    if precision.name in ("bf16", "fp16"):
-        int8 = smallest_cards(arch, parse_precision("w8a8"), hbm, **common)
-        if int8 is not None:
-            options.append(f"{int8.layout.cards} x {chip_name} with W8A8 weights (msmodelslim)")
-    fix = ("It " + " or ".join(options)) + (
-        f" (now {layout.cards}); or lower the max sequence length. Arithmetic: `ascend-doctor plan --model "
-        f"{model.ref} --mem-gb {hbm / GIB:g}`")
-    yield Finding.fail(f"{message}: does not fit, short by {_gib(-card.free_bytes)} per card", fix, **evidence)
+        need = _weights_need(arch, precision, hbm, common, chip_name)
+    int8 = (smallest_cards(arch, parse_precision("w8a8"), hbm, **common) if precision.name in ("bf16", "fp16")
+            else None)
+    command = f"ascend-doctor plan --model {model.ref} --mem-gb {hbm / GIB:g}"
+    if int8 is not None:
+        fix = _("It {need} or {cards} x {chip} with W8A8 weights (msmodelslim) (now {now}); or lower the max sequence "
+                "length. Arithmetic: `{command}`").format(need=need, cards=int8.layout.cards, chip=chip_name,
+                                                          now=layout.cards, command=command)
+    else:
+        fix = _("It {need} (now {now}); or lower the max sequence length. Arithmetic: `{command}`").format(
+            need=need, now=layout.cards, command=command)
+    yield Finding.fail(_("{plan}: does not fit, short by {short} per card").format(
+        plan=message, short=_gib(-card.free_bytes)), fix, **evidence)
 
 
 def _fp8_finding(ctx: CheckContext, model: Any, arch: Any, chip: Any, chip_name: str, hbm: int, layout: Any,
@@ -234,23 +246,30 @@ def _fp8_finding(ctx: CheckContext, model: Any, arch: Any, chip: Any, chip_name:
         plan = plan_memory(arch, precision, hbm, layout, kv_budget_bytes=kv_budget, name=model.name, **common)
         converted[name] = plan.as_dict()
         shape = _layout(plan)
-        parts.append(f"{label}: weights {_gib(plan.card.weights_bytes)} per card, {_verdict(plan)}")
+        parts.append(_("{conversion}: weights {size} per card, {verdict}").format(
+            conversion=label, size=_gib(plan.card.weights_bytes), verdict=_verdict(plan)))
         if plan.fits:
-            needs.append(f"{label} fits the {layout.cards} x {chip_name} configured")
+            needs.append(_("{conversion} fits the {cards} x {chip} configured").format(
+                conversion=label, cards=layout.cards, chip=chip_name))
             continue
         # The smallest count is searched with TP (and EP) over every card (a sensible layout, not the
         # configured DP replication), for the weights plus one sequence: engines queue the rest.
         needs.append(f"{label} " + _weights_need(arch, precision, hbm, common, chip_name))
     evidence = dict(evidence, converted_plans=converted, fp8_loads=loads)
-    fix = ("Convert the weights (ASC-MDL-002 gives both commands) and set the precision to match: "
-           + "; ".join(needs) + f". Arithmetic: `ascend-doctor plan --model {model.ref} --precision w8a8 "
-           f"--mem-gb {hbm / GIB:g} --cards {layout.cards}`")
-    same = f"on the same {layout.cards} x {chip_name} ({shape})"
+    fix = _("Convert the weights (ASC-MDL-002 gives both commands) and set the precision to match: {needs}. "
+            "Arithmetic: `{command}`").format(
+        needs="; ".join(needs),
+        command=f"ascend-doctor plan --model {model.ref} --precision w8a8 --mem-gb {hbm / GIB:g} "
+                f"--cards {layout.cards}")
     if loads is False:
         npu = f"{chip_name} ({family})" if family else chip_name
         return Finding.fail(
-            f"{model.name} is planned in FP8, but {npu} NPUs do not load FP8 weights, so no FP8 plan can pass. "
-            f"Converted, {same}: " + "; ".join(parts), fix, **evidence)
+            _("{model} is planned in FP8, but {npu} NPUs do not load FP8 weights, so no FP8 plan can pass. "
+              "Converted, on the same {cards} x {chip} ({layout}): {plans}").format(
+                model=model.name, npu=npu, cards=layout.cards, chip=chip_name, layout=shape, plans="; ".join(parts)),
+            fix, **evidence)
     return Finding.warn(
-        f"{model.name} is planned in FP8 on {chip_name}, an NPU not known to load FP8 (910B, A3 and 310P do not). "
-        f"If it cannot, converted {same}: " + "; ".join(parts), fix, **evidence)
+        _("{model} is planned in FP8 on {chip}, an NPU not known to load FP8 (910B, A3 and 310P do not). "
+          "If it cannot, converted on the same {cards} x {chip} ({layout}): {plans}").format(
+            model=model.name, chip=chip_name, cards=layout.cards, layout=shape, plans="; ".join(parts)),
+        fix, **evidence)
