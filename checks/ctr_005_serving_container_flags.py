@@ -6,7 +6,7 @@ from typing import Iterator, List, Optional, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, Status
 from ascend_doctor.facts import Facts
-from ascend_doctor.facts.origin import LIVE, absence_is_evidence, absent_phrase, origin_kind
+from ascend_doctor.facts.origin import LIVE, absence_is_evidence, absent_phrase, disk_absence_known, origin_kind
 
 CHECK = CheckSpec(
     id="ASC-CTR-005",
@@ -70,8 +70,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
 
     # /dev/shm
     if mounts.shm_total_bytes is None:
-        notes.append("the size of /dev/shm is " + ("not known here" if origin_kind(ctx.facts) == LIVE else
-                                                   absent_phrase(ctx.facts)))
+        known = origin_kind(ctx.facts) == LIVE or disk_absence_known(ctx.facts, "/dev/shm")
+        notes.append("the size of /dev/shm is " + ("not known here" if known else absent_phrase(ctx.facts)))
     elif mounts.shm_total_bytes < MIN_SHM:
         size = f"{mounts.shm_total_bytes / MIB:.0f} MB"
         problems.append((Status.FAIL if mindie else Status.WARN,

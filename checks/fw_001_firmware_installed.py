@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction
+from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import LIVE, origin_kind, require_stated
 
 from ._stack_help import chip_family, firmware_file
@@ -65,8 +66,13 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
               "names the file)."))
     read = FixAction("firmware", "Read the firmware the NPUs run (Firmware Version)", ("npu-smi info -t board -i 0",),
                      where="host")
-    board = ("the board query gave no firmware version" if origin_kind(ctx.facts) == LIVE else
-             "the board query (npu-smi info -t board) is not recorded in this snapshot")
+    # "Not recorded" only when the snapshot did not run the board query; one that ran it and got
+    # nothing says what the machine said.
+    boards = ctx.facts.maybe(Facts.npu_boards)
+    unrecorded = origin_kind(ctx.facts) != LIVE and (
+        boards is None or bool(boards.not_recorded and not boards.boards and not boards.failures))
+    board = ("the board query (npu-smi info -t board) is not recorded in this snapshot" if unrecorded else
+             "the board query gave no firmware version")
     if firmware is not None:
         yield Finding.warn(f"{firmware.path} cannot be read: {firmware.error}, and {board}: which firmware runs is "
                            "not known here.", how).with_actions(read)

@@ -7,7 +7,7 @@ from typing import Any, Dict, Iterator, List
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, Status
 from ascend_doctor.facts import Facts
-from ascend_doctor.facts.origin import LIVE, absent_phrase, origin_kind
+from ascend_doctor.facts.origin import absent_phrase
 
 from ._dcmi import ranges_text
 from ._hdk import reboot_action
@@ -31,18 +31,16 @@ CHECK = CheckSpec(
          "baked into an image); trust the board query."),
 )
 
-_NOT_RECORDED = "command not found"  # a snapshot without the board query answers like a missing binary
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
     boards = ctx.facts.npu_boards
     stack = ctx.facts.maybe(Facts.stack)
     container = in_container(ctx)
-    replay = origin_kind(ctx.facts) != LIVE
     # With two stacks the installed firmware that counts is the running driver's (advice review row 5).
     installed = ctx.facts.running_stack.firmware.installed
-    not_recorded = sorted(i for i, why in boards.failures.items() if replay and why.endswith(_NOT_RECORDED))
-    failed = {i: why for i, why in boards.failures.items() if i not in not_recorded}
+    not_recorded = sorted(boards.not_recorded)
+    failed = dict(boards.failures)
     if not boards.boards:
         if failed:
             first = min(failed)

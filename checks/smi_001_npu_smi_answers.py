@@ -7,8 +7,8 @@ from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, Status
 from ascend_doctor.facts import FactUnavailable
+from ascend_doctor.facts.npu import CommandResult, CommandStatus
 from ascend_doctor.facts.origin import require_stated
-from ascend_doctor.host.base import CommandResult, CommandStatus
 
 from ._support import container_mount_command, driver_install_hint, in_container
 

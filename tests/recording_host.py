@@ -12,8 +12,9 @@ from typing import Any, Callable, ClassVar, Dict, Iterator, List, Optional, Sequ
 
 from ascend_doctor.facts import Fact, Facts
 
-# (provider, kind, what): kind is "command", "file", "listing" or "host"; what is an argv tuple,
-# a path, or a host source name ("env", "memory"...).
+# (provider, kind, what): kind is "command", "file" (its content is read), "present" (only whether it
+# exists, its type, mode or link target), "listing" or "host"; what is an argv tuple, a path, or a host
+# source name ("env", "memory"...).
 Read = Tuple[str, str, Any]
 
 _active = threading.local()
@@ -54,7 +55,8 @@ def attributing_reads() -> Iterator[None]:
 class RecordingHost:
     """Delegates to a real Host and records each read."""
 
-    FILE_METHODS = ("read_bytes", "read_text", "open_binary", "exists", "is_dir", "stat", "readlink", "realpath")
+    CONTENT_METHODS = ("read_bytes", "read_text", "open_binary")
+    PRESENCE_METHODS = ("exists", "is_dir", "stat", "readlink", "realpath")
     HOST_METHODS: ClassVar[Dict[str, str]] = {
         "env": "env", "python_env": "python", "memory": "memory", "cpu_count": "cpu", "disk_usage": "disks",
         "processes": "processes", "listening_sockets": "listening", "info": "info"}
@@ -82,9 +84,11 @@ class RecordingHost:
 
     def __getattr__(self, name: str) -> Any:
         attr = getattr(self._inner, name)
-        if name in self.FILE_METHODS:
+        if name in self.CONTENT_METHODS or name in self.PRESENCE_METHODS:
+            kind = "file" if name in self.CONTENT_METHODS else "present"
+
             def file_call(path: str, *args: Any, **kwargs: Any) -> Any:
-                self._note("file", path)
+                self._note(kind, path)
                 return attr(path, *args, **kwargs)
             return file_call
         if name in self.HOST_METHODS:

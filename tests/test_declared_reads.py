@@ -8,6 +8,7 @@ on a real machine, which would then grade differently from ``check`` on that mac
 
 from __future__ import annotations
 
+import posixpath
 from pathlib import Path
 from typing import Any, Dict, List, Set, Tuple
 
@@ -49,17 +50,31 @@ def options_for(scenario: str) -> RunOptions:
 
 def uncovered(reads: Set[Tuple[str, str, Any]], declared: Reads, variables: Dict[str, List[str]],
               npu_ids: List[int]) -> List[str]:
+    """The reads no declaration covers. What covers what follows what the capture records:
+
+    * a command: one of the declared commands, expanded (per-NPU ones for every NPU id);
+    * a file's content: ``files`` or ``tails`` (the capture copies those);
+    * a file's existence, type or link: any kind of path declaration, or an entry of a declared
+      listing (the capture records every entry of a listed folder);
+    * a listing: ``listings``, or a folder on the way to ``tails`` files (the capture records the
+      folders of the log files it keeps).
+    """
     patterns = declared.patterns(variables)
     argvs = set(declared.argvs(variables, npu_ids))
-    file_patterns = patterns["files"] + patterns["listings"]
+    content = patterns["files"] + patterns["tails"]
+    presence = content + patterns["present"] + patterns["listings"]
+    listings = patterns["listings"] + patterns["tails"]
     missing = []
     for provider, kind, what in sorted(reads, key=str):
         if kind == "command":
             ok = tuple(what) in argvs
         elif kind == "file":
-            ok = any(path_matches(what, p) for p in file_patterns)
+            ok = any(path_matches(what, p) for p in content)
+        elif kind == "present":
+            parent = posixpath.dirname(what.rstrip("/")) or "/"
+            ok = any(path_matches(what, p) for p in presence) or any(path_matches(parent, p) for p in listings)
         elif kind == "listing":
-            ok = any(path_matches(what, p) for p in patterns["listings"])
+            ok = any(path_matches(what, p) for p in listings)
         else:
             ok = what in declared.host
         if not ok:
@@ -112,6 +127,6 @@ def test_declared_patterns_expand_every_variable() -> None:
     variables = {"root": ["/usr/local/Ascend"], "log_root": ["/root/ascend/log"], "env_path": ["/x"],
                  "python": ["/usr/bin/python3"], "python_site": ["/usr/lib/python3/site-packages"],
                  "model": ["/m"], "config": ["/c.json"], "manifest": ["/m.json"]}
-    for pattern in (*declared.files, *declared.listings):
+    for pattern in (*declared.files, *declared.present, *declared.listings, *declared.tails):
         for expanded in expand(pattern, variables):
             assert "{" not in expanded, pattern

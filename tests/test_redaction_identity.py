@@ -11,8 +11,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import pytest
 from click.testing import CliRunner
 
+from ascend_doctor import capture
 from ascend_doctor.cli import main
-from ascend_doctor.host import capture
 from ascend_doctor.host.base import CommandResult, CommandStatus, PythonEnv
 from ascend_doctor.host.live import LiveHost
 from ascend_doctor.redaction.identity import IdentityRedactor, RedactionError, redact_snapshot_tree

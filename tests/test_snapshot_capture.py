@@ -12,8 +12,9 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import pytest
 
-from ascend_doctor.host import capture
-from ascend_doctor.host.base import CommandResult, CommandStatus, FileMissing, PythonEnv
+from ascend_doctor.capture import run as capture
+from ascend_doctor.capture import tree as capture_tree
+from ascend_doctor.host.base import CommandResult, CommandStatus, FileMissing, FileTooLarge, PythonEnv
 from ascend_doctor.host.live import LiveHost
 from ascend_doctor.host.snapshot import SnapshotHost
 
@@ -76,6 +77,9 @@ Driver_Install_For_All=yes
 """
 
 
+TORCH_CONFIG_FILE = "torch/share/cmake/Torch/TorchConfig.cmake"
+
+
 class FakeLiveHost(LiveHost):
     """A LiveHost whose commands answer from a table (this machine has no NPU)."""
 
@@ -120,7 +124,7 @@ def fake_root(tmp_path: Path) -> Path:
     write(ascend / "ascend-toolkit/8.2.RC1/aarch64-linux/lib64/libascendcl.so", "binary")
     (ascend / "ascend-toolkit/latest").symlink_to("8.2.RC1")
     (ascend / "ascend-toolkit/set_env.sh").write_text("export X=1\n")
-    write(ascend / "firmware/version.info", "x" * (capture.MAX_CAPTURE_FILE_BYTES + 1))
+    write(ascend / "firmware/version.info", "x" * (capture_tree.MAX_FILE_BYTES + 1))
     # A link that leads out of the captured areas: kept as a link, its target not copied.
     write(root / "root/secret/version.info", "PRIVATE\n")
     (ascend / "mindie").mkdir()
@@ -130,7 +134,7 @@ def fake_root(tmp_path: Path) -> Path:
     write(root / "dev/davinci0", "")
     write(root / "dev/davinci_manager", "")
     write(root / "dev/null", "")
-    write(root / "opt/venv/lib/python3.10/site-packages" / capture.TORCH_CONFIG_FILE, "torch cmake config\n")
+    write(root / "opt/venv/lib/python3.10/site-packages" / TORCH_CONFIG_FILE, "torch cmake config\n")
     write(root / "opt/venv/lib/python3.10/site-packages/torch/__init__.py", "")
     return root
 
@@ -139,34 +143,37 @@ def test_capture_fake_machine_and_read_back(fake_root: Path, tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ASCEND_HOME_PATH", raising=False)
     monkeypatch.delenv("ASCEND_TOOLKIT_HOME", raising=False)
-    hung = CommandResult(("npu-smi", "info", "-t", "topo"), CommandStatus.TIMEOUT, stdout="partial",
-                         duration_s=1.0, timeout_s=1.0)
+    ecc = ("npu-smi", "info", "-t", "ecc", "-i", "24")
+    board = ("npu-smi", "info", "-t", "board", "-i", "24")
+    hung = CommandResult(ecc, CommandStatus.TIMEOUT, stdout="partial", duration_s=1.0, timeout_s=1.0)
     denied = CommandResult(("dmesg",), CommandStatus.PERMISSION_DENIED, returncode=1,
                            stderr="dmesg: read kernel buffer failed: Operation not permitted\n")
     fake = FakeLiveHost({
         ("npu-smi", "info"): ok(["npu-smi", "info"], NPU_SMI_INFO_310P3),
-        ("npu-smi", "info", "-l"): ok(["npu-smi", "info", "-l"], NPU_SMI_INFO_L),
-        ("npu-smi", "info", "-t", "topo"): hung,
+        ecc: hung,
         ("dmesg",): denied,
-        ("npu-smi", "info", "-t", "board", "-i", "0"): ok(["npu-smi", "info", "-t", "board", "-i", "0"],
-                                                          "board of NPU 0\n"),
+        board: ok(list(board), "board of NPU 24\n"),
     })
     out = tmp_path / "node07.tar.gz"
     messages: List[str] = []
     summary = capture.capture_snapshot(str(out), timeout_s=1.0, progress=messages.append, host=fake,
                                        fs_root=str(fake_root))
-    assert messages and summary.commands == len(capture.CAPTURE_COMMANDS) + len(capture.FIRST_NPU_COMMANDS)
-    assert ("npu-smi", "info", "-t", "board", "-i", "0") in fake.ran
+    # Every NPU id npu-smi lists (24 here, not 0) gets the per-NPU queries the providers declare.
+    assert messages and board in fake.ran and ecc in fake.ran
+    assert ("npu-smi", "info", "-t", "topo") not in fake.ran  # no provider reads it: not captured
+    assert summary.commands >= 4
 
     with SnapshotHost(str(out)) as host:
         # commands
         assert host.run(["npu-smi", "info"]).stdout == NPU_SMI_INFO_310P3
-        assert host.run(["npu-smi", "info", "-t", "board", "-i", "0"]).stdout == "board of NPU 0\n"
-        topo = host.run(["npu-smi", "info", "-t", "topo"])
-        assert topo.status is CommandStatus.TIMEOUT and topo.timeout_s == 1.0 and topo.stdout == "partial"
+        assert host.run(list(board)).stdout == "board of NPU 24\n"
+        replayed = host.run(list(ecc))
+        assert replayed.status is CommandStatus.TIMEOUT and replayed.timeout_s == 1.0 and replayed.stdout == "partial"
         dmesg = host.run(["dmesg"])
         assert dmesg.status is CommandStatus.PERMISSION_DENIED and dmesg.returncode == 1
         assert host.run(["lspci"]).status is CommandStatus.NOT_FOUND
+        # what the capture asked is known: a command it ran and found missing is missing, not unrecorded
+        assert host.captured_command(["id"]) and not host.captured_command(["lspci"])
         # files, with symlinks kept
         assert host.read_text("/usr/local/Ascend/driver/version.info") == DRIVER_VERSION_INFO
         assert host.read_text("/etc/ascend_install.info") == ASCEND_INSTALL_INFO
@@ -174,19 +181,21 @@ def test_capture_fake_machine_and_read_back(fake_root: Path, tmp_path: Path,
         assert host.read_text(via_latest) == TOOLKIT_INSTALL_INFO
         assert host.readlink("/usr/local/Ascend/ascend-toolkit/latest") == "8.2.RC1"
         assert host.realpath(via_latest).startswith("/usr/local/Ascend/ascend-toolkit/8.2.RC1/")
-        assert host.listdir("/usr/local/Ascend/ascend-toolkit") == ["8.2.RC1", "latest"]
+        # a declared listing: folders, links, and the rest as empty files (set_env.sh exists, no content)
+        assert host.listdir("/usr/local/Ascend/ascend-toolkit") == ["8.2.RC1", "latest", "set_env.sh"]
+        assert host.read_bytes("/usr/local/Ascend/ascend-toolkit/set_env.sh") == b""
         assert host.listdir("/usr/local/Ascend/ascend-toolkit/latest") == ["aarch64-linux"]
         assert not host.exists("/usr/local/Ascend/ascend-toolkit/8.2.RC1/aarch64-linux/lib64/libascendcl.so")
         assert host.exists("/dev/davinci0") and host.read_bytes("/dev/davinci0") == b""
-        assert "davinci_manager" in host.listdir("/dev") and "null" not in host.listdir("/dev")
-        # bounded, and nothing outside the captured areas
-        with pytest.raises(FileMissing):
+        assert host.captured("/usr/local/Ascend/driver/version.info") and not host.captured("/root/secret/x")
+        # bounded, and nothing outside the declared areas
+        with pytest.raises(FileTooLarge):  # as on the machine: it exists, and is refused for its size
             host.read_text("/usr/local/Ascend/firmware/version.info")
         assert host.readlink("/usr/local/Ascend/mindie/latest") == "/root/secret"
         with pytest.raises(FileMissing):
             host.read_text("/usr/local/Ascend/mindie/latest/version.info")
         notes = " ".join(host.metadata["capture_notes"])
-        assert "outside the captured areas" in notes and "larger than" in notes
+        assert "outside the declared reads" in notes and "more than" in notes
         assert "symlink loop" in notes and "hung" in notes
         # env (redacted), python, host facts
         env = host.env()
@@ -195,11 +204,11 @@ def test_capture_fake_machine_and_read_back(fake_root: Path, tmp_path: Path,
         assert env["ASCEND_RT_VISIBLE_DEVICES"] == "0,1"
         assert host.python_env().package("torch_npu") == "2.1.0.post8"
         site = "/opt/venv/lib/python3.10/site-packages"
-        assert host.read_text(f"{site}/{capture.TORCH_CONFIG_FILE}") == "torch cmake config\n"
+        assert host.read_text(f"{site}/{TORCH_CONFIG_FILE}") == "torch cmake config\n"
         assert not host.exists(f"{site}/torch/__init__.py")
         assert host.info().tool_version and host.info().captured_at
         assert host.memory() is not None and host.cpu_count()
-        assert host.disk_usage("/") is not None
+        assert host.disk_usage("/dev/shm") is not None and host.captured_disk("/dev/shm")
 
 
 def test_capture_into_a_folder(fake_root: Path, tmp_path: Path) -> None:
@@ -210,14 +219,6 @@ def test_capture_into_a_folder(fake_root: Path, tmp_path: Path) -> None:
     assert SnapshotHost(str(out)).run(["npu-smi", "info"]).status is CommandStatus.NOT_FOUND
     with pytest.raises(FileExistsError):
         capture.capture_snapshot(str(out) + "/", host=FakeLiveHost({}), fs_root=str(fake_root))
-
-
-def test_first_npu_id() -> None:
-    listing = ok(["npu-smi", "info", "-l"], NPU_SMI_INFO_L)
-    table = ok(["npu-smi", "info"], NPU_SMI_INFO_310P3)
-    assert capture.first_npu_id([listing, table]) == "0"
-    assert capture.first_npu_id([table]) == "24"
-    assert capture.first_npu_id([CommandResult(("npu-smi", "info"), CommandStatus.TIMEOUT)]) is None
 
 
 def test_write_command_round_trip(tmp_path: Path) -> None:
@@ -232,7 +233,7 @@ def test_write_command_round_trip(tmp_path: Path) -> None:
         CommandResult(("f",), CommandStatus.ERROR, detail="exec format error (built for another architecture?)"),
     ]
     for result in results:
-        capture.write_command(str(tree), result)
+        capture_tree.write_command(str(tree), result)
     host = SnapshotHost(str(tree))
     replay = host.run_many([r.argv for r in results])
     assert [r.status for r in replay] == [r.status for r in results]
@@ -240,24 +241,21 @@ def test_write_command_round_trip(tmp_path: Path) -> None:
     assert replay[4].timeout_s == 7.5
 
 
-def test_redaction() -> None:
-    env = capture.redact_env({"AWS_SECRET_ACCESS_KEY": "x", "db_password": "y", "GIT_CREDENTIALS": "z",
-                              "HOME": "/root", "no_proxy": "localhost"})
-    assert env == {"AWS_SECRET_ACCESS_KEY": "<redacted>", "GIT_CREDENTIALS": "<redacted>",
-                   "HOME": "/root", "db_password": "<redacted>", "no_proxy": "localhost"}
-    assert capture.redact_cmdline(["vllm", "serve", "/m", "--api-key", "sk-1", "--hf-token=hf_x",
-                                   "PASSWD=1", "--port", "8000"]) == \
-        ["vllm", "serve", "/m", "--api-key", "<redacted>", "--hf-token=<redacted>", "PASSWD=<redacted>",
-         "--port", "8000"]
+def test_install_roots_from_install_info_and_env(tmp_path: Path) -> None:
+    """The roots the capture expands {root} with come from the same function the checks use."""
+    from ascend_doctor.facts.variables import read_variables
+    from ascend_doctor.host.rooted import RootedHost
 
-
-def test_install_roots_from_install_info_and_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write(tmp_path / "etc/ascend_install.info", "Driver_Install_Path_Param=/opt/Ascend\n")
     (tmp_path / "opt/Ascend").mkdir(parents=True)
     (tmp_path / "home/u/Ascend/ascend-toolkit").mkdir(parents=True)
-    monkeypatch.setenv("ASCEND_TOOLKIT_HOME", "/home/u/Ascend/ascend-toolkit/latest")
-    monkeypatch.delenv("ASCEND_HOME_PATH", raising=False)
-    assert capture.install_roots(str(tmp_path)) == ["/opt/Ascend", "/home/u/Ascend"]
+
+    class Env(FakeLiveHost):
+        def env(self) -> Dict[str, str]:
+            return {"ASCEND_TOOLKIT_HOME": "/home/u/Ascend/ascend-toolkit/latest", "PATH": "/usr/bin"}
+
+    roots = read_variables(RootedHost(Env({}), str(tmp_path)))["root"]
+    assert "/opt/Ascend" in roots and "/home/u/Ascend" in roots and "/usr/local/Ascend" in roots
 
 
 def test_cli_snapshot_of_this_machine(tmp_path: Path) -> None:
@@ -273,11 +271,13 @@ def test_cli_snapshot_of_this_machine(tmp_path: Path) -> None:
     live = LiveHost(timeout_s=5)
     with SnapshotHost(str(out)) as host:
         assert host.info().hostname == socket.gethostname()
-        assert host.run(["uname", "-a"]).stdout == live.run(["uname", "-a"]).stdout
+        assert host.run(["id"]).stdout == live.run(["id"]).stdout
         assert host.run(["npu-smi", "info"]).status is live.run(["npu-smi", "info"]).status
         assert host.python_env().version == "{}.{}.{}".format(*sys.version_info[:3])
-        assert host.read_text("/proc/version") == Path("/proc/version").read_text()
-        assert host.exists("/etc/os-release") == os.path.exists("/etc/os-release")
+        thp = "/sys/kernel/mm/transparent_hugepage/enabled"
+        if os.path.exists(thp):
+            assert host.read_text(thp) == Path(thp).read_text()
+        assert host.exists("/.dockerenv") == os.path.exists("/.dockerenv")
         meta = host.metadata
         assert meta["format"] == 1
     # the archive is a single folder named after the file

@@ -10,8 +10,9 @@ from typing import Dict, Optional, Sequence
 import pytest
 from click.testing import CliRunner
 
+from ascend_doctor import capture
+from ascend_doctor.capture import records as capture_records
 from ascend_doctor.cli import main
-from ascend_doctor.host import capture
 from ascend_doctor.host.base import CommandResult, CommandStatus
 from ascend_doctor.host.live import LiveHost
 from ascend_doctor.host.snapshot import SnapshotHost
@@ -32,8 +33,9 @@ class _QuietLiveHost(LiveHost):
 
 
 def test_newest_logs_are_captured_with_their_age(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(capture, "MAX_CAPTURE_LOG_BYTES", 4096)
-    plog = tmp_path / "home" / "ascend" / "log" / "debug" / "plog"
+    monkeypatch.setattr(capture_records, "MAX_TAIL_BYTES", 4096)
+    root = tmp_path / "machine"  # the captured machine's files; its HOME is /home/u
+    plog = root / "home/u/ascend/log/debug/plog"
     plog.mkdir(parents=True)
     old = plog / "plog-100_20250101000000000.log"
     old.write_text("[ERROR] RUNTIME ... error code is 507033\n")
@@ -42,14 +44,16 @@ def test_newest_logs_are_captured_with_their_age(tmp_path: Path, monkeypatch: py
     big.write_text("noise line\n" * 2000 + "Memory_Allocation_Failure(EL0004): Failed to allocate memory.\n")
 
     out = tmp_path / "snap.tar.gz"
-    summary = capture.capture_snapshot(str(out), timeout_s=1.0, host=_QuietLiveHost(tmp_path / "home"),
-                                       fs_root=str(tmp_path / "empty-root"))
+    summary = capture.capture_snapshot(str(out), timeout_s=1.0, host=_QuietLiveHost(Path("/home/u")),
+                                       fs_root=str(root))
     assert any("only its last" in note for note in summary.notes)
+    machine_path = "/home/u/ascend/log/debug/plog/"
     with SnapshotHost(str(out)) as host:
-        tail = host.read_text(str(big))
+        tail = host.read_text(machine_path + big.name)
         assert len(tail.encode()) <= 4096 and tail.rstrip().endswith("Failed to allocate memory.")
-        stat = host.stat(str(old))
+        stat = host.stat(machine_path + old.name)
         assert stat is not None and int(stat.mtime) == 1_700_000_000
+        assert host.metadata["file_times"][machine_path + old.name] == 1_700_000_000
 
     result = CliRunner().invoke(main, ["check", "--from", str(out), "--select", "ASC-LOG-002", "--format", "json"])
     report = json.loads(result.stdout)

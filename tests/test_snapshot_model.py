@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Tuple
 
 import pytest
 
-from ascend_doctor.host import capture
+from ascend_doctor import capture
 from ascend_doctor.host.base import HostFileError
 from ascend_doctor.host.model_record import MODEL_LISTING, record_models
 from ascend_doctor.host.snapshot import SnapshotHost

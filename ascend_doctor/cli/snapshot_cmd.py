@@ -56,7 +56,7 @@ def snapshot(output: str, timeout: float, python: Optional[str], model_dirs: Tup
       ascend-doctor check --from node07.tar.gz     # replay it on any machine
     """
     from ascend_doctor import safeio
-    from ascend_doctor.host.capture import capture_snapshot
+    from ascend_doctor.capture.run import capture_snapshot
 
     console = stderr_console()
     _check_target(output)
@@ -124,7 +124,7 @@ def _check_target(output: str) -> None:
     import sys
 
     from ascend_doctor import safeio
-    from ascend_doctor.host.capture import check_folder_target
+    from ascend_doctor.capture.run import check_folder_target
 
     if safeio.output_stream(output) == "stderr":
         fail("-o /dev/stderr: a snapshot is a binary archive; use -o - to stream it to standard output",

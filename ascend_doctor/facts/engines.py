@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import posixpath
 import re
+from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
 from ascend_doctor.facts import Facts, FactUnavailable, provider
 from ascend_doctor.facts.reads import Reads
 from ascend_doctor.facts.stack import CannInstall, ParsedFile, StackFacts, _read_parsed
-from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.host.base import CommandResult, HostFileError, ProcessInfo
 
 KERNEL_DIR = "built-in/op_impl/ai_core/tbe/kernel"
@@ -105,10 +105,16 @@ def _ascend_dirs(facts: Facts, directory: str) -> List[str]:
     return [n for n in names if n.lower().startswith("ascend") and facts.host.is_dir(posixpath.join(directory, n))]
 
 
+# Where an operator package (opp) may be: ASCEND_OPP_PATH, or a CANN home's opp folder
+# (<root>/cann-8.x/opp, <root>/ascend-toolkit/<version>/opp).
+_OPP_HOMES = ("{env_path}", "{root}/*/opp", "{root}/*/*/opp")
+
+
 @provider("kernels", reads=Reads(
-    files=("{env_path}", "{env_path}/**", "{root}/*/*/opp", "{root}/*/opp", "{root}/*/*/opp/**", "{root}/*/opp/**",
-           "{root}/*/*/opp_kernel/version.info", "{root}/*/opp_kernel/version.info"),
-    listings=("{env_path}/**", "{root}/*/*/opp/**", "{root}/*/opp/**"),
+    files=("{root}/*/*/opp_kernel/version.info", "{root}/*/opp_kernel/version.info"),
+    present=tuple(f"{opp}{rel}" for opp in _OPP_HOMES
+                  for rel in ("", "/" + posixpath.dirname(KERNEL_DIR), f"/{KERNEL_DIR}/config/*/{BINARY_INFO}")),
+    listings=tuple(f"{opp}/{KERNEL_DIR}{rel}" for opp in _OPP_HOMES for rel in ("", "/config")),
     host=("env",)))
 def kernels(facts: Facts) -> KernelsFacts:
     from ascend_doctor.parsers.cann_component_info import parse_component_version_info
@@ -194,8 +200,9 @@ def abi_of_path(path: Optional[str]) -> Optional[int]:
 
 
 @provider("nnal", reads=Reads(
-    files=("{root}/nnal/atb", "{root}/nnal/atb/**", "{env_path}"),
-    listings=("{root}/nnal/atb/*/atb",),
+    files=("{root}/nnal/atb/latest/version.info",),
+    present=("{root}/nnal/atb", "{root}/nnal/atb/latest", "{env_path}"),
+    listings=("{root}/nnal/atb/latest/atb",),
     host=("env",)))
 def nnal(facts: Facts) -> NnalFacts:
     from ascend_doctor.parsers.colon_version_info import parse_colon_version_info
@@ -405,8 +412,10 @@ def _abi_from_config(facts: Facts, torch_dir: str) -> Optional[Tuple[int, str]]:
 
 @provider("torch_abi", reads=Reads(
     commands=(("{python}", "-c", TORCH_DIR_PROBE),),
-    files=("{python}", "{python_site}/torch/share/cmake/Torch/TorchConfig.cmake"),
-    host=("python",)))
+    # Where the probe says torch is, when it is not in a site folder of the interpreter.
+    files=("{python_site}/torch/share/cmake/Torch/TorchConfig.cmake", "/**/torch/share/cmake/Torch/TorchConfig.cmake"),
+    present=("{python}",),
+    host=("python",), adaptive=True))
 def torch_abi(facts: Facts) -> TorchAbi:
     py = facts.get("python_env")
     version = py.package("torch")

@@ -228,8 +228,7 @@ def newest_log_files(facts: Facts) -> Tuple[List[str], Tuple[str, ...], Any, Lis
     return roots, existing, lister, sorted(unique.values(), key=lambda e: (-e[2], e[0]))
 
 
-@provider("log_files", reads=Reads(
-    files=("{log_root}", "{log_root}/**"), listings=("/home", "{log_root}", "{log_root}/**"), host=("env",)))
+@provider("log_files", reads=Reads(tails=("{log_root}/**",), listings=("/home",), host=("env",)))
 def log_files(facts: Facts) -> LogFilesScan:
     options = facts.options
     roots, existing, lister, newest = newest_log_files(facts)

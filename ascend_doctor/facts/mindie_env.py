@@ -8,11 +8,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Dict, Optional
 
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.reads import Reads
-from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.host.base import HostFileError
 
 MINDIE_ENV_VARS = ("MIES_INSTALL_PATH", "MINDIE_LLM_HOME_PATH", "ATB_SPEED_HOME_PATH", "ATB_HOME_PATH")
@@ -27,7 +27,7 @@ class MindieEnv:
         return {"values": dict(self.values), "exists": dict(self.exists)}
 
 
-@provider("mindie_env", reads=Reads(files=("{env_path}",), host=("env",)))
+@provider("mindie_env", reads=Reads(present=("{env_path}",), host=("env",)))
 def mindie_env(facts: Facts) -> MindieEnv:
     env = facts.host.env()
     values: Dict[str, Optional[str]] = {}

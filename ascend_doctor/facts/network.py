@@ -182,7 +182,7 @@ _PARSERS: Dict[str, Callable[[str], Any]] = {
 _PER_NPU = tuple((binary, "-i", "{npu}", flag, "-g") for binary in HCCN_BINARIES for _, flag in QUERIES)
 
 
-@provider("hccn", reads=Reads(per_npu=_PER_NPU))
+@provider("hccn", reads=Reads(per_npu=_PER_NPU, adaptive=True))
 def hccn(facts: Facts) -> HccnFacts:
     """hccn_tool's answers for every device, queried concurrently (see the module docstring)."""
     ids = device_ids_from(facts.maybe(Facts.npu_smi))

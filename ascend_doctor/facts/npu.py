@@ -9,13 +9,17 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 from ascend_doctor.facts import Facts, FactUnavailable, provider
 from ascend_doctor.facts.reads import Reads
 from ascend_doctor.facts.records import ChipSummary
-from ascend_doctor.host.base import CommandResult
+from ascend_doctor.host.base import CommandResult, CommandStatus
 
 if TYPE_CHECKING:
     from ascend_doctor.parsers.npu_smi import NpuSmiInfo
     from ascend_doctor.parsers.npu_smi_board import BoardInfo
 
 NPU_SMI_INFO = ("npu-smi", "info")
+# npu_smi_result is npu-smi's answer itself: CommandResult and CommandStatus are part of this module's API,
+# so checks import them from here and never from the host layer.
+__all__ = ["NPU_SMI_INFO", "CommandResult", "CommandStatus", "NpuBoards", "board_command", "chip_family", "npu_boards",
+           "npu_chip", "npu_smi", "npu_smi_result"]
 
 
 @provider("npu_smi_result", reads=Reads(commands=(NPU_SMI_INFO,)))
@@ -97,14 +101,18 @@ class NpuBoards:
     """The board query of every NPU npu-smi lists: the running firmware and DCMI's verdict.
 
     ``boards`` maps NPU id -> BoardInfo for the queries that answered; ``failures`` maps NPU id
-    -> why the query gave nothing usable (a 310P card whose npu-smi has no board query, a timeout).
+    -> why the query gave nothing usable (a 310P card whose npu-smi has no board query, a timeout);
+    ``not_recorded`` lists the NPUs whose query a replayed snapshot does not hold (its capture did
+    not run it: nothing is known about them, nothing is wrong).
     """
 
-    __slots__ = ("boards", "failures")
+    __slots__ = ("boards", "failures", "not_recorded")
 
-    def __init__(self, boards: Dict[int, BoardInfo], failures: Dict[int, str]) -> None:
+    def __init__(self, boards: Dict[int, BoardInfo], failures: Dict[int, str],
+                 not_recorded: Tuple[int, ...] = ()) -> None:
         self.boards = boards
         self.failures = failures
+        self.not_recorded = not_recorded
 
     def firmware_versions(self) -> Dict[str, List[int]]:
         """Running firmware version -> the NPU ids that run it."""
@@ -142,11 +150,19 @@ def npu_boards(facts: Facts) -> NpuBoards:
     ids = sorted({d.npu_id for d in (info.devices if info is not None else ()) if d.npu_id is not None})
     if not ids:
         raise FactUnavailable("npu-smi lists no NPU to query")
+    from ascend_doctor.facts.origin import LIVE, command_absence_known, origin_kind
+    from ascend_doctor.host.base import CommandStatus
+
     facts.prefetch_commands([board_command(i) for i in ids])
+    replayed = origin_kind(facts) != LIVE
     boards: Dict[int, BoardInfo] = {}
     failures: Dict[int, str] = {}
+    not_recorded: List[int] = []
     for npu_id in ids:
         result = facts.command(board_command(npu_id))
+        if replayed and result.status is CommandStatus.NOT_FOUND and not command_absence_known(facts, result.argv):
+            not_recorded.append(npu_id)
+            continue
         if not result.ok or not result.stdout.strip():
             failures[npu_id] = result.describe_failure()
             continue
@@ -154,4 +170,4 @@ def npu_boards(facts: Facts) -> NpuBoards:
             boards[npu_id] = parse_npu_smi_board(result.stdout)
         except NpuSmiParseError as exc:
             failures[npu_id] = str(exc)
-    return NpuBoards(boards, failures)
+    return NpuBoards(boards, failures, tuple(not_recorded))

@@ -36,7 +36,7 @@ class NpuEcc:
 @provider("npu_ecc", reads=Reads(per_npu=(("npu-smi", "info", "-t", "ecc", "-i", "{npu}"),)))
 def npu_ecc(facts: Facts) -> NpuEcc:
     """The ECC query of every NPU id ``npu-smi info`` lists, run concurrently (each with the timeout)."""
-    from ascend_doctor.facts.origin import LIVE, absent_phrase, origin_kind
+    from ascend_doctor.facts.origin import LIVE, absent_phrase, command_absence_known, origin_kind
     from ascend_doctor.host.base import CommandStatus
     from ascend_doctor.parsers.npu_smi import NpuSmiParseError
     from ascend_doctor.parsers.npu_smi_ecc import parse_npu_smi_ecc
@@ -52,7 +52,7 @@ def npu_ecc(facts: Facts) -> NpuEcc:
     not_recorded = []
     for npu_id in ids:
         result = facts.command(ecc_command(npu_id))
-        if replayed and result.status is CommandStatus.NOT_FOUND:
+        if replayed and result.status is CommandStatus.NOT_FOUND and not command_absence_known(facts, result.argv):
             not_recorded.append(npu_id)  # the capture did not run it: nothing is known, nothing is wrong
             continue
         if not result.ok or not result.stdout.strip():

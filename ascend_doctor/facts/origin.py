@@ -65,6 +65,32 @@ def absence_known(facts_or_host: Any, path: str) -> bool:
     return bool(captured(path)) if callable(captured) else False
 
 
+def command_absence_known(facts_or_host: Any, argv: Any) -> bool:
+    """Whether "``argv`` is not installed here" is a fact about the machine: live yes, pasted text
+    no, a snapshot only when its capture ran that command (and so recorded that it was missing)."""
+    kind = origin_kind(facts_or_host)
+    if kind == LIVE:
+        return True
+    if kind == PASTED_TEXT:
+        return False
+    host = getattr(facts_or_host, "host", facts_or_host)
+    captured = getattr(host, "captured_command", None)
+    return bool(captured(argv)) if callable(captured) else False
+
+
+def disk_absence_known(facts_or_host: Any, path: str) -> bool:
+    """Whether "the usage of ``path``'s own file system is not known" is a fact about the machine:
+    live yes, pasted text no, a snapshot only when its capture asked that folder's usage."""
+    kind = origin_kind(facts_or_host)
+    if kind == LIVE:
+        return True
+    if kind == PASTED_TEXT:
+        return False
+    host = getattr(facts_or_host, "host", facts_or_host)
+    captured = getattr(host, "captured_disk", None)
+    return bool(captured(path)) if callable(captured) else False
+
+
 def require_stated(facts_or_host: Any, what: str) -> None:
     """For pasted text, raise ``FactUnavailable`` ("<what>: not in the pasted text") -> SKIP.
 

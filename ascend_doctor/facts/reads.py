@@ -1,8 +1,31 @@
 """What a fact provider reads from the host, declared (as sos plugins declare what they collect).
 
-``snapshot`` captures exactly the union of the declarations, and a test replays every fixture
-through a recording host and fails on any read that no declaration covers, so a snapshot taken on
-a machine grades exactly like ``check`` on that machine.
+``snapshot`` captures exactly the union of the declarations (ascend_doctor/capture), and a test
+replays every fixture through a recording host and fails on any read that no declaration covers, so
+a snapshot taken on a machine grades exactly like ``check`` on that machine.
+
+What each kind of declaration means, and what the capture records for it:
+
+``commands`` / ``per_npu``
+    commands run (``per_npu``: once per NPU id ``npu-smi info`` lists); their outputs are recorded;
+``files``
+    files whose content is read: copied (bounded); a folder that matches is recorded as a folder;
+``present``
+    paths of which only the existence, type, mode or link target is read (binaries, device nodes,
+    folders, files tested with ``exists``): recorded as an empty file of the same kind, so that a
+    snapshot never carries a binary or anything the doctor does not read;
+``listings``
+    folders whose entry names are read: each entry is recorded (folders as folders, links as
+    links, anything else as an empty file unless ``files`` copies it);
+``tails``
+    files of which the doctor reads the newest few, from their end (CANN logs): the capture keeps
+    the newest ``MAX_TAIL_FILES``, their last ``MAX_TAIL_BYTES``, and their modification times;
+``host``
+    host sources besides files and commands (environment, Python, memory, processes...);
+``adaptive``
+    what the provider runs depends on earlier answers (hccn_tool: which binary answers, and a
+    device whose first query hangs is asked nothing else): the capture runs the provider itself on
+    the machine and records the commands it ran, which are always within the declaration.
 
 Paths are host paths, with shell-style wildcards inside one path segment (``*``, ``?``,
 ``[...]``), ``**`` for any number of segments (bounded by the capture), and variables that depend
@@ -31,7 +54,9 @@ on the host:
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, Iterable, List, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Sequence, Tuple
+
+from ascend_doctor.pathpatterns import path_matches
 
 Argv = Tuple[str, ...]
 
@@ -46,14 +71,14 @@ class Reads:
     """A provider's declared reads. Cheap to build (plain class): providers are imported on the
     hot path of ``check``."""
 
-    __slots__ = ("commands", "files", "host", "listings", "per_npu")
+    __slots__ = ("adaptive", "commands", "files", "host", "listings", "per_npu", "present", "tails")
 
-    def patterns(self, variables: Dict[str, Sequence[str]]) -> Dict[str, List[str]]:
-        """Files and listings with the variables expanded."""
-        return {"files": [p for f in self.files for p in expand(f, variables)],
-                "listings": [p for f in self.listings for p in expand(f, variables)]}
+    def patterns(self, variables: Mapping[str, Sequence[str]]) -> Dict[str, List[str]]:
+        """Files, present paths, listings and tails with the variables expanded."""
+        return {kind: [p for f in getattr(self, kind) for p in expand(f, variables)]
+                for kind in ("files", "present", "listings", "tails")}
 
-    def argvs(self, variables: Dict[str, Sequence[str]], npu_ids: Sequence[int] = ()) -> List[Argv]:
+    def argvs(self, variables: Mapping[str, Sequence[str]], npu_ids: Sequence[int] = ()) -> List[Argv]:
         """Commands with the variables expanded; per-NPU commands once per NPU id."""
         out: List[Argv] = []
         for argv in self.commands:
@@ -64,14 +89,16 @@ class Reads:
         return out
 
     def __init__(self, commands: Sequence[Argv] = (), per_npu: Sequence[Argv] = (),
-                 files: Sequence[str] = (), listings: Sequence[str] = (), host: Sequence[str] = ()) -> None:
+                 files: Sequence[str] = (), listings: Sequence[str] = (), host: Sequence[str] = (),
+                 present: Sequence[str] = (), tails: Sequence[str] = (), adaptive: bool = False) -> None:
         self.commands: Tuple[Argv, ...] = tuple(tuple(c) for c in commands)
         self.per_npu: Tuple[Argv, ...] = tuple(tuple(c) for c in per_npu)
-        # Files whose content is read (and whose existence is tested).
         self.files: Tuple[str, ...] = tuple(files)
-        # Folders whose entries are listed (names, sub-folders and links, no contents).
+        self.present: Tuple[str, ...] = tuple(present)
         self.listings: Tuple[str, ...] = tuple(listings)
+        self.tails: Tuple[str, ...] = tuple(tails)
         self.host: Tuple[str, ...] = tuple(host)
+        self.adaptive = adaptive
         unknown = [h for h in self.host if h not in HOST_SOURCES]
         if unknown:
             raise ValueError(f"unknown host sources {unknown}; known: {', '.join(HOST_SOURCES)}")
@@ -79,14 +106,16 @@ class Reads:
     def merged(self, other: Reads) -> Reads:
         return Reads(_union(self.commands, other.commands), _union(self.per_npu, other.per_npu),
                      _union(self.files, other.files), _union(self.listings, other.listings),
-                     _union(self.host, other.host))
+                     _union(self.host, other.host), _union(self.present, other.present),
+                     _union(self.tails, other.tails), self.adaptive or other.adaptive)
 
     def __repr__(self) -> str:
         return (f"Reads(commands={self.commands!r}, per_npu={self.per_npu!r}, files={self.files!r}, "
-                f"listings={self.listings!r}, host={self.host!r})")
+                f"present={self.present!r}, listings={self.listings!r}, tails={self.tails!r}, "
+                f"host={self.host!r}, adaptive={self.adaptive!r})")
 
 
-def _expand_argv(argv: Argv, variables: Dict[str, Sequence[str]]) -> List[Argv]:
+def _expand_argv(argv: Argv, variables: Mapping[str, Sequence[str]]) -> List[Argv]:
     """An argv whose arguments may be variables (``{python}``); plain arguments stay as they are."""
     out: List[Argv] = [()]
     for arg in argv:
@@ -104,7 +133,7 @@ def _union(a: Iterable[Any], b: Iterable[Any]) -> Tuple[Any, ...]:
     return tuple(out)
 
 
-def expand(pattern: str, variables: Dict[str, Sequence[str]]) -> List[str]:
+def expand(pattern: str, variables: Mapping[str, Sequence[str]]) -> List[str]:
     """``pattern`` with each ``{variable}`` replaced by each of its values (a variable with no
     value gives no pattern)."""
     patterns = [pattern]
@@ -122,46 +151,4 @@ def _escape(value: str) -> str:
     return re.sub(r"([*?\[])", r"[\1]", value)
 
 
-def path_matches(path: str, pattern: str) -> bool:
-    """Whether a host path matches an expanded pattern (``*`` within a segment, ``**`` across)."""
-    return _compile(pattern).match(path.rstrip("/") or "/") is not None
-
-
-_compiled: Dict[str, re.Pattern[str]] = {}
-
-
-def _segment(segment: str) -> str:
-    """One path segment of a pattern as a regex: * and ? never cross a "/"."""
-    out: List[str] = []
-    i = 0
-    while i < len(segment):
-        char = segment[i]
-        if char == "*":
-            out.append("[^/]*")
-        elif char == "?":
-            out.append("[^/]")
-        elif char == "[":
-            end = segment.find("]", i + 2)
-            if end == -1:
-                out.append(re.escape(char))
-            else:
-                klass = segment[i + 1:end]
-                if klass.startswith("!"):
-                    klass = "^" + klass[1:]
-                out.append("[" + klass.replace("\\", "\\\\").replace("[", "\\[") + "]")
-                i = end
-        else:
-            out.append(re.escape(char))
-        i += 1
-    return "".join(out)
-
-
-def _compile(pattern: str) -> re.Pattern[str]:
-    regex = _compiled.get(pattern)
-    if regex is None:
-        body = ""
-        for segment in pattern.rstrip("/").split("/")[1:] if pattern.startswith("/") else pattern.split("/"):
-            body += "(?:/[^/]+)*" if segment == "**" else "/" + _segment(segment)
-        regex = re.compile("^" + (body or "/") + "$")
-        _compiled[pattern] = regex
-    return regex
+__all__ = ["HOST_SOURCES", "INPUT_VARIABLES", "VARIABLES", "Reads", "expand", "path_matches"]

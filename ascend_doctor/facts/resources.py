@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import posixpath
 import re
+from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.reads import Reads
-from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import DiskUsage, HostFileError, MemoryInfo
 
 GOVERNOR_PATH = "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"
@@ -191,9 +191,10 @@ def _nofile(facts: Facts) -> Tuple[Optional[int], Optional[int], Optional[str]]:
     return soft, hard, source
 
 
+# Adaptive: the folders whose disk usage it asks depend on the environment (cache_dirs).
 @provider("resources", reads=Reads(
     commands=(ULIMIT_SOFT_COMMAND,), files=(LIMITS_PATH, GOVERNOR_PATH, THP_PATH),
-    host=("env", "memory", "cpu", "disks")))
+    host=("env", "memory", "cpu", "disks"), adaptive=True))
 def resources(facts: Facts) -> HostResources:
     host = facts.host
     notes: List[str] = []

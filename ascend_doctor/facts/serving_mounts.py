@@ -10,11 +10,11 @@ so it is named in the fix but never judged.
 from __future__ import annotations
 
 import posixpath
+from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.reads import Reads
-from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.host.base import HostFileError
 
 SHM = "/dev/shm"
@@ -41,7 +41,9 @@ def _exists(facts: Facts, path: str) -> bool:
         return False
 
 
-@provider("serving_mounts", reads=Reads(files=("{root}/" + HCCN_TOOL_REL, HCCN_CONF), host=("disks",)))
+# Adaptive: it asks the usage of /dev/shm itself, which only running it records (host.json disks).
+@provider("serving_mounts", reads=Reads(present=("{root}/" + HCCN_TOOL_REL, HCCN_CONF), host=("disks",),
+                                         adaptive=True))
 def serving_mounts(facts: Facts) -> ServingMounts:
     usage = facts.host.disk_usage(SHM)
     # A host answers with the closest recorded parent ("/"): only /dev/shm's own size counts.

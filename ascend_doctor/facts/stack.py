@@ -13,11 +13,11 @@ its ``*_install.info`` (copied into an image) is still found from ``opp/version.
 from __future__ import annotations
 
 import posixpath
+from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar
 
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.reads import Reads
-from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import HostFileError
 
 DEFAULT_ROOT = "/usr/local/Ascend"
@@ -181,15 +181,15 @@ def _roots(facts: Facts, install_root: Optional[str]) -> List[str]:
 
 # Where the stack provider looks (docs/snapshot-format.md; {root} = each install root).
 STACK_READS = Reads(
-    files=("/etc/ascend_install.info", CANN_INSTALL_INFO, "{root}", "{root}/driver/version.info",
+    present=("{root}", "{root}/ascend-toolkit/*", "{root}/nnae/*", "{root}/cann*", "{env_path}"),
+    files=("/etc/ascend_install.info", CANN_INSTALL_INFO, "{root}/driver/version.info",
            "{root}/firmware/version.info",
-           "{root}/ascend-toolkit/*", "{root}/nnae/*", "{root}/cann*",
            "{root}/ascend-toolkit/*/ascend_*_install.info", "{root}/ascend-toolkit/*/*-linux/ascend_*_install.info",
            "{root}/nnae/*/ascend_*_install.info", "{root}/nnae/*/*-linux/ascend_*_install.info",
            "{root}/cann*/ascend_*_install.info", "{root}/cann*/*-linux/ascend_*_install.info",
            "{root}/ascend-toolkit/*/opp/version.info", "{root}/nnae/*/opp/version.info",
            "{root}/cann*/opp/version.info",
-           "{env_path}", "{env_path}/ascend_*_install.info", "{env_path}/*-linux/ascend_*_install.info",
+           "{env_path}/ascend_*_install.info", "{env_path}/*-linux/ascend_*_install.info",
            "{env_path}/opp/version.info", "{env_path}/version.info"),
     listings=("{root}", "{root}/ascend-toolkit", "{root}/nnae"),
     host=("env",),

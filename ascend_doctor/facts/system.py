@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.reads import Reads
-from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import HostFileError
 
 DEVICE_CONTROL_NODES = ("/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc")
@@ -23,7 +23,7 @@ class DeviceNodes:
         return {"davinci": list(self.davinci), "control": dict(self.control)}
 
 
-@provider("device_nodes", reads=Reads(files=("/dev/davinci*", *DEVICE_CONTROL_NODES), listings=("/dev",)))
+@provider("device_nodes", reads=Reads(present=DEVICE_CONTROL_NODES, listings=("/dev",)))
 def device_nodes(facts: Facts) -> DeviceNodes:
     host = facts.host
     try:
@@ -46,7 +46,7 @@ class ContainerInfo:
 
 
 @provider("container", reads=Reads(
-    files=("/.dockerenv", "/run/.containerenv", "/proc/1/cgroup", "/proc/uda/namespace_node"), host=("env",)))
+    files=("/proc/1/cgroup",), present=("/.dockerenv", "/run/.containerenv"), host=("env",)))
 def container(facts: Facts) -> ContainerInfo:
     host = facts.host
     env = host.env()
@@ -136,8 +136,7 @@ HOST_MOUNT_PATHS = ("/etc/ascend_install.info", "/usr/local/dcmi", "/usr/local/b
                     "/usr/local/sbin/npu-smi", "/usr/bin/npu-smi")
 
 
-@provider("mount_paths", reads=Reads(
-    files=("{root}/driver/lib64", "{root}/driver/lib64/**", "{root}/driver/version.info", *HOST_MOUNT_PATHS)))
+@provider("mount_paths", reads=Reads(present=("{root}/driver/lib64", "{root}/driver/version.info", *HOST_MOUNT_PATHS)))
 def mount_paths(facts: Facts) -> Dict[str, bool]:
     """Whether each host-provided path the stack expects exists here (inside a container: is mounted)."""
     stack = facts.try_get("stack")

@@ -19,12 +19,13 @@ ID_COMMAND = ("id",)
 
 @provider("run_user", reads=Reads(commands=(ID_COMMAND,)))
 def run_user(facts: Facts) -> IdInfo:
-    from ascend_doctor.facts.origin import LIVE, absent_phrase, origin_kind
+    from ascend_doctor.facts.origin import LIVE, absent_phrase, command_absence_known, origin_kind
     from ascend_doctor.host.base import CommandStatus
     from ascend_doctor.parsers.id_output import IdParseError, parse_id
 
     result = facts.command(ID_COMMAND)
-    if result.status is CommandStatus.NOT_FOUND and origin_kind(facts) != LIVE:
+    if result.status is CommandStatus.NOT_FOUND and origin_kind(facts) != LIVE \
+            and not command_absence_known(facts, result.argv):
         raise FactUnavailable(f"the output of `id` (the run user): {absent_phrase(facts)}")
     if not result.ok:
         raise FactUnavailable(result.describe_failure(), result)

@@ -35,10 +35,10 @@ import json
 import os
 import posixpath
 import shutil
+from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
 from ascend_doctor import __version__
-from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import command_file_name
 from ascend_doctor.host.snapshot import SnapshotHost
 from ascend_doctor.parsers import pasted as P
@@ -131,7 +131,7 @@ def write_pasted_snapshot(pasted: P.PastedText, root: str, origin: str) -> Paste
         writer.host_file(f"{DEFAULT_ROOT}/ascend-toolkit/{_path_word(facts.cann_version)}/{arch}-linux/"
                          "ascend_toolkit_install.info", content, "CANN version")
     if facts.env:
-        from ascend_doctor.host.capture import redact_env
+        from ascend_doctor.redaction.secrets import redact_env
 
         writer.json("env.json", redact_env(facts.env))
     if facts.python_version or facts.packages:
