@@ -39,6 +39,8 @@ NOT_FROM_HOST_MOUNTS = {
 }
 # Commands the image brings (util-linux, the shell).
 IMAGE_COMMANDS = {"dmesg", "id", "sh"}
+# Facts about the image's own interpreter whose reads have no fixed folder ("/**/torch/..."): read in the pod.
+IMAGE_FACTS = {"torch_abi": "torch's TorchConfig.cmake, wherever the image's interpreter finds torch"}
 
 
 def documents() -> Iterator[Tuple[Path, Dict[str, Any]]]:
@@ -83,10 +85,16 @@ def under(path: str, folder: str) -> bool:
 
 
 def declared_paths() -> Set[str]:
+    """The fixed folder of every path any provider reads (files, present paths, listings, tails)."""
     paths: Set[str] = set()
-    for fact in Facts.declared().values():
-        patterns = fact.reads().patterns(NODE_VARIABLES)
-        paths.update(static_prefix(p) for p in patterns["files"] + patterns["listings"])
+    for name, fact in Facts.declared().items():
+        for kind, patterns in fact.reads().patterns(NODE_VARIABLES).items():
+            for pattern in patterns:
+                prefix = static_prefix(pattern)
+                if prefix == "/":
+                    assert name in IMAGE_FACTS, f"{name} reads {pattern} ({kind}): no folder to mount"
+                    continue
+                paths.add(prefix)
     return paths
 
 
