@@ -11,6 +11,7 @@ from typing import List, Optional, Tuple
 
 from ascend_doctor.checkapi import CheckContext, FixAction
 from ascend_doctor.facts import Facts
+from ascend_doctor.i18n import _
 
 from ._stack_help import package_command
 
@@ -37,13 +38,14 @@ def engine_canns(ctx: CheckContext) -> List[Tuple[str, str]]:
     return out
 
 
-def cann_upgrade_action(ctx: CheckContext, cann: str, why: str) -> FixAction:
-    """Toolkit, then kernels/ops, then NNAL of one CANN release, in install order (on the host or in the image)."""
+def cann_upgrade_action(ctx: CheckContext, cann: str, engine: str) -> FixAction:
+    """Toolkit, then kernels/ops, then NNAL of one CANN release, in install order (on the host or in the image),
+    for ``engine`` (its label and version: "MindIE 2.1.RC1")."""
     commands: List[str] = []
     for kind in ("toolkit", "kernels", "nnal"):
         line = package_command(ctx, kind, cann)
         commands.extend(x for x in line.split("\n") if x)
     commands.append("source /usr/local/Ascend/ascend-toolkit/set_env.sh")
-    return FixAction("cann", f"Install CANN {cann} (toolkit, kernels/ops, NNAL) {why}", tuple(commands),
-                     where="either", target=cann, direction="upgrade", subject="toolkit",
-                     accepts=(cann,))
+    return FixAction("cann", _("Install CANN {cann} (toolkit, kernels/ops, NNAL) for {engine}").format(
+        cann=cann, engine=engine), tuple(commands), where="either", target=cann, direction="upgrade",
+        subject="toolkit", accepts=(cann,))

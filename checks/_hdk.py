@@ -13,6 +13,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 from ascend_doctor.checkapi import CheckContext, FixAction
 from ascend_doctor.facts import Facts
+from ascend_doctor.i18n import _
 from ascend_doctor.versions import AscendVersion
 
 from ._stack_help import _package_sets, chip_family, hdk_commands
@@ -88,12 +89,17 @@ def hdk_action(ctx: CheckContext, version: str, summary: str, *, mode: str = "up
 
 
 def reboot_action(ctx: CheckContext, why: str) -> FixAction:
+    """``why``: what the reboot does, translated by the caller ("load the upgraded driver")."""
     from ._support import in_container
 
-    where = "on the host (rebooting a container does not reload the driver or activate firmware)" \
-        if in_container(ctx) else ""
-    return FixAction("reboot", f"Reboot {('the host ' + where) if where else 'the host'}: {why}".rstrip(": "),
-                     ("reboot",), where="host")
+    if in_container(ctx):
+        summary = (_("Reboot the host on the host (rebooting a container does not reload the driver or activate "
+                     "firmware): {why}") if why else
+                   _("Reboot the host on the host (rebooting a container does not reload the driver or activate "
+                     "firmware)"))
+    else:
+        summary = _("Reboot the host: {why}") if why else _("Reboot the host")
+    return FixAction("reboot", summary.format(why=why).rstrip(": "), ("reboot",), where="host")
 
 
 def hdk_of_firmware(ctx: CheckContext, firmware: Optional[str]) -> Optional[str]:
@@ -122,30 +128,37 @@ def align_hdk(ctx: CheckContext, driver_version: str, firmware_hdk: Optional[str
     if firmware_hdk and target != driver_version:
         # The firmware is the newer half: bring the driver to the firmware's HDK.
         usable = not cann or not accepted or any(v.lower() == target.lower() for v in accepted)
-        alternative = (f"roll the firmware back to driver {driver_version}'s HDK instead (firmware first, then "
-                       f"reboot): ./{rollback} --full" if rollback else "")
+        alternative = (_("roll the firmware back to driver {driver}'s HDK instead (firmware first, then reboot): "
+                         "{command}").format(driver=driver_version, command=f"./{rollback} --full")
+                       if rollback else "")
         if usable:
-            action = hdk_action(ctx, target, f"Upgrade the driver to HDK {target}, the release of the installed "
-                                f"firmware", driver_only=True, accepts=[target], alternative=alternative)
-            text = ("Upgrade the driver to the firmware's HDK release (the firmware already matches it), then reboot "
-                    "the host:\n  " + "\n  ".join(action.commands) + "\n  reboot"
-                    + (f"\nor, to keep driver {driver_version}, {alternative}" if alternative else ""))
-            return text, [action, reboot_action(ctx, "load the upgraded driver")]
+            action = hdk_action(ctx, target, _("Upgrade the driver to HDK {target}, the release of the installed "
+                                               "firmware").format(target=target),
+                                driver_only=True, accepts=[target], alternative=alternative)
+            text = (_("Upgrade the driver to the firmware's HDK release (the firmware already matches it), then "
+                      "reboot the host:")
+                    + "\n  " + "\n  ".join(action.commands) + "\n  reboot"
+                    + ("\n" + _("or, to keep driver {driver}, {alternative}").format(driver=driver_version,
+                                                                                   alternative=alternative)
+                       if alternative else ""))
+            return text, [action, reboot_action(ctx, _("load the upgraded driver"))]
         # The firmware's HDK does not fit the CANN: bring the whole HDK to one the CANN accepts.
         fit = accepted[-1]
-        action = hdk_action(ctx, fit, f"Install HDK {fit} (driver and firmware) for CANN {cann}", accepts=accepted)
-        text = (f"Driver and firmware disagree and the firmware's HDK {target} is not one CANN {cann} supports: "
-                f"install one HDK release CANN {cann} supports (upgrade order: firmware, then driver), then reboot "
-                "the host:\n  " + "\n  ".join(action.commands) + "\n  reboot")
-        return text, [action, reboot_action(ctx, "load the new driver and activate the firmware")]
+        action = hdk_action(ctx, fit, _("Install HDK {hdk} (driver and firmware) for CANN {cann}").format(
+            hdk=fit, cann=cann), accepts=accepted)
+        text = (_("Driver and firmware disagree and the firmware's HDK {hdk} is not one CANN {cann} supports: "
+                  "install one HDK release CANN {cann} supports (upgrade order: firmware, then driver), then reboot "
+                  "the host:").format(hdk=target, cann=cann)
+                + "\n  " + "\n  ".join(action.commands) + "\n  reboot")
+        return text, [action, reboot_action(ctx, _("load the new driver and activate the firmware"))]
     # The driver is the newer (or the same) release: install its firmware.
     fw = firmware_file(ctx, driver_version)
     commands = (f"./{fw} --full",) if fw else (
         f"# the firmware of HDK {driver_version} for this chip: ascend-doctor matrix lookup --driver {driver_version} "
         f"--chip {chip_family(ctx) or '<chip>'}",)
-    action = FixAction("hdk", f"Install the firmware of driver {driver_version}'s HDK release", commands,
-                       where="host", target=driver_version.lower(), direction="upgrade",
+    action = FixAction("hdk", _("Install the firmware of driver {driver}'s HDK release").format(driver=driver_version),
+                       commands, where="host", target=driver_version.lower(), direction="upgrade",
                        subject="driver+firmware", accepts=(driver_version.lower(),))
-    text = (f"Install the firmware shipped with driver {driver_version}'s HDK, then reboot the host:\n  "
-            + "\n  ".join(commands) + "\n  reboot")
-    return text, [action, reboot_action(ctx, "activate the firmware")]
+    text = (_("Install the firmware shipped with driver {driver}'s HDK, then reboot the host:").format(
+        driver=driver_version) + "\n  " + "\n  ".join(commands) + "\n  reboot")
+    return text, [action, reboot_action(ctx, _("activate the firmware"))]

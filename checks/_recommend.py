@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Dict, List, Sequence
 
 from ascend_doctor.checkapi import CheckContext, Finding, FixAction, NotApplicable
+from ascend_doctor.i18n import _
 
 
 def serving_engines(ctx: CheckContext) -> List[str]:
@@ -17,7 +18,7 @@ def serving_engines(ctx: CheckContext) -> List[str]:
     engines = ctx.facts.get("engines")
     found = [e for e in engines.installed_engines() if e in ("MindIE", "vLLM-Ascend")]
     if not found:
-        raise NotApplicable("no DeepSeek serving engine (MindIE, vLLM-Ascend) is installed here")
+        raise NotApplicable(_("no DeepSeek serving engine (MindIE, vLLM-Ascend) is installed here"))
     return found
 
 
@@ -26,17 +27,22 @@ def environment(ctx: CheckContext) -> Dict[str, str]:
 
 
 def recommend(variable: str, value: str, current: str, why: str, sources: Sequence[str]) -> Finding:
-    shown = f"{variable}={current}" if current else f"{variable} is not set"
+    """``why``: translated by the caller; ``sources`` are citations and stay as written."""
     export = f"export {variable}={value}"
+    fields = {"variable": variable, "current": current, "value": value, "why": why, "sources": "; ".join(sources)}
+    message = (_("recommendation: {variable}={current}; the DeepSeek serving guides set {variable}={value} -- {why} "
+                 "(source: {sources})") if current else
+               _("recommendation: {variable} is not set; the DeepSeek serving guides set {variable}={value} -- {why} "
+                 "(source: {sources})")).format(**fields)
     return Finding.info(
-        f"recommendation: {shown}; the DeepSeek serving guides set {variable}={value} -- {why} "
-        f"(source: {'; '.join(sources)})",
+        message,
         f"{export}   # in the engine's environment (container -e, MindIE env file, launch script)",
         variable=variable, current=current or None, recommended=value, sources=list(sources)).with_actions(
-        FixAction("environment", f"Set {variable}={value} in the engine's environment (recommended)", (export,),
-                  where="either", target=value, subject=variable, direction="set"))
+        FixAction("environment", _("Set {variable}={value} in the engine's environment (recommended)").format(
+            variable=variable, value=value), (export,), where="either", target=value, subject=variable,
+            direction="set"))
 
 
 def followed(variable: str, current: str, sources: Sequence[str]) -> Finding:
-    return Finding.passed(f"{variable}={current} (as recommended by {'; '.join(sources)})",
-                          variable=variable, sources=list(sources))
+    return Finding.passed(_("{variable}={current} (as recommended by {sources})").format(
+        variable=variable, current=current, sources="; ".join(sources)), variable=variable, sources=list(sources))

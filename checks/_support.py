@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence
 
 from ascend_doctor.checkapi import CheckContext, Finding, FixAction, Status
+from ascend_doctor.i18n import _
 
 INSTALL_ROOT = "/usr/local/Ascend"
 
@@ -27,25 +28,34 @@ def verdict_finding(verdict: Any, subject: str, remediation: str, unknown_status
     suggestion = getattr(verdict, "suggestion", None)
     sources = list(getattr(verdict, "sources", ()) or ())
     evidence: Dict[str, Any] = {"verdict": kind, "sources": sources}
+    # The verdict's own text (message, suggestion) comes from the matrix in English: other code reads it.
+    said = _("{subject}: {verdict}").format(subject=subject, verdict=message)
     if kind == "recommended":
-        return Finding(Status.PASS, f"{subject}: {message}", "", evidence)
+        return Finding(Status.PASS, said, "", evidence)
     if kind == "compatible" and getattr(verdict, "uncertain", False):
         evidence["uncertain"] = True
-        fix = ("Only an uncertain statement says this pairing works; the release's own pairing is safer"
-               + (f": {suggestion}" if suggestion else "") + f"\n{remediation}")
-        return Finding(Status.WARN, f"{subject}: {message} (uncertain)", fix.strip(), evidence)
+        fix = ((_("Only an uncertain statement says this pairing works; the release's own pairing is safer: "
+                  "{suggestion}").format(suggestion=suggestion) if suggestion else
+                _("Only an uncertain statement says this pairing works; the release's own pairing is safer"))
+               + f"\n{remediation}")
+        return Finding(Status.WARN, _("{subject}: {verdict} (uncertain)").format(subject=subject, verdict=message),
+                       fix.strip(), evidence)
     if kind == "compatible":
-        note = f" (recommended: {suggestion})" if suggestion else ""
-        return Finding(Status.PASS, f"{subject}: {message}{note}", "", evidence)
+        if suggestion:
+            said = _("{subject}: {verdict} (recommended: {suggestion})").format(subject=subject, verdict=message,
+                                                                               suggestion=suggestion)
+        return Finding(Status.PASS, said, "", evidence)
     if kind == "incompatible":
         # ``suggestion_prefix`` ("or, …:") marks the matrix's suggestion as an alternative to the
         # remediation, not a second step to paste after it
         fix = remediation + (f"\n{suggestion_prefix}{suggestion}" if suggestion else "")
-        return Finding(Status.FAIL, f"{subject}: {message}", fix.strip(), evidence)
-    fix = ("Not in the compatibility matrix, so it cannot be confirmed either way. "
-           + (f"{suggestion}. " if suggestion else "")
-           + "Check the release notes, or update the matrix: ascend-doctor matrix update --url URL")
-    return Finding(unknown_status, f"{subject}: {message}", fix, evidence)
+        return Finding(Status.FAIL, said, fix.strip(), evidence)
+    fix = (_("Not in the compatibility matrix, so it cannot be confirmed either way. {suggestion}. Check the release "
+             "notes, or update the matrix: ascend-doctor matrix update --url URL").format(suggestion=suggestion)
+           if suggestion else
+           _("Not in the compatibility matrix, so it cannot be confirmed either way. Check the release notes, or "
+             "update the matrix: ascend-doctor matrix update --url URL"))
+    return Finding(unknown_status, said, fix, evidence)
 
 
 def in_scope(ctx: CheckContext, npu_id: int, chip_id: Optional[int]) -> bool:
@@ -89,9 +99,10 @@ def driver_install_hint(ctx: CheckContext) -> str:
         driver, firmware = rec.get("driver"), rec.get("firmware")
     if driver:
         lines = hdk_commands(ctx, driver, "first", firmware)
-        return (f"Install the driver, then the firmware, of Ascend HDK {driver} (the HDK paired with CANN {cann}), "
-                "and reboot once:\n" + "\n".join(f"  {line}" for line in lines.splitlines()))
-    return ("Install the driver, then the firmware, of one Ascend HDK release, and reboot once:\n"
+        return (_("Install the driver, then the firmware, of Ascend HDK {driver} (the HDK paired with CANN {cann}), "
+                  "and reboot once:").format(driver=driver, cann=cann)
+                + "\n" + "\n".join(f"  {line}" for line in lines.splitlines()))
+    return (_("Install the driver, then the firmware, of one Ascend HDK release, and reboot once:") + "\n"
             + "\n".join(f"  {line}" for line in hdk_commands(ctx, None).splitlines()))
 
 
@@ -172,7 +183,8 @@ def pip_pair_action(ctx: CheckContext) -> Optional[FixAction]:
     from ascend_doctor.matrix.pip import torch_pair
 
     advice = torch_pair(ctx.matrix, torch, torch_npu, host_arch(ctx))
-    return FixAction("python", f"Install torch {torch} with torch_npu {torch_npu}, the pair released for CANN {cann}",
+    return FixAction("python", _("Install torch {torch} with torch_npu {torch_npu}, the pair released for CANN "
+                                 "{cann}").format(torch=torch, torch_npu=torch_npu, cann=cann),
                      (advice.lines[0],), where="either", target=torch_npu, direction="set", subject="torch",
                      depends=(f"cann={cann}",))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator, List, Optional, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
 
 from ._stack_help import kernels_package_file, machine_arch, normalize_arch
 
@@ -57,17 +58,19 @@ def _packages(ctx: CheckContext) -> List[Tuple[str, str, Optional[str], str]]:
 def run(ctx: CheckContext) -> Iterator[Finding]:
     arch = machine_arch(ctx)
     if not arch:
-        raise NotApplicable("the machine architecture (uname -m) is unknown")
+        raise NotApplicable(_("the machine architecture (uname -m) is unknown"))
     packages = _packages(ctx)
     recorded = [p for p in packages if p[2]]
     if not recorded:
-        raise NotApplicable("no installed Ascend package records an architecture")
+        raise NotApplicable(_("no installed Ascend package records an architecture"))
     wrong = [p for p in recorded if normalize_arch(p[2]) != arch]
     for what, where, pkg_arch, stem in wrong:
         yield Finding.fail(
-            f"{what} at {where} is built for {pkg_arch}, but this machine is {arch}: its libraries will not load.",
-            f"Uninstall it and install the {arch} build:\n  ./{stem}_linux-{arch}.run --install",
+            _("{package} at {path} is built for {package_arch}, but this machine is {arch}: its libraries will not "
+              "load.").format(package=what, path=where, package_arch=pkg_arch, arch=arch),
+            _("Uninstall it and install the {arch} build:").format(arch=arch)
+            + f"\n  ./{stem}_linux-{arch}.run --install",
             package=what, package_arch=pkg_arch, machine_arch=arch).scoped(where)
     if not wrong:
-        yield Finding.passed(f"all {len(recorded)} packages that record an architecture are {arch}: "
-                             + ", ".join(p[0] for p in recorded))
+        yield Finding.passed(_("all {count} packages that record an architecture are {arch}: {packages}").format(
+            count=len(recorded), arch=arch, packages=", ".join(p[0] for p in recorded)))

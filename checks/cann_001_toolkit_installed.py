@@ -6,6 +6,7 @@ from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
 from ascend_doctor.facts.origin import require_stated
+from ascend_doctor.i18n import _
 
 from ._stack_help import package_command
 from ._support import host_arch
@@ -31,37 +32,41 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     env = ctx.facts.try_get("env") or {}
     broken = [c for c in stack.cann if c.kind == "toolkit" and c.error]
     for install in broken:
-        yield Finding.fail(f"{install.info_file} cannot be read: {install.error}",
-                           "Reinstall the CANN toolkit:\n" + package_command(ctx, "toolkit", install.version))
+        yield Finding.fail(_("{path} cannot be read: {error}").format(path=install.info_file, error=install.error),
+                           _("Reinstall the CANN toolkit:") + "\n" + package_command(ctx, "toolkit", install.version))
     toolkit = stack.active_toolkit(env)
     if toolkit is None:
         if not broken:
-            require_stated(ctx.facts, "the CANN toolkit's ascend_toolkit_install.info")
+            require_stated(ctx.facts, _("the CANN toolkit's ascend_toolkit_install.info"))
             searched = ", ".join(stack.roots or ["/usr/local/Ascend"])
             # Without set_env.sh nothing names a CANN installed elsewhere: say so rather than "no CANN".
             unsourced = not (env.get("ASCEND_HOME_PATH") or env.get("ASCEND_TOOLKIT_HOME"))
             yield Finding.fail(
-                (f"no CANN toolkit under {searched}, and the CANN environment is not loaded here (set_env.sh not "
-                 "sourced: ASCEND_HOME_PATH is not set), so a CANN installed in another folder cannot be seen"
+                (_("no CANN toolkit under {searched}, and the CANN environment is not loaded here (set_env.sh not "
+                   "sourced: ASCEND_HOME_PATH is not set), so a CANN installed in another folder cannot be seen")
                  if unsourced else
-                 f"no CANN toolkit found (no ascend_toolkit_install.info, nor opp/version.info, under {searched} or "
-                 "ASCEND_HOME_PATH)"),
-                ("If CANN is installed in another folder, load its environment and run the check again:\n"
+                 _("no CANN toolkit found (no ascend_toolkit_install.info, nor opp/version.info, under {searched} or "
+                   "ASCEND_HOME_PATH)")).format(searched=searched),
+                (_("If CANN is installed in another folder, load its environment and run the check again:") + "\n"
                  "  source <CANN install root>/ascend-toolkit/set_env.sh\n"
-                 "Otherwise install it. " if unsourced else "")
-                + "Install the CANN toolkit matching your driver (`ascend-doctor matrix lookup --driver "
-                f"{getattr(stack, 'driver_version', None) or '<version>'}` names the releases; the file is "
-                "Ascend-cann-toolkit_<release>_linux-<aarch64|x86_64>.run):\n"
+                 + _("Otherwise install it.") + " " if unsourced else "")
+                + _("Install the CANN toolkit matching your driver (`ascend-doctor matrix lookup --driver {driver}` "
+                    "names the releases; the file is Ascend-cann-toolkit_<release>_linux-<aarch64|x86_64>.run):"
+                    ).format(driver=getattr(stack, "driver_version", None) or "<version>") + "\n"
                 "  ./Ascend-cann-toolkit_<release>_linux-" + (arch or "<aarch64|x86_64>") + ".run --install\n"
                 "  source /usr/local/Ascend/ascend-toolkit/set_env.sh")
         return
     if arch and toolkit.arch and toolkit.arch != arch:
         yield Finding.fail(
-            f"CANN {toolkit.version} at {toolkit.path} is built for {toolkit.arch}, but this machine is {arch}.",
-            f"Uninstall it and install the {arch} package:\n" + package_command(ctx, "toolkit", toolkit.version),
+            _("CANN {version} at {path} is built for {package_arch}, but this machine is {arch}.").format(
+                version=toolkit.version, path=toolkit.path, package_arch=toolkit.arch, arch=arch),
+            _("Uninstall it and install the {arch} package:").format(arch=arch) + "\n"
+            + package_command(ctx, "toolkit", toolkit.version),
             toolkit_arch=toolkit.arch, machine_arch=arch)
         return
     others = [c.version for c in stack.toolkits() if c is not toolkit]
-    extra = f" (also installed: {', '.join(str(v) for v in others)})" if others else ""
-    yield Finding.passed(f"CANN toolkit {toolkit.version} ({toolkit.arch or 'arch not recorded'}) at "
-                         f"{toolkit.path}{extra}", version=toolkit.version, path=toolkit.path)
+    text = (_("CANN toolkit {version} ({arch}) at {path} (also installed: {others})") if others else
+            _("CANN toolkit {version} ({arch}) at {path}"))
+    yield Finding.passed(text.format(version=toolkit.version, arch=toolkit.arch or _("arch not recorded"),
+                                     path=toolkit.path, others=", ".join(str(v) for v in others)),
+                         version=toolkit.version, path=toolkit.path)

@@ -6,6 +6,7 @@ from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, Status
 from ascend_doctor.facts import Facts
+from ascend_doctor.i18n import _
 
 from ._hdk import compatible_hdks, hdk_action, reboot_action
 from ._support import code_text, verdict_finding
@@ -30,7 +31,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     running = ctx.facts.running_stack
     driver_version = running.driver.effective  # what runs; the files only when npu-smi says nothing
     if toolkit is None or not driver_version:
-        yield Finding.skip("needs a CANN toolkit and a known driver version (ASC-CANN-001 / ASC-DRV-001 say why)")
+        yield Finding.skip(_("needs a CANN toolkit and a known driver version (ASC-CANN-001 / ASC-DRV-001 say "
+                             "why)"))
         return
     drv_info = running.driver_file.info if running.driver_file else None
     codes = [code_text(c) for c in toolkit.compatible_version or ()]
@@ -40,16 +42,20 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         cann_innerversion=toolkit.innerversion, cann_compatible=codes,
         driver_innerversion=getattr(drv_info, "innerversion", None), driver_compatible=driver_codes)
     basis = "running" if running.driver.running and drv_info is None else running.driver.basis
-    subject = f"CANN {toolkit.version} with driver {driver_version}" + (
-        " (running, from npu-smi: its version.info is not readable here)" if drv_info is None else "")
+    subject = (_("CANN {cann} with driver {driver} (running, from npu-smi: its version.info is not readable here)")
+               if drv_info is None else _("CANN {cann} with driver {driver}")).format(cann=toolkit.version,
+                                                                                     driver=driver_version)
     cann = toolkit.version or ""
     accepted = compatible_hdks(ctx, cann)
     recommended = (ctx.matrix.recommended_for_cann(cann) or {}).get("driver")
     target = recommended if recommended and (not accepted or recommended.lower() in (a.lower() for a in accepted)) \
         else (accepted[-1] if accepted else recommended)
-    remediation = (f"Align the stack: upgrade the HDK (driver + firmware) to a release CANN {cann} supports"
-                   + (f" ({target}: firmware first, then driver, then reboot the host)" if target else "")
-                   + f", or install the CANN release that driver {driver_version} supports:\n"
+    remediation = ((_("Align the stack: upgrade the HDK (driver + firmware) to a release CANN {cann} supports "
+                      "({target}: firmware first, then driver, then reboot the host), or install the CANN release "
+                      "that driver {driver} supports:") if target else
+                    _("Align the stack: upgrade the HDK (driver + firmware) to a release CANN {cann} supports, or "
+                      "install the CANN release that driver {driver} supports:")).format(
+                        cann=cann, target=target, driver=driver_version) + "\n"
                    f"  ascend-doctor matrix lookup --cann {cann}    # the HDK releases for this CANN\n"
                    f"  ascend-doctor matrix lookup --driver {driver_version}   # the CANN releases for this driver")
     finding = verdict_finding(verdict, subject, remediation)
@@ -57,8 +63,9 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                       dict(finding.evidence, driver_basis=basis), finding.scope)
     if finding.status is Status.FAIL and target:
         finding = finding.with_actions(
-            hdk_action(ctx, target, f"Upgrade the HDK (driver + firmware) to {target} for CANN {cann}",
-                       accepts=accepted, alternative=f"install the CANN release driver {driver_version} supports "
-                       f"(ascend-doctor matrix lookup --driver {driver_version})"),
-            reboot_action(ctx, "load the new driver and activate the firmware"))
+            hdk_action(ctx, target, _("Upgrade the HDK (driver + firmware) to {target} for CANN {cann}").format(
+                target=target, cann=cann), accepts=accepted,
+                alternative=_("install the CANN release driver {driver} supports (ascend-doctor matrix lookup "
+                              "--driver {driver})").format(driver=driver_version)),
+            reboot_action(ctx, _("load the new driver and activate the firmware")))
     yield finding

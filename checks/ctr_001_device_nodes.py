@@ -6,6 +6,7 @@ from typing import Iterator, List
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 from ascend_doctor.facts.origin import require_stated
+from ascend_doctor.i18n import _
 
 from ._stack_help import hdk_commands
 
@@ -33,17 +34,18 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     has_driver = bool(getattr(stack, "drivers", ()))
     present_control = [n for n, ok in nodes.control.items() if ok]
     if not nodes.davinci and not present_control and not has_driver and not in_container:
-        raise NotApplicable("no Ascend driver and no NPU device node on this machine")
+        raise NotApplicable(_("no Ascend driver and no NPU device node on this machine"))
     missing = [n for n in CONTROL_NODES if not nodes.control.get(n)]
     if missing or not nodes.davinci:
-        require_stated(ctx.facts, "the /dev/davinci* device nodes")
+        require_stated(ctx.facts, _("the /dev/davinci* device nodes"))
     problems: List[str] = []
     if not nodes.davinci:
-        problems.append("no /dev/davinciN node")
-    problems += [f"{n} is missing" for n in missing]
+        problems.append(_("no /dev/davinciN node"))
+    problems += [_("{node} is missing").format(node=n) for n in missing]
     if not problems:
         listed = ", ".join(f"davinci{i}" for i in nodes.davinci)
-        yield Finding.passed(f"/dev/{{{listed}}} and {', '.join(CONTROL_NODES)} present",
+        yield Finding.passed(_("/dev/{{{listed}}} and {nodes} present").format(listed=listed,
+                                                                               nodes=", ".join(CONTROL_NODES)),
                              davinci=list(nodes.davinci))
         return
     if in_container:
@@ -51,14 +53,16 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         if not nodes.davinci:
             flags.insert(0, "--device /dev/davinci0   # one --device /dev/davinciN per NPU this container gets")
         yield Finding.fail(
-            "inside this container " + "; ".join(problems) + ": the NPU runtime cannot open the devices.",
-            "Recreate the container with:\n  docker run " + " \\\n    ".join(flags) + " ...",
+            _("inside this container {problems}: the NPU runtime cannot open the devices.").format(
+                problems="; ".join(problems)),
+            _("Recreate the container with:") + "\n  docker run " + " \\\n    ".join(flags) + " ...",
             missing=missing, davinci=list(nodes.davinci))
         return
     reinstall = hdk_commands(ctx, getattr(stack, "driver_version", None), "upgrade")
     yield Finding.fail(
-        "; ".join(problems) + " on this host: the driver module is not loaded (or failed to create its nodes).",
-        "Load the installed driver: reboot (after a driver install the nodes appear on the next boot); if they "
-        "still do not, reinstall its HDK (an overwrite install: firmware first, then driver; `dmesg | grep -i "
-        "davinci` shows why the module failed):\n" + reinstall,
+        _("{problems} on this host: the driver module is not loaded (or failed to create its nodes).").format(
+            problems="; ".join(problems)),
+        _("Load the installed driver: reboot (after a driver install the nodes appear on the next boot); if they "
+          "still do not, reinstall its HDK (an overwrite install: firmware first, then driver; `dmesg | grep -i "
+          "davinci` shows why the module failed):") + "\n" + reinstall,
         missing=missing, davinci=list(nodes.davinci))

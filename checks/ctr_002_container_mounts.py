@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator, List, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
+from ascend_doctor.i18n import _
 
 CHECK = CheckSpec(
     id="ASC-CTR-002",
@@ -28,21 +29,21 @@ def _expected(driver_root: str) -> List[Tuple[Tuple[str, ...], str, Status, str]
     lib64 = f"{driver_root}/driver/lib64"
     info = f"{driver_root}/driver/version.info"
     return [
-        ((lib64,), f"-v {lib64}/:{lib64}/", Status.FAIL, "the runtime cannot load libascend_hal.so"),
+        ((lib64,), f"-v {lib64}/:{lib64}/", Status.FAIL, _("the runtime cannot load libascend_hal.so")),
         (("/etc/ascend_install.info",), "-v /etc/ascend_install.info:/etc/ascend_install.info", Status.FAIL,
-         "set_env.sh and the runtime cannot find the driver root"),
-        ((info,), f"-v {info}:{info}", Status.WARN, "torch_npu and the doctor cannot read the driver version"),
+         _("set_env.sh and the runtime cannot find the driver root")),
+        ((info,), f"-v {info}:{info}", Status.WARN, _("torch_npu and the doctor cannot read the driver version")),
         (("/usr/local/dcmi",), "-v /usr/local/dcmi:/usr/local/dcmi", Status.WARN,
-         "npu-smi cannot talk to the devices (reported as error -8020)"),
+         _("npu-smi cannot talk to the devices (reported as error -8020)")),
         (("/usr/local/bin/npu-smi", "/usr/local/sbin/npu-smi", "/usr/bin/npu-smi"),
-         "-v /usr/local/bin/npu-smi:/usr/local/bin/npu-smi", Status.WARN, "no npu-smi inside the container"),
+         "-v /usr/local/bin/npu-smi:/usr/local/bin/npu-smi", Status.WARN, _("no npu-smi inside the container")),
     ]
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
     container = ctx.facts.get("container")
     if not container.in_container:
-        raise NotApplicable("not running inside a container")
+        raise NotApplicable(_("not running inside a container"))
     stack = ctx.facts.try_get("stack")
     driver_root = getattr(stack, "driver_root", None) or "/usr/local/Ascend"
     mounted = ctx.facts.get("mount_paths")
@@ -63,11 +64,12 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         if path == "/usr/local/dcmi" and smi_works:
             # npu-smi did talk to the devices in this very run (advice review row 18): nothing is broken now.
             status = Status.INFO
-            breaks = ("npu-smi works here, but tools built on DCMI (npu-exporter, some engines' health probes) "
-                      "look for its libraries there")
-        yield Finding(status, f"{path} is not mounted in this container: {breaks}.",
-                      f"Re-create the container (on the host) with: docker run ... {flag} ...",
+            breaks = _("npu-smi works here, but tools built on DCMI (npu-exporter, some engines' health probes) "
+                       "look for its libraries there")
+        yield Finding(status, _("{path} is not mounted in this container: {breaks}.").format(path=path, breaks=breaks),
+                      _("Re-create the container (on the host) with: {command}").format(
+                          command=f"docker run ... {flag} ..."),
                       {"path": path, "flag": flag}, path)
     if not missing:
-        yield Finding.passed(f"container ({container.runtime or 'unknown runtime'}) has the driver mounts: "
-                             + ", ".join(present))
+        yield Finding.passed(_("container ({runtime}) has the driver mounts: {paths}").format(
+            runtime=container.runtime or _("unknown runtime"), paths=", ".join(present)))

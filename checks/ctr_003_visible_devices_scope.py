@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _, ngettext
 
 CHECK = CheckSpec(
     id="ASC-CTR-003",
@@ -26,29 +27,33 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     raw = visible.visible_raw
     bad = [e for e in visible.errors if e.startswith("ASCEND_VISIBLE_DEVICES")]
     if bad:
-        yield Finding.fail(bad[0] + ".", "Use a list or range of NPU ids: export ASCEND_VISIBLE_DEVICES=0,1,2,3 "
-                                         "(or 0-3), set when the container is created", value=raw)
+        yield Finding.fail(bad[0] + ".", _("Use a list or range of NPU ids: export ASCEND_VISIBLE_DEVICES=0,1,2,3 "
+                                           "(or 0-3), set when the container is created"), value=raw)
         return
     if visible.visible is None:
         if not scope.in_container and scope.rt_visible is None:
-            raise NotApplicable("ASCEND_VISIBLE_DEVICES is not set and this is not a container: every NPU is in "
-                                "scope")
-        yield Finding.passed(f"scope of this run: {scope.reason}")
+            raise NotApplicable(_("ASCEND_VISIBLE_DEVICES is not set and this is not a container: every NPU is in "
+                                  "scope"))
+        yield Finding.passed(_("scope of this run: {reason}").format(reason=scope.reason))
         return
     nodes = ctx.facts.get("device_nodes")
     present = set(nodes.davinci)
     if not present:
-        raise NotApplicable("no /dev/davinciN node to compare with (see ASC-CTR-001)")
+        raise NotApplicable(_("no /dev/davinciN node to compare with (see ASC-CTR-001)"))
     absent = [i for i in visible.visible if i not in present]
     if absent:
         flags = " ".join(f"--device /dev/davinci{i}" for i in absent)
         yield Finding.fail(
-            f"ASCEND_VISIBLE_DEVICES={raw} but /dev/davinci{', /dev/davinci'.join(str(i) for i in absent)} "
-            f"{'is' if len(absent) == 1 else 'are'} not in this container (it has davinci"
-            f"{', davinci'.join(str(i) for i in sorted(present))}).",
-            f"Recreate the container with those NPUs: docker run -e ASCEND_VISIBLE_DEVICES={raw} ... (Ascend "
-            f"container runtime) or docker run {flags} ...; or set ASCEND_VISIBLE_DEVICES to the devices present: "
-            f"{','.join(str(i) for i in sorted(present))}", absent=absent, present=sorted(present))
+            ngettext("ASCEND_VISIBLE_DEVICES={value} but {devices} is not in this container (it has {present}).",
+                     "ASCEND_VISIBLE_DEVICES={value} but {devices} are not in this container (it has {present}).",
+                     len(absent)).format(
+                value=raw, devices="/dev/davinci" + ", /dev/davinci".join(str(i) for i in absent),
+                present="davinci" + ", davinci".join(str(i) for i in sorted(present))),
+            _("Recreate the container with those NPUs: docker run -e ASCEND_VISIBLE_DEVICES={value} ... (Ascend "
+              "container runtime) or docker run {flags} ...; or set ASCEND_VISIBLE_DEVICES to the devices present: "
+              "{present}").format(value=raw, flags=flags, present=",".join(str(i) for i in sorted(present))),
+            absent=absent, present=sorted(present))
         return
-    yield Finding.passed(f"ASCEND_VISIBLE_DEVICES={raw}: every id has its /dev/davinciN; scope of this run: "
-                         f"{scope.reason}. Faults on other NPUs are reported as information.")
+    yield Finding.passed(_("ASCEND_VISIBLE_DEVICES={value}: every id has its /dev/davinciN; scope of this run: "
+                           "{reason}. Faults on other NPUs are reported as information.").format(value=raw,
+                                                                                                reason=scope.reason))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
 
 CHECK = CheckSpec(
     id="ASC-CTR-004",
@@ -24,29 +25,34 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     raw = visible.rt_visible_raw
     bad = [e for e in visible.errors if e.startswith("ASCEND_RT_VISIBLE_DEVICES")]
     if bad:
-        yield Finding.fail(bad[0] + ": the runtime rejects it at start.",
-                           "export ASCEND_RT_VISIBLE_DEVICES=0,1   # comma-separated logical indices", value=raw)
+        yield Finding.fail(_("{error}: the runtime rejects it at start.").format(error=bad[0]),
+                           "export ASCEND_RT_VISIBLE_DEVICES=0,1   # " + _("comma-separated logical indices"),
+                           value=raw)
         return
     if visible.rt_visible is None:
-        raise NotApplicable("ASCEND_RT_VISIBLE_DEVICES is not set")
+        raise NotApplicable(_("ASCEND_RT_VISIBLE_DEVICES is not set"))
     scope = ctx.facts.get("npu_scope")
     count = scope.visible_chip_count
     if count is None:
-        raise NotApplicable("cannot count the devices this process sees (no /dev/davinciN, no npu-smi table)")
+        raise NotApplicable(_("cannot count the devices this process sees (no /dev/davinciN, no npu-smi table)"))
     indices = list(visible.rt_visible)
     dupes = sorted({i for i in indices if indices.count(i) > 1})
     good = ",".join(str(i) for i in range(min(count, max(1, len(set(indices))))))
     if scope.out_of_range:
         yield Finding.fail(
-            f"ASCEND_RT_VISIBLE_DEVICES={raw} but this process sees {count} device(s) (logical 0-{count - 1}): "
-            f"{', '.join(str(i) for i in scope.out_of_range)} out of range. The runtime stops with `EE1001 ... set "
-            f"ASCEND_RT_VISIBLE_DEVICES:{scope.out_of_range[0]} error, input data rang[0-{count})` / 207004.",
-            f"export ASCEND_RT_VISIBLE_DEVICES={good}   # logical indices of the devices this container has",
+            _("ASCEND_RT_VISIBLE_DEVICES={value} but this process sees {count} device(s) (logical 0-{last}): {ids} out "
+              "of range. The runtime stops with `EE1001 ... set ASCEND_RT_VISIBLE_DEVICES:{first} error, input data "
+              "rang[0-{count})` / 207004.").format(value=raw, count=count, last=count - 1,
+                                                   ids=", ".join(str(i) for i in scope.out_of_range),
+                                                   first=scope.out_of_range[0]),
+            f"export ASCEND_RT_VISIBLE_DEVICES={good}   # " + _("logical indices of the devices this container has"),
             value=raw, visible_count=count, out_of_range=list(scope.out_of_range))
         return
     if dupes:
-        yield Finding.warn(f"ASCEND_RT_VISIBLE_DEVICES={raw} repeats {', '.join(map(str, dupes))}.",
+        yield Finding.warn(_("ASCEND_RT_VISIBLE_DEVICES={value} repeats {ids}.").format(
+                               value=raw, ids=", ".join(map(str, dupes))),
                            f"export ASCEND_RT_VISIBLE_DEVICES={','.join(str(i) for i in sorted(set(indices)))}",
                            value=raw)
         return
-    yield Finding.passed(f"ASCEND_RT_VISIBLE_DEVICES={raw} is within the {count} visible device(s)")
+    yield Finding.passed(_("ASCEND_RT_VISIBLE_DEVICES={value} is within the {count} visible device(s)").format(
+        value=raw, count=count))

@@ -7,6 +7,7 @@ from typing import Iterator, List, Optional, Tuple
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, Status
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import LIVE, absence_is_evidence, absent_phrase, disk_absence_known, origin_kind
+from ascend_doctor.i18n import _
 
 CHECK = CheckSpec(
     id="ASC-CTR-005",
@@ -71,13 +72,21 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     # /dev/shm
     if mounts.shm_total_bytes is None:
         known = origin_kind(ctx.facts) == LIVE or disk_absence_known(ctx.facts, "/dev/shm")
-        notes.append("the size of /dev/shm is " + ("not known here" if known else absent_phrase(ctx.facts)))
+        notes.append(_("the size of /dev/shm is not known here") if known else
+                     _("the size of /dev/shm is {absent}").format(absent=absent_phrase(ctx.facts)))
     elif mounts.shm_total_bytes < MIN_SHM:
         size = f"{mounts.shm_total_bytes / MIB:.0f} MB"
-        problems.append((Status.FAIL if mindie else Status.WARN,
-                         f"/dev/shm is {size}" + (" (Docker's default)" if mounts.shm_total_bytes <= 64 * MIB else "")
-                         + (": MindIE needs at least 1 GB and stops at start-up" if mindie else
-                            ": serving engines exchange data through it; the vLLM-Ascend docs use --shm-size=1g")))
+        docker_default = mounts.shm_total_bytes <= 64 * MIB
+        if mindie:
+            shm = (_("/dev/shm is {size} (Docker's default): MindIE needs at least 1 GB and stops at start-up")
+                   if docker_default else
+                   _("/dev/shm is {size}: MindIE needs at least 1 GB and stops at start-up"))
+        else:
+            shm = (_("/dev/shm is {size} (Docker's default): serving engines exchange data through it; the vLLM-Ascend "
+                     "docs use --shm-size=1g") if docker_default else
+                   _("/dev/shm is {size}: serving engines exchange data through it; the vLLM-Ascend docs use "
+                     "--shm-size=1g"))
+        problems.append((Status.FAIL if mindie else Status.WARN, shm.format(size=size)))
         flags.append("--shm-size=1g")
     else:
         notes.append(f"/dev/shm {mounts.shm_total_bytes / GIB:.1f} GB")
@@ -89,55 +98,60 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         if len(present) < need:
             wanted = present + [i for i in range(need + len(present)) if i not in present][:need - len(present)]
             listed = f" (davinci{', davinci'.join(map(str, present))})" if present else ""
-            problems.append((Status.FAIL, f"the configuration uses {need} NPU(s) ({basis}) but this container has "
-                             f"{len(present)} /dev/davinciN node(s){listed}"))
+            problems.append((Status.FAIL, _("the configuration uses {need} NPU(s) ({basis}) but this container has "
+                                            "{count} /dev/davinciN node(s){listed}").format(
+                need=need, basis=basis, count=len(present), listed=listed)))
             flags += [f"--device /dev/davinci{i}" for i in sorted(wanted)]
         else:
-            notes.append(f"{len(present)} NPU node(s) for the {need} the configuration uses")
+            notes.append(_("{count} NPU node(s) for the {need} the configuration uses").format(count=len(present),
+                                                                                              need=need))
     elif config is None:
-        notes.append("NPUs of the job not compared (no --config / --vllm-args; ASC-CTR-003 compares "
-                     "ASCEND_VISIBLE_DEVICES with the nodes)")
+        notes.append(_("NPUs of the job not compared (no --config / --vllm-args; ASC-CTR-003 compares "
+                       "ASCEND_VISIBLE_DEVICES with the nodes)"))
 
     # multi-node mounts
     multi = bool(getattr(config, "multi_node", False) or getattr(config, "multi_node_hint", False))
     live = origin_kind(ctx.facts) == LIVE
     net_note = ""
     if multi and not absence_is_evidence(ctx.facts):
-        notes.append("hccn_tool / hccn.conf mounts not judged (" + absent_phrase(ctx.facts) + ")")
+        notes.append(_("hccn_tool / hccn.conf mounts not judged ({absent})").format(absent=absent_phrase(ctx.facts)))
     elif multi:
         multi_flags: List[str] = []
         if mounts.hccn_tool is None:
-            where = (f"not at {mounts.hccn_tool_paths[0]}" if live else
+            where = (_("not at {path}").format(path=mounts.hccn_tool_paths[0]) if live else
                      f"{mounts.hccn_tool_paths[0]}: {absent_phrase(ctx.facts)}")
-            problems.append((Status.WARN, f"multi-node serving, but hccn_tool is not in this container ({where}): the "
-                             "NPU network (link, IP, health) cannot be checked from inside"))
+            problems.append((Status.WARN, _("multi-node serving, but hccn_tool is not in this container ({where}): the "
+                                            "NPU network (link, IP, health) cannot be checked from inside").format(
+                                                where=where)))
             multi_flags.append("-v /usr/local/Ascend/driver/tools/hccn_tool:/usr/local/Ascend/driver/tools/hccn_tool")
         if not mounts.hccn_conf:
-            problems.append((Status.WARN, "multi-node serving, but /etc/hccn.conf (the NPU network configuration) "
-                             "is not mounted" + ("" if live else f" ({absent_phrase(ctx.facts)})")))
+            problems.append((Status.WARN, _("multi-node serving, but /etc/hccn.conf (the NPU network configuration) "
+                                            "is not mounted") if live else
+                             _("multi-node serving, but /etc/hccn.conf (the NPU network configuration) is not mounted "
+                               "({absent})").format(absent=absent_phrase(ctx.facts))))
             multi_flags.append("-v /etc/hccn.conf:/etc/hccn.conf")
         if multi_flags:
             flags += multi_flags + ["--net=host"]
             net_note = ("\n# --net=host: host networking, which the multi-node guides use for HCCL between nodes "
                         "(it cannot be seen from inside a container; keep it if the container already has it)")
         else:
-            notes.append("hccn_tool and /etc/hccn.conf mounted (host networking, --net=host, cannot be seen from "
-                         "inside: make sure the container was started with it)")
+            notes.append(_("hccn_tool and /etc/hccn.conf mounted (host networking, --net=host, cannot be seen from "
+                           "inside: make sure the container was started with it)"))
 
     if not problems:
-        yield Finding.passed("serving flags visible in this container: " + "; ".join(notes) if notes else
-                             "nothing to judge", shm_bytes=mounts.shm_total_bytes, davinci=present)
+        yield Finding.passed(_("serving flags visible in this container: {notes}").format(notes="; ".join(notes))
+                             if notes else _("nothing to judge"), shm_bytes=mounts.shm_total_bytes, davinci=present)
         return
-    worst = Status.FAIL if any(s is Status.FAIL for s, _ in problems) else Status.WARN
+    worst = Status.FAIL if any(s is Status.FAIL for s, _problem in problems) else Status.WARN
     command = ("docker run \\\n    " + " \\\n    ".join(flags) + " \\\n    ...   # keep the container's other flags"
                + net_note)
-    fix = ("Re-create the container on the host (the flags of a running container cannot be changed; nothing is "
-           "installed inside it):\n" + command)
+    fix = (_("Re-create the container on the host (the flags of a running container cannot be changed; nothing is "
+             "installed inside it):") + "\n" + command)
     if "--shm-size=1g" in flags and mindie:
-        fix += "\n(more than 1g when several MindIE instances share the container)"
+        fix += "\n" + _("(more than 1g when several MindIE instances share the container)")
     one_line = "docker run " + " ".join(flags) + " ...   # with the container's other flags"
-    action = FixAction("container", "Re-create the container with the serving flags", (one_line,), where="host",
+    action = FixAction("container", _("Re-create the container with the serving flags"), (one_line,), where="host",
                        direction="set")
-    yield Finding(worst, "; ".join(p for _, p in problems) + ".", fix,
+    yield Finding(worst, "; ".join(p for _status, p in problems) + ".", fix,
                   {"shm_bytes": mounts.shm_total_bytes, "davinci": present, "needed_npus": need,
                    "multi_node": multi, "flags": flags}, None, (action,))

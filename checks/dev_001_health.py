@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, Status
+from ascend_doctor.i18n import _
 
 from ._support import in_scope, scope_reason
 
@@ -32,17 +33,21 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             continue
         scope = f"NPU {dev.npu_id} chip {dev.chip_id}"
         if not in_scope(ctx, dev.npu_id, dev.chip_id):
-            yield Finding(Status.PASS, f"{scope} reports {dev.health}, but it is not one of the NPUs this run is "
-                          f"about ({scope_reason(ctx)}): for information only.", "", {"health": dev.health}, scope)
+            yield Finding(Status.PASS, _("NPU {npu} chip {chip} reports {health}, but it is not one of the NPUs this "
+                                         "run is about ({reason}): for information only.").format(
+                              npu=dev.npu_id, chip=dev.chip_id, health=dev.health, reason=scope_reason(ctx)),
+                          "", {"health": dev.health}, scope)
             continue
         bad += 1
         status = _SEVERITY.get(health, Status.WARN)
-        yield Finding(status, f"{scope} ({dev.name}) reports Health {dev.health}.",
+        yield Finding(status, _("NPU {npu} chip {chip} ({name}) reports Health {health}.").format(
+                          npu=dev.npu_id, chip=dev.chip_id, name=dev.name, health=dev.health),
                       f"npu-smi info -t health -i {dev.npu_id} -c {dev.chip_id}   # alarm codes\n"
-                      f"dmesg | grep -i -E 'davinci|heart|pcie' | tail -50\n"
-                      f"If the alarm stays after a reboot, take NPU {dev.npu_id} out of service "
-                      f"(leave it out of ASCEND_RT_VISIBLE_DEVICES) and open a hardware case.",
+                      "dmesg | grep -i -E 'davinci|heart|pcie' | tail -50\n"
+                      + _("If the alarm stays after a reboot, take NPU {npu} out of service (leave it out of "
+                          "ASCEND_RT_VISIBLE_DEVICES) and open a hardware case.").format(npu=dev.npu_id),
                       {"health": dev.health, "npu_id": dev.npu_id, "chip_id": dev.chip_id}, scope)
     if not bad:
         count = len(info.devices)
-        yield Finding.passed(f"all {count} chips report Health OK" if count > 1 else "the chip reports Health OK")
+        yield Finding.passed(_("all {count} chips report Health OK").format(count=count) if count > 1 else
+                             _("the chip reports Health OK"))

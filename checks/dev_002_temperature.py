@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.i18n import _
 
 from ._support import in_scope
 
@@ -27,10 +28,12 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     info = ctx.facts.get("npu_smi")
     hot = [d for d in info.devices if d.temp_c is not None and d.temp_c > HOT_C and in_scope(ctx, d.npu_id, d.chip_id)]
     for dev in hot:
-        yield Finding.warn(f"NPU {dev.npu_id} chip {dev.chip_id} is at {dev.temp_c:g} °C (> {HOT_C:g} °C).",
-                           "Check cooling before a long job: fans, airflow, BMC fan policy (ipmitool sdr).",
+        yield Finding.warn(_("NPU {npu} chip {chip} is at {temp} °C (> {limit} °C).").format(
+                               npu=dev.npu_id, chip=dev.chip_id, temp=f"{dev.temp_c:g}", limit=f"{HOT_C:g}"),
+                           _("Check cooling before a long job: fans, airflow, BMC fan policy (ipmitool sdr)."),
                            temp_c=dev.temp_c).scoped(f"NPU {dev.npu_id} chip {dev.chip_id}")
     if not hot:
         temps = [d.temp_c for d in info.devices if d.temp_c is not None]
-        top = f"; hottest {max(temps):g} °C" if temps else " (no temperature printed)"
-        yield Finding.passed(f"no chip above {HOT_C:g} °C{top}")
+        yield Finding.passed((_("no chip above {limit} °C; hottest {hottest} °C") if temps else
+                              _("no chip above {limit} °C (no temperature printed)")).format(
+            limit=f"{HOT_C:g}", hottest=f"{max(temps):g}" if temps else ""))

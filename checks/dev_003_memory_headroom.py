@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.i18n import _
 
 from ._support import in_scope
 
@@ -33,11 +34,13 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         if pct > FULL_PCT:
             full.append(dev)
             procs = [p for p in info.processes if p.npu_id == dev.npu_id]
-            who = ", ".join(f"pid {p.pid}{' ' + p.name if p.name else ''}" for p in procs) or "no process listed"
+            who = ", ".join(f"pid {p.pid}{' ' + p.name if p.name else ''}" for p in procs) or _("no process listed")
             yield Finding.warn(
-                f"NPU {dev.npu_id} chip {dev.chip_id}: {used} of {cap} MB in use ({pct:.0f} %), {who}.",
-                "Free it before deploying: kill <pid> (see `npu-smi info`), or pick other NPUs with "
-                "export ASCEND_RT_VISIBLE_DEVICES=<free ids>.",
+                _("NPU {npu} chip {chip}: {used} of {capacity} MB in use ({percent} %), {processes}.").format(
+                    npu=dev.npu_id, chip=dev.chip_id, used=used, capacity=cap, percent=f"{pct:.0f}", processes=who),
+                _("Free it before deploying: kill <pid> (see `npu-smi info`), or pick other NPUs with "
+                  "export ASCEND_RT_VISIBLE_DEVICES=<free ids>."),
                 used_mb=used, total_mb=cap, pct=round(pct, 1)).scoped(f"NPU {dev.npu_id} chip {dev.chip_id}")
     if not full:
-        yield Finding.passed(f"every chip has more than {100 - FULL_PCT:g} % of its memory free")
+        yield Finding.passed(_("every chip has more than {percent} % of its memory free").format(
+            percent=f"{100 - FULL_PCT:g}"))

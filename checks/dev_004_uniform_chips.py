@@ -6,6 +6,7 @@ from collections import Counter
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.i18n import _
 
 CHECK = CheckSpec(
     id="ASC-DEV-004",
@@ -24,10 +25,11 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     if len(names) <= 1:
         count = len(info.devices)
         name = next(iter(names), "?")
-        yield Finding.passed(f"all {count} chips are {name}" if count > 1 else f"one chip: {name}")
+        yield Finding.passed((_("all {count} chips are {name}") if count > 1 else _("one chip: {name}")).format(
+            count=count, name=name))
         return
     by_name = {name: sorted({d.npu_id for d in info.devices if d.name == name}) for name in names}
     detail = "; ".join(f"{name}: NPU {', '.join(map(str, ids))}" for name, ids in by_name.items())
-    yield Finding.warn(f"this host mixes NPU models ({detail}).",
-                       "Keep each job on one model: export ASCEND_RT_VISIBLE_DEVICES=<ids of one model>.",
+    yield Finding.warn(_("this host mixes NPU models ({models}).").format(models=detail),
+                       _("Keep each job on one model: export ASCEND_RT_VISIBLE_DEVICES=<ids of one model>."),
                        models=by_name)

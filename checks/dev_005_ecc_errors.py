@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Iterator, List, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, Status
 from ascend_doctor.facts.origin import absent_phrase
+from ascend_doctor.i18n import _
 
 from ._support import in_scope, scope_reason
 
@@ -47,6 +48,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         for label, chip in _chips(info):
             chip_id = getattr(chip, "chip_id", None)
             scope = f"NPU {npu_id}" + (f" {label}" if label else "")
+            shown = (_("NPU {npu} chip {chip}").format(npu=npu_id, chip=chip_id) if label else f"NPU {npu_id}")
             double_now = chip.total("double", "errors")
             double_life = chip.total("double", "lifetime")
             isolated = chip.total("double", "isolated")
@@ -56,49 +58,61 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             if not (double_now or double_life or isolated or pending):
                 continue
             if not in_scope(ctx, npu_id, chip_id):
-                yield Finding(Status.PASS, f"{scope} has double-bit ECC errors, but it is not one of the NPUs this "
-                              f"run is about ({scope_reason(ctx)}): for information only.", "", evidence, scope)
+                yield Finding(Status.PASS, _("{scope} has double-bit ECC errors, but it is not one of the NPUs this "
+                                             "run is about ({reason}): for information only.").format(
+                                  scope=shown, reason=scope_reason(ctx)), "", evidence, scope)
                 continue
             bad += 1
             collect = f"npu-smi info -t ecc -i {npu_id}"
             if double_now:
-                message = (f"{scope}: {double_now} uncorrectable (double-bit) ECC error(s) counted now"
-                           + (f", {isolated} page(s) isolated" if isolated else "")
-                           + (f", {pending} waiting to be isolated" if pending else "")
-                           + ": the NPU's memory is failing.")
-                fix = (f"Stop using NPU {npu_id}: leave it out of ASCEND_VISIBLE_DEVICES / npuDeviceIds and restart "
-                       "the service on the other NPUs. Keep the evidence and open a Huawei support case (memory "
-                       f"errors that ECC cannot correct mean a board/module replacement):\n  {collect}")
-                action = FixAction("system", f"Take NPU {npu_id} out of service and open a Huawei support case "
-                                   "(uncorrectable memory errors)", (collect,), where="host")
+                counts = [_("{count} uncorrectable (double-bit) ECC error(s) counted now").format(count=double_now)]
+                if isolated:
+                    counts.append(_("{count} page(s) isolated").format(count=isolated))
+                if pending:
+                    counts.append(_("{count} waiting to be isolated").format(count=pending))
+                message = _("{scope}: {counts}: the NPU's memory is failing.").format(scope=shown,
+                                                                                     counts=", ".join(counts))
+                fix = (_("Stop using NPU {npu}: leave it out of ASCEND_VISIBLE_DEVICES / npuDeviceIds and restart the "
+                         "service on the other NPUs. Keep the evidence and open a Huawei support case (memory errors "
+                         "that ECC cannot correct mean a board/module replacement):").format(npu=npu_id)
+                       + f"\n  {collect}")
+                action = FixAction("system", _("Take NPU {npu} out of service and open a Huawei support case "
+                                               "(uncorrectable memory errors)").format(npu=npu_id), (collect,),
+                                   where="host")
                 yield Finding(Status.FAIL, message, fix, evidence, scope, (action,))
                 continue
             parts = []
             if double_life:
-                parts.append(f"{double_life} double-bit error(s) over its lifetime")
+                parts.append(_("{count} double-bit error(s) over its lifetime").format(count=double_life))
             if isolated:
-                parts.append(f"{isolated} page(s) already isolated")
+                parts.append(_("{count} page(s) already isolated").format(count=isolated))
             if pending:
-                parts.append(f"{pending} page(s) waiting to be isolated at the next reset")
-            message = f"{scope}: " + ", ".join(parts) + " (no uncorrectable error counted now)."
-            fix_lines = [f"Watch it: `{collect}` after each job; a new double-bit error means failing memory "
-                         "(open a Huawei support case)."]
-            actions = [FixAction("system", f"Watch the ECC counters of NPU {npu_id}", (collect,), where="host")]
+                parts.append(_("{count} page(s) waiting to be isolated at the next reset").format(count=pending))
+            message = _("{scope}: {counts} (no uncorrectable error counted now).").format(scope=shown,
+                                                                                         counts=", ".join(parts))
+            fix_lines = [_("Watch it: `{command}` after each job; a new double-bit error means failing memory (open a "
+                           "Huawei support case).").format(command=collect)]
+            actions = [FixAction("system", _("Watch the ECC counters of NPU {npu}").format(npu=npu_id), (collect,),
+                                 where="host")]
             if pending:
-                fix_lines.insert(0, "Reboot the host in a maintenance window so that the pending pages are isolated "
-                                    "(npu-smi reference: Next-Isolated pages are isolated after an NPU reset or "
-                                    "reboot), then check the counters again:\n  reboot")
-                actions.insert(0, FixAction("reboot", "Reboot the host so that pending ECC pages are isolated",
+                fix_lines.insert(0, _("Reboot the host in a maintenance window so that the pending pages are isolated "
+                                      "(npu-smi reference: Next-Isolated pages are isolated after an NPU reset or "
+                                      "reboot), then check the counters again:") + "\n  reboot")
+                actions.insert(0, FixAction("reboot", _("Reboot the host so that pending ECC pages are isolated"),
                                             ("reboot",), where="host"))
             yield Finding(Status.WARN, message, "\n".join(fix_lines), evidence, scope, tuple(actions))
     for npu_id, why in sorted(ecc.failures.items()):
-        yield Finding(Status.WARN, f"NPU {npu_id}: the ECC query gave nothing usable ({why}).",
-                      f"Run `npu-smi info -t ecc -i {npu_id}` by hand; a hang or an error there is itself a sign of "
-                      "a device problem (see `dmesg | grep -i -E 'davinci|devdrv|ecc'`).", {"failure": why},
-                      f"NPU {npu_id}")
+        yield Finding(Status.WARN, _("NPU {npu}: the ECC query gave nothing usable ({why}).").format(npu=npu_id,
+                                                                                                    why=why),
+                      _("Run `npu-smi info -t ecc -i {npu}` by hand; a hang or an error there is itself a sign of a "
+                        "device problem (see `dmesg | grep -i -E 'davinci|devdrv|ecc'`).").format(npu=npu_id),
+                      {"failure": why}, f"NPU {npu_id}")
     if not bad and ecc.by_npu:
-        note = (f"; {single_total} corrected single-bit error(s) (information only)" if single_total else "")
-        unrecorded = (f"; NPU {', '.join(map(str, ecc.not_recorded))}: {absent_phrase(ctx.facts)}"
+        # Clauses added to the end of the sentence.
+        note = (_("; {count} corrected single-bit error(s) (information only)").format(count=single_total)
+                if single_total else "")
+        unrecorded = (_("; NPU {ids}: {absent}").format(ids=", ".join(map(str, ecc.not_recorded)),
+                                                        absent=absent_phrase(ctx.facts))
                       if ecc.not_recorded else "")
-        yield Finding.passed(f"no double-bit ECC error or isolated page on {len(ecc.by_npu)} NPU(s){note}{unrecorded}",
-                             single_bit_errors=single_total)
+        yield Finding.passed(_("no double-bit ECC error or isolated page on {count} NPU(s)").format(
+            count=len(ecc.by_npu)) + note + unrecorded, single_bit_errors=single_total)

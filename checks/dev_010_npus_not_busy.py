@@ -6,6 +6,7 @@ import re
 from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import N_, _
 
 CHECK = CheckSpec(
     id="ASC-DEV-010",
@@ -29,24 +30,26 @@ HALF = 0.5
 
 
 def _find_container_hint(pid: int) -> str:
-    return (f"on the host: ps -fp {pid}; cat /proc/{pid}/cgroup   # a docker-<id>.scope / kubepods line names "
-            f"the container; then docker stop <id> (or kubectl delete pod ...), or kill {pid}")
+    return _("on the host: {commands}   # a docker-<id>.scope / kubepods line names the container; then docker stop "
+             "<id> (or kubectl delete pod ...), or kill {pid}").format(commands=f"ps -fp {pid}; cat /proc/{pid}/cgroup",
+                                                                       pid=pid)
 
 
 def _describe(plist: List[Any], visible_pids: Optional[Set[int]]) -> str:
     """'pid 1406630 mindie_llm_back 21835 MB; pid 60575 python 2122 MB' (at most 4, then a count)."""
     parts = []
     for p in plist[:4]:
-        inside = f" (pid {p.container_pid} in its container)" if p.container_pid else ""
+        inside = " " + _("(pid {pid} in its container)").format(pid=p.container_pid) if p.container_pid else ""
         mem = f" {p.memory_mb} MB" if p.memory_mb is not None else ""
-        parts.append(f"pid {p.pid} {p.name or 'unnamed'}{inside}{mem}")
+        parts.append(f"pid {p.pid} {p.name or _('unnamed')}{inside}{mem}")
     if len(plist) > 4:
-        parts.append(f"{len(plist) - 4} more")
+        parts.append(_("{count} more").format(count=len(plist) - 4))
     text = "; ".join(parts)
     hidden = [p.pid for p in plist if visible_pids is not None and p.pid not in visible_pids and not p.container_pid]
     if hidden:
-        text += (" -- not visible from here, so they run in another container or PID namespace"
-                 if len(hidden) == len(plist) else f" -- pid {', '.join(map(str, hidden))} not visible from here")
+        text += " -- " + (_("not visible from here, so they run in another container or PID namespace")
+                          if len(hidden) == len(plist) else
+                          _("pid {pids} not visible from here").format(pids=", ".join(map(str, hidden))))
     return text
 
 
@@ -58,14 +61,16 @@ def _dcmi_busy(ctx: CheckContext) -> Optional[Finding]:
         return None
     code = match.group(1)
     return Finding.fail(
-        f"npu-smi cannot open the devices: '{match.group(0).strip()}' -- the NPUs are held by another container "
-        "(or a process in another mount namespace), so the runtime of this one will fail the same way.",
-        "On the host: npu-smi info   # the process table shows who holds each NPU\n"
+        _("npu-smi cannot open the devices: '{line}' -- the NPUs are held by another container (or a process in "
+          "another mount namespace), so the runtime of this one will fail the same way.").format(
+              line=match.group(0).strip()),
+        _("On the host: {command}   # the process table shows who holds each NPU").format(command="npu-smi info")
+        + "\n"
         "  cat /proc/uda/namespace_node   # the root_tgid of the namespace holding the device\n"
         "  docker ps   # stop the container using those NPUs: docker stop <id>\n"
-        "Give each container its own NPUs (--device /dev/davinciN per container); --privileged exposes every device "
-        "and the host and is no fix. A missing -v /usr/local/dcmi:/usr/local/dcmi mount has been reported to give "
-        "the same message (ASC-CTR-002).",
+        + _("Give each container its own NPUs (--device /dev/davinciN per container); --privileged exposes every "
+            "device and the host and is no fix. A missing -v /usr/local/dcmi:/usr/local/dcmi mount has been reported "
+            "to give the same message (ASC-CTR-002)."),
         code=code)
 
 
@@ -76,9 +81,9 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         return
     smi = ctx.facts.try_get("npu_smi")
     if smi is None:
-        raise NotApplicable("npu-smi gave no table to read (see ASC-SMI-001)")
+        raise NotApplicable(_("npu-smi gave no table to read (see ASC-SMI-001)"))
     if not smi.process_table_present and not smi.idle_npus:
-        raise NotApplicable("npu-smi printed no process table (cut off or an old layout)")
+        raise NotApplicable(_("npu-smi printed no process table (cut off or an old layout)"))
     scope = ctx.facts.get("npu_scope")
     visible_pids: Optional[Set[int]] = None
     procs = ctx.facts.try_get("processes")
@@ -89,31 +94,39 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     for p in smi.processes:
         by_chip.setdefault((p.npu_id, p.chip_id), []).append(p)
     in_scope = 0
-    outside: List[str] = []
+    outside: List[str] = []  # English, for the evidence (machines read it)
+    outside_shown: List[str] = []  # the same, in the report's language
     ordered = sorted(by_chip.items(), key=lambda kv: (kv[0][0], -1 if kv[0][1] is None else kv[0][1]))
     for (npu, chip), plist in ordered:
-        label = f"NPU {npu}" + (f" chip {chip}" if chip is not None else "")
+        label = f"NPU {npu}" + (f" chip {chip}" if chip is not None else "")  # the finding's scope
+        shown = _("NPU {npu} chip {chip}").format(npu=npu, chip=chip) if chip is not None else label
         held = sum(p.memory_mb or 0 for p in plist)
         if not scope.owns(npu, chip):
-            outside.append(f"{label} ({len(plist)} process(es), {held} MB)")
+            template = N_("{npu} ({count} process(es), {held} MB)")
+            outside.append(template.format(npu=label, count=len(plist), held=held))
+            outside_shown.append(_(template).format(npu=shown, count=len(plist), held=held))
             continue
         in_scope += 1
         text = _describe(plist, visible_pids)
         cap = capacity.get((npu, chip if chip is not None else 0)) or 0
         hints = "\n".join(_find_container_hint(p.pid) for p in plist[:3])
-        fix = (f"Stop what holds {label}:\n{hints}\nor deploy on free NPUs: export ASCEND_RT_VISIBLE_DEVICES=<free "
-               "logical ids> (containers: -e ASCEND_VISIBLE_DEVICES=<free ids>)")
+        fix = (_("Stop what holds {npu}:").format(npu=shown) + f"\n{hints}\n"
+               + _("or deploy on free NPUs: export ASCEND_RT_VISIBLE_DEVICES=<free logical ids> (containers: -e "
+                   "ASCEND_VISIBLE_DEVICES=<free ids>)"))
         evidence = {"pids": [p.pid for p in plist], "held_mb": held, "capacity_mb": cap}
         if cap and held > HALF * cap:
-            yield Finding.fail(f"{label} is busy: {text} -- {held} of {cap} MB, more than half, so a DeepSeek "
-                               "deployment on it fails with EL0004 Memory Allocation Failure.", fix,
+            yield Finding.fail(_("{npu} is busy: {processes} -- {held} of {capacity} MB, more than half, so a DeepSeek "
+                                 "deployment on it fails with EL0004 Memory Allocation Failure.").format(
+                                   npu=shown, processes=text, held=held, capacity=cap), fix,
                                **evidence).scoped(label)
         else:
-            yield Finding.warn(f"{label} is in use: {text} ({held} of {cap or '?'} MB).", fix,
+            yield Finding.warn(_("{npu} is in use: {processes} ({held} of {capacity} MB).").format(
+                                   npu=shown, processes=text, held=held, capacity=cap or "?"), fix,
                                **evidence).scoped(label)
     if outside:
-        yield Finding.passed(f"outside this run's NPUs ({scope.reason}), in use: {'; '.join(outside)} -- "
-                             "information only", outside=outside)
+        yield Finding.passed(_("outside this run's NPUs ({reason}), in use: {npus} -- information only").format(
+            reason=scope.reason, npus="; ".join(outside_shown)), outside=outside)
     if in_scope == 0:
-        idle = f" ({len(smi.idle_npus)} NPU(s) report no running process)" if smi.idle_npus else ""
-        yield Finding.passed(f"no process runs on the NPUs of this deployment{idle}")
+        yield Finding.passed(_("no process runs on the NPUs of this deployment ({count} NPU(s) report no running "
+                               "process)").format(count=len(smi.idle_npus)) if smi.idle_npus else
+                             _("no process runs on the NPUs of this deployment"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Dict, Iterator, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
 
 # An idle card shows some memory in use (driver/firmware reservations): ~3.2-3.4 GB of 64 GB on
 # 910B/A3, ~2 GB of 32 GB on 910B4, ~1.5 GB of 44 GB on 310P3 (corpus: vllm-ascend-4480 A3,
@@ -32,7 +33,7 @@ CHECK = CheckSpec(
 def run(ctx: CheckContext) -> Iterator[Finding]:
     smi = ctx.facts.get("npu_smi")
     if not smi.process_table_present and not smi.idle_npus:
-        raise NotApplicable("npu-smi printed no process table, so held memory cannot be attributed")
+        raise NotApplicable(_("npu-smi printed no process table, so held memory cannot be attributed"))
     scope = ctx.facts.get("npu_scope")
     listed: Dict[Tuple[int, int], int] = {}
     for p in smi.processes:
@@ -40,39 +41,48 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         listed[key] = listed.get(key, 0) + (p.memory_mb or 0)
     flagged = 0
     checked = 0
-    outside = []
+    outside = []  # English, for the evidence (machines read it)
+    outside_shown = []  # the same, in the report's language
     for dev in smi.devices:
         used, cap = dev.in_use_mb, dev.capacity_mb
         if used is None or not cap:
             continue
-        label = f"NPU {dev.npu_id} chip {dev.chip_id}"
+        label = f"NPU {dev.npu_id} chip {dev.chip_id}"  # the finding's scope
+        shown = _("NPU {npu} chip {chip}").format(npu=dev.npu_id, chip=dev.chip_id)
         unexplained = used - listed.get((dev.npu_id, dev.chip_id), 0)
         floor = max(FLOOR_MB, int(FLOOR_SHARE * cap))
         if unexplained <= floor:
             checked += 1
             continue
-        message = (f"{label}: {used} of {cap} MB in use but the processes npu-smi lists hold "
-                   f"{listed.get((dev.npu_id, dev.chip_id), 0)} MB -- {unexplained} MB belong to a process this "
-                   "view cannot see (another container) or were leaked by a crashed job")
         if not scope.owns(dev.npu_id, dev.chip_id):
             outside.append(f"{label} ({unexplained} MB)")
+            outside_shown.append(f"{shown} ({unexplained} MB)")
             continue
         checked += 1
         flagged += 1
-        fix = (f"On the host: npu-smi info   # lists every process on NPU {dev.npu_id}; stop its owner: "
-               f"docker stop <container> / kill <pid>\nIf nothing owns it, reboot the host, or reset the NPU (on the "
-               f"physical host, as root, with nothing running on it -- on A3 one NPU carries two dies and a reset "
-               f"ends every job on either): npu-smi set -t reset -i {dev.npu_id} -c {dev.chip_id}")
+        fix = (_("On the host: {command}   # lists every process on NPU {npu}; stop its owner: docker stop <container> "
+                 "/ kill <pid>").format(command="npu-smi info", npu=dev.npu_id) + "\n"
+               + _("If nothing owns it, reboot the host, or reset the NPU (on the physical host, as root, with nothing "
+                   "running on it -- on A3 one NPU carries two dies and a reset ends every job on either): "
+                   "{command}").format(command=f"npu-smi set -t reset -i {dev.npu_id} -c {dev.chip_id}"))
         evidence = {"used_mb": used, "capacity_mb": cap, "listed_mb": used - unexplained,
                     "unexplained_mb": unexplained, "threshold_mb": floor}
+        fields = {"npu": shown, "used": used, "capacity": cap, "listed": listed.get((dev.npu_id, dev.chip_id), 0),
+                  "unexplained": unexplained}
         if unexplained > HALF * cap:
-            yield Finding.fail(message + "; less than half of the chip is left for this deployment.", fix,
-                               **evidence).scoped(label)
+            yield Finding.fail(_("{npu}: {used} of {capacity} MB in use but the processes npu-smi lists hold {listed} "
+                                 "MB -- {unexplained} MB belong to a process this view cannot see (another container) "
+                                 "or were leaked by a crashed job; less than half of the chip is left for this "
+                                 "deployment.").format(**fields), fix, **evidence).scoped(label)
         else:
-            yield Finding.warn(message + ".", fix, **evidence).scoped(label)
+            yield Finding.warn(_("{npu}: {used} of {capacity} MB in use but the processes npu-smi lists hold {listed} "
+                                 "MB -- {unexplained} MB belong to a process this view cannot see (another container) "
+                                 "or were leaked by a crashed job.").format(**fields), fix, **evidence).scoped(label)
     if outside:
-        yield Finding.passed(f"outside this run's NPUs ({scope.reason}), memory held with no listed process: "
-                             f"{'; '.join(outside)} -- information only", outside=outside)
+        yield Finding.passed(_("outside this run's NPUs ({reason}), memory held with no listed process: {npus} -- "
+                               "information only").format(reason=scope.reason, npus="; ".join(outside_shown)),
+                             outside=outside)
     if flagged == 0:
-        yield Finding.passed(f"memory in use on the {checked} chip(s) in scope is accounted for by listed processes "
-                             f"(beyond the idle reservation of up to max({FLOOR_MB} MB, {FLOOR_SHARE:.0%}))")
+        yield Finding.passed(_("memory in use on the {count} chip(s) in scope is accounted for by listed processes "
+                               "(beyond the idle reservation of up to max({floor} MB, {share}))").format(
+            count=checked, floor=FLOOR_MB, share=f"{FLOOR_SHARE:.0%}"))

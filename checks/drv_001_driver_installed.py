@@ -7,6 +7,7 @@ from typing import Iterator
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import require_stated
+from ascend_doctor.i18n import _
 
 from ._hdk import cann_version, compatible_hdks, hdk_action
 from ._support import container_mount_command, driver_install_hint, in_container
@@ -36,23 +37,27 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     if driver is not None and driver.info is not None:
         info = driver.info
         version = info.version or info.package_version
-        inner = f", Innerversion {info.innerversion}" if getattr(info, "innerversion", None) else ""
-        yield Finding.passed(f"driver {version}{inner} at {driver.path.rsplit('/', 1)[0]}",
+        inner = getattr(info, "innerversion", None)
+        folder = driver.path.rsplit('/', 1)[0]
+        yield Finding.passed((_("driver {version}, Innerversion {inner} at {path}") if inner else
+                              _("driver {version} at {path}")).format(version=version, inner=inner, path=folder),
                              version=version, path=driver.path)
         return
     if driver is not None:  # the file is there but unreadable
         if live_version:
             yield Finding.warn(
-                f"the driver runs (npu-smi {live_version}) but {driver.path} cannot be read: {driver.error}. "
-                "CANN's installers and version checks read this file.",
-                f"Look at the file: cat {driver.path}\nIt is written by the driver installer; an overwrite install "
-                f"of the running release ({live_version}) restores it.",
+                _("the driver runs (npu-smi {running}) but {path} cannot be read: {error}. CANN's installers and "
+                  "version checks read this file.").format(running=live_version, path=driver.path, error=driver.error),
+                _("Look at the file: {command}").format(command=f"cat {driver.path}") + "\n"
+                + _("It is written by the driver installer; an overwrite install of the running release ({running}) "
+                    "restores it.").format(running=live_version),
                 path=driver.path, running=live_version)
             return
-        yield Finding.fail(f"{driver.path} cannot be read: {driver.error}",
-                           f"Check the file (cat {driver.path}); if it is damaged, reinstall the driver.")
+        yield Finding.fail(_("{path} cannot be read: {error}").format(path=driver.path, error=driver.error),
+                           _("Check the file (cat {path}); if it is damaged, reinstall the driver.").format(
+                               path=driver.path))
         return
-    require_stated(ctx.facts, "the driver's version.info")  # pasted text that does not show it: SKIP
+    require_stated(ctx.facts, _("the driver's version.info"))  # pasted text that does not show it: SKIP
     where = f"{stack.driver_root}/driver/version.info"
     container = in_container(ctx)
     if live_version:
@@ -61,40 +66,48 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         if container:
             mount = container_mount_command(ctx, ("version",))
             yield Finding.warn(
-                f"the host's driver runs (npu-smi {live_version}), but its version.info is not mounted into this "
-                f"container ({where} does not exist): CANN and torch_npu cannot tell which driver they talk to.",
-                "Re-create the container with the driver's version.info mounted from the host:\n  " + mount,
+                _("the host's driver runs (npu-smi {running}), but its version.info is not mounted into this "
+                  "container ({path} does not exist): CANN and torch_npu cannot tell which driver they talk "
+                  "to.").format(running=live_version, path=where),
+                _("Re-create the container with the driver's version.info mounted from the host:") + "\n  " + mount,
                 running=live_version)
             return
         info = ctx.facts.maybe(Facts.stack)
         recorded = getattr(getattr(getattr(info, "install_info", None), "info", None), "driver_install_path", None)
         yield Finding.warn(
-            f"the driver runs (npu-smi {live_version}), but no version.info was found ({where} does not exist"
-            + (f"; /etc/ascend_install.info records Driver_Install_Path_Param={recorded}" if recorded else "")
-            + "): the driver may be installed under another path, or the file was removed.",
-            "Find the driver's install root and its version.info:\n"
+            (_("the driver runs (npu-smi {running}), but no version.info was found ({path} does not exist; "
+               "/etc/ascend_install.info records Driver_Install_Path_Param={recorded}): the driver may be installed "
+               "under another path, or the file was removed.") if recorded else
+             _("the driver runs (npu-smi {running}), but no version.info was found ({path} does not exist): the "
+               "driver may be installed under another path, or the file was removed.")).format(
+                running=live_version, path=where, recorded=recorded),
+            _("Find the driver's install root and its version.info:") + "\n"
             "  grep -i install_path /etc/ascend_install.info\n"
             "  ls /usr/local/Ascend/driver/version.info ~/Ascend/driver/version.info 2>/dev/null\n"
-            f"If it is gone, an overwrite install of the running release ({live_version}) restores it.",
+            + _("If it is gone, an overwrite install of the running release ({running}) restores it.").format(
+                running=live_version),
             running=live_version, looked_in=list(stack.roots) or [stack.driver_root])
         return
     if container:
         yield Finding.fail(
-            f"no Ascend driver is visible in this container ({where} does not exist, npu-smi does not answer).",
-            "The driver is installed on the host, never inside a container. Re-create the container with the "
-            "host's driver mounted:\n  " + container_mount_command(ctx, ("devices", "driver", "npu-smi")),
+            _("no Ascend driver is visible in this container ({path} does not exist, npu-smi does not answer).").format(
+                path=where),
+            _("The driver is installed on the host, never inside a container. Re-create the container with the "
+              "host's driver mounted:") + "\n  " + container_mount_command(ctx, ("devices", "driver", "npu-smi")),
             looked_in=list(stack.roots) or [stack.driver_root]).with_actions(
-                FixAction("container", "Re-create the container with the host's driver mounted",
+                FixAction("container", _("Re-create the container with the host's driver mounted"),
                           (container_mount_command(ctx, ("devices", "driver", "npu-smi")),), where="host"))
         return
     cann = cann_version(ctx)
     candidates = compatible_hdks(ctx, cann)
     recommended = (ctx.matrix.recommended_for_cann(cann) or {}).get("driver") if cann else None
-    finding = Finding.fail(f"no Ascend driver found ({where} does not exist, npu-smi does not answer).",
+    finding = Finding.fail(_("no Ascend driver found ({path} does not exist, npu-smi does not answer).").format(
+                               path=where),
                            driver_install_hint(ctx), looked_in=list(stack.roots) or [stack.driver_root])
     target = recommended or (candidates[-1] if candidates else None)
     if target:
         finding = finding.with_actions(hdk_action(
-            ctx, target, f"Install the HDK (driver, then firmware) {target}" + (f" for CANN {cann}" if cann else ""),
+            ctx, target, (_("Install the HDK (driver, then firmware) {hdk} for CANN {cann}") if cann else
+                          _("Install the HDK (driver, then firmware) {hdk}")).format(hdk=target, cann=cann),
             mode="first", accepts=candidates, direction="install"))
     yield finding

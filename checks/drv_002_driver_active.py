@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction
+from ascend_doctor.i18n import _
 
 from ._hdk import newer, reboot_action
 from ._support import container_mount_command, in_container
@@ -31,17 +32,19 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     running = ctx.facts.running_stack
     installed = running.driver.installed
     if not installed:
-        yield Finding.skip("no readable driver version.info to compare with (ASC-DRV-001 says why)")
+        yield Finding.skip(_("no readable driver version.info to compare with (ASC-DRV-001 says why)"))
         return
     live = running.driver.running
     where = running.driver_file.path if running.driver_file else "version.info"
     stale = [f.path for f in running.stale_drivers]
-    stale_note = (f"; the other driver stack ({', '.join(stale)}) is stale — ASC-MIX-001 says how to remove it"
-                  if stale else "")
+    # A clause added to the sentence it ends ("...; the other driver stack ... is stale").
+    stale_note = (_("; the other driver stack ({paths}) is stale — ASC-MIX-001 says how to remove it").format(
+        paths=", ".join(stale)) if stale else "")
     if live:
         if not running.driver.mismatch:
-            same_text = "=" if live == installed else "is the same release as"
-            yield Finding.passed(f"running driver {live} {same_text} installed {installed} ({where}){stale_note}",
+            text = (_("running driver {running} = installed {installed} ({path}){stale_note}") if live == installed else
+                    _("running driver {running} is the same release as installed {installed} ({path}){stale_note}"))
+            yield Finding.passed(text.format(running=live, installed=installed, path=where, stale_note=stale_note),
                                  running=live, installed=installed)
             return
         yield from _mismatch(ctx, live, installed, where, stale_note)
@@ -52,16 +55,17 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
 
         if same_release(tool, installed) is False:
             yield Finding.warn(
-                f"npu-smi {tool} differs from the installed driver {installed}: either the host has not been "
-                "rebooted since the driver changed, or npu-smi comes from another package (mounted from a different "
-                "host path).",
-                "If the driver was changed since the last boot: reboot the host. In a container, mount npu-smi "
-                "from the same host driver: -v /usr/local/bin/npu-smi:/usr/local/bin/npu-smi",
+                _("npu-smi {tool} differs from the installed driver {installed}: either the host has not been "
+                  "rebooted since the driver changed, or npu-smi comes from another package (mounted from a "
+                  "different host path).").format(tool=tool, installed=installed),
+                _("If the driver was changed since the last boot: reboot the host. In a container, mount npu-smi "
+                  "from the same host driver: -v /usr/local/bin/npu-smi:/usr/local/bin/npu-smi"),
                 npu_smi=tool, installed=installed)
             return
-        yield Finding.passed(f"npu-smi {tool} matches installed driver {installed}")
+        yield Finding.passed(_("npu-smi {tool} matches installed driver {installed}").format(tool=tool,
+                                                                                             installed=installed))
         return
-    yield Finding.skip("npu-smi printed no version banner to compare")
+    yield Finding.skip(_("npu-smi printed no version banner to compare"))
 
 
 def _mismatch(ctx: CheckContext, live: str, installed: str, where: str, stale_note: str) -> Iterator[Finding]:
@@ -69,28 +73,33 @@ def _mismatch(ctx: CheckContext, live: str, installed: str, where: str, stale_no
     evidence = {"running": live, "installed": installed, "in_container": container}
     if newer(installed, live) == installed:
         # The installed driver is newer: an upgrade waiting for the host's reboot.
-        host = "the host (rebooting this container does not load a driver)" if container else "the host"
+        reboot = (_("Reboot the host (rebooting this container does not load a driver) so the installed driver "
+                    "{installed} is the one running:") if container else
+                  _("Reboot the host so the installed driver {installed} is the one running:"))
         yield Finding.fail(
-            f"the running driver is {live}, but {installed} is installed ({where}): the newer driver is not loaded "
-            f"yet{stale_note}.",
-            f"Reboot {host} so the installed driver {installed} is the one running:\n  reboot\n"
-            f"(after the reboot, `npu-smi info` shows Version: {installed})",
-            **evidence).with_actions(reboot_action(ctx, f"load the installed driver {installed}"))
+            _("the running driver is {running}, but {installed} is installed ({path}): the newer driver is not loaded "
+              "yet{stale_note}.").format(running=live, installed=installed, path=where, stale_note=stale_note),
+            reboot.format(installed=installed) + "\n  reboot\n"
+            + _("(after the reboot, `npu-smi info` shows Version: {installed})").format(installed=installed),
+            **evidence).with_actions(reboot_action(ctx, _("load the installed driver {installed}").format(
+                installed=installed)))
         return
     if container:
         mount = container_mount_command(ctx, ("version",))
         # The driver that runs is fine; a stale record misleads CANN's and torch_npu's version checks.
         yield Finding.warn(
-            f"the host runs driver {live}, but this container's {where} says {installed} (older): the file is a "
-            "stale copy baked into the image, not the host's.",
-            "Re-create the container with the host's version.info mounted instead of the image's copy:\n  " + mount,
-            **evidence).with_actions(FixAction("container", "Mount the host's driver version.info into the container",
-                                               (mount,), where="host"))
+            _("the host runs driver {running}, but this container's {path} says {installed} (older): the file is a "
+              "stale copy baked into the image, not the host's.").format(running=live, path=where, installed=installed),
+            _("Re-create the container with the host's version.info mounted instead of the image's copy:") + "\n  "
+            + mount,
+            **evidence).with_actions(FixAction("container", _("Mount the host's driver version.info into the "
+                                                              "container"), (mount,), where="host"))
         return
     yield Finding.fail(
-        f"the running driver {live} is newer than the installed {installed} ({where}){stale_note}: a downgrade waiting "
-        "for a reboot, or a version.info left by another installation.",
-        "If the driver was rolled back on purpose, reboot the host to load it:\n  reboot\n"
-        "Otherwise the version.info belongs to another install: ascend-doctor check --select ASC-MIX lists the "
-        "stacks installed.",
+        _("the running driver {running} is newer than the installed {installed} ({path}){stale_note}: a downgrade "
+          "waiting for a reboot, or a version.info left by another installation.").format(
+              running=live, installed=installed, path=where, stale_note=stale_note),
+        _("If the driver was rolled back on purpose, reboot the host to load it:") + "\n  reboot\n"
+        + _("Otherwise the version.info belongs to another install: ascend-doctor check --select ASC-MIX lists the "
+            "stacks installed."),
         **evidence)

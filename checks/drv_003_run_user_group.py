@@ -8,6 +8,7 @@ from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.facts import Facts
+from ascend_doctor.i18n import _
 
 from ._support import in_container
 
@@ -40,34 +41,39 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                 "driver_group": group, "driver_install_for_all": for_all or None}
     container = in_container(ctx)
     if not container and (stack is None or not getattr(stack, "drivers", ())):
-        raise NotApplicable("no Ascend driver installed here (see ASC-DRV-001)")
+        raise NotApplicable(_("no Ascend driver installed here (see ASC-DRV-001)"))
     if user.is_root:
-        yield Finding.passed("runs as root (uid 0): the NPUs are open to it", **evidence)
+        yield Finding.passed(_("runs as root (uid 0): the NPUs are open to it"), **evidence)
         return
     if user.in_group(group):
-        yield Finding.passed(f"{name} is in the driver's group {group}", **evidence)
+        yield Finding.passed(_("{user} is in the driver's group {group}").format(user=name, group=group), **evidence)
         return
     if for_all == "yes":
-        yield Finding.passed(f"{name} is not in {group}, but the driver was installed for all users "
-                             "(Driver_Install_For_All=yes)", **evidence)
+        yield Finding.passed(_("{user} is not in {group}, but the driver was installed for all users "
+                               "(Driver_Install_For_All=yes)").format(user=name, group=group), **evidence)
         return
-    why = ("the driver was not installed for all users (Driver_Install_For_All=no)" if for_all == "no" else
-           "/etc/ascend_install.info does not say the driver was installed for all users")
-    message = f"{name} (uid {user.uid}) is not root and not in the driver's group {group}, and {why}: NPU access " \
-              "is denied to it."
+    message = (_("{user} (uid {uid}) is not root and not in the driver's group {group}, and the driver was not "
+                 "installed for all users (Driver_Install_For_All=no): NPU access is denied to it.")
+               if for_all == "no" else
+               _("{user} (uid {uid}) is not root and not in the driver's group {group}, and /etc/ascend_install.info "
+                 "does not say the driver was installed for all users: NPU access is denied to it.")).format(
+        user=name, uid=user.uid, group=group)
     quoted = shlex.quote(name)
     if container:
-        fix = (f"On the host, re-create the container so {name} gets the host's {group} group id (the device "
-               f"nodes belong to it):\n  docker run --group-add $(getent group {group} | cut -d: -f3) ...   "
-               f"# run on the host\nor run the container as root.")
-        action = FixAction("container", f"Give the container user the host's {group} group",
+        fix = (_("On the host, re-create the container so {user} gets the host's {group} group id (the device "
+                 "nodes belong to it):").format(user=name, group=group)
+               + f"\n  docker run --group-add $(getent group {group} | cut -d: -f3) ...   # run on the host\n"
+               + _("or run the container as root."))
+        action = FixAction("container", _("Give the container user the host's {group} group").format(group=group),
                            (f"docker run --group-add $(getent group {group} | cut -d: -f3) ...",), where="host")
     else:
-        fix = (f"As root on the host, add {name} to {group}, then log in again (or start a new session) so the "
-               f"group applies:\n  usermod -aG {group} {quoted}\nor reinstall the driver with --full "
-               "--install-for-all (an overwrite install: firmware first, then driver; reboot).")
-        action = FixAction("system", f"Add {name} to the {group} group", (f"usermod -aG {group} {quoted}",),
-                           where="host")
+        fix = (_("As root on the host, add {user} to {group}, then log in again (or start a new session) so the "
+                 "group applies:").format(user=name, group=group)
+               + f"\n  usermod -aG {group} {quoted}\n"
+               + _("or reinstall the driver with --full --install-for-all (an overwrite install: firmware first, then "
+                   "driver; reboot)."))
+        action = FixAction("system", _("Add {user} to the {group} group").format(user=name, group=group),
+                           (f"usermod -aG {group} {quoted}",), where="host")
     # Status: FAIL when the install record says "not for all"; WARN when the record cannot tell.
     status = Status.FAIL if for_all == "no" else Status.WARN
     yield Finding(status, message, fix, evidence, None, (action,))

@@ -8,6 +8,7 @@ from typing import Any, Iterator, List, Optional
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import absence_is_evidence
+from ascend_doctor.i18n import _
 
 from ._stack_help import hdk_commands
 
@@ -69,58 +70,68 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         yielded = True
         version = getattr(stack, "driver_version", None)
         deps = _deps_command(host_os)
-        fix = (f"The driver {version or ''} is installed but not loaded in the running kernel {kernel or '(unknown)'}"
-               " -- typical after a kernel update. Build it for this kernel: install the build tools and headers, "
-               "reinstall the driver (an overwrite install: firmware first, then driver) and reboot:\n  " + deps
-               + "\n" + hdk_commands(ctx, version, "upgrade") + "\nAfter the reboot `npu-smi info` must list the NPUs.")
-        yield Finding(Status.WARN, f"driver {version or '(version unknown)'} is installed but does not answer in the "
-                      f"running kernel {kernel or '(unknown)'}: no /dev/davinci_manager and npu-smi lists no NPU.",
+        shown_kernel = kernel or _("(unknown)")
+        fix = (_("The driver {version} is installed but not loaded in the running kernel {kernel} -- typical after a "
+                 "kernel update. Build it for this kernel: install the build tools and headers, reinstall the driver "
+                 "(an overwrite install: firmware first, then driver) and reboot:").format(
+                     version=version or "", kernel=shown_kernel)
+               + "\n  " + deps + "\n" + hdk_commands(ctx, version, "upgrade") + "\n"
+               + _("After the reboot `npu-smi info` must list the NPUs."))
+        yield Finding(Status.WARN, _("driver {version} is installed but does not answer in the running kernel "
+                                     "{kernel}: no /dev/davinci_manager and npu-smi lists no NPU.").format(
+                          version=version or _("(version unknown)"), kernel=shown_kernel),
                       fix, {"kernel": kernel, "driver": version}, None,
-                      (FixAction("system", "Install dkms, gcc and the headers of the running kernel", (deps,),
+                      (FixAction("system", _("Install dkms, gcc and the headers of the running kernel"), (deps,),
                                  where="host"),))
 
     entries = load_os_support()
     if not host_os:
         if not yielded:
-            raise NotApplicable("the host's OS (os-release) is not known here")
+            raise NotApplicable(_("the host's OS (os-release) is not known here"))
         return
     if not family:
         if not yielded:
-            raise NotApplicable("the NPU family is not known (npu-smi lists no NPU), so no support list applies")
+            raise NotApplicable(_("the NPU family is not known (npu-smi lists no NPU), so no support list "
+                                  "applies"))
         return
     if family not in families(entries):
         if not yielded:
-            raise NotApplicable(f"no OS support list for {family} NPUs is recorded (compat_matrix/os_support.yaml "
-                                f"has {', '.join(families(entries))})")
+            raise NotApplicable(_("no OS support list for {family} NPUs is recorded (compat_matrix/os_support.yaml "
+                                  "has {families})").format(family=family, families=", ".join(families(entries))))
         return
     matches = find(entries, family, host_os, arch)
     full = [m for m in matches if m.kind == MATCH]
     listed = _listed(entries, family)
     look = ("cat /etc/os-release; uname -r   # compare with the support list of your server's HDK release "
             "(install guide, 支持的操作系统)")
-    action = FixAction("system", "Check the OS and kernel against the support list of the HDK release",
+    action = FixAction("system", _("Check the OS and kernel against the support list of the HDK release"),
                        ("cat /etc/os-release; uname -r",), where="host")
     if full:
         best = full[0]
         note = ""
         if best.supported.kernel and kernel and kernel != best.supported.kernel:
-            note = (f"; the running kernel {kernel} is not the package's default {best.supported.kernel}, so the "
-                    "driver is built from source at install time (needs dkms, gcc and this kernel's headers)")
-        yield Finding.passed(f"{host_os} ({arch or 'arch unknown'}) is listed for {family} as {best.supported.label} "
-                             f"({best.entry.release}; {best.entry.source}){note}", os=host_os, kernel=kernel,
-                             source=best.entry.source)
+            # A clause added to the end of the sentence below.
+            note = _("; the running kernel {kernel} is not the package's default {default}, so the driver is built "
+                     "from source at install time (needs dkms, gcc and this kernel's headers)").format(
+                         kernel=kernel, default=best.supported.kernel)
+        yield Finding.passed(_("{os} ({arch}) is listed for {family} as {label} ({release}; {source}){note}").format(
+            os=host_os, arch=arch or _("arch unknown"), family=family, label=best.supported.label,
+            release=best.entry.release, source=best.entry.source, note=note),
+            os=host_os, kernel=kernel, source=best.entry.source)
         return
     if matches:
         labels = sorted({m.supported.label for m in matches})
-        yield Finding(Status.WARN, f"{host_os} cannot be confirmed against the {family} driver's support list: it "
-                      f"lists {', '.join(labels)}, and os-release does not say which of these this is.",
+        yield Finding(Status.WARN, _("{os} cannot be confirmed against the {family} driver's support list: it "
+                                     "lists {labels}, and os-release does not say which of these this is.").format(
+                          os=host_os, family=family, labels=", ".join(labels)),
                       look, {"os": host_os, "candidates": labels,
                              "sources": sorted({m.entry.source for m in matches})}, None, (action,))
         return
-    yield Finding(Status.WARN, f"{host_os} ({arch or 'arch unknown'}) is not in the support list we know for {family} "
-                  f"NPUs ({', '.join(listed)}).",
-                  "Not a proof that it fails: our list is what the sources we read show. Check the support list "
-                  f"of your server's HDK release before installing or upgrading the driver:\n  {look}",
+    yield Finding(Status.WARN, _("{os} ({arch}) is not in the support list we know for {family} NPUs "
+                                 "({listed}).").format(os=host_os, arch=arch or _("arch unknown"), family=family,
+                                                       listed=", ".join(listed)),
+                  _("Not a proof that it fails: our list is what the sources we read show. Check the support list "
+                    "of your server's HDK release before installing or upgrading the driver:") + f"\n  {look}",
                   {"os": host_os, "kernel": kernel, "known": listed}, None, (action,))
 
 

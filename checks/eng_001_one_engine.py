@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator, List
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
 
 CHECK = CheckSpec(
     id="ASC-ENG-001",
@@ -28,7 +29,7 @@ def _describe(engines: object, name: str) -> str:
     installed = getattr(engines, "installed", {}).get(name) or {}
     parts = [f"{dist} {ver}" for dist, ver in installed.items()]
     if name == "MindIE" and getattr(engines, "mindie_on_disk", None):
-        parts.append(f"MindIE {engines.mindie_on_disk} on disk")  # type: ignore[attr-defined]
+        parts.append(_("MindIE {version} on disk").format(version=engines.mindie_on_disk))  # type: ignore[attr-defined]
     return ", ".join(parts) or name
 
 
@@ -51,7 +52,7 @@ def _split(ctx: CheckContext) -> str:
             f"--device /dev/hisi_hdc ... <mindie image>       # MindIE on NPU {first[0]}-{first[-1]}\n"
             f"  docker run {flags(second)} --device /dev/davinci_manager --device /dev/devmm_svm "
             f"--device /dev/hisi_hdc ... <vllm-ascend image>  # vLLM-Ascend on NPU {second[0]}-{second[-1]}\n"
-            "  (ASCEND_VISIBLE_DEVICES=... instead of --device works only with the Ascend Docker Runtime)")
+            "  " + _("(ASCEND_VISIBLE_DEVICES=... instead of --device works only with the Ascend Docker Runtime)"))
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
@@ -60,31 +61,32 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     serving = [e for e in installed if e in ("MindIE", "vLLM-Ascend", "vLLM")]
     running = engines.running_engines()
     if not serving and not running:
-        raise NotApplicable("no serving engine (MindIE, vLLM, vLLM-Ascend) is installed or running")
-    separate = "Separate them -- one container per engine, each with its own NPUs and caches:\n" + _split(ctx) + (
-        "\n  export ASCEND_CACHE_PATH=/data/cache/<engine> ASCEND_WORK_PATH=/data/work/<engine>\n"
-        "or remove the one you do not use: pip uninstall -y vllm-ascend vllm  (or MindIE's uninstall "
-        "script under /usr/local/Ascend/mindie/latest)")
+        raise NotApplicable(_("no serving engine (MindIE, vLLM, vLLM-Ascend) is installed or running"))
+    separate = (_("Separate them -- one container per engine, each with its own NPUs and caches:") + "\n" + _split(ctx)
+                + "\n  export ASCEND_CACHE_PATH=/data/cache/<engine> ASCEND_WORK_PATH=/data/work/<engine>\n"
+                + _("or remove the one you do not use: pip uninstall -y vllm-ascend vllm  (or MindIE's uninstall "
+                    "script under /usr/local/Ascend/mindie/latest)"))
     both_running = "MindIE" in running and "vLLM" in running
     if both_running:
         pids: List[str] = [f"{r.engine} pid {r.pid} ({r.name})" for r in engines.running[:6]]
         yield Finding.warn(
-            "MindIE and vLLM are both running: " + "; ".join(pids) + ". They compete for NPUs, operator "
-            "caches and environment variables (seed 003 §2.2).",
-            "Stop one of them (kill <pid>, or docker stop <container>) unless each has its own NPUs "
-            "(ASCEND_VISIBLE_DEVICES / ASCEND_RT_VISIBLE_DEVICES) and caches.\n" + separate,
+            _("MindIE and vLLM are both running: {processes}. They compete for NPUs, operator caches and environment "
+              "variables (seed 003 §2.2).").format(processes="; ".join(pids)),
+            _("Stop one of them (kill <pid>, or docker stop <container>) unless each has its own NPUs "
+              "(ASCEND_VISIBLE_DEVICES / ASCEND_RT_VISIBLE_DEVICES) and caches.") + "\n" + separate,
             running=[r.__dict__ for r in engines.running])
     has_mindie = "MindIE" in serving
     has_vllm = "vLLM-Ascend" in serving or "vLLM" in serving
     if has_mindie and has_vllm:
         vllm_name = "vLLM-Ascend" if "vLLM-Ascend" in serving else "vLLM"
         yield Finding.warn(
-            f"MindIE ({_describe(engines, 'MindIE')}) and {vllm_name} ({_describe(engines, vllm_name)}) are "
-            "installed in one environment: their environment variables and operator caches interfere, and two "
-            "engines on one NPU fail in ways that are hard to trace (seed 003 §2.2).", separate,
+            _("MindIE ({mindie}) and {vllm} ({vllm_packages}) are installed in one environment: their environment "
+              "variables and operator caches interfere, and two engines on one NPU fail in ways that are hard to "
+              "trace (seed 003 §2.2).").format(mindie=_describe(engines, "MindIE"), vllm=vllm_name,
+                                               vllm_packages=_describe(engines, vllm_name)), separate,
             installed=engines.installed)
         return
     if not both_running:
         which = ", ".join(f"{e} ({_describe(engines, e)})" for e in serving) or ", ".join(running)
-        run_note = f"; running: {', '.join(running)}" if running else ""
-        yield Finding.passed(f"one serving engine: {which}{run_note}")
+        yield Finding.passed((_("one serving engine: {engines}; running: {running}") if running else
+                              _("one serving engine: {engines}")).format(engines=which, running=", ".join(running)))

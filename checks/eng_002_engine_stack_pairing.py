@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator, List, Optional, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
+from ascend_doctor.i18n import _
 
 from ._engines import cann_upgrade_action
 from ._support import verdict_finding
@@ -47,10 +48,10 @@ def _installed(ctx: CheckContext) -> List[Tuple[str, str]]:
 def run(ctx: CheckContext) -> Iterator[Finding]:
     installed = _installed(ctx)
     if not installed:
-        raise NotApplicable("no vLLM-Ascend, MindIE or MindSpeed installed")
+        raise NotApplicable(_("no vLLM-Ascend, MindIE or MindSpeed installed"))
     query = getattr(ctx.matrix, "engine_vs_stack", None)
     if not callable(query):
-        raise NotApplicable("the compatibility matrix in use has no engine table")
+        raise NotApplicable(_("the compatibility matrix in use has no engine table"))
     py = ctx.facts.try_get("python_env")
     stack = ctx.facts.try_get("stack")
     toolkit = stack.active_toolkit(ctx.facts.try_get("env") or {}) if stack else None
@@ -68,21 +69,25 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         names = {"vllm-ascend": "vLLM-Ascend", "mindie": "MindIE", "mindspeed": "MindSpeed"}
         for aspect, verdict in verdicts:
             subject = f"{names[engine]} {version} / {aspect}"
-            remediation = (f"Align {aspect} with {names[engine]} {version}: install one complete row of its release "
-                           f"matrix (ascend-doctor matrix show {engine})")
+            fields = {"aspect": aspect, "engine": names[engine], "version": version, "key": engine}
             if len(installed) > 1 and aspect in ("torch", "torch_npu", "python"):
-                others = ", ".join(f"{names[e]} {v}" for e, v in installed if e != engine)
-                remediation += (f". {names[engine]} and {others} need different torch releases: give each engine its "
-                                "own environment (venv or image) instead of changing this one")
+                fields["others"] = ", ".join(f"{names[e]} {v}" for e, v in installed if e != engine)
+                remediation = _("Align {aspect} with {engine} {version}: install one complete row of its release "
+                                "matrix (ascend-doctor matrix show {key}). {engine} and {others} need different torch "
+                                "releases: give each engine its own environment (venv or image) instead of changing "
+                                "this one").format(**fields)
+            else:
+                remediation = _("Align {aspect} with {engine} {version}: install one complete row of its release "
+                                "matrix (ascend-doctor matrix show {key})").format(**fields)
             finding = verdict_finding(verdict, subject, remediation, unknown_status=Status.WARN)
             if finding.status is Status.FAIL and aspect == "vllm" and _post_release_only(extra.get("vllm"), verdict):
                 # 0.8.5 vs 0.8.5.post1: a bugfix of the same vLLM line, not a different release (review row 25).
-                finding = Finding(Status.WARN, finding.message + " (a post-release of the same vLLM line)",
-                                  finding.remediation, finding.evidence)
+                finding = Finding(Status.WARN, _("{message} (a post-release of the same vLLM line)").format(
+                    message=finding.message), finding.remediation, finding.evidence)
             if finding.status is Status.FAIL and aspect == "cann":
                 want = _wanted_cann(ctx, engine, version)
                 if want:
-                    finding = finding.with_actions(cann_upgrade_action(ctx, want, f"for {names[engine]} {version}"))
+                    finding = finding.with_actions(cann_upgrade_action(ctx, want, f"{names[engine]} {version}"))
             if finding.status is Status.FAIL and aspect == "driver" and engine == "mindie":
                 finding = finding.with_actions(*_mindie_hdk_actions(ctx, version))
             yield finding.scoped(f"{names[engine]} {aspect}")
@@ -118,9 +123,9 @@ def _mindie_hdk_actions(ctx: CheckContext, version: str) -> List[FixAction]:
     listed = [sets[0].driver_file_version(h) or h.lower() for h in row.hdk] if sets else [h.lower() for h in row.hdk]
     accepts = [*listed, *(f"{h.lower()}.*" for h in row.hdk)]
     target = listed[0]
-    return [hdk_action(ctx, target, f"Upgrade the HDK (driver + firmware) to {target}, listed by MindIE {version}",
-                       accepts=accepts),
-            reboot_action(ctx, "load the new driver and activate the firmware")]
+    return [hdk_action(ctx, target, _("Upgrade the HDK (driver + firmware) to {target}, listed by MindIE "
+                                      "{version}").format(target=target, version=version), accepts=accepts),
+            reboot_action(ctx, _("load the new driver and activate the firmware"))]
 
 
 def _wanted_cann(ctx: CheckContext, engine: str, version: str) -> Optional[str]:

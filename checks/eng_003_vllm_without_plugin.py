@@ -6,6 +6,7 @@ from typing import Any, Iterator, List, Optional
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction
 from ascend_doctor.facts import Facts
+from ascend_doctor.i18n import _
 
 CHECK = CheckSpec(
     id="ASC-ENG-003",
@@ -56,7 +57,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     vllm = py.package("vllm")
     plugin = py.package("vllm-ascend")
     if plugin:
-        yield Finding.passed(f"vllm {vllm} with vllm-ascend {plugin} (ASC-ENG-002 checks that they pair)",
+        yield Finding.passed(_("vllm {vllm} with vllm-ascend {plugin} (ASC-ENG-002 checks that they pair)").format(
+                                 vllm=vllm, plugin=plugin),
                              vllm=vllm, vllm_ascend=plugin)
         return
     chip = ctx.facts.maybe(Facts.npu_chip)
@@ -64,24 +66,27 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     info = ctx.facts.maybe(Facts.host_info)
     arch = getattr(info, "arch", None)
     rows = pairing_rows(ctx.matrix, vllm or "")
-    message = (f"vllm {vllm} is installed without vllm-ascend: plain vLLM cannot use the NPUs (no Ascend platform "
-               "plugin).")
+    message = _("vllm {vllm} is installed without vllm-ascend: plain vLLM cannot use the NPUs (no Ascend platform "
+                "plugin).").format(vllm=vllm)
     image_note = _image_note(family)
     if rows:
         row = rows[0]
         advice = pip_vllm_ascend(ctx.matrix, None, row.version, arch)
-        fix = (f"Install the vLLM-Ascend release of vllm {vllm}: {row.version} (its row: CANN {row.cann}, torch "
-               f"{row.torch}, torch_npu {row.torch_npu}; pip installs the torch_npu it needs):\n  "
-               + "\n  ".join(advice.lines)
+        fix = (_("Install the vLLM-Ascend release of vllm {vllm}: {version} (its row: CANN {cann}, torch {torch}, "
+                 "torch_npu {torch_npu}; pip installs the torch_npu it needs):").format(
+                     vllm=vllm, version=row.version, cann=row.cann, torch=row.torch, torch_npu=row.torch_npu)
+               + "\n  " + "\n  ".join(advice.lines)
                + "".join(f"\n  # {n}" for n in advice.notes) + image_note)
-        action: Optional[FixAction] = FixAction("python", f"Install vllm-ascend {row.version} for vllm {vllm}",
+        action: Optional[FixAction] = FixAction("python", _("Install vllm-ascend {version} for vllm {vllm}").format(
+                                                    version=row.version, vllm=vllm),
                                                 tuple(advice.lines), where="either", target=row.version,
                                                 direction="install", subject="vllm-ascend")
         evidence = {"vllm": vllm, "vllm_ascend": row.version, "cann": row.cann, "torch": row.torch,
                     "torch_npu": row.torch_npu}
     else:
-        fix = (f"No vLLM-Ascend release in the matrix is made for vllm {vllm}. Pick one complete row "
-               "(`ascend-doctor matrix show vllm-ascend`) and install its vllm and vllm-ascend together, e.g.:\n  "
+        fix = (_("No vLLM-Ascend release in the matrix is made for vllm {vllm}. Pick one complete row "
+                 "(`ascend-doctor matrix show vllm-ascend`) and install its vllm and vllm-ascend together, "
+                 "e.g.:").format(vllm=vllm) + "\n  "
                "pip install vllm==<row's vllm> vllm-ascend==<row's version>" + image_note)
         action = None
         evidence = {"vllm": vllm}

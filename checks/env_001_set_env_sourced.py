@@ -7,6 +7,7 @@ from typing import Iterator, List
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import absence_is_evidence, require_stated
+from ascend_doctor.i18n import N_, _
 
 CHECK = CheckSpec(
     id="ASC-ENV-001",
@@ -24,43 +25,51 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     aenv = ctx.facts.ascend_env
     stack = ctx.facts.maybe(Facts.stack)
     if stack is not None and not stack.toolkits():
-        yield Finding.skip("no CANN toolkit installed, so no set_env.sh to source (ASC-CANN-001 says what to install)")
+        yield Finding.skip(_("no CANN toolkit installed, so no set_env.sh to source (ASC-CANN-001 says what to "
+                             "install)"))
         return
     script = aenv.set_env_scripts[0] if aenv.set_env_scripts else "/usr/local/Ascend/ascend-toolkit/set_env.sh"
     source_line = f"source {script}"
     persist = f"echo '{source_line}' >> ~/.bashrc"
-    unset: List[str] = []
+    unset: List[str] = []  # English, for the evidence (machines read it)
+    shown: List[str] = []  # the same, in the report's language
     # Pasted text lists some variables, or none: an unlisted one may well be set.
     stated = absence_is_evidence(ctx.facts)
     for name in ("ASCEND_HOME_PATH", "ASCEND_OPP_PATH"):
         if not aenv.values.get(name) and stated:
-            unset.append(f"{name} is not set")
+            template = N_("{name} is not set")
+            unset.append(template.format(name=name))
+            shown.append(_(template).format(name=name))
     if not aenv.driver_lib64_on_path and (stated or aenv.ld_library_path):
-        unset.append(f"{aenv.driver_lib64} is not on LD_LIBRARY_PATH")
+        template = N_("{path} is not on LD_LIBRARY_PATH")
+        unset.append(template.format(path=aenv.driver_lib64))
+        shown.append(_(template).format(path=aenv.driver_lib64))
     stale = [f"{name}={aenv.values.get(name)}" for name in aenv.missing_paths]
-    action = FixAction("environment", f"Load the CANN environment ({script})", (source_line, persist), where="either")
+    action = FixAction("environment", _("Load the CANN environment ({script})").format(script=script),
+                       (source_line, persist), where="either")
     if unset:
-        yield Finding.fail("the CANN environment is not loaded: " + "; ".join(unset) + ".",
-                           f"{source_line}\n{persist}   # so every new shell has it",
+        yield Finding.fail(_("the CANN environment is not loaded: {problems}.").format(problems="; ".join(shown)),
+                           f"{source_line}\n{persist}   # " + _("so every new shell has it"),
                            problems=unset, set_env_scripts=list(aenv.set_env_scripts)).with_actions(action)
         return
     if stale:
         # The variables ARE set: sourcing the same script again will not help (review row 20).
         yield Finding.fail(
-            "the CANN variables are set but point at a toolkit that is not here: " + "; ".join(stale)
-            + " does not exist (uninstalled, moved, or another version's set_env.sh was sourced).",
-            "Source the set_env.sh of the toolkit that is installed, in a new shell:\n"
+            _("the CANN variables are set but point at a toolkit that is not here: {variables} does not exist "
+              "(uninstalled, moved, or another version's set_env.sh was sourced).").format(variables="; ".join(stale)),
+            _("Source the set_env.sh of the toolkit that is installed, in a new shell:") + "\n"
             f"  {source_line}\n"
-            "and remove the old `source .../set_env.sh` line from ~/.bashrc (or the engine's env file); if that "
-            "toolkit should be there, reinstall it (ASC-CANN-001 names the package).",
+            + _("and remove the old `source .../set_env.sh` line from ~/.bashrc (or the engine's env file); if that "
+                "toolkit should be there, reinstall it (ASC-CANN-001 names the package)."),
             problems=stale, set_env_scripts=list(aenv.set_env_scripts)).with_actions(action)
         return
     if aenv.unrecorded_paths:
-        shown = ", ".join(f"{name}={aenv.values.get(name)}" for name in aenv.unrecorded_paths)
-        yield Finding.passed(f"the CANN environment is set ({shown}); whether those folders exist is not recorded "
-                             "in this snapshot", unrecorded=list(aenv.unrecorded_paths))
+        values = ", ".join(f"{name}={aenv.values.get(name)}" for name in aenv.unrecorded_paths)
+        yield Finding.passed(_("the CANN environment is set ({variables}); whether those folders exist is not "
+                               "recorded in this snapshot").format(variables=values),
+                             unrecorded=list(aenv.unrecorded_paths))
         return
     if not (aenv.values.get("ASCEND_HOME_PATH") and aenv.values.get("ASCEND_OPP_PATH") and aenv.ld_library_path):
-        require_stated(ctx.facts, "ASCEND_HOME_PATH, ASCEND_OPP_PATH and LD_LIBRARY_PATH")
-    yield Finding.passed(f"ASCEND_HOME_PATH={aenv.values['ASCEND_HOME_PATH']}, ASCEND_OPP_PATH set, driver "
-                         "lib64 on LD_LIBRARY_PATH")
+        require_stated(ctx.facts, _("ASCEND_HOME_PATH, ASCEND_OPP_PATH and LD_LIBRARY_PATH"))
+    yield Finding.passed(_("ASCEND_HOME_PATH={path}, ASCEND_OPP_PATH set, driver lib64 on LD_LIBRARY_PATH").format(
+        path=aenv.values["ASCEND_HOME_PATH"]))

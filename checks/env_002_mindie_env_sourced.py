@@ -8,6 +8,7 @@ from typing import Iterator, List, Tuple
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import absence_is_evidence, require_stated
+from ascend_doctor.i18n import N_, _
 
 CHECK = CheckSpec(
     id="ASC-ENV-002",
@@ -46,32 +47,40 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         wanted.append(("ATB-Models", ("ATB_SPEED_HOME_PATH",), posixpath.join(root, "atb-models/set_env.sh")))
     # Pasted text lists some variables, or none: an unlisted one may well be set.
     stated = absence_is_evidence(ctx.facts)
-    problems: List[str] = []
+    problems: List[str] = []  # English, for the evidence (machines read it)
+    shown: List[str] = []  # the same, in the report's language
     scripts: List[str] = []
     loaded: List[str] = []
     for component, names, script in wanted:
         present = [n for n in names if menv.values.get(n)]
         if not present:
             if stated:
-                problems.append(f"{' / '.join(names)} not set ({component})")
+                template = N_("{names} not set ({component})")
+                fields = {"names": " / ".join(names), "component": component}
+                problems.append(template.format(**fields))
+                shown.append(_(template).format(**fields))
                 scripts.append(script)
             continue
         name = present[0]
         if stated and menv.exists.get(name) is False:
-            problems.append(f"{name}={menv.values[name]} does not exist ({component})")
+            template = N_("{variable}={value} does not exist ({component})")
+            fields = {"variable": name, "value": str(menv.values[name]), "component": component}
+            problems.append(template.format(**fields))
+            shown.append(_(template).format(**fields))
             scripts.append(script)
         else:
             loaded.append(f"{name}={menv.values[name]}")
     if problems:
         sources = [f"source {s}" for s in scripts]
-        fix = ("Source the scripts in the shell, service unit or container entrypoint that starts MindIE (after "
-               "the CANN toolkit's set_env.sh):\n  " + "\n  ".join(sources)
-               + "\nand add the same lines to ~/.bashrc or the entrypoint so every start has them.")
-        action = FixAction("environment", "Source the MindIE / ATB environment scripts", tuple(sources),
+        fix = (_("Source the scripts in the shell, service unit or container entrypoint that starts MindIE (after "
+                 "the CANN toolkit's set_env.sh):") + "\n  " + "\n  ".join(sources) + "\n"
+               + _("and add the same lines to ~/.bashrc or the entrypoint so every start has them."))
+        action = FixAction("environment", _("Source the MindIE / ATB environment scripts"), tuple(sources),
                            where="either", direction="set")
-        yield Finding.fail("the MindIE environment is not loaded: " + "; ".join(problems) + ".", fix,
-                           problems=problems).with_actions(action)
+        yield Finding.fail(_("the MindIE environment is not loaded: {problems}.").format(problems="; ".join(shown)),
+                           fix, problems=problems).with_actions(action)
         return
     if not loaded:
-        require_stated(ctx.facts, "the MindIE / ATB environment variables")
-    yield Finding.passed("MindIE environment loaded: " + ", ".join(loaded), variables=loaded)
+        require_stated(ctx.facts, _("the MindIE / ATB environment variables"))
+    yield Finding.passed(_("MindIE environment loaded: {variables}").format(variables=", ".join(loaded)),
+                         variables=loaded)

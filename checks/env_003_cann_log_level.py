@@ -7,6 +7,7 @@ from typing import Dict, Iterator, List
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, Status
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import require_stated
+from ascend_doctor.i18n import _
 
 CHECK = CheckSpec(
     id="ASC-ENV-003",
@@ -34,24 +35,29 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     problems: List[str] = []
     commands: List[str] = []
     if level in ("0", "1"):
-        problems.append(f"ASCEND_GLOBAL_LOG_LEVEL={level} ({LEVELS[level]}): heavy log traffic slows the service "
-                        "and fills the plog folders")
+        problems.append(_("ASCEND_GLOBAL_LOG_LEVEL={level} ({name}): heavy log traffic slows the service and fills "
+                          "the plog folders").format(level=level, name=LEVELS[level]))
         commands.append("export ASCEND_GLOBAL_LOG_LEVEL=3")
     if stdout == "1":
-        problems.append("ASCEND_SLOG_PRINT_TO_STDOUT=1: every CANN log line goes to the console instead of the "
-                        "log files")
+        problems.append(_("ASCEND_SLOG_PRINT_TO_STDOUT=1: every CANN log line goes to the console instead of the "
+                          "log files"))
         commands.append("unset ASCEND_SLOG_PRINT_TO_STDOUT")
     if problems:
-        fix = ("In the shell, service unit or container that runs the engine (and remove the old values from "
-               "~/.bashrc or the entrypoint):\n  " + "\n  ".join(commands))
-        action = FixAction("environment", "Put CANN logging back to its default level", tuple(commands),
+        fix = (_("In the shell, service unit or container that runs the engine (and remove the old values from "
+                 "~/.bashrc or the entrypoint):") + "\n  " + "\n  ".join(commands))
+        action = FixAction("environment", _("Put CANN logging back to its default level"), tuple(commands),
                            where="either", direction="set")
-        yield Finding(Status.WARN, "CANN logging left at a debugging setting: " + "; ".join(problems) + ".", fix,
+        yield Finding(Status.WARN, _("CANN logging left at a debugging setting: {problems}.").format(
+                          problems="; ".join(problems)), fix,
                       {"ASCEND_GLOBAL_LOG_LEVEL": level or None, "ASCEND_SLOG_PRINT_TO_STDOUT": stdout or None},
                       None, (action,))
         return
     if not level and not stdout:
         require_stated(ctx.facts, "ASCEND_GLOBAL_LOG_LEVEL")
-    shown = f"ASCEND_GLOBAL_LOG_LEVEL={level} ({LEVELS.get(level, 'not a valid level: the default applies')})" \
-        if level else "ASCEND_GLOBAL_LOG_LEVEL not set (ERROR, the default)"
+    if not level:
+        shown = _("ASCEND_GLOBAL_LOG_LEVEL not set (ERROR, the default)")
+    elif level in LEVELS:
+        shown = f"ASCEND_GLOBAL_LOG_LEVEL={level} ({LEVELS[level]})"
+    else:
+        shown = _("ASCEND_GLOBAL_LOG_LEVEL={level} (not a valid level: the default applies)").format(level=level)
     yield Finding.passed(shown + (f", ASCEND_SLOG_PRINT_TO_STDOUT={stdout}" if stdout else ""))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.i18n import _
 
 from ._recommend import environment, followed, recommend, serving_engines
 
@@ -33,10 +34,10 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         yield followed("PYTORCH_NPU_ALLOC_CONF", current, SOURCES[:1])
         return
     if "max_split_size_mb" in current:
-        yield Finding.passed(f"PYTORCH_NPU_ALLOC_CONF={current}: a documented alternative (max_split_size_mb, "
-                             "optimization_and_tuning.md §3); expandable_segments:True is the FAQ's answer to "
-                             "fragmentation OOMs", variable="PYTORCH_NPU_ALLOC_CONF")
+        yield Finding.passed(_("PYTORCH_NPU_ALLOC_CONF={value}: a documented alternative (max_split_size_mb, "
+                               "optimization_and_tuning.md §3); expandable_segments:True is the FAQ's answer to "
+                               "fragmentation OOMs").format(value=current), variable="PYTORCH_NPU_ALLOC_CONF")
         return
     yield recommend("PYTORCH_NPU_ALLOC_CONF", "expandable_segments:True", current,
-                    "limits HBM fragmentation, the common cause of 'NPU out of memory' with memory still free",
+                    _("limits HBM fragmentation, the common cause of 'NPU out of memory' with memory still free"),
                     SOURCES)

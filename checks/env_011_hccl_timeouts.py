@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator, Optional
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.i18n import _
 
 from ._recommend import environment, followed, recommend, serving_engines
 
@@ -39,13 +40,24 @@ def _seconds(text: str) -> Optional[int]:
     return int(text) if text.isdigit() and len(text) < 10 else None
 
 
+def _why(variable: str, seconds: object, default: bool) -> str:
+    """Why the value is short, one sentence per variable and per "the default" or a set value."""
+    if variable == "HCCL_CONNECT_TIMEOUT":
+        text = (_("the default {seconds} s is short for ranks that load hundreds of GB of weights and reach their "
+                  "first collective minutes apart (EI0006 'Getting socket times out')") if default else
+                _("{seconds} s is short for ranks that load hundreds of GB of weights and reach their first "
+                  "collective minutes apart (EI0006 'Getting socket times out')"))
+    else:
+        text = (_("the default {seconds} s is short for a first step that waits on graph compilation on the slowest "
+                  "rank (EI0002 / 507048)") if default else
+                _("{seconds} s is short for a first step that waits on graph compilation on the slowest rank "
+                  "(EI0002 / 507048)"))
+    return text.format(seconds=seconds)
+
+
 def run(ctx: CheckContext) -> Iterator[Finding]:
     serving_engines(ctx)
     env = environment(ctx)
-    reasons = {"HCCL_CONNECT_TIMEOUT": "for ranks that load hundreds of GB of weights and reach their first "
-                                       "collective minutes apart (EI0006 'Getting socket times out')",
-               "HCCL_EXEC_TIMEOUT": "for a first step that waits on graph compilation on the slowest rank "
-                                    "(EI0002 / 507048)"}
     from ascend_doctor.facts import Facts
 
     chip = ctx.facts.maybe(Facts.npu_chip)
@@ -57,6 +69,5 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         if value is not None and value >= wanted:
             yield followed(variable, current, SOURCES[:1])
             continue
-        why = f"{'the default ' if not current else ''}{value if value is not None else current} s is short " + \
-            reasons[variable]
+        why = _why(variable, value if value is not None else current, default=not current)
         yield recommend(variable, str(wanted), current, why, SOURCES)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.i18n import _
 
 from ._recommend import environment, followed, recommend, serving_engines
 
@@ -36,15 +37,17 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     if mindie and any(mindie == v or mindie.startswith(v + ".B") for v in MINDIE_AIV_CRASH):
         if current.upper() == "AIV":
             yield Finding.warn(
-                f"recommendation: HCCL_OP_EXPANSION_MODE=AIV with MindIE {mindie}, for which the msit prechecker "
-                f"template says not to set it ('使能 AIV 会有崩溃风险', crash risk) (source: {SOURCES[2]})",
-                "unset HCCL_OP_EXPANSION_MODE   # or upgrade MindIE", variable="HCCL_OP_EXPANSION_MODE",
+                _("recommendation: HCCL_OP_EXPANSION_MODE=AIV with MindIE {mindie}, for which the msit prechecker "
+                  "template says not to set it ('使能 AIV 会有崩溃风险', crash risk) (source: {source})").format(
+                      mindie=mindie, source=SOURCES[2]),
+                "unset HCCL_OP_EXPANSION_MODE   # " + _("or upgrade MindIE"), variable="HCCL_OP_EXPANSION_MODE",
                 mindie=mindie)
         else:
-            yield Finding.passed(f"HCCL_OP_EXPANSION_MODE not AIV, as advised for MindIE {mindie} ({SOURCES[2]})")
+            yield Finding.passed(_("HCCL_OP_EXPANSION_MODE not AIV, as advised for MindIE {mindie} ({source})").format(
+                mindie=mindie, source=SOURCES[2]))
         return
     if current.upper() == "AIV":
         yield followed("HCCL_OP_EXPANSION_MODE", current, SOURCES[:2])
         return
     yield recommend("HCCL_OP_EXPANSION_MODE", "AIV", current,
-                    "communication scheduled on the AI Vector cores rather than the AI CPU", SOURCES)
+                    _("communication scheduled on the AI Vector cores rather than the AI CPU"), SOURCES)

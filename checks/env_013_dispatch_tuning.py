@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.i18n import _
 
 from ._recommend import environment, followed, recommend, serving_engines
 
@@ -33,10 +34,10 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     if queue.strip() == "2":
         yield followed("TASK_QUEUE_ENABLE", queue, SOURCES)
     else:
-        yield recommend("TASK_QUEUE_ENABLE", "2", queue, "level-2 pipelined operator dispatch", SOURCES)
+        yield recommend("TASK_QUEUE_ENABLE", "2", queue, _("level-2 pipelined operator dispatch"), SOURCES)
     affinity = env.get("CPU_AFFINITY_CONF", "")
     if affinity.strip() in ("1", "2"):
         yield followed("CPU_AFFINITY_CONF", affinity, SOURCES)
     else:
-        yield recommend("CPU_AFFINITY_CONF", "1", affinity, "binds each rank's dispatch threads to nearby cores",
+        yield recommend("CPU_AFFINITY_CONF", "1", affinity, _("binds each rank's dispatch threads to nearby cores"),
                         SOURCES)

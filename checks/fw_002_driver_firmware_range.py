@@ -6,6 +6,7 @@ from typing import Any, Dict, Iterator, List, Optional
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
 from ascend_doctor.facts import Facts
+from ascend_doctor.i18n import N_, _
 
 from ._dcmi import NOK, OK, dcmi_compatibility, ranges_text
 from ._hdk import align_hdk, hdk_of_firmware, ranges_of
@@ -47,7 +48,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     driver = running.driver.effective
     firmware = running.firmware.effective
     if not driver or not firmware:
-        yield Finding.skip("needs the driver and the firmware version (ASC-DRV-001 / ASC-FW-001 say what is missing)")
+        yield Finding.skip(_("needs the driver and the firmware version (ASC-DRV-001 / ASC-FW-001 say what is "
+                             "missing)"))
         return
     drv_info: Any = drv_file.info if drv_file is not None else None
     fw_info: Any = fw_file.info if fw_file is not None else None
@@ -57,10 +59,12 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     fw_record_runs = fw_info is not None and getattr(fw_info, "version", None) == firmware
     drv_ranges = ranges_of(fw_info, "compatible_version_drv") if fw_record_runs else None
     computed = dcmi_compatibility(firmware, driver, fw_ranges, drv_ranges)
-    basis = ("the running versions (npu-smi)" if running.driver.running and running.firmware.running else
-             "the installed versions (version.info)" if not running.driver.running and not running.firmware.running
-             else "the running driver and the installed firmware" if running.driver.running else
-             "the installed driver and the running firmware")
+    # English in the evidence (machines read it), translated in the messages.
+    basis = (N_("the running versions (npu-smi)") if running.driver.running and running.firmware.running else
+             N_("the installed versions (version.info)") if not running.driver.running and not running.firmware.running
+             else N_("the running driver and the installed firmware") if running.driver.running else
+             N_("the installed driver and the running firmware"))
+    shown_basis = _(basis)
     evidence = {"driver": driver, "firmware": firmware, "basis": basis, "dcmi_rule": computed.result,
                 "by": computed.by, "compatible_version_fw": ranges_text(fw_ranges),
                 "compatible_version_drv": ranges_text(drv_ranges or [])}
@@ -70,36 +74,44 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         yield from _from_boards(ctx, verdicts, driver, firmware, fw_hdk, computed.by, fw_ranges, evidence)
         return
     if computed.result == OK:
-        yield Finding.passed(f"firmware {firmware} and driver {driver} are compatible ({basis}): "
-                             f"{_why_ok(computed.by, fw_ranges, fw_hdk)}", **evidence)
+        yield Finding.passed(_("firmware {firmware} and driver {driver} are compatible ({basis}): {why}").format(
+            firmware=firmware, driver=driver, basis=shown_basis, why=_why_ok(computed.by, fw_ranges, fw_hdk)),
+            **evidence)
         return
     if computed.result == NOK:
         text, actions = align_hdk(ctx, driver, fw_hdk)
-        reason = ("firmware below 6.4 is refused by every driver (DCMI)" if "6.4" in computed.by else
-                  f"firmware {firmware} is outside driver {driver}'s range {ranges_text(fw_ranges) or '(none)'} "
-                  f"and the firmware's driver list {ranges_text(drv_ranges or []) or '(none)'} does not hold {driver}")
-        yield Finding.fail(f"{reason} ({basis}): npu-smi would print Compatibility NOK.", text,
+        message = (_("firmware below 6.4 is refused by every driver (DCMI) ({basis}): npu-smi would print "
+                     "Compatibility NOK.") if "6.4" in computed.by else
+                   _("firmware {firmware} is outside driver {driver}'s range {ranges} and the firmware's driver list "
+                     "{drivers} does not hold {driver} ({basis}): npu-smi would print Compatibility NOK."))
+        yield Finding.fail(message.format(firmware=firmware, driver=driver, basis=shown_basis,
+                                          ranges=ranges_text(fw_ranges) or _("(none)"),
+                                          drivers=ranges_text(drv_ranges or []) or _("(none)")), text,
                            **evidence).with_actions(*actions)
         return
     if not fw_ranges and drv_ranges is None:
         # Neither side's list is readable here: only the matrix can say.
         verdict = ctx.matrix.driver_vs_firmware(driver, firmware)
         text, actions = align_hdk(ctx, driver, fw_hdk)
-        finding = verdict_finding(verdict, f"driver {driver} + firmware {firmware} ({basis})", text)
+        finding = verdict_finding(verdict, _("driver {driver} + firmware {firmware} ({basis})").format(
+            driver=driver, firmware=firmware, basis=shown_basis), text)
         yield finding.with_actions(*actions) if finding.status.value in ("FAIL",) else finding
         return
     yield Finding.warn(
-        f"driver {driver}'s range {ranges_text(fw_ranges) or '(none)'} does not hold firmware {firmware}, and the "
-        f"firmware's own driver list cannot be read here ({basis}): DCMI would answer UNKNOWN.",
-        "Read Huawei's verdict on the host: npu-smi info -t board -i 0   (Compatibility: OK / NOK)", **evidence)
+        _("driver {driver}'s range {ranges} does not hold firmware {firmware}, and the firmware's own driver list "
+          "cannot be read here ({basis}): DCMI would answer UNKNOWN.").format(
+              driver=driver, ranges=ranges_text(fw_ranges) or _("(none)"), firmware=firmware, basis=shown_basis),
+        _("Read Huawei's verdict on the host: {command}   (Compatibility: OK / NOK)").format(
+            command="npu-smi info -t board -i 0"), **evidence)
 
 
 def _why_ok(by: str, fw_ranges: List[Any], fw_hdk: Optional[str]) -> str:
     if "compatible_version_drv" in by:
-        hdk = f" (HDK {fw_hdk})" if fw_hdk else ""
-        return (f"accepted only by the firmware's driver list{hdk}; the driver's own range "
-                f"{ranges_text(fw_ranges) or '(none)'} does not hold it")
-    return f"the firmware is in the driver's range {ranges_text(fw_ranges)}"
+        return (_("accepted only by the firmware's driver list (HDK {hdk}); the driver's own range {ranges} does not "
+                  "hold it") if fw_hdk else
+                _("accepted only by the firmware's driver list; the driver's own range {ranges} does not hold "
+                  "it")).format(hdk=fw_hdk, ranges=ranges_text(fw_ranges) or _("(none)"))
+    return _("the firmware is in the driver's range {ranges}").format(ranges=ranges_text(fw_ranges))
 
 
 def _from_boards(ctx: CheckContext, verdicts: Dict[str, List[int]], driver: str, firmware: str,
@@ -108,16 +120,23 @@ def _from_boards(ctx: CheckContext, verdicts: Dict[str, List[int]], driver: str,
     evidence = dict(evidence, board_compatibility={k: list(v) for k, v in verdicts.items()})
     if NOK in verdicts:
         text, actions = align_hdk(ctx, driver, fw_hdk)
-        yield Finding.fail(f"npu-smi reports Compatibility NOK on NPU {ids(NOK)}: Huawei's own verdict on the running "
-                           f"driver {driver} and firmware {firmware}.", text, **evidence).with_actions(*actions)
+        yield Finding.fail(_("npu-smi reports Compatibility NOK on NPU {ids}: Huawei's own verdict on the running "
+                             "driver {driver} and firmware {firmware}.").format(ids=ids(NOK), driver=driver,
+                                                                                firmware=firmware),
+                           text, **evidence).with_actions(*actions)
         return
     if "UNKNOWN" in verdicts:
-        yield Finding.warn(f"npu-smi reports Compatibility UNKNOWN on NPU {ids('UNKNOWN')}: DCMI could not read the "
-                           "firmware's driver list from the card.",
-                           "Reboot the host if firmware was installed since the last boot; if it stays UNKNOWN, "
-                           "reinstall the firmware of the driver's HDK release (--full) and reboot.", **evidence)
+        yield Finding.warn(_("npu-smi reports Compatibility UNKNOWN on NPU {ids}: DCMI could not read the firmware's "
+                             "driver list from the card.").format(ids=ids("UNKNOWN")),
+                           _("Reboot the host if firmware was installed since the last boot; if it stays UNKNOWN, "
+                             "reinstall the firmware of the driver's HDK release (--full) and reboot."), **evidence)
         return
     count = len(verdicts.get(OK, []))
-    detail = f" ({_why_ok(by, fw_ranges, fw_hdk)})" if "compatible_version_drv" in by else ""
-    yield Finding.passed(f"npu-smi reports Compatibility OK on {count} NPU(s): the running driver {driver} and "
-                         f"firmware {firmware} work together{detail}", **evidence)
+    if "compatible_version_drv" in by:
+        text = _("npu-smi reports Compatibility OK on {count} NPU(s): the running driver {driver} and firmware "
+                 "{firmware} work together ({why})")
+    else:
+        text = _("npu-smi reports Compatibility OK on {count} NPU(s): the running driver {driver} and firmware "
+                 "{firmware} work together")
+    yield Finding.passed(text.format(count=count, driver=driver, firmware=firmware,
+                                     why=_why_ok(by, fw_ranges, fw_hdk)), **evidence)

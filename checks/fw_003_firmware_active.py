@@ -8,6 +8,7 @@ from typing import Any, Dict, Iterator, List
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, Status
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import absent_phrase
+from ascend_doctor.i18n import _
 
 from ._dcmi import ranges_text
 from ._hdk import reboot_action
@@ -44,10 +45,11 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     if not boards.boards:
         if failed:
             first = min(failed)
-            yield Finding.skip(f"the board query gave nothing usable for any NPU ({failed[first]}): the running "
-                               "firmware and DCMI's verdict cannot be read here")
+            yield Finding.skip(_("the board query gave nothing usable for any NPU ({why}): the running firmware and "
+                                 "DCMI's verdict cannot be read here").format(why=failed[first]))
         else:
-            yield Finding.skip(f"the board query (`npu-smi info -t board -i N`): {absent_phrase(ctx.facts)}")
+            yield Finding.skip(_("the board query (`npu-smi info -t board -i N`): {absent}").format(
+                absent=absent_phrase(ctx.facts)))
         return
     bad = 0
     mismatch: Dict[str, List[int]] = {}
@@ -59,21 +61,29 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         bad += 1
         yield _not_active(ctx, stack, installed, mismatch, container)
     for npu_id, why in sorted(failed.items()):
-        yield Finding(Status.WARN, f"NPU {npu_id}: the board query gave nothing usable ({why}), so its running "
-                      "firmware is not known.", f"Run `npu-smi info -t board -i {npu_id}` by hand; if it hangs or "
-                      "errors, see `dmesg | grep -i -E 'davinci|devdrv'`.", {"failure": why}, f"NPU {npu_id}")
+        yield Finding(Status.WARN, _("NPU {npu}: the board query gave nothing usable ({why}), so its running "
+                                     "firmware is not known.").format(npu=npu_id, why=why),
+                      _("Run `npu-smi info -t board -i {npu}` by hand; if it hangs or errors, see "
+                        "`dmesg | grep -i -E 'davinci|devdrv'`.").format(npu=npu_id), {"failure": why}, f"NPU {npu_id}")
     if not bad:
         running = sorted({b.firmware_version for b in boards.boards.values() if b.firmware_version})
         verdicts = sorted({b.compatibility for b in boards.boards.values() if b.compatibility})
-        what = f"firmware {', '.join(running)}" if running else "the firmware"
-        yield Finding.passed(
-            f"{len(boards.boards)} NPU(s) run {what}"
-            + (" = the installed one (firmware/version.info)" if installed else
-               " (firmware/version.info not readable here, so installed vs running is not compared)")
-            + (f"; Compatibility {', '.join(verdicts)} (ASC-FW-002)" if verdicts else "")
-            + (f"; NPU {', '.join(map(str, not_recorded))}: board query {absent_phrase(ctx.facts)}"
-               if not_recorded else ""),
-            running=running, installed=installed, compatibility=verdicts)
+        if running:
+            text = (_("{count} NPU(s) run firmware {running} = the installed one (firmware/version.info)") if installed
+                    else _("{count} NPU(s) run firmware {running} (firmware/version.info not readable here, so "
+                           "installed vs running is not compared)"))
+        else:
+            text = (_("{count} NPU(s) run the firmware = the installed one (firmware/version.info)") if installed
+                    else _("{count} NPU(s) run the firmware (firmware/version.info not readable here, so installed "
+                           "vs running is not compared)"))
+        # Clauses added to the end of the sentence.
+        text = text.format(count=len(boards.boards), running=", ".join(running))
+        if verdicts:
+            text += _("; Compatibility {verdicts} (ASC-FW-002)").format(verdicts=", ".join(verdicts))
+        if not_recorded:
+            text += _("; NPU {ids}: board query {absent}").format(ids=", ".join(map(str, not_recorded)),
+                                                                   absent=absent_phrase(ctx.facts))
+        yield Finding.passed(text, running=running, installed=installed, compatibility=verdicts)
 
 
 def _not_active(ctx: CheckContext, stack: Any, installed: str, mismatch: Dict[str, List[int]],
@@ -84,30 +94,34 @@ def _not_active(ctx: CheckContext, stack: Any, installed: str, mismatch: Dict[st
     npus = sorted(i for ids in mismatch.values() for i in ids)
     inst_v = AscendVersion.try_parse(installed)
     newer = [r for r in running if inst_v is not None and (AscendVersion.try_parse(r) or inst_v) < inst_v]
-    where = "NPU " + ", ".join(map(str, npus))
+    ids = ", ".join(map(str, npus))
     evidence = {"installed": installed, "running": {k: v for k, v in mismatch.items()}}
     if newer and len(newer) == len(running):
-        message = (f"firmware {installed} is installed (firmware/version.info) but {where} still run "
-                   f"{', '.join(running)}: the new firmware becomes active at the next reboot of the host.")
-        fix = ("Reboot the host to activate it" + (" (this is a container: reboot the host; never install "
-               "firmware inside a container)" if container else "") + ", then check `npu-smi info -t board -i "
-               f"{npus[0]}` shows Firmware Version {installed}:\n"
-               + ("reboot   # on the host" if container else "reboot"))
+        message = _("firmware {installed} is installed (firmware/version.info) but NPU {ids} still run {running}: the "
+                    "new firmware becomes active at the next reboot of the host.").format(
+                        installed=installed, ids=ids, running=", ".join(running))
+        fix = ((_("Reboot the host to activate it (this is a container: reboot the host; never install firmware "
+                  "inside a container), then check `npu-smi info -t board -i {npu}` shows Firmware Version "
+                  "{installed}:") if container else
+                _("Reboot the host to activate it, then check `npu-smi info -t board -i {npu}` shows Firmware "
+                  "Version {installed}:")).format(npu=npus[0], installed=installed)
+               + "\n" + ("reboot   # on the host" if container else "reboot"))
         return Finding(Status.WARN, message, fix, evidence, None,
-                       (reboot_action(ctx, "activate the installed firmware"),))
+                       (reboot_action(ctx, _("activate the installed firmware")),))
     # The card runs a newer (or unrelated) firmware than version.info says.
     drv = getattr(stack, "driver", None)
     ranges = ranges_text(tuple(getattr(drv.info, "compatible_version_fw", ()) or ())) if drv is not None and \
         drv.info is not None else ""
-    message = (f"{where} run firmware {', '.join(running)} but firmware/version.info says {installed}: the file "
-               "does not describe what runs" + (" (a copy baked into this container image?)" if container else
-                                                " (an older firmware installed since the last reboot, or a stale "
-                                                "file)") + ".")
-    fix = ("Trust what the card reports (`npu-smi info -t board -i N`). "
-           + ("Mount the host's file instead of the image's copy: docker run ... -v "
-              "/usr/local/Ascend/firmware/version.info:/usr/local/Ascend/firmware/version.info (or leave it out)."
+    message = (_("NPU {ids} run firmware {running} but firmware/version.info says {installed}: the file does not "
+                 "describe what runs (a copy baked into this container image?).") if container else
+               _("NPU {ids} run firmware {running} but firmware/version.info says {installed}: the file does not "
+                 "describe what runs (an older firmware installed since the last reboot, or a stale file).")).format(
+        ids=ids, running=", ".join(running), installed=installed)
+    fix = (_("Trust what the card reports (`npu-smi info -t board -i N`).") + " "
+           + (_("Mount the host's file instead of the image's copy: docker run ... -v "
+                "/usr/local/Ascend/firmware/version.info:/usr/local/Ascend/firmware/version.info (or leave it out).")
               if container else
-              "If a firmware was installed on purpose since the last boot, reboot to activate it; otherwise "
-              "reinstall the firmware of your HDK release with --full so that the file matches, then reboot.")
-           + (f" The driver accepts firmware in {ranges}." if ranges else ""))
+              _("If a firmware was installed on purpose since the last boot, reboot to activate it; otherwise "
+                "reinstall the firmware of your HDK release with --full so that the file matches, then reboot."))
+           + (" " + _("The driver accepts firmware in {ranges}.").format(ranges=ranges) if ranges else ""))
     return Finding(Status.WARN, message, fix, evidence)

@@ -6,6 +6,7 @@ import posixpath
 from typing import Any, Iterator, List
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction
+from ascend_doctor.i18n import _
 
 from ._stack_help import cleanup_sequence, remove_stale_stacks
 
@@ -35,9 +36,11 @@ def _describe(kind: str, files: List[Any], active: Any) -> str:
     for parsed in files:
         info = getattr(parsed, "info", None)
         version = getattr(info, "package_version", None) if kind == "firmware" else None
-        version = version or getattr(info, "version", None) or f"unreadable: {getattr(parsed, 'error', '?')}"
-        role = "running" if parsed is active and active is not None else "stale" if active is not None else "?"
-        parts.append(f"{getattr(parsed, 'path', '?')} ({version}, {role})")
+        version = version or getattr(info, "version", None) or _("unreadable: {error}").format(
+            error=getattr(parsed, "error", "?"))
+        text = (_("{path} ({version}, running)") if parsed is active and active is not None else
+                _("{path} ({version}, stale)") if active is not None else "{path} ({version}, ?)")
+        parts.append(text.format(path=getattr(parsed, "path", "?"), version=version))
     return "; ".join(parts)
 
 
@@ -46,7 +49,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     running = ctx.facts.running_stack
     drivers, firmwares = list(stack.drivers), list(stack.firmwares)
     if not drivers and not firmwares:
-        yield Finding.skip("no driver or firmware version.info found (ASC-DRV-001 says what to install)")
+        yield Finding.skip(_("no driver or firmware version.info found (ASC-DRV-001 says what to install)"))
         return
     mixed = False
     # What the kernel runs is the stack to keep (advice review row 5): only the others are removed.
@@ -60,22 +63,31 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             keep = _root(active.path)
             stale_roots = sorted({_root(f.path) for f in files if f is not active})
             fix = remove_stale_stacks(ctx, stale_roots, keep)
+            message = (_("{count} driver installations found: {found}. The kernel runs the one under {keep}; the "
+                         "others are leftovers. Two Ascend stacks on one machine is how 'Memory Alloc Failed' during "
+                         "graph compilation happens (seed 003 §5.1).") if kind == "driver" else
+                       _("{count} firmware installations found: {found}. The kernel runs the one under {keep}; the "
+                         "others are leftovers. Two Ascend stacks on one machine is how 'Memory Alloc Failed' during "
+                         "graph compilation happens (seed 003 §5.1)."))
             yield Finding.fail(
-                f"{len(files)} {kind} installations found: {_describe(kind, files, active)}. The kernel runs the one "
-                f"under {keep}; the others are leftovers. Two Ascend stacks on one machine is how 'Memory Alloc "
-                "Failed' during graph compilation happens (seed 003 §5.1).",
+                message.format(count=len(files), found=_describe(kind, files, active), keep=keep),
                 fix, kind=kind, paths=[f.path for f in files], keep=keep).with_actions(
-                    FixAction("hdk", f"Remove the stale Ascend stack(s) under {', '.join(stale_roots)}; keep {keep}",
+                    FixAction("hdk", _("Remove the stale Ascend stack(s) under {roots}; keep {keep}").format(
+                        roots=", ".join(stale_roots), keep=keep),
                               tuple(line for line in fix.split("\n") if line and not line.startswith("#")),
                               where="host", subject="stale stack"))
             continue
         roots = [_root(f.path) for f in drivers + firmwares]
         fix = cleanup_sequence(ctx, roots, getattr(stack, "driver_version", None))
+        message = (_("{count} driver installations found: {found}; which one runs is not known here (npu-smi gave "
+                     "no version). Two Ascend stacks on one machine is how 'Memory Alloc Failed' during graph "
+                     "compilation happens (seed 003 §5.1).") if kind == "driver" else
+                   _("{count} firmware installations found: {found}; which one runs is not known here (npu-smi gave "
+                     "no version). Two Ascend stacks on one machine is how 'Memory Alloc Failed' during graph "
+                     "compilation happens (seed 003 §5.1)."))
         yield Finding.fail(
-            f"{len(files)} {kind} installations found: {_describe(kind, files, None)}; which one runs is not known "
-            "here (npu-smi gave no version). Two Ascend stacks on one machine is how 'Memory Alloc Failed' during "
-            "graph compilation happens (seed 003 §5.1).",
+            message.format(count=len(files), found=_describe(kind, files, None)),
             fix, kind=kind, paths=[f.path for f in files])
     if not mixed:
         where = ", ".join(f.path for f in drivers + firmwares)
-        yield Finding.passed(f"one driver and one firmware installation ({where})")
+        yield Finding.passed(_("one driver and one firmware installation ({paths})").format(paths=where))

@@ -6,6 +6,7 @@ import posixpath
 from typing import Iterator, List, Optional
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction
+from ascend_doctor.i18n import _
 
 from ._stack_help import cleanup_sequence
 from ._support import in_container
@@ -37,32 +38,42 @@ def _check(kind: str, recorded: Optional[str], roots: List[str], key: str, clean
            in_container: bool) -> Optional[Finding]:
     if not roots:
         return None
+    driver = kind == "driver"
     if not recorded:
         return Finding.warn(
-            f"{INSTALL_INFO} has no {key} line, but a {kind} is installed under {roots[0]}: scripts that read "
-            "the root from this file (set_env.sh, the runtime) fall back or break.",
-            f"Add the line: echo '{key}={roots[0]}' >> {INSTALL_INFO}   (or reinstall the {kind}, which writes it)",
+            (_("/etc/ascend_install.info has no {key} line, but a driver is installed under {root}: scripts that read "
+               "the root from this file (set_env.sh, the runtime) fall back or break.") if driver else
+             _("/etc/ascend_install.info has no {key} line, but a firmware is installed under {root}: scripts that "
+               "read the root from this file (set_env.sh, the runtime) fall back or break.")).format(
+                key=key, root=roots[0]),
+            (_("Add the line: {command}   (or reinstall the driver, which writes it)") if driver else
+             _("Add the line: {command}   (or reinstall the firmware, which writes it)")).format(
+                command=f"echo '{key}={roots[0]}' >> {INSTALL_INFO}"),
             recorded=recorded, found=roots)
     recorded = recorded.rstrip("/") or "/"
     if recorded in roots:
         return None
-    message = (f"{INSTALL_INFO} says {key}={recorded}, but there is no {kind} there; the {kind} is installed under "
-               f"{', '.join(roots)}. "
-               + (f"set_env.sh and the runtime will look for {recorded}/driver/lib64 and not find the driver you "
-                  "installed." if kind == "driver" else
-                  f"Firmware upgrades and version reads will look in {recorded}/firmware."))
+    message = (_("/etc/ascend_install.info says {key}={recorded}, but there is no driver there; the driver is "
+                 "installed under {roots}. set_env.sh and the runtime will look for {recorded}/driver/lib64 and not "
+                 "find the driver you installed.") if driver else
+               _("/etc/ascend_install.info says {key}={recorded}, but there is no firmware there; the firmware is "
+                 "installed under {roots}. Firmware upgrades and version reads will look in "
+                 "{recorded}/firmware.")).format(key=key, recorded=recorded, roots=", ".join(roots))
     if in_container:
         mount = f"-v {INSTALL_INFO}:{INSTALL_INFO}"
-        return Finding.fail(message, f"Re-create the container with the host's file mounted: docker run {mount} ...",
+        return Finding.fail(message, _("Re-create the container with the host's file mounted: {command}").format(
+                                command=f"docker run {mount} ..."),
                             recorded=recorded, found=roots).with_actions(
-            FixAction("container", "Mount the host's /etc/ascend_install.info into the container",
+            FixAction("container", _("Mount the host's /etc/ascend_install.info into the container"),
                       (f"docker run {mount} <image> ...",), where="host"))
     sed = f"sed -i 's#^{key}=.*#{key}={roots[0]}#' {INSTALL_INFO}"
-    fix = f"Point the file at the installed {kind}:\n  {sed}"
+    fix = (_("Point the file at the installed driver:") if driver else
+           _("Point the file at the installed firmware:")) + f"\n  {sed}"
     if cleanup:
-        fix += "\nSeveral stacks are installed (ASC-MIX-001): clean up to one first:\n" + cleanup
+        fix += "\n" + _("Several stacks are installed (ASC-MIX-001): clean up to one first:") + "\n" + cleanup
     return Finding.fail(message, fix, recorded=recorded, found=roots).with_actions(
-        FixAction("hdk", f"Point {INSTALL_INFO} at the installed {kind}", (sed,), where="host",
+        FixAction("hdk", (_("Point /etc/ascend_install.info at the installed driver") if driver else
+                          _("Point /etc/ascend_install.info at the installed firmware")), (sed,), where="host",
                   subject=f"install info {kind}"))
 
 
@@ -70,18 +81,18 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     stack = ctx.facts.stack
     parsed = stack.install_info
     if parsed is None:
-        yield Finding.skip(f"{INSTALL_INFO} is absent (a missing driver is ASC-DRV-001's finding)")
+        yield Finding.skip(_("/etc/ascend_install.info is absent (a missing driver is ASC-DRV-001's finding)"))
         return
     if parsed.info is None:
-        yield Finding.fail(f"{INSTALL_INFO} cannot be read: {parsed.error}",
-                           f"Reinstall the driver (it rewrites {INSTALL_INFO}), or in a container mount the host's: "
-                           f"-v {INSTALL_INFO}:{INSTALL_INFO}")
+        yield Finding.fail(_("{path} cannot be read: {error}").format(path=INSTALL_INFO, error=parsed.error),
+                           _("Reinstall the driver (it rewrites /etc/ascend_install.info), or in a container mount "
+                             "the host's: -v /etc/ascend_install.info:/etc/ascend_install.info"))
         return
     info = parsed.info
     driver_roots = _found_root(list(stack.drivers), "driver")
     firmware_roots = _found_root(list(stack.firmwares), "firmware")
     if not driver_roots and not firmware_roots:
-        yield Finding.skip("no driver or firmware installed to compare with (ASC-DRV-001 says what to install)")
+        yield Finding.skip(_("no driver or firmware installed to compare with (ASC-DRV-001 says what to install)"))
         return
     recorded_fw = info.firmware_install_path
     all_roots = sorted(set(driver_roots + firmware_roots + [r for r in (info.driver_install_path,) if r]))
@@ -95,10 +106,12 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         recorded = (info.driver_install_path or "").rstrip("/") or "/"
         if recorded != keep:
             yield Finding.fail(
-                f"{INSTALL_INFO} says Driver_Install_Path_Param={recorded}, a stale stack; the running driver "
-                f"{running.driver.running} is installed under {keep}. set_env.sh and the runtime load "
-                f"{recorded}/driver/lib64, the libraries of a driver that is not loaded.",
-                f"Remove the stale stack and point the file at {keep} (ASC-MIX-001 gives the whole sequence):\n"
+                _("/etc/ascend_install.info says Driver_Install_Path_Param={recorded}, a stale stack; the running "
+                  "driver {running} is installed under {keep}. set_env.sh and the runtime load "
+                  "{recorded}/driver/lib64, the libraries of a driver that is not loaded.").format(
+                      recorded=recorded, running=running.driver.running, keep=keep),
+                _("Remove the stale stack and point the file at {keep} (ASC-MIX-001 gives the whole sequence):").format(
+                    keep=keep) + "\n"
                 f"  sed -i 's#^Driver_Install_Path_Param=.*#Driver_Install_Path_Param={keep}#' {INSTALL_INFO}",
                 recorded=recorded, running_root=keep)
             return
@@ -109,4 +122,5 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     ) if f is not None]
     yield from findings
     if not findings:
-        yield Finding.passed(f"{INSTALL_INFO} names {info.driver_install_path}, where the driver is installed")
+        yield Finding.passed(_("/etc/ascend_install.info names {path}, where the driver is installed").format(
+            path=info.driver_install_path))

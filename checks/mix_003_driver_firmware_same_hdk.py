@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.i18n import _
 from ascend_doctor.versions import AscendVersion
 
 from ._hdk import align_hdk
@@ -30,25 +31,32 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     drv = running.driver_file.info if running.driver_file else None
     fw = running.firmware_file.info if running.firmware_file else None
     if drv is None or fw is None:
-        yield Finding.skip("needs a readable driver and firmware version.info (ASC-DRV-001 / ASC-FW-001 say why)")
+        yield Finding.skip(_("needs a readable driver and firmware version.info (ASC-DRV-001 / ASC-FW-001 say "
+                             "why)"))
         return
     drv_pkg = getattr(drv, "package_version", None) or getattr(drv, "version", None)
     fw_pkg = getattr(fw, "package_version", None)
     if not fw_pkg:
-        yield Finding.skip(f"firmware version.info ({fw.version}) records no package_version (HDK release)")
+        yield Finding.skip(_("firmware version.info ({version}) records no package_version (HDK release)").format(
+            version=fw.version))
         return
     dv, fv = AscendVersion.try_parse(drv_pkg or ""), AscendVersion.try_parse(fw_pkg)
     if dv is None or fv is None:
-        yield Finding.skip(f"cannot compare HDK releases {drv_pkg!r} and {fw_pkg!r}")
+        yield Finding.skip(_("cannot compare HDK releases {driver} and {firmware}").format(driver=repr(drv_pkg),
+                                                                                           firmware=repr(fw_pkg)))
         return
     if dv.family != fv.family:
         # One direction for the whole report: upgrade the older half (ASC-FW-002 and ASC-CANN-002 pull the
         # same way); the rollback is only the stated alternative (advice review §1 R1).
         text, actions = align_hdk(ctx, drv_pkg or "", fw_pkg)
         yield Finding.warn(
-            f"driver {drv_pkg} is from HDK {dv.family}, firmware {fw.version} is from HDK {fw_pkg} "
-            f"({fv.family}): the two were installed from different HDK packages.",
+            _("driver {driver} is from HDK {driver_family}, firmware {firmware} is from HDK {hdk} ({firmware_family}): "
+              "the two were installed from different HDK packages.").format(
+                  driver=drv_pkg, driver_family=dv.family, firmware=fw.version, hdk=fw_pkg, firmware_family=fv.family),
             text, driver_package=drv_pkg, firmware_package=fw_pkg).with_actions(*actions)
         return
-    note = "" if dv.same_release(fv) else f" (same {dv.family} family, releases {dv.release} / {fv.release})"
-    yield Finding.passed(f"driver {drv_pkg} and firmware {fw.version} (HDK {fw_pkg}) are from one HDK{note}")
+    text = (_("driver {driver} and firmware {firmware} (HDK {hdk}) are from one HDK") if dv.same_release(fv) else
+            _("driver {driver} and firmware {firmware} (HDK {hdk}) are from one HDK (same {family} family, releases "
+              "{driver_release} / {firmware_release})"))
+    yield Finding.passed(text.format(driver=drv_pkg, firmware=fw.version, hdk=fw_pkg, family=dv.family,
+                                     driver_release=dv.release, firmware_release=fv.release))

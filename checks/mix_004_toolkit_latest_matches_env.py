@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator, Optional
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
 
 from ._stack_help import package_command
 
@@ -34,38 +35,47 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     env = ctx.facts.try_get("env") or {}
     toolkits = stack.toolkits()
     if not toolkits:
-        raise NotApplicable("no CANN toolkit installed (see ASC-CANN-001)")
+        raise NotApplicable(_("no CANN toolkit installed (see ASC-CANN-001)"))
     listing = ", ".join(f"{t.version} ({t.path})" for t in toolkits)
     if len(toolkits) == 1:
-        yield Finding.passed(f"one CANN toolkit installed: {listing}")
+        yield Finding.passed(_("one CANN toolkit installed: {toolkits}").format(toolkits=listing))
         return
     latest = next((t for t in toolkits if t.via_latest), None)
     home = _home(env)
     if home is None:
-        yield Finding.passed(f"{len(toolkits)} CANN toolkits installed ({listing}); latest -> "
-                             f"{latest.version if latest else 'none'}; ASCEND_HOME_PATH is not set, so set_env.sh "
-                             "decides (ASC-ENV-001)", toolkits=[t.version for t in toolkits])
+        yield Finding.passed((_("{count} CANN toolkits installed ({toolkits}); latest -> {latest}; ASCEND_HOME_PATH "
+                                "is not set, so set_env.sh decides (ASC-ENV-001)") if latest else
+                              _("{count} CANN toolkits installed ({toolkits}); latest -> none; ASCEND_HOME_PATH is "
+                                "not set, so set_env.sh decides (ASC-ENV-001)")).format(
+            count=len(toolkits), toolkits=listing, latest=latest.version if latest else None),
+            toolkits=[t.version for t in toolkits])
         return
     selected = stack.active_toolkit(env)
     matches_home = selected is not None and (selected.path == home or selected.path.startswith(home + "/"))
     if not matches_home:
         yield Finding.warn(
-            f"ASCEND_HOME_PATH={home} is none of the {len(toolkits)} installed toolkits ({listing}).",
-            "source /usr/local/Ascend/ascend-toolkit/set_env.sh   # or the set_env.sh of the toolkit you want",
+            _("ASCEND_HOME_PATH={home} is none of the {count} installed toolkits ({toolkits}).").format(
+                home=home, count=len(toolkits), toolkits=listing),
+            "source /usr/local/Ascend/ascend-toolkit/set_env.sh   # "
+            + _("or the set_env.sh of the toolkit you want"),
             home=home, toolkits=[t.path for t in toolkits])
         return
     if latest is None or selected is latest:
-        yield Finding.passed(f"{len(toolkits)} CANN toolkits installed ({listing}); ASCEND_HOME_PATH selects "
-                             f"{selected.version}, the one `latest` points at" if latest else
-                             f"{len(toolkits)} CANN toolkits installed ({listing}); ASCEND_HOME_PATH selects "
-                             f"{selected.version} (no `latest` link)")
+        yield Finding.passed((_("{count} CANN toolkits installed ({toolkits}); ASCEND_HOME_PATH selects {version}, "
+                                "the one `latest` points at") if latest else
+                              _("{count} CANN toolkits installed ({toolkits}); ASCEND_HOME_PATH selects {version} "
+                                "(no `latest` link)")).format(count=len(toolkits), toolkits=listing,
+                                                              version=selected.version))
         return
     yield Finding.warn(
-        f"{len(toolkits)} CANN toolkits are installed and two are in use: ASCEND_HOME_PATH={home} selects CANN "
-        f"{selected.version}, while `latest` points at CANN {latest.version} -- the NNAL/ATB set_env.sh, MindIE and "
-        "vLLM-Ascend follow `latest`, so one process can end up with libraries of both releases.",
-        f"Use the `latest` one everywhere:  source /usr/local/Ascend/ascend-toolkit/set_env.sh\n"
-        f"or, to keep CANN {selected.version}, make it `latest` by reinstalling it, and uninstall the other:\n"
+        _("{count} CANN toolkits are installed and two are in use: ASCEND_HOME_PATH={home} selects CANN {selected}, "
+          "while `latest` points at CANN {latest} -- the NNAL/ATB set_env.sh, MindIE and vLLM-Ascend follow `latest`, "
+          "so one process can end up with libraries of both releases.").format(
+              count=len(toolkits), home=home, selected=selected.version, latest=latest.version),
+        _("Use the `latest` one everywhere:  {command}").format(
+            command="source /usr/local/Ascend/ascend-toolkit/set_env.sh") + "\n"
+        + _("or, to keep CANN {version}, make it `latest` by reinstalling it, and uninstall the other:").format(
+            version=selected.version) + "\n"
         + "\n".join(f"  {line}" for line in package_command(ctx, "toolkit", latest.version, "--uninstall")
                     .splitlines()),
         selected=selected.version, latest=latest.version, home=home)

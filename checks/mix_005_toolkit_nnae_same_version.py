@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
 
 from ._stack_help import package_command, same_release
 
@@ -26,16 +27,19 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     nnaes = [c for c in stack.cann if c.kind == "nnae" and not c.error]
     toolkit = stack.active_toolkit(env)
     if not nnaes:
-        raise NotApplicable("no NNAE installed")
+        raise NotApplicable(_("no NNAE installed"))
     if toolkit is None:
-        raise NotApplicable("no CANN toolkit installed next to the NNAE")
+        raise NotApplicable(_("no CANN toolkit installed next to the NNAE"))
     differing = [n for n in nnaes if same_release(n.version, toolkit.version) is False]
     for nnae in differing:
         yield Finding.warn(
-            f"NNAE {nnae.version} ({nnae.path}) and CANN toolkit {toolkit.version} ({toolkit.path}) are both "
-            "installed: two CANN releases whose set_env.sh scripts overwrite each other's variables.",
-            f"Keep the toolkit and remove the NNAE:\n{package_command(ctx, 'nnae', nnae.version, '--uninstall')}\n"
-            f"or install the NNAE of the same release:\n{package_command(ctx, 'nnae', toolkit.version)}",
+            _("NNAE {nnae} ({nnae_path}) and CANN toolkit {toolkit} ({toolkit_path}) are both installed: two CANN "
+              "releases whose set_env.sh scripts overwrite each other's variables.").format(
+                  nnae=nnae.version, nnae_path=nnae.path, toolkit=toolkit.version, toolkit_path=toolkit.path),
+            _("Keep the toolkit and remove the NNAE:") + "\n"
+            + package_command(ctx, "nnae", nnae.version, "--uninstall") + "\n"
+            + _("or install the NNAE of the same release:") + "\n" + package_command(ctx, "nnae", toolkit.version),
             nnae=nnae.version, toolkit=toolkit.version)
     if not differing:
-        yield Finding.passed(f"NNAE {', '.join(str(n.version) for n in nnaes)} matches CANN toolkit {toolkit.version}")
+        yield Finding.passed(_("NNAE {versions} matches CANN toolkit {version}").format(
+            versions=", ".join(str(n.version) for n in nnaes), version=toolkit.version))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
+from ascend_doctor.i18n import _
 
 from ._stack_help import package_command
 
@@ -27,7 +28,7 @@ CHECK = CheckSpec(
 def run(ctx: CheckContext) -> Iterator[Finding]:
     nnal = ctx.facts.get("nnal")
     if not nnal.installed:
-        raise NotApplicable("NNAL/ATB is not installed (ASC-NNAL-001 says whether it should be)")
+        raise NotApplicable(_("NNAL/ATB is not installed (ASC-NNAL-001 says whether it should be)"))
     torch = ctx.facts.get("torch_abi")
     script = f"{nnal.root}/set_env.sh"
     fix = f"source {script} --cxx_abi={torch.abi}"
@@ -35,28 +36,31 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                 "ATB_HOME_PATH": nnal.atb_home_path}
     if nnal.abi_dirs and torch.abi not in nnal.abi_dirs:
         yield Finding.fail(
-            f"torch uses C++ ABI {torch.abi} ({torch.source}) but NNAL at {nnal.root}/latest/atb has only "
-            f"{', '.join(f'cxx_abi_{a}' for a in nnal.abi_dirs)}.",
-            "Reinstall NNAL (both ABI trees are in the package):\n" + package_command(ctx, "nnal", nnal.version)
+            _("torch uses C++ ABI {abi} ({source}) but NNAL at {root}/latest/atb has only {folders}.").format(
+                abi=torch.abi, source=torch.source, root=nnal.root,
+                folders=", ".join(f"cxx_abi_{a}" for a in nnal.abi_dirs)),
+            _("Reinstall NNAL (both ABI trees are in the package):") + "\n" + package_command(ctx, "nnal", nnal.version)
             + f"\n{fix}", **evidence)
         return
     if not nnal.atb_home_path:
         yield Finding.warn(
-            f"ATB_HOME_PATH is not set: {script} has not been sourced in this environment, so engines will not "
-            "find libatb.so.", f"{fix}\necho '{fix}' >> ~/.bashrc", **evidence)
+            _("ATB_HOME_PATH is not set: {script} has not been sourced in this environment, so engines will not find "
+              "libatb.so.").format(script=script), f"{fix}\necho '{fix}' >> ~/.bashrc", **evidence)
         return
     if nnal.atb_home_exists is False:
-        yield Finding.fail(f"ATB_HOME_PATH={nnal.atb_home_path} does not exist.", fix, **evidence)
+        yield Finding.fail(_("ATB_HOME_PATH={path} does not exist.").format(path=nnal.atb_home_path), fix, **evidence)
         return
     if nnal.atb_home_abi is None:
-        yield Finding.warn(f"ATB_HOME_PATH={nnal.atb_home_path} names no cxx_abi_0/1 folder.", fix, **evidence)
+        yield Finding.warn(_("ATB_HOME_PATH={path} names no cxx_abi_0/1 folder.").format(path=nnal.atb_home_path), fix,
+                           **evidence)
         return
     if nnal.atb_home_abi != torch.abi:
         status = Status.WARN if torch.inferred else Status.FAIL
         yield Finding(status,
-                      f"ATB_HOME_PATH uses cxx_abi_{nnal.atb_home_abi} but torch {torch.torch_version or ''} is "
-                      f"ABI {torch.abi} ({torch.source}): libatb will fail to load with undefined std::__cxx11 "
-                      "symbols.", fix, evidence)
+                      _("ATB_HOME_PATH uses cxx_abi_{atb_abi} but torch {torch} is ABI {abi} ({source}): libatb will "
+                        "fail to load with undefined std::__cxx11 symbols.").format(
+                          atb_abi=nnal.atb_home_abi, torch=torch.torch_version or "", abi=torch.abi,
+                          source=torch.source), fix, evidence)
         return
-    yield Finding.passed(f"ATB cxx_abi_{nnal.atb_home_abi} matches torch ABI {torch.abi} ({torch.source})",
-                         **evidence)
+    yield Finding.passed(_("ATB cxx_abi_{atb_abi} matches torch ABI {abi} ({source})").format(
+        atb_abi=nnal.atb_home_abi, abi=torch.abi, source=torch.source), **evidence)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
 
 from ._stack_help import package_command, same_release
 
@@ -33,28 +34,32 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     if not k.installed and not k.tbe_present:
         # Every toolkit has <opp>/built-in/op_impl/ai_core/tbe (its operator implementations): without it
         # this is a snapshot that did not record the operator tree, or a toolkit too broken to judge.
-        raise NotApplicable(f"{k.opp_path}/built-in/op_impl/ai_core/tbe is not there (not recorded in this "
-                            "snapshot, or a broken toolkit: see ASC-CANN-001), so the kernels cannot be judged")
+        raise NotApplicable(_("{opp}/built-in/op_impl/ai_core/tbe is not there (not recorded in this snapshot, or a "
+                              "broken toolkit: see ASC-CANN-001), so the kernels cannot be judged").format(
+                                  opp=k.opp_path))
     if not k.installed:
         yield Finding.fail(
-            f"no kernels package for CANN {k.cann_version or '?'} ({k.cann_home or k.opp_path}): no "
-            "opp_kernel/version.info, no ascend_ops_install.info and no binary_info_config.json under "
-            f"{k.opp_path}/built-in/op_impl/ai_core/tbe/kernel/config/. The first operator call will fail with "
-            "EZ1001 '... binary_info_config.json failed, please check if the opp_kernel package is installed'.",
+            _("no kernels package for CANN {cann} ({where}): no opp_kernel/version.info, no ascend_ops_install.info "
+              "and no binary_info_config.json under {opp}/built-in/op_impl/ai_core/tbe/kernel/config/. The first "
+              "operator call will fail with EZ1001 '... binary_info_config.json failed, please check if the "
+              "opp_kernel package is installed'.").format(cann=k.cann_version or "?",
+                                                           where=k.cann_home or k.opp_path, opp=k.opp_path),
             install + "\nsource /usr/local/Ascend/ascend-toolkit/set_env.sh", cann=k.cann_version)
         return
     kv = k.kernels_version
     if kv and k.cann_version and same_release(kv, k.cann_version) is False:
         yield Finding.fail(
-            f"the kernels package is CANN {kv} but the toolkit is CANN {k.cann_version}: operator binaries of "
-            "another release than the runtime that loads them.",
-            f"Install the kernels of the toolkit's release (the installer replaces the old ones):\n  {install}",
+            _("the kernels package is CANN {kernels} but the toolkit is CANN {cann}: operator binaries of another "
+              "release than the runtime that loads them.").format(kernels=kv, cann=k.cann_version),
+            _("Install the kernels of the toolkit's release (the installer replaces the old ones):")
+            + f"\n  {install}",
             kernels=kv, cann=k.cann_version)
         return
     where = k.opp_kernel.path if k.opp_kernel and k.opp_kernel.info else (
         k.ops_packages[0].info_file if k.ops_packages else f"{k.opp_path}/built-in/op_impl/ai_core/tbe/kernel/config")
     if kv:
-        yield Finding.passed(f"kernels package CANN {kv} = toolkit {k.cann_version} ({where})")
+        yield Finding.passed(_("kernels package CANN {kernels} = toolkit {cann} ({where})").format(
+            kernels=kv, cann=k.cann_version, where=where))
     else:
-        yield Finding.passed(f"kernels installed ({where}); their release is not recorded, so it could not be "
-                             f"compared with toolkit {k.cann_version}")
+        yield Finding.passed(_("kernels installed ({where}); their release is not recorded, so it could not be "
+                               "compared with toolkit {cann}").format(where=where, cann=k.cann_version))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
 
 from ._stack_help import kernels_package_file, package_command
 
@@ -28,14 +29,16 @@ def _image_advice(ctx: CheckContext, chip_name: str, family: str) -> str:
     info = ctx.matrix.family(family) if callable(getattr(ctx.matrix, "family", None)) else None
     flavor = getattr(info, "image_flavor", None)
     if not flavor:
-        return f"(in a container: use an image built for {chip_name})"
-    text = f"(in a container: use the CANN image flavour {flavor!r} (quay.io/ascend/cann:<version>-{flavor}-…)"
+        return _("(in a container: use an image built for {chip})").format(chip=chip_name)
+    # One parenthesis around the whole advice: the clauses below go inside it.
+    text = _("(in a container: use the CANN image flavour {quoted} (quay.io/ascend/cann:<version>-{flavor}-…)").format(
+        quoted=repr(flavor), flavor=flavor)
     image = getattr(info, "vllm_ascend_image", None)
     if image is not None:
         text += f"; vLLM-Ascend: {image.template.replace('{version}', '<version>')}"
     support = getattr(info, "engines", {}).get("vllm-ascend")
     if support is not None and support.support == "unsupported":
-        text += f"; vLLM-Ascend does not support {family} chips"
+        text += _("; vLLM-Ascend does not support {family} chips").format(family=family)
     return text + ")"
 
 
@@ -48,37 +51,40 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     family = getattr(chip, "family", None)
     soc = SOC_FOLDER_BY_FAMILY.get(str(family))
     if chip is None or soc is None:
-        raise NotApplicable(f"no kernel folder known for chip {getattr(chip, 'name', '?')} (family {family})")
+        raise NotApplicable(_("no kernel folder known for chip {chip} (family {family})").format(
+            chip=getattr(chip, "name", "?"), family=family))
     k = ctx.facts.get("kernels")
     if not k.installed:
-        raise NotApplicable("no kernels package installed (ASC-OPS-001)")
+        raise NotApplicable(_("no kernels package installed (ASC-OPS-001)"))
     package = kernels_package_file(ctx, k.cann_version)
     fix = package_command(ctx, "kernels", k.cann_version) + "\n" + _image_advice(ctx, chip.name, str(family))
     names = [o.package_name for o in k.ops_packages if o.package_name]
     if soc in k.soc_configs:
-        yield Finding.passed(f"kernels for {soc} ({chip.name}) are installed under {k.opp_path}", soc=soc,
-                             installed=list(k.soc_configs))
+        yield Finding.passed(_("kernels for {soc} ({chip}) are installed under {opp}").format(
+            soc=soc, chip=chip.name, opp=k.opp_path), soc=soc, installed=list(k.soc_configs))
         return
     built_for = sorted(set(k.soc_configs) | set(k.soc_folders))
     if soc in k.soc_folders:
         yield Finding.fail(
-            f"{k.opp_path}/built-in/op_impl/ai_core/tbe/kernel/{soc}/ exists but kernel/config/{soc}/"
-            "binary_info_config.json does not: an interrupted or partial kernels install (EZ1001 at the first "
-            "operator call).", "Reinstall the kernels package:\n  " + fix, soc=soc)
+            _("{opp}/built-in/op_impl/ai_core/tbe/kernel/{soc}/ exists but kernel/config/{soc}/binary_info_config.json "
+              "does not: an interrupted or partial kernels install (EZ1001 at the first operator call).").format(
+                  opp=k.opp_path, soc=soc),
+            _("Reinstall the kernels package:") + "\n  " + fix, soc=soc)
         return
     if built_for:
         yield Finding.fail(
-            f"the kernels installed are built for {', '.join(built_for)}, but this machine's chip is {chip.name} "
-            f"({soc}): expect 'socversion ... does not match the current device' or EZ1001 binary_info_config.json.",
+            _("the kernels installed are built for {built_for}, but this machine's chip is {chip} ({soc}): expect "
+              "'socversion ... does not match the current device' or EZ1001 binary_info_config.json.").format(
+                  built_for=", ".join(built_for), chip=chip.name, soc=soc),
             fix, soc=soc, installed=built_for)
         return
     if names and package:
         wanted = package.split("_")[0]
         if not any(n.lower() == wanted.lower() for n in names):
-            yield Finding.fail(f"ops package {', '.join(names)} is installed, but {chip.name} needs {wanted}.",
-                               fix, soc=soc, packages=names)
+            yield Finding.fail(_("ops package {names} is installed, but {chip} needs {wanted}.").format(
+                names=", ".join(names), chip=chip.name, wanted=wanted), fix, soc=soc, packages=names)
             return
-        yield Finding.passed(f"ops package {', '.join(names)} matches {chip.name}")
+        yield Finding.passed(_("ops package {names} matches {chip}").format(names=", ".join(names), chip=chip.name))
         return
-    raise NotApplicable(f"the kernel folders under {k.opp_path} could not be listed, so the chip they were "
-                        "built for is unknown")
+    raise NotApplicable(_("the kernel folders under {opp} could not be listed, so the chip they were built for is "
+                          "unknown").format(opp=k.opp_path))

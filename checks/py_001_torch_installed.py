@@ -6,6 +6,7 @@ from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, Status
 from ascend_doctor.facts.origin import require_stated
+from ascend_doctor.i18n import _
 
 from ._support import pip_pair_hint
 
@@ -23,30 +24,38 @@ CHECK = CheckSpec(
 def run(ctx: CheckContext) -> Iterator[Finding]:
     py = ctx.facts.get("python_env")
     if py.error:
-        require_stated(ctx.facts, "the Python packages")
-        yield Finding(Status.WARN, f"could not inspect the Python interpreter {py.executable or ''}: {py.error}",
-                      "Point ascend-doctor at the interpreter that will serve: ascend-doctor check --python "
-                      "/path/to/venv/bin/python")
+        require_stated(ctx.facts, _("the Python packages"))
+        yield Finding(Status.WARN, _("could not inspect the Python interpreter {python}: {error}").format(
+                          python=py.executable or "", error=py.error),
+                      _("Point ascend-doctor at the interpreter that will serve: ascend-doctor check --python "
+                        "/path/to/venv/bin/python"))
         return
     torch = py.package("torch")
     torch_npu = py.package("torch-npu")
     # A snapshot's python.json may lack the executable or version: say "unknown", never "None".
-    where = f"in {py.executable or 'the target Python'} (Python {py.version or 'version unknown'})"
+    where = _("in {python} (Python {version})").format(python=py.executable or _("the target Python"),
+                                                        version=py.version or _("version unknown"))
     hint = pip_pair_hint(ctx)
     if not (torch and torch_npu):  # a pasted package list that leaves one out says nothing about it
-        require_stated(ctx.facts, f"{'torch_npu' if torch else 'torch'} in the Python packages")
+        require_stated(ctx.facts, _("{package} in the Python packages").format(
+            package="torch_npu" if torch else "torch"))
     if not torch and not torch_npu:
-        yield Finding.fail(f"neither torch nor torch_npu is installed {where}.", hint)
+        yield Finding.fail(_("neither torch nor torch_npu is installed {where}.").format(where=where), hint)
         return
     if not torch_npu:
-        yield Finding.fail(f"torch {torch} is installed but torch_npu is not {where}.", hint, torch=torch)
+        yield Finding.fail(_("torch {torch} is installed but torch_npu is not {where}.").format(torch=torch,
+                                                                                               where=where),
+                           hint, torch=torch)
         return
     if not torch:
-        yield Finding.fail(f"torch_npu {torch_npu} is installed without torch {where}.", hint)
+        yield Finding.fail(_("torch_npu {torch_npu} is installed without torch {where}.").format(torch_npu=torch_npu,
+                                                                                                where=where), hint)
         return
     local = torch.split("+", 1)[1] if "+" in torch else ""
     if local.startswith("cu"):
-        yield Finding.fail(f"torch {torch} is a CUDA build {where}; torch_npu needs the CPU build of torch.",
-                           hint, torch=torch, torch_npu=torch_npu)
+        yield Finding.fail(_("torch {torch} is a CUDA build {where}; torch_npu needs the CPU build of torch.").format(
+                               torch=torch, where=where), hint, torch=torch, torch_npu=torch_npu)
         return
-    yield Finding.passed(f"torch {torch} and torch_npu {torch_npu} {where}", torch=torch, torch_npu=torch_npu)
+    yield Finding.passed(_("torch {torch} and torch_npu {torch_npu} {where}").format(torch=torch, torch_npu=torch_npu,
+                                                                                    where=where),
+                         torch=torch, torch_npu=torch_npu)

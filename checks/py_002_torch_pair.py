@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
 
 from ._support import pip_pair_action, pip_pair_hint, verdict_finding
 
@@ -22,10 +23,11 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     py = ctx.facts.get("python_env")
     torch, torch_npu = py.package("torch"), py.package("torch-npu")
     if not torch or not torch_npu:
-        raise NotApplicable("needs both torch and torch_npu (see ASC-PY-001)")
+        raise NotApplicable(_("needs both torch and torch_npu (see ASC-PY-001)"))
     verdict = ctx.matrix.torch_npu_vs_torch(torch_npu, torch)
-    yield _with_pair(ctx, verdict_finding(verdict, f"torch_npu {torch_npu} with torch {torch}", pip_pair_hint(ctx),
-                                          suggestion_prefix=f"or, to keep torch_npu {torch_npu}:\n"))
+    subject = _("torch_npu {torch_npu} with torch {torch}").format(torch_npu=torch_npu, torch=torch)
+    keep = _("or, to keep torch_npu {torch_npu}:").format(torch_npu=torch_npu) + "\n"
+    yield _with_pair(ctx, verdict_finding(verdict, subject, pip_pair_hint(ctx), suggestion_prefix=keep))
 
 
 def _with_pair(ctx: CheckContext, finding: Finding) -> Finding:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
 
 from ._support import pip_pair_action, pip_pair_hint, verdict_finding
 
@@ -24,10 +25,10 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     stack = ctx.facts.get("stack")
     toolkit = stack.active_toolkit(ctx.facts.try_get("env") or {})
     if not torch_npu or toolkit is None or not toolkit.version:
-        raise NotApplicable("needs torch_npu and a CANN toolkit (see ASC-PY-001, ASC-CANN-001)")
+        raise NotApplicable(_("needs torch_npu and a CANN toolkit (see ASC-PY-001, ASC-CANN-001)"))
     verdict = ctx.matrix.torch_npu_vs_cann(torch_npu, toolkit.version)
-    yield _with_pair(ctx, verdict_finding(verdict, f"torch_npu {torch_npu} with CANN {toolkit.version}",
-                                          pip_pair_hint(ctx)))
+    subject = _("torch_npu {torch_npu} with CANN {cann}").format(torch_npu=torch_npu, cann=toolkit.version)
+    yield _with_pair(ctx, verdict_finding(verdict, subject, pip_pair_hint(ctx)))
 
 
 def _with_pair(ctx: CheckContext, finding: Finding) -> Finding:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
 
 from ._support import verdict_finding
 
@@ -22,8 +23,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     py = ctx.facts.get("python_env")
     torch = py.package("torch")
     if not py.version or not torch:
-        raise NotApplicable("needs the interpreter version and torch (see ASC-PY-001)")
+        raise NotApplicable(_("needs the interpreter version and torch (see ASC-PY-001)"))
     verdict = ctx.matrix.torch_vs_python(torch, py.version)
-    yield verdict_finding(verdict, f"Python {py.version} with torch {torch}",
-                          "Use a Python version this torch release supports (a new venv/conda env), then "
-                          "reinstall torch and torch_npu there.")
+    yield verdict_finding(verdict, _("Python {python} with torch {torch}").format(python=py.version, torch=torch),
+                          _("Use a Python version this torch release supports (a new venv/conda env), then "
+                            "reinstall torch and torch_npu there."))

@@ -9,6 +9,7 @@ from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, Status
 from ascend_doctor.facts import FactUnavailable
 from ascend_doctor.facts.npu import CommandResult, CommandStatus
 from ascend_doctor.facts.origin import require_stated
+from ascend_doctor.i18n import _, ngettext
 
 from ._support import container_mount_command, driver_install_hint, in_container
 
@@ -34,23 +35,24 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     result: CommandResult = ctx.facts.get("npu_smi_result")
     text = f"{result.stdout}\n{result.stderr}"
     if result.status is CommandStatus.NOT_FOUND:
-        require_stated(ctx.facts, "the output of `npu-smi info`")  # pasted text without the table: SKIP
+        require_stated(ctx.facts, _("the output of `npu-smi info`"))  # pasted text without the table: SKIP
         fix = driver_install_hint(ctx)
         if in_container(ctx):
             # Never install a driver inside a container: it comes from the host.
-            fix = ("This is a container: re-create it (on the host) with the host's driver tools and devices "
-                   "mounted:\n  " + container_mount_command(ctx, ("devices", "driver", "npu-smi"))
-                   + "\n(if the host itself has no driver, install it there first)")
-        yield Finding.fail("`npu-smi` is not installed: no Ascend driver on this machine "
-                           "(or not mounted into this container).", fix)
+            fix = (_("This is a container: re-create it (on the host) with the host's driver tools and devices "
+                     "mounted:") + "\n  " + container_mount_command(ctx, ("devices", "driver", "npu-smi")) + "\n"
+                   + _("(if the host itself has no driver, install it there first)"))
+        yield Finding.fail(_("`npu-smi` is not installed: no Ascend driver on this machine (or not mounted into this "
+                             "container)."), fix)
         return
     if result.status is CommandStatus.TIMEOUT:
         yield Finding.fail(
-            f"`npu-smi info` did not answer within {result.timeout_s:g} s and was killed. A hung npu-smi means "
-            "the driver or a device is in a bad state.",
-            "Look for driver errors: dmesg | grep -i -E 'davinci|drv_|npu|hdc' | tail -50\n"
-            "Then reload the driver or reboot the server; if it persists, reinstall the driver and firmware "
-            "of one HDK release.",
+            _("`npu-smi info` did not answer within {seconds} s and was killed. A hung npu-smi means the driver or a "
+              "device is in a bad state.").format(seconds=f"{result.timeout_s:g}"),
+            _("Look for driver errors: {command}").format(
+                command="dmesg | grep -i -E 'davinci|drv_|npu|hdc' | tail -50")
+            + "\n" + _("Then reload the driver or reboot the server; if it persists, reinstall the driver and firmware "
+                       "of one HDK release."),
             command=result.command_line, waited_s=result.timeout_s)
         return
     code = _DEVICE_USED.search(text)
@@ -58,49 +60,52 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         # -8005: DCMI could not initialise; right after an upgrade that means the new driver or firmware is not
         # active yet (MindCluster FAQ), not that someone else holds the device.
         yield Finding.fail(
-            f"npu-smi could not initialise the devices ({code.group(0)}).",
-            "If the driver or firmware was installed or upgraded since the last boot: reboot the host.\n"
-            "Otherwise another process may hold the devices: on the host, cat /proc/uda/namespace_node",
+            _("npu-smi could not initialise the devices ({code}).").format(code=code.group(0)),
+            _("If the driver or firmware was installed or upgraded since the last boot: reboot the host.") + "\n"
+            + _("Otherwise another process may hold the devices: on the host, cat /proc/uda/namespace_node"),
             output=text.strip()[-500:])
         return
     if code:
         yield Finding.fail(
-            "npu-smi reports the device is used by someone else "
-            f"({code.group(0)}): another container or a host process holds these NPUs.",
-            "On the host: cat /proc/uda/namespace_node   # find root_tgid of the process holding the device\n"
+            _("npu-smi reports the device is used by someone else ({code}): another container or a host process holds "
+              "these NPUs.").format(code=code.group(0)),
+            _("On the host: {command}   # find root_tgid of the process holding the device").format(
+                command="cat /proc/uda/namespace_node") + "\n"
             "  ps -o pid,cmd -p <root_tgid>; docker ps   # then stop that process or container\n"
-            "Give each container its own NPUs (--device /dev/davinciN per container). --privileged exposes every "
-            "device and the host to the container: not a fix for sharing.",
+            + _("Give each container its own NPUs (--device /dev/davinciN per container). --privileged exposes every "
+                "device and the host to the container: not a fix for sharing."),
             output=text.strip()[-500:])
         return
     if result.status is CommandStatus.PERMISSION_DENIED:
-        yield Finding.fail("`npu-smi info` was refused: permission denied.",
-                           "Run as root, or add the user to the driver's group: usermod -aG HwHiAiUser $USER "
-                           "(log in again afterwards).", output=text.strip()[-300:])
+        yield Finding.fail(_("`npu-smi info` was refused: permission denied."),
+                           _("Run as root, or add the user to the driver's group: usermod -aG HwHiAiUser $USER "
+                             "(log in again afterwards)."), output=text.strip()[-300:])
         return
     if not result.ok and not result.stdout.strip():
-        yield Finding.fail(f"npu-smi failed: {result.describe_failure()}",
-                           "Check the driver: dmesg | grep -i davinci | tail -50; reinstall the driver of your "
-                           "HDK release and reboot if the error persists.", output=text.strip()[-500:])
+        yield Finding.fail(_("npu-smi failed: {why}").format(why=result.describe_failure()),
+                           _("Check the driver: dmesg | grep -i davinci | tail -50; reinstall the driver of your "
+                             "HDK release and reboot if the error persists."), output=text.strip()[-500:])
         return
     try:
         info = ctx.facts.get("npu_smi")
     except FactUnavailable as exc:
         yield Finding(Status.WARN, exc.reason,
-                      "ascend-doctor does not know this npu-smi layout. Please attach the output of "
-                      "`npu-smi info` to a bug report; device checks are skipped meanwhile.",
+                      _("ascend-doctor does not know this npu-smi layout. Please attach the output of "
+                        "`npu-smi info` to a bug report; device checks are skipped meanwhile."),
                       {"output_head": result.stdout[:800]})
         return
     if not info.devices:
-        yield Finding.fail("npu-smi answered but lists no NPU.",
-                           "Check that the cards are seen on the PCI bus: lspci | grep -i -E 'd801|d802|d500'; "
-                           "in a container, pass the devices: --device /dev/davinci0 ...")
+        yield Finding.fail(_("npu-smi answered but lists no NPU."),
+                           _("Check that the cards are seen on the PCI bus: lspci | grep -i -E 'd801|d802|d500'; "
+                             "in a container, pass the devices: --device /dev/davinci0 ..."))
         return
     npus = len(info.npu_ids)
     chips = len(info.devices)
     names = sorted({d.name for d in info.devices})
     version = f" {info.version}" if info.version else ""
-    layout = f"{npus} NPU{'s' if npus != 1 else ''}" + (f" ({chips} chips)" if chips != npus else "")
-    note = f"; tolerated: {'; '.join(info.warnings)}" if info.warnings else ""
-    yield Finding.passed(f"npu-smi{version} lists {layout}: {', '.join(names)}{note}",
-                         npus=npus, chips=chips, names=names)
+    layout = (ngettext("{npus} NPU ({chips} chips)", "{npus} NPUs ({chips} chips)", npus) if chips != npus else
+              ngettext("{npus} NPU", "{npus} NPUs", npus)).format(npus=npus, chips=chips)
+    summary = (_("npu-smi{version} lists {layout}: {names}; tolerated: {warnings}") if info.warnings else
+               _("npu-smi{version} lists {layout}: {names}")).format(
+        version=version, layout=layout, names=", ".join(names), warnings="; ".join(info.warnings))
+    yield Finding.passed(summary, npus=npus, chips=chips, names=names)

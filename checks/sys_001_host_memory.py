@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator, List, Optional
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
 
 from ._stack_help import GIB, gib
 
@@ -41,37 +42,40 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     res = ctx.facts.get("resources")
     mem = res.memory
     if mem is None:
-        raise NotApplicable("host memory figures are not available")
+        raise NotApplicable(_("host memory figures are not available"))
     need = _hbm_in_scope(ctx)
     swap_used = max(0, mem.swap_total_bytes - mem.swap_free_bytes)
     evidence = {"total_bytes": mem.total_bytes, "available_bytes": mem.available_bytes,
                 "swap_used_bytes": swap_used, "hbm_in_scope_bytes": need}
     findings: List[Finding] = []
     if need is None:
-        findings.append(Finding.passed(f"host memory {gib(mem.total_bytes)} ({gib(mem.available_bytes)} "
-                                       "available); no NPU memory figure to size it against", **evidence))
+        findings.append(Finding.passed(_("host memory {total} ({available} available); no NPU memory figure to "
+                                         "size it against").format(total=gib(mem.total_bytes),
+                                                                   available=gib(mem.available_bytes)), **evidence))
     else:
-        basis = (f"the NPUs in scope hold {gib(need)} of HBM, which loading stages through host memory "
-                 "(rank shards are read into RAM before the copy to the NPU)")
+        fields = {"total": gib(mem.total_bytes), "available": gib(mem.available_bytes), "need": gib(need)}
         if mem.total_bytes < need // 4:
             findings.append(Finding.fail(
-                f"host memory {gib(mem.total_bytes)} is less than a quarter of {gib(need)}: {basis}. Loading "
-                "DeepSeek weights on every NPU at once will swap or be OOM-killed.",
-                "Add memory to this host, or use fewer NPUs per host (export ASCEND_RT_VISIBLE_DEVICES=...) and more "
-                "hosts; stop other memory users first (free -g, ps aux --sort=-rss | head)", **evidence))
+                _("host memory {total} is less than a quarter of {need}: the NPUs in scope hold {need} of HBM, which "
+                  "loading stages through host memory (rank shards are read into RAM before the copy to the NPU). "
+                  "Loading DeepSeek weights on every NPU at once will swap or be OOM-killed.").format(**fields),
+                _("Add memory to this host, or use fewer NPUs per host (export ASCEND_RT_VISIBLE_DEVICES=...) and "
+                  "more hosts; stop other memory users first (free -g, ps aux --sort=-rss | head)"), **evidence))
         elif mem.available_bytes < need:
             findings.append(Finding.warn(
-                f"{gib(mem.available_bytes)} of {gib(mem.total_bytes)} host memory available, below {gib(need)}: "
-                f"{basis}. Loading will lean on the page cache and may swap.",
-                "Free memory before starting the engine (stop other jobs; sync; echo 1 > /proc/sys/vm/drop_caches) "
-                "and keep swap out of the way: sysctl -w vm.swappiness=0", **evidence))
+                _("{available} of {total} host memory available, below {need}: the NPUs in scope hold {need} of HBM, "
+                  "which loading stages through host memory (rank shards are read into RAM before the copy to the "
+                  "NPU). Loading will lean on the page cache and may swap.").format(**fields),
+                _("Free memory before starting the engine (stop other jobs; sync; echo 1 > /proc/sys/vm/drop_caches) "
+                  "and keep swap out of the way: sysctl -w vm.swappiness=0"), **evidence))
         else:
             findings.append(Finding.passed(
-                f"{gib(mem.available_bytes)} of {gib(mem.total_bytes)} host memory available >= {gib(need)} "
-                "HBM in scope", **evidence))
+                _("{available} of {total} host memory available >= {need} HBM in scope").format(**fields),
+                **evidence))
     if swap_used > SWAP_IN_USE:
         findings.append(Finding.warn(
-            f"{gib(swap_used)} of swap in use: the host is already short of memory, and swapped engine pages cost "
-            "seconds of latency.", "Find the memory users (ps aux --sort=-rss | head), stop them, then: "
-            "sysctl -w vm.swappiness=0   # vLLM-Ascend tuning guide, OS optimization §5.2", **evidence))
+            _("{swap} of swap in use: the host is already short of memory, and swapped engine pages cost seconds of "
+              "latency.").format(swap=gib(swap_used)),
+            _("Find the memory users (ps aux --sort=-rss | head), stop them, then: {command}").format(
+                command="sysctl -w vm.swappiness=0   # vLLM-Ascend tuning guide, OS optimization §5.2"), **evidence))
     yield from findings

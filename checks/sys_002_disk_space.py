@@ -5,11 +5,17 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import N_, _
 
 from ._stack_help import GIB, gib
 
 CACHE_WARN = 20 * GIB
 CACHE_FAIL = 2 * GIB
+# What a disk holds, as ascend_doctor/facts/resources.py names it (cache_dirs and the model folder):
+# marked here for the catalogue, translated where the finding shows them.
+HOLDS = (N_("operator compile cache"), N_("CANN work files (kernel_meta)"), N_("CANN logs (plog)"),
+         N_("torch compile cache"), N_("ModelScope download cache"), N_("Hugging Face download cache"),
+         N_("temporary files"), N_("model weights"))
 
 CHECK = CheckSpec(
     id="ASC-SYS-002",
@@ -32,24 +38,29 @@ CHECK = CheckSpec(
 def run(ctx: CheckContext) -> Iterator[Finding]:
     res = ctx.facts.get("resources")
     if not res.disks:
-        raise NotApplicable("no disk usage figures for the cache, log or model paths")
+        raise NotApplicable(_("no disk usage figures for the cache, log or model paths"))
     for disk in res.disks:
-        holds = ", ".join(disk.holds)
+        holds = ", ".join(_(h) if h in HOLDS else h for h in disk.holds)
         paths = ", ".join(disk.paths)
         evidence = {"mount": disk.mount, "free_bytes": disk.free_bytes, "total_bytes": disk.total_bytes,
                     "paths": list(disk.paths)}
-        text = f"{gib(disk.free_bytes)} free of {gib(disk.total_bytes)} on {disk.mount} ({holds}: {paths})"
+        fields = {"free": gib(disk.free_bytes), "total": gib(disk.total_bytes), "mount": disk.mount, "holds": holds,
+                  "paths": paths}
         movable = [h for h in disk.holds if h != "model weights"]
-        fix = ("Free space there (rm -rf ~/ascend/log/debug/plog/* ~/atc_data), or move the caches to a larger "
-               "disk: export ASCEND_CACHE_PATH=/data/atc_cache ASCEND_WORK_PATH=/data/ascend_work "
-               "ASCEND_PROCESS_LOG_PATH=/data/ascend_log")
+        fix = _("Free space there (rm -rf ~/ascend/log/debug/plog/* ~/atc_data), or move the caches to a larger disk: "
+                "export ASCEND_CACHE_PATH=/data/atc_cache ASCEND_WORK_PATH=/data/ascend_work "
+                "ASCEND_PROCESS_LOG_PATH=/data/ascend_log")
         if not movable:
-            yield Finding.passed(text + " (weights already in place)", **evidence).scoped(disk.mount)
+            yield Finding.passed(_("{free} free of {total} on {mount} ({holds}: {paths}) (weights already in "
+                                   "place)").format(**fields), **evidence).scoped(disk.mount)
         elif disk.free_bytes < CACHE_FAIL:
-            yield Finding.fail(f"{text}: under {CACHE_FAIL // GIB} GiB, graph and operator compilation for DeepSeek "
-                               "will fill it.", fix, **evidence).scoped(disk.mount)
+            yield Finding.fail(_("{free} free of {total} on {mount} ({holds}: {paths}): under {limit} GiB, graph and "
+                                 "operator compilation for DeepSeek will fill it.").format(
+                                   limit=CACHE_FAIL // GIB, **fields), fix, **evidence).scoped(disk.mount)
         elif disk.free_bytes < CACHE_WARN:
-            yield Finding.warn(f"{text}: under {CACHE_WARN // GIB} GiB recommended for DeepSeek compile caches and "
-                               "rank logs.", fix, **evidence).scoped(disk.mount)
+            yield Finding.warn(_("{free} free of {total} on {mount} ({holds}: {paths}): under {limit} GiB recommended "
+                                 "for DeepSeek compile caches and rank logs.").format(
+                                   limit=CACHE_WARN // GIB, **fields), fix, **evidence).scoped(disk.mount)
         else:
-            yield Finding.passed(text, **evidence).scoped(disk.mount)
+            yield Finding.passed(_("{free} free of {total} on {mount} ({holds}: {paths})").format(**fields),
+                                 **evidence).scoped(disk.mount)

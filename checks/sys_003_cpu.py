@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator, Optional
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
 
 CPUS_PER_CHIP = 4
 
@@ -35,27 +36,29 @@ def _chips(ctx: CheckContext) -> Optional[int]:
 def run(ctx: CheckContext) -> Iterator[Finding]:
     res = ctx.facts.get("resources")
     if res.cpu_count is None and res.governor is None:
-        raise NotApplicable("neither the CPU count nor the frequency governor is known")
+        raise NotApplicable(_("neither the CPU count nor the frequency governor is known"))
     chips = _chips(ctx)
     if res.cpu_count is not None:
         if chips and res.cpu_count < CPUS_PER_CHIP * chips:
             yield Finding.warn(
-                f"{res.cpu_count} CPUs for {chips} NPU chip(s): under {CPUS_PER_CHIP} per chip, dispatch threads of "
-                "the ranks compete and decode becomes host-bound.",
-                "Give the host/container more CPUs (docker run --cpus / cpuset), or serve on fewer chips per host",
+                _("{cpus} CPUs for {chips} NPU chip(s): under {per_chip} per chip, dispatch threads of the ranks "
+                  "compete and decode becomes host-bound.").format(cpus=res.cpu_count, chips=chips,
+                                                                   per_chip=CPUS_PER_CHIP),
+                _("Give the host/container more CPUs (docker run --cpus / cpuset), or serve on fewer chips per host"),
                 cpu_count=res.cpu_count, chips=chips)
         else:
-            per = f" ({res.cpu_count // chips} per NPU chip)" if chips else ""
-            yield Finding.passed(f"{res.cpu_count} CPUs{per}", cpu_count=res.cpu_count, chips=chips)
+            text = _("{cpus} CPUs ({per_chip} per NPU chip)") if chips else _("{cpus} CPUs")
+            yield Finding.passed(text.format(cpus=res.cpu_count, per_chip=res.cpu_count // chips if chips else None),
+                                 cpu_count=res.cpu_count, chips=chips)
     if res.governor is None:
-        note = res.notes[0] if res.notes else "no cpufreq governor exposed"
-        yield Finding.passed(f"CPU frequency governor unknown: {note}")
+        note = res.notes[0] if res.notes else _("no cpufreq governor exposed")
+        yield Finding.passed(_("CPU frequency governor unknown: {note}").format(note=note))
     elif res.governor != "performance":
         yield Finding.warn(
-            f"CPU frequency governor is '{res.governor}': cores clock down between requests, adding latency jitter "
-            "to dispatch-bound decode.",
-            "On the host (root): cpupower -c all frequency-set -g performance\n"
+            _("CPU frequency governor is '{governor}': cores clock down between requests, adding latency jitter to "
+              "dispatch-bound decode.").format(governor=res.governor),
+            _("On the host (root): {command}").format(command="cpupower -c all frequency-set -g performance") + "\n"
             "  or: echo performance | tee /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor",
             governor=res.governor)
     else:
-        yield Finding.passed("CPU frequency governor is 'performance'", governor=res.governor)
+        yield Finding.passed(_("CPU frequency governor is 'performance'"), governor=res.governor)

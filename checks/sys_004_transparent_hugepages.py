@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
 
 SOURCE = ("MindIE Service performance tuning (hiascend.com mindie/10RC2 mindie_service0293: 开启透明大页 "
           "echo always > /sys/kernel/mm/transparent_hugepage/enabled); MindIE Turbo server tuning (mindie/20RC1 "
@@ -24,12 +25,12 @@ CHECK = CheckSpec(
 def run(ctx: CheckContext) -> Iterator[Finding]:
     res = ctx.facts.get("resources")
     if res.thp is None:
-        raise NotApplicable("/sys/kernel/mm/transparent_hugepage/enabled is not readable here")
+        raise NotApplicable(_("/sys/kernel/mm/transparent_hugepage/enabled is not readable here"))
     if res.thp == "always":
-        yield Finding.passed("transparent huge pages: always", thp=res.thp)
+        yield Finding.passed(_("transparent huge pages: always"), thp=res.thp)
         return
     yield Finding.warn(
-        f"transparent huge pages are '{res.thp}'; the MindIE tuning guide enables them ('always') on inference "
-        f"servers ({SOURCE}).",
-        "On the host (root): echo always > /sys/kernel/mm/transparent_hugepage/enabled\n"
-        "(persist it with transparent_hugepage=always on the kernel command line)", thp=res.thp)
+        _("transparent huge pages are '{thp}'; the MindIE tuning guide enables them ('always') on inference servers "
+          "({source}).").format(thp=res.thp, source=SOURCE),
+        _("On the host (root): {command}").format(command="echo always > /sys/kernel/mm/transparent_hugepage/enabled")
+        + "\n" + _("(persist it with transparent_hugepage=always on the kernel command line)"), thp=res.thp)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
 
 TARGET = 65535
 
@@ -22,26 +23,33 @@ CHECK = CheckSpec(
 
 
 def _show(value: int) -> str:
-    return "unlimited" if value < 0 else str(value)
+    return _("unlimited") if value < 0 else str(value)
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
     res = ctx.facts.get("resources")
     soft, hard = res.nofile_soft, res.nofile_hard
     if soft is None:
-        raise NotApplicable("the open-file limit could not be read (no `ulimit -n` answer, no /proc/self/limits)")
+        raise NotApplicable(_("the open-file limit could not be read (no `ulimit -n` answer, no /proc/self/limits)"))
     evidence = {"soft": soft, "hard": hard, "source": res.nofile_source}
     if soft < 0 or soft >= TARGET:
-        yield Finding.passed(f"open-file limit {_show(soft)} (from {res.nofile_source})", **evidence)
+        yield Finding.passed(_("open-file limit {limit} (from {source})").format(limit=_show(soft),
+                                                                                 source=res.nofile_source), **evidence)
         return
-    hard_note = ""
-    if hard is not None:
-        hard_note = (f"; the hard limit {_show(hard)} lets vLLM raise it itself, MindIE will not" if hard < 0 or
-                     hard >= TARGET else f"; the hard limit {_show(hard)} stops vLLM from raising it")
+    if hard is None:
+        text = _("open-file limit {soft} (from {source}), under {target}: ~160 weight shards per rank plus "
+                 "HCCL/ZMQ/HTTP sockets end in 'Too many open files'.")
+    elif hard < 0 or hard >= TARGET:
+        text = _("open-file limit {soft} (from {source}), under {target}; the hard limit {hard} lets vLLM raise it "
+                 "itself, MindIE will not: ~160 weight shards per rank plus HCCL/ZMQ/HTTP sockets end in 'Too many "
+                 "open files'.")
+    else:
+        text = _("open-file limit {soft} (from {source}), under {target}; the hard limit {hard} stops vLLM from "
+                 "raising it: ~160 weight shards per rank plus HCCL/ZMQ/HTTP sockets end in 'Too many open files'.")
     yield Finding.warn(
-        f"open-file limit {soft} (from {res.nofile_source}), under {TARGET}{hard_note}: ~160 weight shards per rank "
-        "plus HCCL/ZMQ/HTTP sockets end in 'Too many open files'.",
-        f"ulimit -n {TARGET}   # in the shell that starts the engine\n"
-        f"docker run --ulimit nofile={TARGET}:{TARGET} ...   # containers\n"
-        f"printf '* soft nofile {TARGET}\\n* hard nofile {TARGET}\\n' >> /etc/security/limits.conf   # permanent",
+        text.format(soft=soft, source=res.nofile_source, target=TARGET, hard=_show(hard) if hard is not None else ""),
+        f"ulimit -n {TARGET}   # " + _("in the shell that starts the engine") + "\n"
+        f"docker run --ulimit nofile={TARGET}:{TARGET} ...   # " + _("containers") + "\n"
+        f"printf '* soft nofile {TARGET}\\n* hard nofile {TARGET}\\n' >> /etc/security/limits.conf   # "
+        + _("permanent"),
         **evidence)
