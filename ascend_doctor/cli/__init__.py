@@ -11,7 +11,6 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import click
 
-from ascend_doctor import __version__
 from ascend_doctor.cli._localize import (
     add_lang_option,
     lang_option,
@@ -83,24 +82,9 @@ class LazyGroup(click.Group):
 def _print_version(ctx: click.Context, _param: Any, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
-    import os
+    from ascend_doctor.launcher import version_line  # shared with the console script's fast path
 
-    from ascend_doctor.matrix.meta import ENV_MATRIX, read_matrix_version, shipped_matrix_version, user_matrix_path
-
-    shipped = shipped_matrix_version()
-    line = f"ascend-doctor {__version__} (compatibility matrix {shipped}"
-    # Say which matrix a run would use when it is not the shipped one (same order as load_matrix).
-    override = os.environ.get(ENV_MATRIX, "").strip()
-    user = user_matrix_path()
-    if override:
-        line += f"; using {read_matrix_version(override) or 'unknown'} from ${ENV_MATRIX}"
-    elif os.path.isfile(user):
-        from ascend_doctor.matrix.select import is_newer
-
-        updated = read_matrix_version(user)
-        if is_newer(updated, shipped):
-            line += f"; using updated {updated} from {user}"
-    click.echo(line + ")")
+    click.echo(version_line())
     ctx.exit(0)
 
 

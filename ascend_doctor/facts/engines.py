@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
 from ascend_doctor.facts import Facts, FactUnavailable, provider
 from ascend_doctor.facts.reads import Reads
 from ascend_doctor.facts.stack import CannInstall, ParsedFile, StackFacts, _read_parsed
+from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.host.base import CommandResult, HostFileError, ProcessInfo
 
 KERNEL_DIR = "built-in/op_impl/ai_core/tbe/kernel"

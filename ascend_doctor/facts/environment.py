@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.origin import absence_known
 from ascend_doctor.facts.reads import Reads
+from ascend_doctor.fastdataclass import dataclass
 
 # Variables set_env.sh exports (compat_facts.md §5.7).
 SET_ENV_VARS = ("ASCEND_HOME_PATH", "ASCEND_OPP_PATH", "ASCEND_TOOLKIT_HOME", "ASCEND_AICPU_PATH")

@@ -8,11 +8,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Dict, Optional
 
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.reads import Reads
+from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.host.base import HostFileError
 
 MINDIE_ENV_VARS = ("MIES_INSTALL_PATH", "MINDIE_LLM_HOME_PATH", "ATB_SPEED_HOME_PATH", "ATB_HOME_PATH")

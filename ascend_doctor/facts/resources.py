@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.reads import Reads
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import DiskUsage, HostFileError, MemoryInfo
 
 GOVERNOR_PATH = "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"

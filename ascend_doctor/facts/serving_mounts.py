@@ -10,11 +10,11 @@ so it is named in the fix but never judged.
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.reads import Reads
+from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.host.base import HostFileError
 
 SHM = "/dev/shm"

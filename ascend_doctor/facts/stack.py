@@ -13,11 +13,11 @@ its ``*_install.info`` (copied into an image) is still found from ``opp/version.
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar
 
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.reads import Reads
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import HostFileError
 
 DEFAULT_ROOT = "/usr/local/Ascend"

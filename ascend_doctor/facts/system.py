@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.reads import Reads
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import HostFileError
 
 DEVICE_CONTROL_NODES = ("/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc")

@@ -35,10 +35,10 @@ import json
 import os
 import posixpath
 import shutil
-from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
 from ascend_doctor import __version__
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import command_file_name
 from ascend_doctor.host.snapshot import SnapshotHost
 from ascend_doctor.parsers import pasted as P

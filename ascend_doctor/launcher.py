@@ -1,0 +1,47 @@
+"""The ``ascend-doctor`` console script.
+
+``ascend-doctor --version`` alone (install scripts run it to see what is installed) is answered
+here, without importing click and the command tree, which cost more than the interpreter's own
+start. Everything else, ``--version`` with other arguments included, goes to ``ascend_doctor.cli``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+
+def main() -> None:
+    if sys.argv[1:] == ["--version"]:
+        from ascend_doctor import i18n
+
+        if i18n.set_language(None) == "en":  # other languages: click writes the line (its encodings)
+            sys.stdout.write(version_line() + "\n")
+            sys.stdout.flush()
+            sys.exit(0)
+    from ascend_doctor.cli import main as cli_main
+
+    cli_main()
+
+
+def version_line() -> str:
+    """``ascend-doctor 0.1.0 (compatibility matrix 2026.11.29)``, naming the matrix a run would use
+    when it is not the shipped one (same order as load_matrix); in the chosen language."""
+    from ascend_doctor import __version__
+    from ascend_doctor.i18n import gettext as _
+    from ascend_doctor.matrix.meta import ENV_MATRIX, read_matrix_version, shipped_matrix_version, user_matrix_path
+
+    shipped = shipped_matrix_version()
+    pieces = [_("compatibility matrix {version}").format(version=shipped)]
+    override = os.environ.get(ENV_MATRIX, "").strip()
+    user = user_matrix_path()
+    if override:
+        pieces.append(_("using {version} from ${variable}").format(
+            version=read_matrix_version(override) or _("unknown"), variable=ENV_MATRIX))
+    elif os.path.isfile(user):
+        from ascend_doctor.matrix.select import is_newer
+
+        updated = read_matrix_version(user)
+        if is_newer(updated, shipped):
+            pieces.append(_("using updated {version} from {path}").format(version=updated, path=user))
+    return f"ascend-doctor {__version__} (" + "; ".join(pieces) + ")"
