@@ -17,6 +17,7 @@ from typing import Any, Dict, Optional, Tuple
 
 from ascend_doctor import __version__, boundedjson
 from ascend_doctor.endpoint.records import Comparison, Reply
+from ascend_doctor.i18n import _
 
 FORMAT = "ascend-doctor-probe-answer"
 FORMAT_VERSION = 1
@@ -53,9 +54,9 @@ def save(path: str, record: Dict[str, Any]) -> None:
     except FileNotFoundError:
         st = None
     except OSError as exc:
-        raise AnswerFileError(f"cannot write {path}: {exc.strerror or exc}") from exc
+        raise AnswerFileError(_("cannot write {path}: {error}").format(path=path, error=exc.strerror or exc)) from exc
     if st is not None and not stat.S_ISREG(st.st_mode):
-        raise AnswerFileError(f"will not write {path}: it exists and is not a regular file")
+        raise AnswerFileError(_("will not write {path}: it exists and is not a regular file").format(path=path))
     tmp = f"{path}.tmp{os.getpid()}"
     try:
         with open(tmp, "w", encoding="utf-8") as fh:
@@ -65,7 +66,7 @@ def save(path: str, record: Dict[str, Any]) -> None:
     except OSError as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
-        raise AnswerFileError(f"cannot write {path}: {exc.strerror or exc}") from exc
+        raise AnswerFileError(_("cannot write {path}: {error}").format(path=path, error=exc.strerror or exc)) from exc
 
 
 def load(path: str) -> Dict[str, Any]:
@@ -73,22 +74,23 @@ def load(path: str) -> Dict[str, Any]:
     try:
         st = os.stat(path)
     except OSError as exc:
-        raise AnswerFileError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        raise AnswerFileError(_("cannot read {path}: {error}").format(path=path, error=exc.strerror or exc)) from exc
     if not stat.S_ISREG(st.st_mode):
-        raise AnswerFileError(f"{path} is not a regular file")
+        raise AnswerFileError(_("{path} is not a regular file").format(path=path))
     if st.st_size > MAX_FILE_BYTES:
-        raise AnswerFileError(f"{path} is larger than {MAX_FILE_BYTES >> 20} MiB: not a saved answer")
+        raise AnswerFileError(_("{path} is larger than {size} MiB: not a saved answer").format(
+            path=path, size=MAX_FILE_BYTES >> 20))
     try:
         with open(path, encoding="utf-8") as fh:
             data = boundedjson.loads(fh.read(MAX_FILE_BYTES + 1), what=path, max_chars=MAX_FILE_BYTES)
     except (OSError, UnicodeDecodeError) as exc:
-        raise AnswerFileError(f"cannot read {path}: {exc}") from exc
+        raise AnswerFileError(_("cannot read {path}: {error}").format(path=path, error=exc)) from exc
     except ValueError as exc:
-        raise AnswerFileError(f"{path} is not JSON ({exc})") from exc
+        raise AnswerFileError(_("{path} is not JSON ({error})").format(path=path, error=exc)) from exc
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise AnswerFileError(f"{path} is not an answer saved by `ascend-doctor probe --save`")
+        raise AnswerFileError(_("{path} is not an answer saved by `ascend-doctor probe --save`").format(path=path))
     if not isinstance(data.get("request"), dict) or not isinstance(data.get("answer"), dict):
-        raise AnswerFileError(f"{path} lacks the request or the answer")
+        raise AnswerFileError(_("{path} lacks the request or the answer").format(path=path))
     return data
 
 
