@@ -13,7 +13,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import List, Set
+from typing import Dict, List, Set
 
 import pytest
 
@@ -102,3 +102,34 @@ def test_python_ranges_answer_as_specifierset_does(spec: str) -> None:
         assert version is not None
         assert python_in(spec, python) == reference.contains(version, prereleases=True), (spec, python)
     assert sorted(spec_clauses(spec)) == sorted((s.operator, s.version) for s in reference)
+
+
+_LAUNCH = """
+import json, sys
+sys.argv = ["ascend-doctor", *sys.argv[2:]]
+from ascend_doctor.launcher import main
+try:
+    main()
+finally:
+    with open(LISTING, "w") as fh:
+        json.dump(sorted(sys.modules), fh)
+"""
+
+
+@pytest.mark.parametrize("env", [{}, {"ASCEND_DOCTOR_MATRIX": "/nonexistent/matrix.yaml"}, {"LANG": "zh_CN.UTF-8"}])
+def test_version_from_the_console_script_is_the_commands_line(tmp_path: Path, env: Dict[str, str]) -> None:
+    """`ascend-doctor --version` alone is answered without click, with the line click prints."""
+    import os
+
+    base = {k: v for k, v in os.environ.items() if k not in ("LANG", "LC_ALL", "LC_MESSAGES")}
+    run_env = {**base, "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data"), **env}
+    listing = tmp_path / "modules.json"
+    fast = subprocess.run([sys.executable, "-c", _LAUNCH.replace("LISTING", repr(str(listing))), "-", "--version"],
+                          capture_output=True, text=True, env=run_env, cwd=tmp_path, check=False)
+    slow = subprocess.run([sys.executable, "-m", "ascend_doctor", "--version"], capture_output=True, text=True,
+                          env=run_env, cwd=tmp_path, check=False)
+    assert (fast.returncode, fast.stdout, fast.stderr) == (slow.returncode, slow.stdout, slow.stderr) == \
+        (0, slow.stdout, "")
+    assert slow.stdout.startswith("ascend-doctor ")
+    english = "LANG" not in env
+    assert ("click" in json.loads(listing.read_text(encoding="utf-8"))) is not english

@@ -19,7 +19,6 @@ import datetime as _dt
 import os
 import tarfile
 import tempfile
-from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Callable, Dict, Iterator, List, Optional
 
 from ascend_doctor import __version__
@@ -27,6 +26,7 @@ from ascend_doctor.capture import declared as D
 from ascend_doctor.capture.recorder import CapturingHost
 from ascend_doctor.capture.records import capture_tails, env_record, host_record, python_record, write_json
 from ascend_doctor.capture.tree import SnapshotTree
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import DEFAULT_TIMEOUT_S
 from ascend_doctor.host.live import LiveHost
 from ascend_doctor.host.snapshot import SNAPSHOT_FORMAT
