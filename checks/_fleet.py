@@ -11,6 +11,7 @@ from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
 from ascend_doctor.checkapi import CheckContext, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.fleet import drift
 from ascend_doctor.fleet.facts import DriftView, FleetFacts
+from ascend_doctor.i18n import _, ngettext
 
 MAX_NAMES = 8  # node names spelled out in a message before "and N more"
 
@@ -32,27 +33,64 @@ def set_ip_command(device_id: str, address: Optional[str], netmask: Optional[str
 def fleet_facts(ctx: CheckContext) -> FleetFacts:
     facts: Any = ctx.facts
     if not isinstance(facts, FleetFacts):
-        raise NotApplicable("graded by `ascend-doctor fleet` only")
+        raise NotApplicable(_("graded by `ascend-doctor fleet` only"))
     return facts
 
 
 def names(nodes: Sequence[str], limit: int = MAX_NAMES) -> str:
     shown = list(nodes[:limit])
     rest = len(nodes) - len(shown)
+    listed = ", ".join(shown)
+    return _("{names} and {count} more").format(names=listed, count=rest) if rest > 0 else listed
+
+
+def plain_names(nodes: Sequence[str], limit: int = MAX_NAMES) -> str:
+    """:func:`names` in English whatever the language: for a result's scope, which stays the same."""
+    shown = list(nodes[:limit])
+    rest = len(nodes) - len(shown)
     return ", ".join(shown) + (f" and {rest} more" if rest > 0 else "")
 
 
 def count(n: int, what: str = "node") -> str:
-    if n == 1:
-        return f"1 {what}"
-    plural = what[:-1] + "ies" if what.endswith("y") and what[-2:-1] not in "aeiou" else what + "s"
-    return f"{n} {plural}"
+    """``n`` things, in the current language: "1 node", "16 nodes", "3 entries"."""
+    if what == "node":
+        text = ngettext("{n} node", "{n} nodes", n)
+    elif what == "device":
+        text = ngettext("{n} device", "{n} devices", n)
+    elif what == "subnet":
+        text = ngettext("{n} subnet", "{n} subnets", n)
+    elif what == "entry":
+        text = ngettext("{n} entry", "{n} entries", n)
+    elif what == "device_ip":
+        text = ngettext("{n} device_ip", "{n} device_ips", n)
+    elif what == "server":
+        text = ngettext("{n} server", "{n} servers", n)
+    else:
+        raise ValueError(f"count(): no message for {what!r}")
+    return text.format(n=n)
+
+
+def label_of(view: DriftView) -> str:
+    """The compared fact's name for people, in the current language (``DriftKey.label`` holds an
+    ``N_``-marked literal, or the name of an environment variable, which stays as it is)."""
+    return view.spec.label if view.spec.group == drift.HCCL_ENV else _(view.spec.label)
+
+
+def shown_value(value: str) -> str:
+    """A compared value for a message: the readers' "not installed" / "unset" in the current
+    language, anything else (a version, a digest) as it is."""
+    if value == drift.NOT_INSTALLED:
+        return _("not installed")
+    if value == drift.UNSET:
+        return _("unset")
+    return value
 
 
 def require_nodes(facts: FleetFacts, minimum: int = 2) -> None:
     readable = facts.readable()
     if len(readable) < minimum:
-        raise NotApplicable(f"needs at least {minimum} readable node reports to compare ({len(readable)} given)")
+        raise NotApplicable(_("needs at least {minimum} readable node reports to compare ({count} given)").format(
+            minimum=minimum, count=len(readable)))
 
 
 # -- targets ---------------------------------------------------------------------------------------
@@ -75,13 +113,13 @@ def _version_key(value: str) -> Tuple[int, Any]:
 def target_of(view: DriftView) -> Tuple[str, str]:
     """(the value to bring every node to, why): the majority, or on a tie the newest value."""
     if view.majority is not None:
-        return view.majority, f"the value of {count(len(view.groups[view.majority]))}"
+        return view.majority, _("the value of {nodes}").format(nodes=count(len(view.groups[view.majority])))
     candidates = [v for v in view.groups if v not in (drift.NOT_INSTALLED, drift.UNSET)] or list(view.groups)
     try:
         newest = max(candidates, key=_version_key)
     except TypeError:  # values of mixed shapes: take the first in name order
         newest = sorted(candidates)[0]
-    return newest, "no value has a majority; the newest is proposed"
+    return newest, _("no value has a majority; the newest is proposed")
 
 
 def spread(view: DriftView) -> str:
@@ -89,9 +127,9 @@ def spread(view: DriftView) -> str:
     parts = []
     for value, nodes in view.ranked():
         if value == view.majority:
-            parts.append(f"{count(len(nodes))} on {value}")
+            parts.append(_("{nodes} on {value}").format(nodes=count(len(nodes)), value=shown_value(value)))
         else:
-            parts.append(f"{names(nodes)} on {value}")
+            parts.append(_("{nodes} on {value}").format(nodes=names(nodes), value=shown_value(value)))
     return "; ".join(parts)
 
 
@@ -105,22 +143,25 @@ def drift_findings(ctx: CheckContext, views: Sequence[DriftView], severity: Call
     """One finding per compared fact: PASS when every node agrees, else ``severity(view)`` naming the
     majority, every node that differs and the remediation ``fixer`` gives for them."""
     for view in views:
-        label = view.spec.label
-        scope = label
-        unknown = f" ({count(len(view.unknown))} did not report it)" if view.unknown else ""
+        label = label_of(view)
+        scope = view.spec.label
+        unknown = _(" ({nodes} did not report it)").format(nodes=count(len(view.unknown))) if view.unknown else ""
         if not view.differs:
             (value, nodes), = view.groups.items()
-            yield Finding.passed(f"{label}: all {count(len(nodes))} on {value}{unknown}", fact=view.spec.key,
-                                 value=value, nodes=len(nodes)).scoped(scope)
+            yield Finding.passed(_("{fact}: all {nodes} on {value}{unknown}").format(
+                                     fact=label, nodes=count(len(nodes)), value=shown_value(value), unknown=unknown),
+                                 fact=view.spec.key, value=value, nodes=len(nodes)).scoped(scope)
             continue
         target, why = target_of(view)
         odd = [node for node, value in view.odd() if value != target]
         remediation, actions = fixer(ctx, view, target, odd)
         status = severity(view)
-        head = f"{label} differs across the fleet: {spread(view)}{unknown}"
         if view.majority is None:
-            head += f" ({why})"
-        yield Finding(status, head, remediation, view.to_dict(), scope, actions)
+            head = _("{fact} differs across the fleet: {spread}{unknown} ({why})")
+        else:
+            head = _("{fact} differs across the fleet: {spread}{unknown}")
+        yield Finding(status, head.format(fact=label, spread=spread(view), unknown=unknown, why=why), remediation,
+                      view.to_dict(), scope, actions)
 
 
 def on_nodes(odd: Sequence[str]) -> str:
@@ -130,7 +171,9 @@ def on_nodes(odd: Sequence[str]) -> str:
 def action(view: DriftView, target: str, odd: Sequence[str], summary: str, commands: Sequence[str],
            where: str = "host", direction: str = "") -> FixAction:
     spec = view.spec
-    return FixAction(component=spec.component, summary=f"On {names(odd, 20)}: {summary}", commands=tuple(commands),
+    return FixAction(component=spec.component, summary=_("On {nodes}: {summary}").format(nodes=names(odd, 20),
+                                                                                         summary=summary),
+                     commands=tuple(commands),
                      where=where, target=target, direction=direction, subject=spec.subject or spec.key,
                      accepts=(target,))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable, List, Optional, Sequence
 
 from ascend_doctor.checkapi import CheckContext, FixAction, NotApplicable
+from ascend_doctor.i18n import _
 
 if TYPE_CHECKING:
     from ascend_doctor.facts.network import HccnDevice, HccnFacts
@@ -27,7 +28,7 @@ def devices(ctx: CheckContext) -> List[HccnDevice]:
     """The devices hccn_tool answered for; NotApplicable when hccn_tool is not installed."""
     facts: HccnFacts = ctx.facts.hccn
     if facts.binary is None:
-        raise NotApplicable("hccn_tool is not installed here (see ASC-NET-001)")
+        raise NotApplicable(_("hccn_tool is not installed here (see ASC-NET-001)"))
     return [facts.devices[i] for i in sorted(facts.devices)]
 
 

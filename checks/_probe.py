@@ -9,17 +9,33 @@ from typing import Any, Optional
 from ascend_doctor.checkapi import CheckContext, NotApplicable
 from ascend_doctor.endpoint import engines
 from ascend_doctor.endpoint.records import ProbeFacts
+from ascend_doctor.i18n import N_, _
 
 
 def probe_facts(ctx: CheckContext) -> ProbeFacts:
     facts: Any = ctx.facts
     if not isinstance(facts, ProbeFacts):
-        raise NotApplicable("graded by `ascend-doctor probe URL` only")
+        raise NotApplicable(_("graded by `ascend-doctor probe URL` only"))
     return facts
 
 
 def hints(facts: ProbeFacts) -> engines.EngineHints:
-    return engines.hints(facts.engine)
+    """The engine's hints in the current language (their texts are ``N_``-marked in endpoint/engines.py)."""
+    found = engines.hints(facts.engine)
+    return engines.EngineHints(name=_(found.name) if found is engines.GENERIC else found.name,
+                               logs=_(found.logs), context_limit=_(found.context_limit),
+                               concurrency_limit=_(found.concurrency_limit),
+                               reasoning_parser=_(found.reasoning_parser))
+
+
+def threshold_source(facts: ProbeFacts, name: str) -> str:
+    """Where a threshold comes from, for a message in the current language (the evidence keeps
+    ``Thresholds.source``, in English)."""
+    from ascend_doctor.endpoint.thresholds import OPTIONS, SOURCES
+
+    if name in facts.thresholds.overridden:
+        return _("set with {option}").format(option=OPTIONS.get(name, name))
+    return _(SOURCES.get(name, ""))
 
 
 def ms(seconds: Optional[float]) -> str:
@@ -40,5 +56,5 @@ def quote(text: str, limit: int = 80) -> str:
     return (one[:limit] + "…") if len(one) > limit else one
 
 
-LOOK_AT_NPUS = ("`npu-smi info`: the chips' health, AICore % and HBM in use while the probe runs, "
-                "and which processes hold them")
+LOOK_AT_NPUS = N_("`npu-smi info`: the chips' health, AICore % and HBM in use while the probe runs, "
+                  "and which processes hold them")  # translated where it is used: _(LOOK_AT_NPUS)

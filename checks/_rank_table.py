@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Dict, Optional, Set, Tuple
 
 from ascend_doctor.checkapi import CheckContext, FixAction, NotApplicable
+from ascend_doctor.i18n import _
 
 if TYPE_CHECKING:
     from ascend_doctor.facts.ranktable import NodeMatch, RankTableFacts
@@ -23,7 +24,7 @@ SRC_VLLM_PD = ("vllm-ascend examples/disaggregate_prefill_v1/gen_ranktable.py an
 def loaded(ctx: CheckContext) -> Tuple[RankTableFacts, RankTable]:
     facts = ctx.facts.rank_table
     if facts.table is None:
-        raise NotApplicable(f"the rank table could not be read (see ASC-RT-001): {facts.error}")
+        raise NotApplicable(_("the rank table could not be read (see ASC-RT-001): {error}").format(error=facts.error))
     return facts, facts.table
 
 

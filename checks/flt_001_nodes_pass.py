@@ -6,8 +6,9 @@ from typing import Dict, Iterator, List, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, Status
 from ascend_doctor.fleet.digest import NodeDigest
+from ascend_doctor.i18n import _, gettext
 
-from ._fleet import count, fleet_facts, names
+from ._fleet import count, fleet_facts, names, plain_names
 
 CHECK = CheckSpec(
     id="ASC-FLT-001",
@@ -45,26 +46,32 @@ def _status_of(node: NodeDigest) -> Status:
 
 def _counts(node: NodeDigest) -> str:
     parts = [f"{node.counts.get(s, 0)} {s}" for s in ("FAIL", "ERROR", "WARN") if node.counts.get(s)]
-    text = ", ".join(parts) or "no FAIL, ERROR or WARN"
+    text = ", ".join(parts) or _("no FAIL, ERROR or WARN")
     return text + (f" ({', '.join(node.findings)})" if node.findings else "")
 
 
 def _what(node: NodeDigest, status: Status) -> str:
     worst = node.worst
     if status is Status.ERROR and not (worst and worst.status == "ERROR"):
-        return "its check verified nothing (every result SKIP)"
-    return f"worst: {worst.status} {worst.name} {worst.title}: {worst.message}" if worst else ""
+        return _("its check verified nothing (every result SKIP)")
+    if not worst:
+        return ""
+    # The title is a check title of the catalogue (the node's report may be in either language).
+    return _("worst: {status} {name} {title}: {message}").format(status=worst.status, name=worst.name,
+                                                                  title=gettext(worst.title), message=worst.message)
 
 
 def _scope(nodes: List[NodeDigest]) -> str:
-    return f"node {nodes[0].name}" if len(nodes) == 1 else f"{count(len(nodes))}: {names([n.name for n in nodes])}"
+    # A scope is the same in every language (reports are compared by id and scope).
+    return f"node {nodes[0].name}" if len(nodes) == 1 else f"{len(nodes)} nodes: {plain_names([n.name for n in nodes])}"
 
 
 def _unreadable(node: NodeDigest) -> Finding:
-    return Finding(Status.ERROR, node.error, (
-        f"Collect the report of {node.name} again (`ascend-doctor check --format json -o FILE` on the node) and "
-        "re-run fleet; until then this node is not checked."), {"source": node.source}, f"node {node.name}",
-        (FixAction("other", f"Collect the report of {node.name} again",
+    return Finding(Status.ERROR, node.error, _(
+        "Collect the report of {node} again (`ascend-doctor check --format json -o FILE` on the node) and re-run "
+        "fleet; until then this node is not checked.").format(node=node.name), {"source": node.source},
+        f"node {node.name}",
+        (FixAction("other", _("Collect the report of {node} again").format(node=node.name),
                    ("ascend-doctor check --format json -o report.json   # on the node",), where="host"),))
 
 
@@ -73,21 +80,27 @@ def _group(status: Status, nodes: List[NodeDigest]) -> Finding:
     wrong package everywhere): the fleet's problem is said once, with every node it concerns."""
     first = nodes[0]
     what = _what(first, status)
+    verdict = gettext(first.verdict)  # READY, NOT READY or INCOMPLETE: the renderers' words
     if len(nodes) == 1:
-        head = f"{first.verdict}: {_counts(first)}"
+        head = f"{verdict}: {_counts(first)}"
     else:
-        head = f"{count(len(nodes))} {first.verdict} with {_counts(first)}: {names([n.name for n in nodes])}"
+        head = _("{nodes} {verdict} with {counts}: {names}").format(
+            nodes=count(len(nodes)), verdict=verdict, counts=_counts(first), names=names([n.name for n in nodes]))
     message = head + (f"; {what}" if what else "")
     commands = [_render_command(n) for n in nodes[:MAX_COMMANDS]]
     if len(nodes) > MAX_COMMANDS:
         commands.append(f"# ... and the same for the other {len(nodes) - MAX_COMMANDS} nodes")
-    who = f"{first.name}'s own fix plan" if len(nodes) == 1 else "the own fix plan of each of these nodes"
-    remediation = (f"Apply {who}:\n  " + "\n  ".join(commands)
-                   + f"\n(or run `ascend-doctor check` on {'it' if len(nodes) == 1 else 'each node'})")
+    if len(nodes) == 1:
+        remediation = (_("Apply {node}'s own fix plan:").format(node=first.name) + "\n  " + "\n  ".join(commands)
+                       + "\n" + _("(or run `ascend-doctor check` on it)"))
+        summary = _("On {nodes}: apply its own fix plan ({counts})").format(nodes=names([n.name for n in nodes], 20),
+                                                                           counts=_counts(first))
+    else:
+        remediation = (_("Apply the own fix plan of each of these nodes:") + "\n  " + "\n  ".join(commands)
+                       + "\n" + _("(or run `ascend-doctor check` on each node)"))
+        summary = _("On {nodes}: apply each node's own fix plan").format(nodes=names([n.name for n in nodes], 20))
     evidence = {"nodes": [{"name": n.name, "source": n.source, "summary": dict(n.counts), "exit_code": n.exit_code}
                           for n in nodes], "worst": first.worst.to_dict() if first.worst else None}
-    summary = f"On {names([n.name for n in nodes], 20)}: apply " + \
-        (f"its own fix plan ({_counts(first)})" if len(nodes) == 1 else "each node's own fix plan")
     return Finding(status, message, remediation, evidence, _scope(nodes),
                    (FixAction("other", summary, tuple(c for c in commands if not c.startswith("#")), where="host"),))
 
@@ -111,4 +124,6 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     for (status_text, *_rest), nodes in groups.items():
         yield _group(Status(status_text), nodes)
     if clean:
-        yield Finding.passed(f"{count(len(clean))} pass their own checks: {names(clean)}", nodes=len(clean))
+        yield Finding.passed(_("{nodes} pass their own checks: {names}").format(nodes=count(len(clean)),
+                                                                                 names=names(clean)),
+                             nodes=len(clean))

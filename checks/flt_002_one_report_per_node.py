@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.i18n import _
 
 from ._fleet import count, fleet_facts
 
@@ -24,11 +25,12 @@ CHECK = CheckSpec(
 def run(ctx: CheckContext) -> Iterator[Finding]:
     facts = fleet_facts(ctx)
     if not facts.duplicates:
-        yield Finding.passed(f"{count(len(facts.readable()))}, each with its own host name")
+        yield Finding.passed(_("{nodes}, each with its own host name").format(nodes=count(len(facts.readable()))))
         return
     for name, first, again in facts.duplicates:
         yield Finding.warn(
-            f"host {name} is reported by {first} and again by {again}",
-            f"If {again} is an older copy of {first}, remove it and re-run fleet; if these are two machines, give "
-            f"one of them another host name:\n  hostnamectl set-hostname <new name>   # on the second machine",
+            _("host {name} is reported by {first} and again by {again}").format(name=name, first=first, again=again),
+            _("If {again} is an older copy of {first}, remove it and re-run fleet; if these are two machines, give "
+              "one of them another host name:").format(again=again, first=first)
+            + "\n  hostnamectl set-hostname <new name>   # on the second machine",
             host=name, sources=[first, again]).scoped(f"node {name}")

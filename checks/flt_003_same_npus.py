@@ -7,6 +7,7 @@ from typing import Iterator, List, Tuple
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.fleet import drift
 from ascend_doctor.fleet.facts import DriftView
+from ascend_doctor.i18n import _
 
 from ._fleet import action, drift_findings, fleet_facts, names, require_nodes
 
@@ -30,16 +31,21 @@ def _severity(view: DriftView) -> Status:
 
 def _fix(ctx: CheckContext, view: DriftView, target: str, odd: List[str]) -> Tuple[str, Tuple[FixAction, ...]]:
     if view.spec.key == "chip_model":
-        verb = "has" if len(odd) == 1 else "have"
-        text = (f"{names(odd)} {verb} another NPU model than {target}: such a node cannot take ranks of this "
-                "deployment. Take it out of the rank table and the inventory, or give the cluster identical nodes.")
-        return text, (action(view, target, odd, f"take out of this cluster (NPU model is not {target})",
-                             (), where="host"),)
+        text = (_("{nodes} has another NPU model than {target}: such a node cannot take ranks of this deployment. "
+                  "Take it out of the rank table and the inventory, or give the cluster identical nodes.")
+                if len(odd) == 1 else
+                _("{nodes} have another NPU model than {target}: such a node cannot take ranks of this deployment. "
+                  "Take it out of the rank table and the inventory, or give the cluster identical nodes.")
+                ).format(nodes=names(odd), target=target)
+        return text, (action(view, target, odd, _("take out of this cluster (NPU model is not {target})").format(
+                                 target=target), (), where="host"),)
     commands = ("npu-smi info", "dmesg | grep -iE 'davinci|pcie|ascend' | tail -n 50")
-    text = (f"The other nodes have {target} NPU chips. On {names(odd)} look at what npu-smi lists and at the kernel "
-            "log for a card that dropped off the bus or failed (that node's own report: ASC-DEV-001, ASC-LOG-001); "
-            "in a container, check that every /dev/davinciN is passed in:\n  " + "\n  ".join(commands))
-    return text, (action(view, target, odd, f"find why {target} NPUs are not all visible", commands),)
+    text = (_("The other nodes have {target} NPU chips. On {nodes} look at what npu-smi lists and at the kernel log "
+              "for a card that dropped off the bus or failed (that node's own report: ASC-DEV-001, ASC-LOG-001); in a "
+              "container, check that every /dev/davinciN is passed in:").format(target=target, nodes=names(odd))
+            + "\n  " + "\n  ".join(commands))
+    return text, (action(view, target, odd, _("find why {target} NPUs are not all visible").format(target=target),
+                         commands),)
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
@@ -47,5 +53,5 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     require_nodes(facts)
     views = facts.group(drift.HARDWARE)
     if not views:
-        raise NotApplicable("no node report names its NPUs (npu-smi did not answer anywhere)")
+        raise NotApplicable(_("no node report names its NPUs (npu-smi did not answer anywhere)"))
     yield from drift_findings(ctx, views, _severity, _fix)

@@ -7,6 +7,7 @@ from typing import Iterator, List, Optional, Sequence, Tuple
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.fleet import drift
 from ascend_doctor.fleet.facts import DriftView
+from ascend_doctor.i18n import _
 
 from ._fleet import (
     action,
@@ -62,9 +63,14 @@ def _hdk_lines(ctx: CheckContext, driver: Optional[str], firmware: Optional[str]
                          f"# the firmware {firmware} package for this chip family: ascend-doctor matrix lookup "
                          f"--chip {fleet_family(ctx)}")
     lines.append("reboot")
-    what = " and ".join(w for w in (f"firmware {firmware}" if firmware else "", f"driver {driver}" if driver else "")
-                        if w)
-    return lines, f"install {what} (overwrite order, one reboot) like the rest of the fleet"
+    if firmware and driver:
+        summary = _("install firmware {firmware} and driver {driver} (overwrite order, one reboot) like the rest of "
+                    "the fleet")
+    elif firmware:
+        summary = _("install firmware {firmware} (overwrite order, one reboot) like the rest of the fleet")
+    else:  # a view of the driver or the firmware always has that one to install
+        summary = _("install driver {driver} (overwrite order, one reboot) like the rest of the fleet")
+    return lines, summary.format(firmware=firmware, driver=driver)
 
 
 def _fix(ctx: CheckContext, view: DriftView, target: str, odd: List[str]) -> Tuple[str, Tuple[FixAction, ...]]:
@@ -83,5 +89,5 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     require_nodes(facts)
     views = facts.group(drift.HDK)
     if not views:
-        raise NotApplicable("no node report names its driver or firmware")
+        raise NotApplicable(_("no node report names its driver or firmware"))
     yield from drift_findings(ctx, views, lambda _view: Status.FAIL, _fix)

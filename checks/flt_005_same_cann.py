@@ -7,12 +7,14 @@ from typing import Iterator, List, Tuple
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.fleet import drift
 from ascend_doctor.fleet.facts import DriftView
+from ascend_doctor.i18n import _
 
 from ._fleet import (
     action,
     direction_to,
     drift_findings,
     fleet_facts,
+    label_of,
     lookup_hint,
     on_nodes,
     package_set,
@@ -53,7 +55,7 @@ def _fix(ctx: CheckContext, view: DriftView, target: str, odd: List[str]) -> Tup
             lines.append(f"./{name} --install" if name else lookup_hint(what, version))
     if key in SET_ENV:
         lines.append(SET_ENV[key])
-    summary = f"install {view.spec.label} {target} like the rest of the fleet"
+    summary = _("install {fact} {target} like the rest of the fleet").format(fact=label_of(view), target=target)
     text = "\n".join([on_nodes(odd), *lines])
     return text, (action(view, target, odd, summary, lines, where="either",
                          direction=direction_to(target, values_of(view, odd))),)
@@ -64,5 +66,5 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     require_nodes(facts)
     views = facts.group(drift.CANN)
     if not views:
-        raise NotApplicable("no node report names its CANN toolkit")
+        raise NotApplicable(_("no node report names its CANN toolkit"))
     yield from drift_findings(ctx, views, lambda _view: Status.FAIL, _fix)

@@ -7,8 +7,18 @@ from typing import Iterator, List, Tuple
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.fleet import drift
 from ascend_doctor.fleet.facts import DriftView
+from ascend_doctor.i18n import _
 
-from ._fleet import action, direction_to, drift_findings, fleet_facts, majority_value, require_nodes, values_of
+from ._fleet import (
+    action,
+    direction_to,
+    drift_findings,
+    fleet_facts,
+    label_of,
+    majority_value,
+    require_nodes,
+    values_of,
+)
 
 CHECK = CheckSpec(
     id="ASC-FLT-006",
@@ -34,23 +44,27 @@ def _fix(ctx: CheckContext, view: DriftView, target: str, odd: List[str]) -> Tup
     facts: FleetFacts = ctx.facts  # type: ignore[assignment]
     key = view.spec.key
     if key == "python":
-        text = (f"The other nodes run Python {target}: torch and torch_npu wheels are built per Python version. On "
-                f"{', '.join(odd)} create the serving environment with Python {target} and install the fleet's torch "
-                "and torch_npu into it (`ascend-doctor check --python PATH` checks that interpreter).")
-        return text, (action(view, target, odd, f"serve from a Python {target} environment", (), where="either"),)
+        text = _("The other nodes run Python {target}: torch and torch_npu wheels are built per Python version. On "
+                 "{nodes} create the serving environment with Python {target} and install the fleet's torch and "
+                 "torch_npu into it (`ascend-doctor check --python PATH` checks that interpreter).").format(
+                     target=target, nodes=", ".join(odd))
+        return text, (action(view, target, odd, _("serve from a Python {target} environment").format(target=target),
+                             (), where="either"),)
     if target == drift.NOT_INSTALLED:
         lines = [f"pip uninstall -y {view.spec.subject}"]
-        summary = f"remove {view.spec.label} (no other node has it)"
+        summary = _("remove {fact} (no other node has it)").format(fact=label_of(view))
     else:
         torch = majority_value(ctx, "package:torch")
         torch_npu = majority_value(ctx, "package:torch-npu")
         if torch and torch_npu and drift.NOT_INSTALLED not in (torch, torch_npu):
             advice = torch_pair(ctx.matrix, torch, torch_npu, facts.majority_of("arch"))
             lines = advice.lines + [f"# {note}" for note in advice.notes]
-            summary = f"install torch {torch} and torch_npu {torch_npu} like the rest of the fleet"
+            summary = _("install torch {torch} and torch_npu {torch_npu} like the rest of the fleet").format(
+                torch=torch, torch_npu=torch_npu)
         else:
             lines = [f"pip install {view.spec.subject}=={target}"]
-            summary = f"install {view.spec.label} {target} like the rest of the fleet"
+            summary = _("install {fact} {target} like the rest of the fleet").format(fact=label_of(view),
+                                                                                      target=target)
     text = "\n".join([f"# on {', '.join(odd)}, in the serving environment:", *lines])
     return text, (action(view, target, odd, summary, [line for line in lines if not line.startswith("#")],
                          where="either", direction=direction_to(target, values_of(view, odd))),)
@@ -61,5 +75,5 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     require_nodes(facts)
     views = [v for v in facts.group(drift.PYTHON) if set(v.groups) != {drift.NOT_INSTALLED}]
     if not views:
-        raise NotApplicable("no node report names its Python environment")
+        raise NotApplicable(_("no node report names its Python environment"))
     yield from drift_findings(ctx, views, _severity, _fix)

@@ -7,8 +7,18 @@ from typing import Iterator, List, Tuple
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.fleet import drift
 from ascend_doctor.fleet.facts import DriftView
+from ascend_doctor.i18n import _
 
-from ._fleet import action, direction_to, drift_findings, fleet_facts, majority_value, require_nodes, values_of
+from ._fleet import (
+    action,
+    direction_to,
+    drift_findings,
+    fleet_facts,
+    label_of,
+    majority_value,
+    require_nodes,
+    values_of,
+)
 
 CHECK = CheckSpec(
     id="ASC-FLT-007",
@@ -34,9 +44,14 @@ def _fix(ctx: CheckContext, view: DriftView, target: str, odd: List[str]) -> Tup
     direction = direction_to(target, values_of(view, odd))
     if target == drift.NOT_INSTALLED:
         lines = [f"pip uninstall -y {view.spec.subject}"] if key.startswith("package:") else []
-        text = (f"No other node has {view.spec.label}: remove it from {', '.join(odd)}"
-                + (f":\n  {lines[0]}" if lines else " (uninstall the MindIE package the node was given)"))
-        return text, (action(view, target, odd, f"remove {view.spec.label}", lines, where="either"),)
+        if lines:
+            text = _("No other node has {fact}: remove it from {nodes}:").format(
+                fact=label_of(view), nodes=", ".join(odd)) + f"\n  {lines[0]}"
+        else:
+            text = _("No other node has {fact}: remove it from {nodes} (uninstall the MindIE package the node was "
+                     "given)").format(fact=label_of(view), nodes=", ".join(odd))
+        return text, (action(view, target, odd, _("remove {fact}").format(fact=label_of(view)), lines,
+                             where="either"),)
     if key in ("package:vllm", "package:vllm-ascend"):
         vllm = majority_value(ctx, "package:vllm")
         plugin = majority_value(ctx, "package:vllm-ascend")
@@ -47,18 +62,18 @@ def _fix(ctx: CheckContext, view: DriftView, target: str, odd: List[str]) -> Tup
         else:
             lines = [f"pip install {view.spec.subject}=={target}"]
         text = "\n".join([f"# on {', '.join(odd)}, in the serving environment:", *lines])
-        return text, (action(view, target, odd, f"install {view.spec.label} {target} like the rest of the fleet",
-                             lines, where="either", direction=direction),)
+        return text, (action(view, target, odd, _("install {fact} {target} like the rest of the fleet").format(
+                                 fact=label_of(view), target=target), lines, where="either", direction=direction),)
     if key.startswith("package:"):
         lines = [f"pip install {view.spec.subject}=={target}"]
         text = "\n".join([f"# on {', '.join(odd)}, in the serving environment:", *lines])
-        return text, (action(view, target, odd, f"install {view.spec.label} {target} like the rest of the fleet",
-                             lines, where="either", direction=direction),)
-    text = (f"The other nodes run MindIE {target}: start {', '.join(odd)} from the same MindIE image (or install the "
-            f"same MindIE {target} package); compare `cat /usr/local/Ascend/mindie/latest/version.info` with a node "
-            "of the majority.")
-    return text, (action(view, target, odd, f"run MindIE {target} like the rest of the fleet", (),
-                         where="either", direction=direction),)
+        return text, (action(view, target, odd, _("install {fact} {target} like the rest of the fleet").format(
+                                 fact=label_of(view), target=target), lines, where="either", direction=direction),)
+    text = _("The other nodes run MindIE {target}: start {nodes} from the same MindIE image (or install the same "
+             "MindIE {target} package); compare `cat /usr/local/Ascend/mindie/latest/version.info` with a node of "
+             "the majority.").format(target=target, nodes=", ".join(odd))
+    return text, (action(view, target, odd, _("run MindIE {target} like the rest of the fleet").format(target=target),
+                         (), where="either", direction=direction),)
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
@@ -66,5 +81,5 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     require_nodes(facts)
     views = [v for v in facts.group(drift.ENGINE) if set(v.groups) != {drift.NOT_INSTALLED}]
     if not views:
-        raise NotApplicable("no node has vLLM, vLLM-Ascend or MindIE installed")
+        raise NotApplicable(_("no node has vLLM, vLLM-Ascend or MindIE installed"))
     yield from drift_findings(ctx, views, lambda _view: Status.FAIL, _fix)

@@ -8,6 +8,7 @@ from typing import Iterator, List, Optional, Tuple
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.fleet import drift
 from ascend_doctor.fleet.facts import DriftView
+from ascend_doctor.i18n import _
 
 from ._fleet import FEC_SOURCE, TLS_SOURCE, action, drift_findings, fleet_facts, majority_value, require_nodes
 
@@ -51,26 +52,28 @@ def _fix(ctx: CheckContext, view: DriftView, target: str, odd: List[str]) -> Tup
     if view.spec.key == "hccn_tls":
         switch = _switch(target)
         if switch is None:
-            text = (f"The other nodes report TLS '{target}'. On {', '.join(odd)} compare `for i in {loop}; do "
-                    "hccn_tool -i $i -tls -g; done | grep switch` with a node of the majority and set the same "
-                    f"switch on every device ({TLS_SOURCE}).")
-            return text, (action(view, target, odd, "set the NPU TLS switch like the rest of the fleet", ()),)
+            text = _("The other nodes report TLS '{target}'. On {nodes} compare `{command}` with a node of the "
+                     "majority and set the same switch on every device ({source}).").format(
+                         target=target, nodes=", ".join(odd),
+                         command=f"for i in {loop}; do hccn_tool -i $i -tls -g; done | grep switch", source=TLS_SOURCE)
+            return text, (action(view, target, odd, _("set the NPU TLS switch like the rest of the fleet"), ()),)
         lines = [f"for i in {loop}; do hccn_tool -i $i -tls -s enable {switch}; done",
                  f"for i in {loop}; do hccn_tool -i $i -tls -g; done | grep switch   # every device: switch[{switch}]"]
         word = "off" if switch == "0" else "on"
         text = "\n".join([f"# on {', '.join(odd)} (as root; the other nodes have TLS {word}):", *lines,
                           f"# source: {TLS_SOURCE}"])
-        return text, (action(view, target, odd, f"turn the NPU TLS switch {word} like the rest of the fleet",
-                             lines[:1]),)
+        summary = (_("turn the NPU TLS switch off like the rest of the fleet") if switch == "0" else
+                   _("turn the NPU TLS switch on like the rest of the fleet"))
+        return text, (action(view, target, odd, summary, lines[:1]),)
     if "rs" in target.lower().split():
         lines = [f"for i in {loop}; do hccn_tool -i $i -fec -s encoding rs; done",
                  f"for i in {loop}; do hccn_tool -i $i -fec -g; done"]
         text = "\n".join([f"# on {', '.join(odd)} (as root; the other nodes run '{target}'):", *lines,
                           f"# source: {FEC_SOURCE}"])
-        return text, (action(view, target, odd, "set RS FEC like the rest of the fleet", lines[:1]),)
-    text = (f"The other nodes run FEC '{target}'. On {', '.join(odd)} compare `hccn_tool -i $i -fec -g` with the "
-            "switch port's FEC setting and set the same mode as the other nodes.")
-    return text, (action(view, target, odd, "set the FEC mode like the rest of the fleet", ()),)
+        return text, (action(view, target, odd, _("set RS FEC like the rest of the fleet"), lines[:1]),)
+    text = _("The other nodes run FEC '{target}'. On {nodes} compare `hccn_tool -i $i -fec -g` with the switch "
+             "port's FEC setting and set the same mode as the other nodes.").format(target=target, nodes=", ".join(odd))
+    return text, (action(view, target, odd, _("set the FEC mode like the rest of the fleet"), ()),)
 
 
 def _severity(view: DriftView) -> Status:
@@ -82,5 +85,5 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     require_nodes(facts)
     views = facts.group(drift.NETWORK)
     if not views:
-        raise NotApplicable("no node report carries hccn_tool's TLS or FEC settings")
+        raise NotApplicable(_("no node report carries hccn_tool's TLS or FEC settings"))
     yield from drift_findings(ctx, views, _severity, _fix)

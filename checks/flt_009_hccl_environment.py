@@ -7,6 +7,7 @@ from typing import Dict, Iterator, List, Tuple
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.fleet import drift
 from ascend_doctor.fleet.facts import DriftView
+from ascend_doctor.i18n import _
 
 from ._fleet import INTRA_ROCE_SOURCE, action, count, drift_findings, fleet_facts, names, require_nodes
 
@@ -37,8 +38,9 @@ def _fix(ctx: CheckContext, view: DriftView, target: str, odd: List[str]) -> Tup
     name = view.spec.label
     line = f"unset {name}" if target == drift.UNSET else f"export {name}={target}"
     text = (f"# on {', '.join(odd)}, in the serving environment (launch script, container env):\n{line}")
-    summary = f"{'unset' if target == drift.UNSET else 'set'} {name}" + \
-        ("" if target == drift.UNSET else f"={target}") + " like the rest of the fleet"
+    summary = (_("unset {variable} like the rest of the fleet") if target == drift.UNSET else
+               _("set {variable} like the rest of the fleet")).format(
+                   variable=name if target == drift.UNSET else f"{name}={target}")
     return text, (action(view, target, odd, summary, (line,), where="either", direction="set"),)
 
 
@@ -48,25 +50,29 @@ def _unique(view: DriftView) -> Iterator[Finding]:
                                     if value != drift.UNSET and len(nodes) > 1}
     set_on = sum(len(nodes) for value, nodes in view.groups.items() if value != drift.UNSET)
     if not shared:
-        yield Finding.passed(f"{name}: each of the {count(set_on)} that set it has its own value",
+        yield Finding.passed(_("{variable}: each of the {nodes} that set it has its own value").format(
+                                 variable=name, nodes=count(set_on)),
                              **view.to_dict()).scoped(name)
         return
     for value, nodes in sorted(shared.items()):
-        yield Finding(Status.FAIL, f"{name}={value} on {count(len(nodes))}: {names(nodes)}", (
-            f"{name} is the address of the node itself on the HCCL network: set it on each of {names(nodes)} to that "
-            f"node's own address:\n  export {name}=$(hostname -I | awk '{{print $1}}')   # or the address of the "
-            "interface HCCL_SOCKET_IFNAME names"), {"variable": name, "value": value, "nodes": nodes}, name,
-            (FixAction("environment", f"On {names(nodes, 20)}: give each node its own {name}",
-                       (f"export {name}=<this node's address>",), where="either", subject=name),))
-
+        remediation = (_("{variable} is the address of the node itself on the HCCL network: set it on each of "
+                         "{names} to that node's own address:").format(variable=name, names=names(nodes))
+                       + f"\n  export {name}=$(hostname -I | awk '{{print $1}}')   # or the address of the "
+                       "interface HCCL_SOCKET_IFNAME names")
+        yield Finding(Status.FAIL, _("{setting} on {nodes}: {names}").format(
+                          setting=f"{name}={value}", nodes=count(len(nodes)), names=names(nodes)),
+                      remediation, {"variable": name, "value": value, "nodes": nodes}, name,
+                      (FixAction("environment", _("On {nodes}: give each node its own {variable}").format(
+                          nodes=names(nodes, 20), variable=name),
+                          (f"export {name}=<this node's address>",), where="either", subject=name),))
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
     facts = fleet_facts(ctx)
     require_nodes(facts)
     views = facts.group(drift.HCCL_ENV)
     if not views:
-        raise NotApplicable("no node report carries HCCL environment variables (none set, or reports of an older "
-                            "ascend-doctor)")
+        raise NotApplicable(_("no node report carries HCCL environment variables (none set, or reports of an "
+                              "older ascend-doctor)"))
     agree = [v for v in views if v.spec.label not in drift.UNIQUE_ENV]
     yield from drift_findings(ctx, agree, _severity, _fix)
     for view in views:

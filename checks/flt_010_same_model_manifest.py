@@ -7,6 +7,7 @@ from typing import Iterator, List, Tuple
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.fleet import drift
 from ascend_doctor.fleet.facts import DriftView
+from ascend_doctor.i18n import _
 
 from ._fleet import action, drift_findings, fleet_facts, require_nodes
 
@@ -24,11 +25,11 @@ CHECK = CheckSpec(
 
 
 def _fix(ctx: CheckContext, view: DriftView, target: str, odd: List[str]) -> Tuple[str, Tuple[FixAction, ...]]:
-    text = (f"{', '.join(odd)} verified against another manifest than the rest of the fleet (digest {target[:16]}…). "
-            "Distribute one manifest (`ascend-doctor model manifest DIR -o MANIFEST` on the reference copy), copy the "
-            "weights again where they differ, and verify on every node:\n"
-            "  ascend-doctor check --model DIR --verify MANIFEST --format json -o report.json")
-    return text, (action(view, target, odd, "verify the weights against the fleet's manifest",
+    text = (_("{nodes} verified against another manifest than the rest of the fleet (digest {digest}…). Distribute "
+              "one manifest (`ascend-doctor model manifest DIR -o MANIFEST` on the reference copy), copy the weights "
+              "again where they differ, and verify on every node:").format(nodes=", ".join(odd), digest=target[:16])
+            + "\n  ascend-doctor check --model DIR --verify MANIFEST --format json -o report.json")
+    return text, (action(view, target, odd, _("verify the weights against the fleet's manifest"),
                          ("ascend-doctor check --model DIR --verify MANIFEST",), where="either"),)
 
 
@@ -37,5 +38,6 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     require_nodes(facts)
     views = facts.group(drift.MODEL)
     if not views:
-        raise NotApplicable("no node report verified its weights (run check with --model DIR --verify MANIFEST)")
+        raise NotApplicable(_("no node report verified its weights (run check with --model DIR --verify "
+                              "MANIFEST)"))
     yield from drift_findings(ctx, views, lambda _view: Status.FAIL, _fix)

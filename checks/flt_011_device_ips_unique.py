@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Dict, Iterator, List, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
+from ascend_doctor.i18n import _
 
 from ._fleet import SET_IP_SOURCE, count, fleet_facts, set_ip_command
 
@@ -33,22 +34,24 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             devices += 1
             holders.setdefault(address.address, []).append((node.name, address.device_id, address.netmask or ""))
     if not devices:
-        raise NotApplicable("no node report carries its devices' addresses (hccn_tool -ip -g)")
+        raise NotApplicable(_("no node report carries its devices' addresses (hccn_tool -ip -g)"))
     shared = {ip: who for ip, who in holders.items() if len(who) > 1}
     if not shared:
         nodes = sum(1 for n in facts.readable() if n.net is not None and n.net.addresses)
-        yield Finding.passed(f"{count(devices, 'device')} on {count(nodes)} each have their own address")
+        yield Finding.passed(_("{devices} on {nodes} each have their own address").format(
+            devices=count(devices, 'device'), nodes=count(nodes)))
         return
     for ip, who in sorted(shared.items()):
-        places = ", ".join(f"{node} device {device}" for node, device, _mask in who)
-        keep_node, _keep_device, _ = who[0]
+        places = ", ".join(_("{node} device {device}").format(node=node, device=device) for node, device, _mask in who)
+        keep_node = who[0][0]
         moves = who[1:]
         lines = [f"# on {node}: a free address of the plan for device {device}\n"
                  f"{set_ip_command(device, None, mask or None)}" for node, device, mask in moves]
-        yield Finding(Status.FAIL, f"{ip} is held by {places}", (
-            f"Keep {ip} on {keep_node} and readdress the other device(s), then update /etc/hccn.conf "
-            "(address_N=...) and the rank table:\n" + "\n".join(lines)),
+        yield Finding(Status.FAIL, _("{address} is held by {places}").format(address=ip, places=places), (
+            _("Keep {address} on {node} and readdress the other device(s), then update /etc/hccn.conf "
+              "(address_N=...) and the rank table:").format(address=ip, node=keep_node) + "\n" + "\n".join(lines)),
             {"address": ip, "devices": [{"node": n, "device_id": d} for n, d, _m in who]}, ip,
-            tuple(FixAction("system", f"On {node}: give device {device} its own address (not {ip})",
+            tuple(FixAction("system", _("On {node}: give device {device} its own address (not {address})").format(
+                                node=node, device=device, address=ip),
                             (set_ip_command(device, None, mask or None),), where="host", subject=f"{node}:{device}")
                   for node, device, mask in moves))

@@ -6,6 +6,7 @@ from typing import Dict, Iterator, List, Set, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
 from ascend_doctor.fleet.network import ipv4_text
+from ascend_doctor.i18n import _
 
 from ._fleet import count, fleet_facts, names, require_nodes
 
@@ -45,7 +46,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             if network is not None:
                 devices.append((node.name, address.device_id, address.address, network))
     if not devices:
-        raise NotApplicable("no node report carries its devices' addresses with a netmask (hccn_tool -ip -g)")
+        raise NotApplicable(_("no node report carries its devices' addresses with a netmask (hccn_tool -ip -g)"))
     by_mask: Dict[int, int] = {}
     for _n, _d, _a, net in devices:
         by_mask[net[1]] = by_mask.get(net[1], 0) + 1
@@ -57,10 +58,12 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         odd = [(n, d, a, net) for n, d, a, net in devices if net[1] != ranked[0][0]]
         if odd:
             found = True
-            listed = ", ".join(f"{n} device {d} ({a}/{mask_text(net)})" for n, d, a, net in odd[:12])
-            yield Finding(Status.WARN, f"{count(len(odd), 'device')} use another netmask than the fleet's {masks}: "
-                          f"{listed}", (
-                              f"Set netmask {masks} on them (with their address):\n" + "\n".join(
+            listed = ", ".join(_("{node} device {device}").format(node=n, device=d) + f" ({a}/{mask_text(net)})"
+                               for n, d, a, net in odd[:12])
+            yield Finding(Status.WARN, _("{devices} use another netmask than the fleet's {netmask}: {listed}").format(
+                              devices=count(len(odd), 'device'), netmask=masks, listed=listed), (
+                              _("Set netmask {netmask} on them (with their address):").format(netmask=masks)
+                              + "\n" + "\n".join(
                                   f"# on {n}\nhccn_tool -i {d} -ip -s address {a} netmask {masks}"
                                   for n, d, a, _net in odd[:12])),
                           {"netmask": masks, "devices": [f"{n}:{d}" for n, d, _a, _net in odd]}, "netmask")
@@ -71,15 +74,18 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     if alone and len({n for n, _d, _a, _net in devices}) > 1:
         found = True
         odd_nodes = sorted({n for n, _d, _a, _net in alone})
-        listed = ", ".join(f"{n} device {d} ({a}, {subnet_text(net)})" for n, d, a, net in alone[:12])
-        yield Finding(Status.WARN, f"{count(len(alone), 'device')} of {names(odd_nodes)} sit in a subnet no other node "
-                      f"uses: {listed}", (
-                          "Readdress them inside the plan the other nodes use (`hccn_tool -i N -ip -s address ADDR "
-                          "netmask MASK`, then /etc/hccn.conf and the rank table), or give them a gateway that routes "
-                          "to the other subnets:\n  hccn_tool -i N -gateway -s gateway <gateway>\n"
+        listed = ", ".join(_("{node} device {device}").format(node=n, device=d) + f" ({a}, {subnet_text(net)})"
+                           for n, d, a, net in alone[:12])
+        yield Finding(Status.WARN, _("{devices} of {nodes} sit in a subnet no other node uses: {listed}").format(
+                          devices=count(len(alone), 'device'), nodes=names(odd_nodes), listed=listed), (
+                          _("Readdress them inside the plan the other nodes use (`hccn_tool -i N -ip -s address ADDR "
+                            "netmask MASK`, then /etc/hccn.conf and the rank table), or give them a gateway that "
+                            "routes to the other subnets:") + "\n  hccn_tool -i N -gateway -s gateway <gateway>\n"
                           "  hccn_tool -i N -ping -g address <device IP of another node>   # then test the path"),
                       {"devices": [f"{n}:{d}" for n, d, _a, _net in alone]}, "subnets")
     if not found:
         subnets = len(nodes_in)
-        yield Finding.passed(f"{count(len(devices), 'device')} in {count(subnets, 'subnet')} shared between nodes, "
-                             f"netmask {masks or 'mixed'}", subnets=[subnet_text(n) for n in sorted(nodes_in)])
+        text = (_("{devices} in {subnets} shared between nodes, netmask {netmask}") if masks else
+                _("{devices} in {subnets} shared between nodes, netmask mixed"))
+        yield Finding.passed(text.format(devices=count(len(devices), 'device'), subnets=count(subnets, 'subnet'),
+                                         netmask=masks), subnets=[subnet_text(n) for n in sorted(nodes_in)])

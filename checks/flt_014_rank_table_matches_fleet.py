@@ -6,6 +6,7 @@ from typing import Dict, Iterator, List, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.fleet.network import TableEntry
+from ascend_doctor.i18n import _
 
 from ._fleet import count, fleet_facts, names
 
@@ -29,7 +30,7 @@ Owner = Tuple[str, str]  # node, device id
 def run(ctx: CheckContext) -> Iterator[Finding]:
     facts = fleet_facts(ctx)
     if not facts.tables:
-        raise NotApplicable("no node report carries a rank table")
+        raise NotApplicable(_("no node report carries a rank table"))
     owners: Dict[str, Owner] = {}
     for node in facts.readable():
         for address in node.net.addresses if node.net is not None else ():
@@ -40,9 +41,9 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
 
 def _one_table(digest: str, entries: Tuple[TableEntry, ...], owners: Dict[str, Owner],
                multiple: bool) -> Iterator[Finding]:
-    label = f"rank table {digest[:12]}…" if multiple else "rank table"
+    label = _("rank table {digest}…").format(digest=digest[:12]) if multiple else _("rank table")
     if not entries:
-        raise NotApplicable("the rank table lists no device (see the nodes' own rank table results)")
+        raise NotApplicable(_("the rank table lists no device (see the nodes' own rank table results)"))
     by_ip: Dict[str, List[TableEntry]] = {}
     for entry in entries:
         if entry.device_ip:
@@ -54,15 +55,19 @@ def _one_table(digest: str, entries: Tuple[TableEntry, ...], owners: Dict[str, O
         problems += 1
         owner = owners.get(ip)
         where = ", ".join(u.path for u in uses)
-        held = f"{ip} is device {owner[1]} of {owner[0]}" if owner else f"no node of the fleet reports {ip}"
+        held = (_("{address} is device {device} of {node}").format(address=ip, device=owner[1], node=owner[0])
+                if owner else _("no node of the fleet reports {address}").format(address=ip))
         wrong = [u for u in uses if owner is None or (u.device_id != owner[1])] or uses[1:]
-        fixes = [f"{u.path}: the address device {u.device_id} of server {u.server_id} reports "
-                 f"(`hccn_tool -i {u.device_id} -ip -g` on that node)" for u in wrong]
-        yield Finding(Status.FAIL, f"{label}: device_ip {ip} appears {len(uses)} times ({where}); {held}", (
-            "Put each device's own address in its entry and copy the table to every node:\n  "
-            + "\n  ".join(fixes)), {"device_ip": ip, "paths": [u.path for u in uses], "owner": list(owner or ())},
-            ip, (FixAction("config", f"Correct the rank table's device_ip {ip} ({count(len(uses), 'entry')})",
-                           (), where="host", subject="rank table"),))
+        fixes = [_("{json_path}: the address device {device} of server {server} reports (`{command}` on that "
+                   "node)").format(json_path=u.path, device=u.device_id, server=u.server_id,
+                                   command=f"hccn_tool -i {u.device_id} -ip -g") for u in wrong]
+        yield Finding(Status.FAIL, _("{table}: device_ip {address} appears {count} times ({paths}); {held}").format(
+                          table=label, address=ip, count=len(uses), paths=where, held=held),
+                      _("Put each device's own address in its entry and copy the table to every node:") + "\n  "
+                      + "\n  ".join(fixes), {"device_ip": ip, "paths": [u.path for u in uses],
+                                             "owner": list(owner or ())},
+                      ip, (FixAction("config", _("Correct the rank table's device_ip {address} ({entries})").format(
+                          address=ip, entries=count(len(uses), 'entry')), (), where="host", subject="rank table"),))
     unknown: List[TableEntry] = []
     for ip, uses in sorted(by_ip.items()):
         if len(uses) > 1:
@@ -74,23 +79,31 @@ def _one_table(digest: str, entries: Tuple[TableEntry, ...], owners: Dict[str, O
             continue
         if entry.device_id is not None and entry.device_id != owner[1]:
             problems += 1
-            yield Finding(Status.FAIL, f"{label}: {entry.path} is {ip} for device_id {entry.device_id}, but {ip} is "
-                          f"device {owner[1]} of {owner[0]}", (
-                              f"Write the address of device {entry.device_id} into {entry.path} "
-                              f"(`hccn_tool -i {entry.device_id} -ip -g` on {owner[0]}), then copy the table to "
-                              "every node."), {"path": entry.path, "device_ip": ip, "owner": list(owner)}, entry.path)
+            yield Finding(Status.FAIL, _("{table}: {json_path} is {address} for device_id {device}, but {address} is "
+                                         "device {owner_device} of {owner_node}").format(
+                              table=label, json_path=entry.path, address=ip, device=entry.device_id,
+                              owner_device=owner[1], owner_node=owner[0]),
+                          _("Write the address of device {device} into {json_path} (`{command}` on {node}), then copy "
+                            "the table to every node.").format(device=entry.device_id, json_path=entry.path,
+                                                               command=f"hccn_tool -i {entry.device_id} -ip -g",
+                                                               node=owner[0]),
+                          {"path": entry.path, "device_ip": ip, "owner": list(owner)}, entry.path)
     if unknown and owners:
         servers = sorted({e.server_id or "?" for e in unknown})
         addresses = names([e.device_ip or "?" for e in unknown])
-        yield Finding(Status.WARN, f"{label}: {count(len(unknown), 'device_ip')} of {count(len(servers), 'server')} "
-                      f"({names(servers)}) belong to no node of this merge: {addresses}",
-                      ("Merge the reports of every node the table names, or correct the addresses of those entries "
-                       "(`hccn_tool -i N -ip -g` on their nodes)."),
+        yield Finding(Status.WARN, _("{table}: {device_ips} of {servers} ({names}) belong to no node of this merge: "
+                                     "{addresses}").format(table=label, device_ips=count(len(unknown), 'device_ip'),
+                                                           servers=count(len(servers), 'server'),
+                                                           names=names(servers), addresses=addresses),
+                      _("Merge the reports of every node the table names, or correct the addresses of those entries "
+                        "(`hccn_tool -i N -ip -g` on their nodes)."),
                       {"paths": [e.path for e in unknown[:50]]}, "servers outside the merge")
     elif not problems and not owners:
-        yield Finding.passed(f"{label}: {count(len(by_ip), 'device_ip')}, each once (no node reports its devices' "
-                             "addresses, so they were not compared with the devices)", devices=len(by_ip))
+        yield Finding.passed(_("{table}: {device_ips}, each once (no node reports its devices' addresses, so they "
+                               "were not compared with the devices)").format(
+                                 table=label, device_ips=count(len(by_ip), 'device_ip')), devices=len(by_ip))
     elif not problems:
         nodes = sorted({owners[ip][0] for ip in by_ip if ip in owners})
-        yield Finding.passed(f"{label}: {count(len(by_ip), 'device_ip')}, each once and each the address its device "
-                             f"reports ({count(len(nodes))})", devices=len(by_ip), nodes=len(nodes))
+        yield Finding.passed(_("{table}: {device_ips}, each once and each the address its device reports "
+                               "({nodes})").format(table=label, device_ips=count(len(by_ip), 'device_ip'),
+                                                   nodes=count(len(nodes))), devices=len(by_ip), nodes=len(nodes))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
+from ascend_doctor.i18n import _
 
 from ._network import SRC_MINDIE_RANKTABLE, SRC_VLLM_MULTINODE, scope, system_fix
 
@@ -39,17 +40,21 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     if hccn.binary is None:
         container = getattr(ctx.facts.try_get("container"), "in_container", False)
         multi_node = rank_table_location(ctx.options, ctx.facts.try_get("env") or {}) is not None
-        where = ("mount it into the container: docker run ... " + MOUNTS + " ..." if container else
-                 "it is installed with the NPU driver as /usr/local/Ascend/driver/tools/hccn_tool: if the driver "
-                 "lives elsewhere, put its tools folder on PATH")
+        where = (_("mount it into the container: {command}").format(command="docker run ... " + MOUNTS + " ...")
+                 if container else
+                 _("it is installed with the NPU driver as /usr/local/Ascend/driver/tools/hccn_tool: if the driver "
+                   "lives elsewhere, put its tools folder on PATH"))
+        searched = ", ".join(hccn.searched)
         if not multi_node:
-            raise NotApplicable(f"hccn_tool was not found ({', '.join(hccn.searched)}); it is needed once this node "
-                                f"serves with others: {where}")
-        reason = "this node has a rank table, so it is part of a multi-node job"
-        yield Finding(Status.WARN, f"hccn_tool was not found ({', '.join(hccn.searched)}): the NPU network cannot be "
-                      f"checked; {reason}.", f"hccn_tool is needed to check and configure the NPU network: {where}.",
+            raise NotApplicable(_("hccn_tool was not found ({searched}); it is needed once this node serves with "
+                                  "others: {where}").format(searched=searched, where=where))
+        yield Finding(Status.WARN, _("hccn_tool was not found ({searched}): the NPU network cannot be checked; this "
+                                     "node has a rank table, so it is part of a multi-node job.").format(
+                                         searched=searched),
+                      _("hccn_tool is needed to check and configure the NPU network: {where}.").format(where=where),
                       {"searched": list(hccn.searched)}).with_actions(
-            system_fix("Make hccn_tool available " + ("in the container" if container else "on the host"),
+            system_fix(_("Make hccn_tool available in the container") if container else
+                       _("Make hccn_tool available on the host"),
                        (f"docker run ... {MOUNTS} ...",) if container else ()))
         return
     bad = 0
@@ -62,10 +67,13 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         status = Status.WARN if core else Status.INFO
         first = failed[core[0]] if core else next(iter(failed.values()))
         names = ", ".join(f"-{n}" for n in failed)
-        yield Finding(status, f"hccn_tool queries {names} gave nothing usable for device {device_id}: {first}",
-                      f"Run `{device.commands.get(core[0] if core else next(iter(failed)), 'hccn_tool')}` by hand "
-                      "on the host; a hang or an error there points at the driver (`npu-smi info`, dmesg) or at "
-                      "this device's port.", {"errors": dict(failed)}, scope(device_id))
+        yield Finding(status, _("hccn_tool queries {queries} gave nothing usable for device {device}: {error}").format(
+                          queries=names, device=device_id, error=first),
+                      _("Run `{command}` by hand on the host; a hang or an error there points at the driver "
+                        "(`npu-smi info`, dmesg) or at this device's port.").format(
+                          command=device.commands.get(core[0] if core else next(iter(failed)), 'hccn_tool')),
+                      {"errors": dict(failed)}, scope(device_id))
     if not bad:
-        yield Finding.passed(f"{hccn.binary} answered every query on {len(hccn.devices)} device(s)",
+        yield Finding.passed(_("{binary} answered every query on {count} device(s)").format(
+                                 binary=hccn.binary, count=len(hccn.devices)),
                              binary=hccn.binary, devices=sorted(hccn.devices))

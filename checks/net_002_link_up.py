@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator, List
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
 
 from ._network import SRC_MINDCLUSTER, SRC_MINDIE_RANKTABLE, SRC_VLLM_MULTINODE, devices, ids, scope, system_fix
 
@@ -26,22 +27,29 @@ CHECK = CheckSpec(
 def run(ctx: CheckContext) -> Iterator[Finding]:
     answered = [d for d in devices(ctx) if d.link is not None]
     if not answered:
-        raise NotApplicable("no device answered `hccn_tool -i N -link -g` (see ASC-NET-001)")
+        raise NotApplicable(_("no device answered `hccn_tool -i N -link -g` (see ASC-NET-001)"))
     down: List[int] = []
     for device in answered:
         if (device.link or "").upper() == "UP":
             continue
         down.append(device.device_id)
+        n = device.device_id
         port = device.lldp.port_ifname if device.lldp else None
         flaps = device.link_stat.link_up_count if device.link_stat else None
-        where = f"switch port {port}" if port else "its switch port (LLDP gave none)"
+        where = (_("switch port {port}").format(port=port) if port else
+                 _("its switch port (LLDP gave none)"))
         yield Finding.fail(
-            f"device {device.device_id}: link {device.link}" + (f" (came up {flaps} times so far)" if flaps else ""),
-            f"Check the cable or optical module of NPU {device.device_id}'s port and {where}; then run "
-            f"`hccn_tool -i {device.device_id} -link -g` again (`hccn_tool -i {device.device_id} -optical -g` shows "
-            "the module).", link=device.link, switch_port=port, link_up_count=flaps,
-        ).scoped(scope(device.device_id)).with_actions(system_fix(
-            f"Bring up the link of NPU {device.device_id} (cable, optical module, switch port {port or '?'})",
-            (f"hccn_tool -i {device.device_id} -link -g",), subject=f"npu {device.device_id}"))
+            (_("device {device}: link {link} (came up {count} times so far)") if flaps else
+             _("device {device}: link {link}")).format(device=n, link=device.link, count=flaps),
+            _("Check the cable or optical module of NPU {device}'s port and {where}; then run `{link_command}` again "
+              "(`{optical_command}` shows the module).").format(
+                device=n, where=where, link_command=f"hccn_tool -i {n} -link -g",
+                optical_command=f"hccn_tool -i {n} -optical -g"),
+            link=device.link, switch_port=port, link_up_count=flaps,
+        ).scoped(scope(n)).with_actions(system_fix(
+            _("Bring up the link of NPU {device} (cable, optical module, switch port {port})").format(
+                device=n, port=port or '?'),
+            (f"hccn_tool -i {n} -link -g",), subject=f"npu {n}"))
     if not down:
-        yield Finding.passed(f"link UP on {len(answered)} device(s): {ids(d.device_id for d in answered)}")
+        yield Finding.passed(_("link UP on {count} device(s): {devices}").format(
+            count=len(answered), devices=ids(d.device_id for d in answered)))

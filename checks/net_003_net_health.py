@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator, List, Optional
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
 
 from ._network import SRC_MINDIE_RANKTABLE, SRC_TOOLBOX, SRC_VLLM_MULTINODE, conf, devices, ids, scope, system_fix
 
@@ -38,7 +39,7 @@ def _gateway(ctx: CheckContext, device_id: int, route_gateway: Optional[str]) ->
 def run(ctx: CheckContext) -> Iterator[Finding]:
     answered = [d for d in devices(ctx) if d.net_health is not None]
     if not answered:
-        raise NotApplicable("no device answered `hccn_tool -i N -net_health -g` (see ASC-NET-001)")
+        raise NotApplicable(_("no device answered `hccn_tool -i N -net_health -g` (see ASC-NET-001)"))
     bad: List[int] = []
     for device in answered:
         state = device.net_health or ""
@@ -50,18 +51,24 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         detect = f"hccn_tool -i {n} -netdetect -s address {gateway or '<gateway of its segment>'}"
         if state.lower() == NOT_DETECTING:
             finding = Finding.warn(
-                f"device {n}: net health {state}: it has no detection result (no detection address set, or "
-                "detection not yet run)",
-                f"Set the detection address to the gateway of the device's segment: `{detect}`, then "
-                f"`hccn_tool -i {n} -net_health -g` should say Success.", net_health=state, gateway=gateway)
+                _("device {device}: net health {state}: it has no detection result (no detection address set, or "
+                  "detection not yet run)").format(device=n, state=state),
+                _("Set the detection address to the gateway of the device's segment: `{command}`, then "
+                  "`{health_command}` should say Success.").format(
+                    command=detect, health_command=f"hccn_tool -i {n} -net_health -g"),
+                net_health=state, gateway=gateway)
         else:
             finding = Finding.fail(
-                f"device {n}: net health {state}: the device cannot reach its detection address",
-                f"Check `hccn_tool -i {n} -netdetect -g` (the address it probes; set it with `{detect}`), the link "
-                f"(`hccn_tool -i {n} -link -g`), the address and the gateway of device {n}.",
+                _("device {device}: net health {state}: the device cannot reach its detection address").format(
+                    device=n, state=state),
+                _("Check `{netdetect_command}` (the address it probes; set it with `{command}`), the link "
+                  "(`{link_command}`), the address and the gateway of device {device}.").format(
+                    netdetect_command=f"hccn_tool -i {n} -netdetect -g", command=detect,
+                    link_command=f"hccn_tool -i {n} -link -g", device=n),
                 net_health=state, gateway=gateway)
         yield finding.scoped(scope(n)).with_actions(system_fix(
-            f"Set NPU {n}'s detection address and re-check its health", (detect, f"hccn_tool -i {n} -net_health -g"),
-            direction="set", subject=f"npu {n}"))
+            _("Set NPU {device}'s detection address and re-check its health").format(device=n),
+            (detect, f"hccn_tool -i {n} -net_health -g"), direction="set", subject=f"npu {n}"))
     if not bad:
-        yield Finding.passed(f"net health Success on {len(answered)} device(s): {ids(d.device_id for d in answered)}")
+        yield Finding.passed(_("net health Success on {count} device(s): {devices}").format(
+            count=len(answered), devices=ids(d.device_id for d in answered)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator, List
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
+from ascend_doctor.i18n import _
 
 from ._network import SRC_MINDIE_RANKTABLE, SRC_TOOLBOX, SRC_VLLM_MULTINODE, conf, devices, ids, scope, system_fix
 
@@ -31,7 +32,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
 
     answered = [d for d in devices(ctx) if d.ip is not None]
     if not answered:
-        raise NotApplicable("no device answered `hccn_tool -i N -ip -g` (see ASC-NET-001)")
+        raise NotApplicable(_("no device answered `hccn_tool -i N -ip -g` (see ASC-NET-001)"))
     plan = conf(ctx)
     conf_info = ctx.facts.try_get("hccn_conf")
     bad: List[int] = []
@@ -41,38 +42,48 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         want_addr = plan.address(n) if plan is not None else None
         want_mask = plan.netmask(n) if plan is not None else None
         command = set_ip_command(n, want_addr, want_mask or ip.netmask)
-        fix = system_fix(f"Give NPU {n} its address", (command, f"hccn_tool -i {n} -ip -g"), direction="set",
-                         subject=f"npu {n}")
-        origin = ("the address /etc/hccn.conf records for it" if want_addr else
-                  "the address your network plan gives it (/etc/hccn.conf has none for this device)")
+        fix = system_fix(_("Give NPU {device} its address").format(device=n), (command, f"hccn_tool -i {n} -ip -g"),
+                         direction="set", subject=f"npu {n}")
+        give = (_("Give it the address /etc/hccn.conf records for it: `{command}`") if want_addr else
+                _("Give it the address your network plan gives it (/etc/hccn.conf has none for this device): "
+                  "`{command}`")).format(command=command)
         if ip.missing:
             bad.append(n)
-            yield Finding.fail(f"device {n} has no address: hccn_tool says 'Get ipconf failed, because no ip was "
-                               "preset there!'", f"Give it {origin}: `{command}`", conf_address=want_addr,
+            yield Finding.fail(_("device {device} has no address: hccn_tool says 'Get ipconf failed, because no ip "
+                                 "was preset there!'").format(device=n), give, conf_address=want_addr,
                                ).scoped(scope(n)).with_actions(fix)
         elif not is_ipv4(ip.address):
             bad.append(n)
-            yield Finding.fail(f"device {n} reports address {ip.address!r}, which is not an IPv4 address",
-                               f"Give it {origin}: `{command}`", address=ip.address).scoped(scope(n)).with_actions(fix)
+            yield Finding.fail(_("device {device} reports address {address}, which is not an IPv4 address").format(
+                                   device=n, address=repr(ip.address)),
+                               give, address=ip.address).scoped(scope(n)).with_actions(fix)
         elif want_addr and want_addr != ip.address:
             bad.append(n)
             yield Finding.fail(
-                f"device {n} has address {ip.address}, but /etc/hccn.conf records address_{n}={want_addr}",
-                f"If {want_addr} is the planned address, set it: `{command}`; if {ip.address} is right, correct "
-                f"address_{n} in /etc/hccn.conf (and every rank table naming this device). Then compare "
-                f"`hccn_tool -i {n} -ip -g` with `grep _{n}= /etc/hccn.conf` again.",
+                _("device {device} has address {address}, but /etc/hccn.conf records {key}={planned}").format(
+                    device=n, address=ip.address, key=f"address_{n}", planned=want_addr),
+                _("If {planned} is the planned address, set it: `{command}`; if {address} is right, correct {key} in "
+                  "/etc/hccn.conf (and every rank table naming this device). Then compare `{ip_command}` with "
+                  "`{grep_command}` again.").format(
+                    planned=want_addr, command=command, address=ip.address, key=f"address_{n}",
+                    ip_command=f"hccn_tool -i {n} -ip -g", grep_command=f"grep _{n}= /etc/hccn.conf"),
                 address=ip.address, conf_address=want_addr).scoped(scope(n)).with_actions(fix)
     if bad:
         return
-    where = "as /etc/hccn.conf records" if plan is not None else "(no /etc/hccn.conf to compare with)"
-    yield Finding.passed(f"{len(answered)} device(s) have their address {where}: "
-                         + ", ".join(f"{d.device_id}={d.ip.address}" for d in answered if d.ip is not None))
+    addresses = ", ".join(f"{d.device_id}={d.ip.address}" for d in answered if d.ip is not None)
+    yield Finding.passed((_("{count} device(s) have their address as /etc/hccn.conf records: {addresses}")
+                          if plan is not None else
+                          _("{count} device(s) have their address (no /etc/hccn.conf to compare with): {addresses}")
+                          ).format(count=len(answered), addresses=addresses))
     if plan is None and getattr(ctx.facts.try_get("container"), "in_container", False):
         error = getattr(conf_info, "error", None)
-        yield Finding(Status.INFO, "/etc/hccn.conf is " + (f"unusable ({error})" if error else "not in this container")
-                      + ": the addresses cannot be compared with the node's plan.",
-                      "Mount it read-only: docker run ... -v /etc/hccn.conf:/etc/hccn.conf ...")
+        yield Finding(Status.INFO, (_("/etc/hccn.conf is unusable ({error}): the addresses cannot be compared with "
+                                      "the node's plan.") if error else
+                                    _("/etc/hccn.conf is not in this container: the addresses cannot be compared "
+                                      "with the node's plan.")).format(error=error),
+                      _("Mount it read-only: {command}").format(
+                          command="docker run ... -v /etc/hccn.conf:/etc/hccn.conf ..."))
     elif plan is None and getattr(conf_info, "error", None):
-        yield Finding(Status.WARN, f"/etc/hccn.conf cannot be used: {conf_info.error}",
-                      "Look at /etc/hccn.conf: hccn_tool keeps one key_N=value line per setting and device "
-                      f"(devices here: {ids(d.device_id for d in answered)}).")
+        yield Finding(Status.WARN, _("/etc/hccn.conf cannot be used: {error}").format(error=conf_info.error),
+                      _("Look at /etc/hccn.conf: hccn_tool keeps one key_N=value line per setting and device "
+                        "(devices here: {devices}).").format(devices=ids(d.device_id for d in answered)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Dict, Iterator, List
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
 
 from ._network import SRC_TOOLBOX, conf, devices, ids, system_fix
 
@@ -30,7 +31,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     plan = conf(ctx)
     planned = plan.addresses() if plan is not None else {}
     if not reported and not planned:
-        raise NotApplicable("no device reports an address (see ASC-NET-004)")
+        raise NotApplicable(_("no device reports an address (see ASC-NET-004)"))
     clean = True
     for where, addresses in (("hccn_tool", reported), ("/etc/hccn.conf", planned)):
         by_address: Dict[str, List[int]] = {}
@@ -42,13 +43,18 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                 continue
             clean = False
             keep, move = owners[0], owners[1:]
-            text = f"devices {ids(owners)} all have address {address}" if where == "hccn_tool" else \
-                f"/etc/hccn.conf gives address {address} to devices {ids(owners)} (" + \
-                ", ".join(f"address_{i}" for i in owners) + ")"
+            text = _("devices {devices} all have address {address}").format(devices=ids(owners), address=address) \
+                if where == "hccn_tool" else \
+                _("/etc/hccn.conf gives address {address} to devices {devices} ({keys})").format(
+                    address=address, devices=ids(owners), keys=", ".join(f"address_{i}" for i in owners))
             commands = [set_ip_command(i, None, None) for i in move]
-            yield Finding.fail(text, f"Keep {address} on device {keep} and give device(s) {ids(move)} their own "
-                               "address from the network plan: " + "; ".join(f"`{c}`" for c in commands),
+            yield Finding.fail(text, _("Keep {address} on device {keep} and give device(s) {devices} their own "
+                                       "address from the network plan: {commands}").format(
+                                           address=address, keep=keep, devices=ids(move),
+                                           commands="; ".join(f"`{c}`" for c in commands)),
                                address=address, devices=owners, source=where).with_actions(
-                system_fix(f"Give device(s) {ids(move)} an address of their own", commands, direction="set"))
+                system_fix(_("Give device(s) {devices} an address of their own").format(devices=ids(move)), commands,
+                           direction="set"))
     if clean:
-        yield Finding.passed(f"{len(reported) or len(planned)} device address(es), all different")
+        yield Finding.passed(_("{count} device address(es), all different").format(
+            count=len(reported) or len(planned)))

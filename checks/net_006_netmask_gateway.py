@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Dict, Iterator, List, Optional
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
 
 from ._network import SRC_MINDIE_RANKTABLE, SRC_TOOLBOX, SRC_VLLM_MULTINODE, conf, devices, ids, scope, system_fix
 
@@ -27,8 +28,9 @@ CHECK = CheckSpec(
 
 def _gateway_fix(device_id: int, gateway: str) -> str:
     # No published capture or guide page here shows hccn_tool's gateway setter: name where to look.
-    return (f"set NPU {device_id}'s gateway to {gateway} with hccn_tool's gateway setting (see the hccn_tool guide "
-            f"of your driver version), then check `hccn_tool -i {device_id} -route -g`")
+    return _("set NPU {device}'s gateway to {gateway} with hccn_tool's gateway setting (see the hccn_tool guide "
+             "of your driver version), then check `{command}`").format(
+                 device=device_id, gateway=gateway, command=f"hccn_tool -i {device_id} -route -g")
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
@@ -37,7 +39,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
 
     usable = [d for d in devices(ctx) if d.ip is not None and is_ipv4(d.ip.address)]
     if not usable:
-        raise NotApplicable("no device reports an address (see ASC-NET-004)")
+        raise NotApplicable(_("no device reports an address (see ASC-NET-004)"))
     plan = conf(ctx)
     problems = 0
     masks: Dict[str, List[int]] = {}
@@ -50,51 +52,68 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         want_mask = plan.netmask(n) if plan is not None else None
         if mask and not is_netmask(mask):
             problems += 1
-            yield Finding.fail(f"device {n}: netmask {mask!r} is not a netmask",
+            yield Finding.fail(_("device {device}: netmask {netmask} is not a netmask").format(
+                                   device=n, netmask=repr(mask)),
                                f"`{set_ip_command(n, ip.address, want_mask)}`", netmask=mask).scoped(scope(n))
             continue
         if want_mask and mask and want_mask != mask:
             problems += 1
             command = set_ip_command(n, ip.address, want_mask)
-            yield Finding.fail(f"device {n}: netmask {mask}, but /etc/hccn.conf records netmask_{n}={want_mask}",
-                               f"If {want_mask} is the plan: `{command}`; otherwise correct netmask_{n} in "
-                               "/etc/hccn.conf.", netmask=mask, conf_netmask=want_mask).scoped(scope(n)).with_actions(
-                system_fix(f"Set NPU {n}'s netmask", (command,), direction="set", subject=f"npu {n}"))
+            yield Finding.fail(_("device {device}: netmask {netmask}, but /etc/hccn.conf records "
+                                 "{key}={planned}").format(device=n, netmask=mask, key=f"netmask_{n}",
+                                                           planned=want_mask),
+                               _("If {planned} is the plan: `{command}`; otherwise correct {key} in "
+                                 "/etc/hccn.conf.").format(planned=want_mask, command=command, key=f"netmask_{n}"),
+                               netmask=mask, conf_netmask=want_mask).scoped(scope(n)).with_actions(
+                system_fix(_("Set NPU {device}'s netmask").format(device=n), (command,), direction="set",
+                           subject=f"npu {n}"))
         subnet = network_of(ip.address, mask)
         gateway = device.gateway
         want_gateway = plan.gateway(n) if plan is not None else None
         if want_gateway and gateway and want_gateway != gateway:
             problems += 1
-            yield Finding.fail(f"device {n}: default gateway {gateway}, but /etc/hccn.conf records "
-                               f"gateway_{n}={want_gateway}",
-                               f"If {want_gateway} is the plan, {_gateway_fix(n, want_gateway)}; otherwise correct "
-                               f"gateway_{n} in /etc/hccn.conf.", gateway=gateway,
-                               conf_gateway=want_gateway).scoped(scope(n)).with_actions(
-                system_fix(f"Set NPU {n}'s gateway to {want_gateway}", (f"hccn_tool -i {n} -route -g",),
-                           direction="set", subject=f"npu {n}"))
+            yield Finding.fail(_("device {device}: default gateway {gateway}, but /etc/hccn.conf records "
+                                 "{key}={planned}").format(device=n, gateway=gateway, key=f"gateway_{n}",
+                                                           planned=want_gateway),
+                               _("If {planned} is the plan, {fix}; otherwise correct {key} in /etc/hccn.conf.").format(
+                                   planned=want_gateway, fix=_gateway_fix(n, want_gateway), key=f"gateway_{n}"),
+                               gateway=gateway, conf_gateway=want_gateway).scoped(scope(n)).with_actions(
+                system_fix(_("Set NPU {device}'s gateway to {gateway}").format(device=n, gateway=want_gateway),
+                           (f"hccn_tool -i {n} -route -g",), direction="set", subject=f"npu {n}"))
         elif want_gateway and gateway is None and device.routes:
             problems += 1
-            yield Finding.fail(f"device {n} has no default route, but /etc/hccn.conf records "
-                               f"gateway_{n}={want_gateway}", _gateway_fix(n, want_gateway).capitalize() + ".",
+            yield Finding.fail(_("device {device} has no default route, but /etc/hccn.conf records "
+                                 "{key}={planned}").format(device=n, key=f"gateway_{n}", planned=want_gateway),
+                               # English kept as str.capitalize() made it ("npu" lower-cased)
+                               _("Set npu {device}'s gateway to {gateway} with hccn_tool's gateway setting (see the "
+                                 "hccn_tool guide of your driver version), then check `{command}`.").format(
+                                   device=n, gateway=want_gateway, command=f"hccn_tool -i {n} -route -g"),
                                conf_gateway=want_gateway).scoped(scope(n)).with_actions(
-                system_fix(f"Set NPU {n}'s gateway to {want_gateway}", (f"hccn_tool -i {n} -route -g",),
-                           direction="set", subject=f"npu {n}"))
+                system_fix(_("Set NPU {device}'s gateway to {gateway}").format(device=n, gateway=want_gateway),
+                           (f"hccn_tool -i {n} -route -g",), direction="set", subject=f"npu {n}"))
         effective: Optional[str] = gateway or want_gateway
         if effective and subnet is not None and is_ipv4(effective) and \
                 network_of(effective, mask) != subnet:
             problems += 1
-            yield Finding.fail(f"device {n}: gateway {effective} is outside its subnet {subnet}",
-                               f"The gateway must be an address of {subnet}: correct gateway_{n} (and the device's "
-                               "gateway) to the planned one, or fix the device's address and netmask.",
+            yield Finding.fail(_("device {device}: gateway {gateway} is outside its subnet {subnet}").format(
+                                   device=n, gateway=effective, subnet=subnet),
+                               _("The gateway must be an address of {subnet}: correct {key} (and the device's "
+                                 "gateway) to the planned one, or fix the device's address and netmask.").format(
+                                   subnet=subnet, key=f"gateway_{n}"),
                                gateway=effective, subnet=str(subnet)).scoped(scope(n))
     if len(masks) > 1:
         problems += 1
-        detail = "; ".join(f"{m} on {ids(devs)}" for m, devs in sorted(masks.items(), key=lambda kv: -len(kv[1])))
-        yield Finding.warn(f"the devices use different netmasks: {detail}",
-                           "One network plan gives every device of a plane the same netmask; set the odd ones with "
-                           "`hccn_tool -i N -ip -s address <address> netmask <netmask>`.",
+        detail = "; ".join(_("{netmask} on {devices}").format(netmask=m, devices=ids(devs))
+                           for m, devs in sorted(masks.items(), key=lambda kv: -len(kv[1])))
+        yield Finding.warn(_("the devices use different netmasks: {detail}").format(detail=detail),
+                           _("One network plan gives every device of a plane the same netmask; set the odd ones with "
+                             "`hccn_tool -i N -ip -s address <address> netmask <netmask>`."),
                            netmasks={m: devs for m, devs in masks.items()})
     if not problems:
         gateways = sorted({g for g in (d.gateway for d in usable) if g})
-        yield Finding.passed(f"netmask {', '.join(sorted(masks)) or 'not reported'} on {len(usable)} device(s); "
-                             + (f"gateway {', '.join(gateways)}" if gateways else "no default gateway set"))
+        netmasks = ", ".join(sorted(masks))
+        text = (_("netmask {netmasks} on {count} device(s)").format(netmasks=netmasks, count=len(usable)) if netmasks
+                else _("netmask not reported on {count} device(s)").format(count=len(usable)))
+        yield Finding.passed(text + "; " + (_("gateway {gateways}").format(gateways=", ".join(gateways)) if gateways
+                                            else _("no default gateway set")))
+

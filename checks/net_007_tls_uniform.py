@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Dict, Iterator, List
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
 
 from ._network import SRC_MINDIE_RANKTABLE, SRC_VLLM_MULTINODE, devices, ids, system_fix
 
@@ -33,19 +34,24 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         if device.tls is not None:
             by_value.setdefault(device.tls.switch, []).append(device.device_id)
     if not by_value:
-        raise NotApplicable("no device answered `hccn_tool -i N -tls -g` (see ASC-NET-001)")
+        raise NotApplicable(_("no device answered `hccn_tool -i N -tls -g` (see ASC-NET-001)"))
     if len(by_value) == 1:
         value, owners = next(iter(by_value.items()))
-        yield Finding.passed(f"TLS switch {value} ({'enabled' if value else 'disabled'}) on {len(owners)} "
-                             f"device(s): {ids(owners)}; it must be the same on every node", tls_switch=value)
+        yield Finding.passed((_("TLS switch {value} (enabled) on {count} device(s): {devices}; it must be the same on "
+                                "every node") if value else
+                              _("TLS switch {value} (disabled) on {count} device(s): {devices}; it must be the same "
+                                "on every node")).format(value=value, count=len(owners), devices=ids(owners)),
+                             tls_switch=value)
         return
     odd = [d for v, devs in by_value.items() if v != RECOMMENDED for d in devs]
     command = loop(odd, f"hccn_tool -i $i -tls -s enable {RECOMMENDED}")
-    detail = "; ".join(f"{v} on {ids(devs)}" for v, devs in sorted(by_value.items()))
-    yield Finding.fail(f"the TLS switch differs between devices: {detail}",
-                       f"Set it the same on every device (MindIE-LLM's guide: 0): `{command}`; then "
-                       f"`{loop(sorted(d for devs in by_value.values() for d in devs), 'hccn_tool -i $i -tls -g')} "
-                       "| grep switch` (and the same on every node).",
+    detail = "; ".join(_("{value} on {devices}").format(value=v, devices=ids(devs))
+                       for v, devs in sorted(by_value.items()))
+    check = loop(sorted(d for devs in by_value.values() for d in devs), 'hccn_tool -i $i -tls -g') + " | grep switch"
+    yield Finding.fail(_("the TLS switch differs between devices: {detail}").format(detail=detail),
+                       _("Set it the same on every device (MindIE-LLM's guide: 0): `{command}`; then `{check_command}` "
+                         "(and the same on every node).").format(command=command, check_command=check),
                        tls_switch={str(v): devs for v, devs in by_value.items()}).with_actions(
-        system_fix(f"Set the TLS switch to {RECOMMENDED} on device(s) {ids(odd)}", (command,), direction="set",
-                   subject="tls"))
+        system_fix(_("Set the TLS switch to {value} on device(s) {devices}").format(value=RECOMMENDED,
+                                                                                     devices=ids(odd)),
+                   (command,), direction="set", subject="tls"))

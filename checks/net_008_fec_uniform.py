@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Dict, Iterator, List
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
 
 from ._network import SRC_MINDCLUSTER, devices, ids, system_fix
 
@@ -29,18 +30,20 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         if device.fec is not None:
             by_mode.setdefault(device.fec, []).append(device.device_id)
     if not by_mode:
-        raise NotApplicable("no device answered `hccn_tool -i N -fec -g` (see ASC-NET-001)")
+        raise NotApplicable(_("no device answered `hccn_tool -i N -fec -g` (see ASC-NET-001)"))
     if len(by_mode) == 1:
         mode, owners = next(iter(by_mode.items()))
-        yield Finding.passed(f"FEC mode '{mode}' on {len(owners)} device(s): {ids(owners)}", fec_mode=mode)
+        yield Finding.passed(_("FEC mode '{mode}' on {count} device(s): {devices}").format(
+                                 mode=mode, count=len(owners), devices=ids(owners)), fec_mode=mode)
         return
     ranked = sorted(by_mode.items(), key=lambda kv: (-len(kv[1]), kv[0]))
-    common, _ = ranked[0]
+    common = ranked[0][0]
     odd = [d for mode, devs in ranked[1:] for d in devs]
-    detail = "; ".join(f"'{m}' on {ids(devs)}" for m, devs in ranked)
-    yield Finding.fail(f"the FEC mode differs between devices: {detail}",
-                       f"Set device(s) {ids(odd)} to the FEC mode of their switch ports (most devices here use "
-                       f"'{common}'), with hccn_tool's FEC setting from the hccn_tool guide of your driver; check with "
-                       "`hccn_tool -i N -fec -g`.", fec_modes={m: devs for m, devs in by_mode.items()}).with_actions(
-        system_fix(f"Align the FEC mode of device(s) {ids(odd)} with their switch ports",
+    detail = "; ".join(_("'{mode}' on {devices}").format(mode=m, devices=ids(devs)) for m, devs in ranked)
+    yield Finding.fail(_("the FEC mode differs between devices: {detail}").format(detail=detail),
+                       _("Set device(s) {devices} to the FEC mode of their switch ports (most devices here use "
+                         "'{common}'), with hccn_tool's FEC setting from the hccn_tool guide of your driver; check "
+                         "with `hccn_tool -i N -fec -g`.").format(devices=ids(odd), common=common),
+                       fec_modes={m: devs for m, devs in by_mode.items()}).with_actions(
+        system_fix(_("Align the FEC mode of device(s) {devices} with their switch ports").format(devices=ids(odd)),
                    tuple(f"hccn_tool -i {d} -fec -g" for d in odd), direction="set", subject="fec"))

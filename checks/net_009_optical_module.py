@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Iterator, List
+from typing import Iterator, List, Optional
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
+from ascend_doctor.i18n import _
 
 from ._network import SRC_MINDCLUSTER, devices, ids, scope, system_fix
 
@@ -28,36 +29,48 @@ CHECK = CheckSpec(
 def run(ctx: CheckContext) -> Iterator[Finding]:
     reported = [d for d in devices(ctx) if d.optical is not None]
     if not reported:
-        raise NotApplicable("no device reports its optical module (`hccn_tool -i N -optical -g`)")
+        raise NotApplicable(_("no device reports its optical module (`hccn_tool -i N -optical -g`)"))
     good: List[int] = []
     for device in reported:
         n, optical = device.device_id, device.optical
         assert optical is not None
-        fix = system_fix(f"Reseat or replace NPU {n}'s optical module", (f"hccn_tool -i {n} -optical -g",
-                                                                           f"hccn_tool -i {n} -link -g"),
-                         subject=f"npu {n}")
+        fix = system_fix(_("Reseat or replace NPU {device}'s optical module").format(device=n),
+                         (f"hccn_tool -i {n} -optical -g", f"hccn_tool -i {n} -link -g"), subject=f"npu {n}")
         if optical.present is False:
             if (device.link or "").upper() == "UP":
-                yield Finding(Status.INFO, f"device {n}: no optical module reported ({optical.present_text}) and the "
-                              "link is UP (an electrical cable?)", "", {"present": optical.present_text}, scope(n))
+                yield Finding(Status.INFO, _("device {device}: no optical module reported ({present}) and the link "
+                                             "is UP (an electrical cable?)").format(device=n,
+                                                                                    present=optical.present_text),
+                              "", {"present": optical.present_text}, scope(n))
                 good.append(n)
             else:
                 yield Finding.fail(
-                    f"device {n}: optical module {optical.present_text}, link {device.link or 'unknown'}",
-                    f"Plug in (or reseat) the optical module of NPU {n}'s port and check the fibre; then "
-                    f"`hccn_tool -i {n} -link -g`.", present=optical.present_text).scoped(scope(n)).with_actions(fix)
+                    (_("device {device}: optical module {present}, link {link}") if device.link else
+                     _("device {device}: optical module {present}, link unknown")).format(
+                        device=n, present=optical.present_text, link=device.link),
+                    _("Plug in (or reseat) the optical module of NPU {device}'s port and check the fibre; then "
+                      "`{command}`.").format(device=n, command=f"hccn_tool -i {n} -link -g"),
+                    present=optical.present_text).scoped(scope(n)).with_actions(fix)
             continue
         out_of_range = [r for r in optical.readings() if not r.in_range]
         flags = {k: v for k, v in optical.flags().items() if v}
         if not out_of_range and not flags:
             good.append(n)
             continue
-        parts = [f"{r.name} {r.value:g} {r.unit} outside {r.low:g}..{r.high:g} {r.unit}".replace("None", "?")
+        parts = [_("{name} {value} {unit} outside {low}..{high} {unit}").format(
+                     name=r.name, value=f"{r.value:g}", unit=r.unit, low=_number(r.low), high=_number(r.high))
                  for r in out_of_range]
         parts += [f"{k} {v:#x}" for k, v in sorted(flags.items())]
-        yield Finding.warn(f"device {n}: optical module " + "; ".join(parts),
-                           f"Clean the fibre and reseat or replace NPU {n}'s optical module; compare with "
-                           f"`hccn_tool -i {n} -optical -g` afterwards (the thresholds are the module's own).",
+        yield Finding.warn(_("device {device}: optical module {readings}").format(device=n, readings="; ".join(parts)),
+                           _("Clean the fibre and reseat or replace NPU {device}'s optical module; compare with "
+                             "`{command}` afterwards (the thresholds are the module's own).").format(
+                               device=n, command=f"hccn_tool -i {n} -optical -g"),
                            readings=[r.to_dict() for r in out_of_range], flags=flags).scoped(scope(n)).with_actions(fix)
     if len(good) == len(reported):
-        yield Finding.passed(f"optical modules fine on {len(good)} device(s): {ids(good)}")
+        yield Finding.passed(_("optical modules fine on {count} device(s): {devices}").format(
+            count=len(good), devices=ids(good)))
+
+
+def _number(value: Optional[float]) -> str:
+    """A threshold as the module prints it; ``?`` for one it does not report."""
+    return "?" if value is None else f"{value:g}"

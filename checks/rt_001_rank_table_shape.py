@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, Status
+from ascend_doctor.i18n import _
 
 from ._rank_table import SRC_HCCL, SRC_MINDIE, SRC_VLLM_PD, config_fix
 
@@ -33,25 +34,32 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     facts = ctx.facts.rank_table
     check_json = f"python3 -m json.tool {facts.path} >/dev/null"
     if facts.table is None:
-        yield Finding.fail(f"rank table ({facts.source}) unusable: {facts.error}",
-                           f"Correct {facts.path} (`{check_json}` names the first syntax error).",
+        yield Finding.fail(_("rank table ({source}) unusable: {error}").format(source=facts.source, error=facts.error),
+                           _("Correct {path} (`{command}` names the first syntax error).").format(
+                               path=facts.path, command=check_json),
                            path=facts.path, source=facts.source).with_actions(
-            config_fix(f"Make {facts.path} a valid rank table", facts.path, (check_json,)))
+            config_fix(_("Make {path} a valid rank table").format(path=facts.path), facts.path, (check_json,)))
         return
     table = facts.table
     for problem in table.problems[:SHOWN]:
         status = Status.FAIL if problem.severity == "error" else Status.WARN
         yield Finding(status, f"{problem.path} {problem.message}",
-                      f"Correct {problem.path} in {facts.path} ({table.label} {table.version or '?'} layout).",
+                      _("Correct {json_path} in {path} ({label} {version} layout).").format(
+                          json_path=problem.path, path=facts.path, label=table.label, version=table.version or '?'),
                       {"path": problem.path, "file": facts.path}).with_actions(
-            config_fix(f"Correct {problem.path} in {facts.path}", facts.path))
+            config_fix(_("Correct {json_path} in {path}").format(json_path=problem.path, path=facts.path), facts.path))
     hidden = len(table.problems) - SHOWN
     if hidden > 0:
         worst = Status.FAIL if any(p.severity == "error" for p in table.problems[SHOWN:]) else Status.WARN
-        yield Finding(worst, f"... and {hidden} more problem(s) of the same rank table",
-                      f"Correct {facts.path}; `ascend-doctor check --format json` lists the first {SHOWN}.")
+        yield Finding(worst, _("... and {count} more problem(s) of the same rank table").format(count=hidden),
+                      _("Correct {path}; `ascend-doctor check --format json` lists the first {count}.").format(
+                          path=facts.path, count=SHOWN))
     if not table.problems:
         devices = len(table.devices())
-        servers = f"{len(table.servers)} server(s), " if table.servers else ""
-        yield Finding.passed(f"{facts.path} ({facts.source}): {table.label} version {table.version}, {servers}"
-                             f"{devices} device(s), status {table.status}", kind=table.kind, sha256=facts.sha256)
+        yield Finding.passed(
+            (_("{path} ({source}): {label} version {version}, {servers} server(s), {devices} device(s), status "
+               "{status}") if table.servers else
+             _("{path} ({source}): {label} version {version}, {devices} device(s), status {status}")).format(
+                path=facts.path, source=facts.source, label=table.label, version=table.version,
+                servers=len(table.servers), devices=devices, status=table.status),
+            kind=table.kind, sha256=facts.sha256)

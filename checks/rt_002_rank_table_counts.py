@@ -6,6 +6,7 @@ from collections import Counter
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.i18n import _
 
 from ._rank_table import SRC_HCCL, SRC_MINDIE, config_fix, loaded
 
@@ -28,46 +29,59 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     from ascend_doctor.parsers.rank_table import KIND_HCCL_2, as_int
 
     facts, table = loaded(ctx)
-    fix = config_fix(f"Correct the counts of {facts.path}", facts.path)
+    fix = config_fix(_("Correct the counts of {path}").format(path=facts.path), facts.path)
     bad = 0
     if table.kind == KIND_HCCL_2:
         declared = as_int(table.rank_count)
         if declared is not None and declared != len(table.ranks):
             bad += 1
-            yield Finding.fail(f"rank_count is {declared} but rank_list has {len(table.ranks)} entries",
-                               f"Set rank_count to {len(table.ranks)} in {facts.path} (or complete rank_list).",
+            yield Finding.fail(_("rank_count is {declared} but rank_list has {count} entries").format(
+                                   declared=declared, count=len(table.ranks)),
+                               _("Set rank_count to {count} in {path} (or complete rank_list).").format(
+                                   count=len(table.ranks), path=facts.path),
                                declared=declared, entries=len(table.ranks)).with_actions(fix)
     else:
         declared = as_int(table.server_count)
         if declared is not None and declared != len(table.servers):
             bad += 1
-            yield Finding.fail(f"server_count is {declared} but the table lists {len(table.servers)} server(s)",
-                               f"Set server_count to \"{len(table.servers)}\" in {facts.path} (or add the missing "
-                               "servers).", declared=declared, servers=len(table.servers)).with_actions(fix)
+            yield Finding.fail(_("server_count is {declared} but the table lists {count} server(s)").format(
+                                   declared=declared, count=len(table.servers)),
+                               _("Set server_count to \"{count}\" in {path} (or add the missing servers).").format(
+                                   count=len(table.servers), path=facts.path),
+                               declared=declared, servers=len(table.servers)).with_actions(fix)
         known = {s.server_id for s in table.servers if s.server_id}
         for pod, member in table.super_pod_servers:
             if member not in known:
                 bad += 1
-                yield Finding.fail(f"super_pod_list (super_pod_id {pod}) names server {member}, which server_list "
-                                   "does not have", f"List {member} in server_list or drop it from super_pod_list.",
+                yield Finding.fail(_("super_pod_list (super_pod_id {pod}) names server {server}, which server_list "
+                                     "does not have").format(pod=pod, server=member),
+                                   _("List {server} in server_list or drop it from super_pod_list.").format(
+                                       server=member),
                                    server_id=member).with_actions(fix)
         for server in table.servers:
             repeated = [d for d, n in Counter(x.device_id for x in server.devices if x.device_id).items() if n > 1]
             for device_id in repeated:
                 bad += 1
                 paths = [d.path for d in server.devices if d.device_id == device_id]
-                yield Finding.fail(f"server {server.server_id} names device_id {device_id} {len(paths)} times: "
-                                   + ", ".join(paths), f"Keep one entry per device of {server.server_id}.",
+                yield Finding.fail(_("server {server} names device_id {device} {count} times: {paths}").format(
+                                       server=server.server_id, device=device_id, count=len(paths),
+                                       paths=", ".join(paths)),
+                                   _("Keep one entry per device of {server}.").format(server=server.server_id),
                                    paths=paths).with_actions(fix)
         sizes = Counter(len(s.devices) for s in table.servers)
         if len(sizes) > 1 and table.kind != "vllm-pd":
             bad += 1
             common = sizes.most_common(1)[0][0]
             odd = [f"{s.server_id} ({len(s.devices)})" for s in table.servers if len(s.devices) != common]
-            yield Finding.warn(f"servers list different numbers of devices: most have {common}, but " + ", ".join(odd),
-                               "Check that every node's devices are listed (a node with fewer devices limits the "
-                               "parallel sizes of the whole job).", sizes=dict(sizes))
+            yield Finding.warn(_("servers list different numbers of devices: most have {common}, but {odd}").format(
+                                   common=common, odd=", ".join(odd)),
+                               _("Check that every node's devices are listed (a node with fewer devices limits the "
+                                 "parallel sizes of the whole job)."), sizes=dict(sizes))
     if not bad:
-        count = len(table.ranks) if table.kind == KIND_HCCL_2 else len(table.servers)
-        what = "rank(s)" if table.kind == KIND_HCCL_2 else "server(s)"
-        yield Finding.passed(f"counts match: {count} {what}, {len(table.devices())} device(s)")
+        if table.kind == KIND_HCCL_2:
+            text = _("counts match: {count} rank(s), {devices} device(s)")
+            count = len(table.ranks)
+        else:
+            text = _("counts match: {count} server(s), {devices} device(s)")
+            count = len(table.servers)
+        yield Finding.passed(text.format(count=count, devices=len(table.devices())))

@@ -6,6 +6,7 @@ from collections import Counter
 from typing import Iterator, List
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
 
 from ._rank_table import SRC_HCCL, SRC_MINDIE, SRC_VLLM_PD, config_fix, loaded
 
@@ -29,30 +30,39 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     facts, table = loaded(ctx)
     devices = table.devices()
     if not devices:
-        raise NotApplicable("the rank table lists no device")
-    fix = config_fix(f"Renumber the ranks of {facts.path}", facts.path)
+        raise NotApplicable(_("the rank table lists no device"))
+    fix = config_fix(_("Renumber the ranks of {path}").format(path=facts.path), facts.path)
     field = "cluster_id" if table.kind == KIND_PD else "rank_id"
     values = [(d, d.cluster_id if table.kind == KIND_PD else d.rank_id) for d in devices]
-    counts = Counter(v for _, v in values if v is not None)
+    counts = Counter(v for _d, v in values if v is not None)
     bad = 0
     for value, n in sorted(counts.items()):
         if n > 1:
             bad += 1
             paths = [d.path for d, v in values if v == value]
-            yield Finding.fail(f"{field} {value} is used {n} times: " + ", ".join(paths),
-                               f"Give each device its own {field} in {facts.path}.", paths=paths).with_actions(fix)
+            yield Finding.fail(_("{field} {value} is used {count} times: {paths}").format(
+                                   field=field, value=value, count=n, paths=", ".join(paths)),
+                               _("Give each device its own {field} in {path}.").format(field=field, path=facts.path),
+                               paths=paths).with_actions(fix)
     if table.kind != KIND_PD:
-        numbers = sorted({n for n in (as_int(v) for _, v in values) if n is not None})
+        numbers = sorted({n for n in (as_int(v) for _d, v in values) if n is not None})
         missing: List[int] = [i for i in range(len(devices)) if i not in set(numbers)]
         beyond = [i for i in numbers if i >= len(devices)]
         if missing or beyond:
             bad += 1
-            yield Finding.fail(f"rank_id must run 0..{len(devices) - 1} for {len(devices)} device(s): "
-                               + (f"missing {', '.join(map(str, missing[:10]))}" if missing else "")
-                               + ("; " if missing and beyond else "")
-                               + (f"beyond the range: {', '.join(map(str, beyond[:10]))}" if beyond else ""),
-                               f"Number the devices of {facts.path} 0..{len(devices) - 1}, server after server.",
+            problems = []
+            if missing:
+                problems.append(_("missing {ids}").format(ids=", ".join(map(str, missing[:10]))))
+            if beyond:
+                problems.append(_("beyond the range: {ids}").format(ids=", ".join(map(str, beyond[:10]))))
+            yield Finding.fail(_("rank_id must run 0..{last} for {count} device(s): {problems}").format(
+                                   last=len(devices) - 1, count=len(devices), problems="; ".join(problems)),
+                               _("Number the devices of {path} 0..{last}, server after server.").format(
+                                   path=facts.path, last=len(devices) - 1),
                                missing=missing[:50], beyond=beyond[:50]).with_actions(fix)
     if not bad:
-        span = f"0..{len(devices) - 1}" if table.kind != KIND_PD else "all different"
-        yield Finding.passed(f"{len(devices)} {field}(s), {span}")
+        if table.kind != KIND_PD:
+            text = _("{count} {field}(s), 0..{last}")
+        else:
+            text = _("{count} {field}(s), all different")
+        yield Finding.passed(text.format(count=len(devices), field=field, last=len(devices) - 1))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Dict, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
 
 from ._rank_table import SRC_MINDIE, SRC_VLLM_PD, config_fix, loaded, local_addresses, local_device_ids, this_node
 
@@ -30,13 +31,13 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     facts, table = loaded(ctx)
     match = this_node(ctx, table)
     if not match.devices:
-        raise NotApplicable("this node's entries of the rank table are not known (see ASC-RT-006)")
+        raise NotApplicable(_("this node's entries of the rank table are not known (see ASC-RT-006)"))
     local_ids = local_device_ids(ctx)
     addresses: Dict[int, str] = local_addresses(ctx)
     owner = {ip: device_id for device_id, ip in addresses.items()}
     family = getattr(ctx.facts.try_get("npu_chip"), "family", None)
     compare_ips = bool(addresses) and not (table.kind == "vllm-pd" and family == "A3")
-    fix = config_fix(f"Correct this node's entries in {facts.path}", facts.path)
+    fix = config_fix(_("Correct this node's entries in {path}").format(path=facts.path), facts.path)
     bad = 0
     for device in match.devices:
         device_id = as_int(device.device_id)
@@ -44,9 +45,10 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             continue  # ASC-RT-001 names it
         if local_ids is not None and device_id not in local_ids:
             bad += 1
-            yield Finding.fail(f"{device.path}: device_id {device_id} is not an NPU of this node (npu-smi lists "
-                               f"{', '.join(map(str, sorted(local_ids)))})",
-                               "Use the ids npu-smi lists for this node.", path=device.path).with_actions(fix)
+            yield Finding.fail(_("{json_path}: device_id {device} is not an NPU of this node (npu-smi lists "
+                                 "{ids})").format(json_path=device.path, device=device_id,
+                                                   ids=", ".join(map(str, sorted(local_ids)))),
+                               _("Use the ids npu-smi lists for this node."), path=device.path).with_actions(fix)
             continue
         if not compare_ips:
             continue
@@ -55,17 +57,24 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             continue
         bad += 1
         other = owner.get(device.device_ip or "")
-        also = f" ({device.device_ip} is device {other}'s address here)" if other is not None else ""
-        yield Finding.fail(f"{device.path}: device_ip {device.device_ip}, but `hccn_tool -i {device_id} -ip -g` "
-                           f"reports {actual} on this node{also}",
-                           f"Set {device.path}.device_ip to \"{actual}\" (and check the same entry on every node's "
-                           "copy of the table).", path=device.path, table_ip=device.device_ip,
-                           device_ip=actual).with_actions(fix)
+        command = f"hccn_tool -i {device_id} -ip -g"
+        yield Finding.fail((_("{json_path}: device_ip {table_ip}, but `{command}` reports "
+                              "{actual} on this node ({table_ip} is device {other}'s address here)")
+                            if other is not None else
+                            _("{json_path}: device_ip {table_ip}, but `{command}` reports {actual} on this node")
+                            ).format(json_path=device.path, device=device_id, table_ip=device.device_ip,
+                                     command=command, actual=actual, other=other),
+                           _("Set {json_path}.device_ip to \"{actual}\" (and check the same entry on every node's "
+                             "copy of the table).").format(json_path=device.path, actual=actual),
+                           path=device.path, table_ip=device.device_ip, device_ip=actual).with_actions(fix)
     if bad:
         return
-    compared = "ids and addresses" if compare_ips else "ids"
-    note = "" if compare_ips else (" (addresses not compared: vLLM-Ascend takes A3 device addresses from "
-                                   "`hccn_tool -vnic -g`, which is not read)" if addresses else
-                                   " (addresses not compared: hccn_tool gave none here)")
-    yield Finding.passed(f"{len(match.devices)} entr(ies) of this node match its NPU {compared}{note}: "
-                         + "; ".join(match.how))
+    if compare_ips:
+        text = _("{count} entr(ies) of this node match its NPU ids and addresses: {how}")
+    elif addresses:
+        text = _("{count} entr(ies) of this node match its NPU ids (addresses not compared: vLLM-Ascend takes A3 "
+                 "device addresses from `hccn_tool -vnic -g`, which is not read): {how}")
+    else:
+        text = _("{count} entr(ies) of this node match its NPU ids (addresses not compared: hccn_tool gave none "
+                 "here): {how}")
+    yield Finding.passed(text.format(count=len(match.devices), how="; ".join(match.how)))

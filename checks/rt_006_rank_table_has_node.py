@@ -6,6 +6,7 @@ from collections import Counter
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
+from ascend_doctor.i18n import _
 
 from ._rank_table import SRC_HCCL, SRC_MINDIE, config_fix, loaded, this_node
 
@@ -32,37 +33,41 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
 
     facts, table = loaded(ctx)
     if not table.servers:
-        raise NotApplicable(f"a {table.label} table names no server")
-    fix = config_fix(f"Correct the servers of {facts.path}", facts.path)
+        raise NotApplicable(_("a {label} table names no server").format(label=table.label))
+    fix = config_fix(_("Correct the servers of {path}").format(path=facts.path), facts.path)
     bad = 0
     if table.kind != KIND_PD:
         for server_id, n in sorted(Counter(s.server_id for s in table.servers if s.server_id).items()):
             if n > 1:
                 bad += 1
                 paths = [s.path for s in table.servers if s.server_id == server_id]
-                yield Finding.fail(f"server_id {server_id} is used by {n} servers: " + ", ".join(paths),
-                                   "List each node once, with all its devices.", paths=paths).with_actions(fix)
+                yield Finding.fail(_("server_id {server} is used by {count} servers: {paths}").format(
+                                       server=server_id, count=n, paths=", ".join(paths)),
+                                   _("List each node once, with all its devices."), paths=paths).with_actions(fix)
     for server in table.servers:
         for name, value in (("server_id", server.server_id), ("host_ip", server.host_ip),
                             ("container_ip", server.container_ip)):
             if value and any(c.isdigit() for c in value) and "." in value and not is_ipv4(value):
                 bad += 1
-                yield Finding.fail(f"{server.path}.{name} is {value!r}, not an IPv4 address",
-                                   f"Write the node's address into {name}.", path=server.path).with_actions(fix)
+                yield Finding.fail(_("{json_path}.{key} is {value}, not an IPv4 address").format(
+                                       json_path=server.path, key=name, value=repr(value)),
+                                   _("Write the node's address into {key}.").format(key=name),
+                                   path=server.path).with_actions(fix)
     match = this_node(ctx, table)
     if match.servers:
         if not bad:
-            yield Finding.passed(f"{len(table.servers)} server(s), each named once; this node: "
-                                 + "; ".join(match.how))
+            yield Finding.passed(_("{count} server(s), each named once; this node: {how}").format(
+                count=len(table.servers), how="; ".join(match.how)))
         return
     status = Status.FAIL if match.evidence else Status.WARN
     known = ", ".join(str(s.server_id) for s in table.servers[:8])
     if match.evidence:
-        message = (f"this node is not in the rank table: none of its device addresses, {', '.join(NODE_VARIABLES)} "
-                   f"or its host name appears among the servers ({known})")
+        message = _("this node is not in the rank table: none of its device addresses, {variables} or its host name "
+                    "appears among the servers ({servers})")
     else:
-        message = (f"cannot tell which server of the rank table is this node ({known}): no device address, "
-                   f"{', '.join(NODE_VARIABLES)} or host name to compare")
-    yield Finding(status, message, "Use the rank table of this job (the same file on every node), with this node "
-                  "listed; set MIES_CONTAINER_IP (container) or HOST_IP (bare metal) to its server_id.",
+        message = _("cannot tell which server of the rank table is this node ({servers}): no device address, "
+                    "{variables} or host name to compare")
+    yield Finding(status, message.format(variables=", ".join(NODE_VARIABLES), servers=known),
+                  _("Use the rank table of this job (the same file on every node), with this node listed; set "
+                    "MIES_CONTAINER_IP (container) or HOST_IP (bare metal) to its server_id."),
                   {"servers": [s.server_id for s in table.servers]}).with_actions(fix)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
 
 from ._rank_table import SRC_MINDIE, config_fix, loaded
 
@@ -31,15 +32,19 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
 
     facts, table = loaded(ctx)
     if table.kind != KIND_HCCL:
-        raise NotApplicable(f"MindIE reads HCCL server_list tables; this is a {table.label} table")
+        raise NotApplicable(_("MindIE reads HCCL server_list tables; this is a {label} table").format(
+            label=table.label))
     if facts.mode is None:
-        raise NotApplicable(f"the permissions of {facts.path} are not known here: {facts.mode_note or 'no stat'}")
+        raise NotApplicable(_("the permissions of {path} are not known here: {reason}").format(
+            path=facts.path, reason=facts.mode_note or 'no stat'))
     mode = facts.mode & 0o777
     extra = mode & ~ALLOWED
     if extra:
         command = f"chmod 640 {facts.path}"
-        yield Finding.fail(f"{facts.path} has mode {mode:04o}: MindIE accepts at most 0640 (extra bits {extra:04o})",
-                           f"`{command}` (on every node that uses this file).", mode=f"{mode:04o}").with_actions(
-            config_fix(f"Restrict the permissions of {facts.path}", facts.path, (command,)))
+        yield Finding.fail(_("{path} has mode {mode}: MindIE accepts at most 0640 (extra bits {extra})").format(
+                               path=facts.path, mode=f"{mode:04o}", extra=f"{extra:04o}"),
+                           _("`{command}` (on every node that uses this file).").format(command=command),
+                           mode=f"{mode:04o}").with_actions(
+            config_fix(_("Restrict the permissions of {path}").format(path=facts.path), facts.path, (command,)))
         return
-    yield Finding.passed(f"{facts.path} has mode {mode:04o} (at most 0640)")
+    yield Finding.passed(_("{path} has mode {mode} (at most 0640)").format(path=facts.path, mode=f"{mode:04o}"))

@@ -6,6 +6,7 @@ from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 from ascend_doctor.endpoint import records as rec
+from ascend_doctor.i18n import N_, _
 
 from ._probe import ms, probe_facts
 
@@ -23,28 +24,30 @@ CHECK = CheckSpec(
 )
 
 _HOW = {
-    rec.CONNECT: ("Nothing accepted the connection. On the server: `ss -ltnp | grep <port>` shows what listens. "
-                  "vLLM listens on --host/--port (default 0.0.0.0:8000); MindIE on ServerConfig.ipAddress:port "
-                  "(default 127.0.0.1:1025, reachable from that host only) in mindie-service/conf/config.json. "
-                  "From another machine or a container: the port mapping, --net=host, the firewall."),
-    rec.TIMEOUT: ("The connection or the answer did not come within --timeout: a firewall that drops packets, "
-                  "a wrong address, or a server that accepts connections but never answers (look at its log)."),
-    rec.RESET: ("The server closed the connection without an answer: often http:// against an HTTPS port "
-                "(MindIE enables HTTPS by default, ServerConfig.httpsEnabled) or the other way round."),
+    rec.CONNECT: N_("Nothing accepted the connection. On the server: `ss -ltnp | grep <port>` shows what listens. "
+                     "vLLM listens on --host/--port (default 0.0.0.0:8000); MindIE on ServerConfig.ipAddress:port "
+                     "(default 127.0.0.1:1025, reachable from that host only) in mindie-service/conf/config.json. "
+                     "From another machine or a container: the port mapping, --net=host, the firewall."),
+    rec.TIMEOUT: N_("The connection or the answer did not come within --timeout: a firewall that drops packets, "
+                     "a wrong address, or a server that accepts connections but never answers (look at its log)."),
+    rec.RESET: N_("The server closed the connection without an answer: often http:// against an HTTPS port "
+                   "(MindIE enables HTTPS by default, ServerConfig.httpsEnabled) or the other way round."),
 }
-_TLS = ("MindIE serves HTTPS with its own certificates by default: give its CA with --ca-cert FILE (or --insecure "
-        "to skip verification for this probe), or use http:// if httpsEnabled is false.")
+_TLS = N_("MindIE serves HTTPS with its own certificates by default: give its CA with --ca-cert FILE (or --insecure "
+           "to skip verification for this probe), or use http:// if httpsEnabled is false.")
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
     facts = probe_facts(ctx)
     check = facts.reachability
     if check is None:
-        raise NotApplicable(facts.not_measured("reachability"))
+        raise NotApplicable(facts.not_measured(_("reachability")))
     if check.status is None:
         how = _TLS if "TLS" in check.detail else _HOW.get(check.outcome, _HOW[rec.CONNECT])
-        yield Finding.fail(f"{check.url} did not answer: {check.detail or check.outcome}", how,
+        yield Finding.fail(_("{url} did not answer: {detail}").format(url=check.url,
+                                                                      detail=check.detail or check.outcome), _(how),
                            outcome=check.outcome, elapsed_s=round(check.elapsed_s, 3))
         return
-    yield Finding.passed(f"{check.url} answers (GET /v1/models: HTTP {check.status} in {ms(check.elapsed_s)})",
+    yield Finding.passed(_("{url} answers (GET /v1/models: HTTP {status} in {elapsed})").format(
+                             url=check.url, status=check.status, elapsed=ms(check.elapsed_s)),
                          status=check.status, elapsed_s=round(check.elapsed_s, 3))

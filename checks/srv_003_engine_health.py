@@ -6,6 +6,7 @@ from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 from ascend_doctor.endpoint import engines
+from ascend_doctor.i18n import _
 
 from ._probe import LOOK_AT_NPUS, hints, ms, probe_facts
 
@@ -27,15 +28,16 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     facts = probe_facts(ctx)
     info = facts.health
     if info is None:
-        raise NotApplicable(facts.not_measured("the health endpoint"))
+        raise NotApplicable(facts.not_measured(_("the health endpoint")))
     tried = ", ".join(f"{t.url}: {t.status or t.outcome}" for t in info.tried)
     evidence = {"tried": [t.to_dict() for t in info.tried], "source": info.source}
     if info.healthy is None:
         yield Finding.skip(
-            f"no health route on this port ({tried or 'none tried'})",
-            "MindIE answers its health routes on the management port (ServerConfig.managementPort, default "
-            f"{engines.MINDIE_MANAGEMENT_PORT}, on managementIpAddress): rerun with --health-url "
-            f"https://<managementIpAddress>:{engines.MINDIE_MANAGEMENT_PORT}/v2/health/ready",
+            _("no health route on this port ({tried})").format(tried=tried or _("none tried")),
+            _("MindIE answers its health routes on the management port (ServerConfig.managementPort, default "
+              "{port}, on managementIpAddress): rerun with --health-url {url}").format(
+                port=engines.MINDIE_MANAGEMENT_PORT,
+                url=f"https://<managementIpAddress>:{engines.MINDIE_MANAGEMENT_PORT}/v2/health/ready"),
             **evidence)
         return
     answer = info.answered
@@ -43,9 +45,11 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     if not info.healthy:
         state = f"HTTP {answer.status}" if answer.status else (answer.detail or answer.outcome)
         yield Finding.fail(
-            f"{answer.url} says the engine is not healthy: {state} ({info.meaning})",
-            f"Read {hints(facts).logs} for the error that stopped the engine, and {LOOK_AT_NPUS}; "
-            "`ascend-doctor check` on the server grades the devices and the stack. Restart the engine "
-            "once the cause is fixed.", **evidence)
+            _("{url} says the engine is not healthy: {state} ({meaning})").format(
+                url=answer.url, state=state, meaning=_(info.meaning)),
+            _("Read {logs} for the error that stopped the engine, and {look_at_npus}; `ascend-doctor check` on the "
+              "server grades the devices and the stack. Restart the engine once the cause is fixed.").format(
+                logs=hints(facts).logs, look_at_npus=_(LOOK_AT_NPUS)), **evidence)
         return
-    yield Finding.passed(f"{answer.url}: HTTP 200 in {ms(answer.elapsed_s)} ({info.source})", **evidence)
+    yield Finding.passed(_("{url}: HTTP 200 in {elapsed} ({source})").format(
+        url=answer.url, elapsed=ms(answer.elapsed_s), source=info.source), **evidence)

@@ -6,6 +6,7 @@ from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 from ascend_doctor.endpoint import records as rec
+from ascend_doctor.i18n import _
 
 from ._probe import LOOK_AT_NPUS, hints, probe_facts, secs
 
@@ -26,54 +27,62 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     facts = probe_facts(ctx)
     record = facts.deterministic
     if record is None:
-        raise NotApplicable(facts.not_measured("a completion"))
+        raise NotApplicable(facts.not_measured(_("a completion")))
     reply = record.reply
     timeout = facts.settings.timeout_s
     evidence = {"path": record.path, **reply.to_dict()}
     if reply.ok:
-        tokens = f"{reply.output_tokens} tokens, " if reply.completion_tokens is not None else ""
-        yield Finding.passed(f"POST {record.path} answered in {secs(reply.total_s)} ({tokens}finish_reason "
-                             f"{reply.finish_reason or '?'})", **evidence)
+        text = (_("POST {path} answered in {elapsed} ({tokens} tokens, finish_reason {reason})")
+                if reply.completion_tokens is not None else
+                _("POST {path} answered in {elapsed} (finish_reason {reason})"))
+        yield Finding.passed(text.format(path=record.path, elapsed=secs(reply.total_s), tokens=reply.output_tokens,
+                                         reason=reply.finish_reason or '?'), **evidence)
         return
     if reply.outcome == rec.CANCELLED:
-        raise NotApplicable(facts.not_measured("a completion"))
+        raise NotApplicable(facts.not_measured(_("a completion")))
     look = hints(facts)
     if reply.outcome == rec.TIMEOUT:
         health = facts.health
         healthy = bool(health and health.healthy)
         listed = bool(facts.models and facts.models.answer.status == 200)
         if healthy or listed:
-            said = []
-            if healthy and health is not None:
-                said.append(f"{health.path} answers 200")
-            if listed:
-                said.append(f"/v1/models lists {facts.model}")
+            health_path = health.path if healthy and health is not None else None
+            if health_path and listed:
+                said = _("{health_path} answers 200 and /v1/models lists {model}")
+            elif health_path:
+                said = _("{health_path} answers 200")
+            else:
+                said = _("/v1/models lists {model}")
             yield Finding.fail(
-                f"healthy but not serving: {' and '.join(said)}, yet POST {record.path} got no answer within "
-                f"--timeout {timeout:g} s",
-                "Find where the request stops, in this order:\n"
-                f"1. {look.logs}: the request arriving and what the engine did with it (a scheduler stuck, an "
-                "HCCL timeout between cards, an operator error); `ascend-doctor diagnose LOGFILE` explains "
-                "Ascend error codes in it.\n"
-                f"2. {LOOK_AT_NPUS}: AICore at 0 % with HBM held means the chips wait on something (a hung "
-                "collective, a dead worker process).\n"
-                "3. The first request after a start can compile graphs for minutes: if later requests are "
-                "fast, rerun with a larger --timeout.\n"
-                "4. `ascend-doctor check` on the server: device health, driver and CANN pairing.",
+                _("healthy but not serving: {evidence}, yet POST {path} got no answer within --timeout {timeout} "
+                  "s").format(evidence=said.format(health_path=health_path, model=facts.model), path=record.path,
+                              timeout=f"{timeout:g}"),
+                _("Find where the request stops, in this order:") + "\n"
+                + _("1. {logs}: the request arriving and what the engine did with it (a scheduler stuck, an HCCL "
+                    "timeout between cards, an operator error); `ascend-doctor diagnose LOGFILE` explains Ascend "
+                    "error codes in it.").format(logs=look.logs) + "\n"
+                + _("2. {look_at_npus}: AICore at 0 % with HBM held means the chips wait on something (a hung "
+                    "collective, a dead worker process).").format(look_at_npus=_(LOOK_AT_NPUS)) + "\n"
+                + _("3. The first request after a start can compile graphs for minutes: if later requests are "
+                    "fast, rerun with a larger --timeout.") + "\n"
+                + _("4. `ascend-doctor check` on the server: device health, driver and CANN pairing."),
                 **evidence)
             return
-        yield Finding.fail(f"POST {record.path} got no answer within --timeout {timeout:g} s",
-                           f"Read {look.logs}; raise --timeout if the first request compiles graphs.", **evidence)
+        yield Finding.fail(_("POST {path} got no answer within --timeout {timeout} s").format(
+                               path=record.path, timeout=f"{timeout:g}"),
+                           _("Read {logs}; raise --timeout if the first request compiles graphs.").format(
+                               logs=look.logs), **evidence)
         return
     if reply.outcome == rec.REFUSED:
-        yield Finding.fail(f"the service refused the first request: {reply.detail}",
-                           "The engine is still starting (weights loading, graphs compiling) or already "
-                           f"saturated: wait and rerun; see {look.logs}.", **evidence)
+        yield Finding.fail(_("the service refused the first request: {detail}").format(detail=reply.detail),
+                           _("The engine is still starting (weights loading, graphs compiling) or already "
+                             "saturated: wait and rerun; see {logs}.").format(logs=look.logs), **evidence)
         return
     if reply.outcome == rec.HTTP_ERROR and reply.status == 404:
-        yield Finding.fail(f"POST {record.path}: {reply.detail}",
-                           "Use a served model name (--model, see ASC-SRV-002) and the engine's own port.",
+        yield Finding.fail(_("POST {path}: {detail}").format(path=record.path, detail=reply.detail),
+                           _("Use a served model name (--model, see ASC-SRV-002) and the engine's own port."),
                            **evidence)
         return
-    yield Finding.fail(f"POST {record.path} failed: {reply.detail or reply.outcome}",
-                       f"Read {look.logs} for the request's error; {LOOK_AT_NPUS}.", **evidence)
+    yield Finding.fail(_("POST {path} failed: {detail}").format(path=record.path, detail=reply.detail or reply.outcome),
+                       _("Read {logs} for the request's error; {look_at_npus}.").format(
+                           logs=look.logs, look_at_npus=_(LOOK_AT_NPUS)), **evidence)

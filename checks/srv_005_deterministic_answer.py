@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
+from ascend_doctor.i18n import _
 
 from ._probe import probe_facts, quote
 
@@ -26,44 +27,51 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     facts = probe_facts(ctx)
     settings = facts.settings
     if not settings.save and not settings.compare:
-        yield Finding.skip("nothing to compare: no --save or --compare",
-                           "Save a reference now (`--save answer.json`) and compare after an upgrade "
-                           "(`--compare answer.json`).")
+        yield Finding.skip(_("nothing to compare: no --save or --compare"),
+                           _("Save a reference now (`--save answer.json`) and compare after an upgrade "
+                             "(`--compare answer.json`)."))
         return
     record = facts.deterministic
     if record is None:
-        raise NotApplicable(facts.not_measured("the deterministic answer"))
-    dropped = " (the server refused `seed`: sent without it, so only temperature 0 pins the answer)" \
+        raise NotApplicable(facts.not_measured(_("the deterministic answer")))
+    dropped = _(" (the server refused `seed`: sent without it, so only temperature 0 pins the answer)") \
         if "seed" in record.dropped_fields else ""
     comparison = record.comparison
     if settings.compare and comparison is not None:
         if not comparison.loaded or (comparison.error and comparison.same is None):
-            yield Finding(Status.ERROR, f"could not compare with {comparison.file}: {comparison.error}",
-                          "Give a file written by `ascend-doctor probe --save`.", {"file": comparison.file})
+            yield Finding(Status.ERROR, _("could not compare with {file}: {error}").format(
+                              file=comparison.file, error=comparison.error),
+                          _("Give a file written by `ascend-doctor probe --save`."), {"file": comparison.file})
         elif comparison.same:
-            yield Finding.passed(f"identical to the answer saved in {comparison.file} at {comparison.saved_at} "
-                                 f"({comparison.current_chars} characters){dropped}", **comparison.to_dict())
+            yield Finding.passed(_("identical to the answer saved in {file} at {saved_at} ({count} characters)"
+                                   "{seed_note}").format(file=comparison.file, saved_at=comparison.saved_at,
+                                                         count=comparison.current_chars, seed_note=dropped),
+                                 **comparison.to_dict())
         else:
             model_note = ""
             if comparison.saved_model and comparison.saved_model != facts.model:
-                model_note = f" The saved answer came from model {comparison.saved_model!r}, this one from " \
-                             f"{facts.model!r}."
+                model_note = _(" The saved answer came from model {saved_model}, this one from {model}.").format(
+                    saved_model=repr(comparison.saved_model), model=repr(facts.model))
             yield Finding.warn(
-                f"differs from the answer saved in {comparison.file} at {comparison.saved_at}: first difference at "
-                f"character {comparison.first_difference} (saved \"{quote(comparison.saved_excerpt)}\", now "
-                f"\"{quote(comparison.current_excerpt)}\"){dropped}.{model_note}",
-                "On the same hardware, a greedy answer with a fixed seed changes only when the numerics do: "
-                "compare the stacks of both runs (`ascend-doctor check --format json` then and now: driver, "
-                "CANN, torch_npu, engine version), the weights (`ascend-doctor model verify`) and the engine's "
-                "dtype / quantization flags. Across platforms (GPU vs Ascend) answers diverge after a few dozen "
-                "tokens by design (seed 003 §5.4): compare their meaning instead.",
+                _("differs from the answer saved in {file} at {saved_at}: first difference at character {position} "
+                  "(saved \"{saved}\", now \"{now}\"){seed_note}.{model_note}").format(
+                    file=comparison.file, saved_at=comparison.saved_at, position=comparison.first_difference,
+                    saved=quote(comparison.saved_excerpt), now=quote(comparison.current_excerpt), seed_note=dropped,
+                    model_note=model_note),
+                _("On the same hardware, a greedy answer with a fixed seed changes only when the numerics do: "
+                  "compare the stacks of both runs (`ascend-doctor check --format json` then and now: driver, "
+                  "CANN, torch_npu, engine version), the weights (`ascend-doctor model verify`) and the engine's "
+                  "dtype / quantization flags. Across platforms (GPU vs Ascend) answers diverge after a few dozen "
+                  "tokens by design (seed 003 §5.4): compare their meaning instead."),
                 **comparison.to_dict())
     if settings.save:
         if record.saved_to:
-            yield Finding.passed(f"answer saved to {record.saved_to} ({len(record.reply.content)} characters of "
-                                 f"answer, {len(record.reply.reasoning)} of reasoning){dropped}",
+            yield Finding.passed(_("answer saved to {file} ({answer} characters of answer, {reasoning} of "
+                                   "reasoning){seed_note}").format(
+                                     file=record.saved_to, answer=len(record.reply.content),
+                                     reasoning=len(record.reply.reasoning), seed_note=dropped),
                                  file=record.saved_to)
         else:
-            yield Finding(Status.ERROR, f"the answer was not saved: {record.save_error}",
-                          "Give --save a writable path for a new file or an existing regular file.",
+            yield Finding(Status.ERROR, _("the answer was not saved: {error}").format(error=record.save_error),
+                          _("Give --save a writable path for a new file or an existing regular file."),
                           {"file": settings.save})

@@ -6,8 +6,9 @@ from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 from ascend_doctor.endpoint import records as rec
+from ascend_doctor.i18n import _
 
-from ._probe import LOOK_AT_NPUS, hints, ms, probe_facts
+from ._probe import LOOK_AT_NPUS, hints, ms, probe_facts, threshold_source
 
 CHECK = CheckSpec(
     id="ASC-SRV-006",
@@ -27,38 +28,44 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     facts = probe_facts(ctx)
     phase = facts.sequential
     if phase is None:
-        raise NotApplicable(facts.not_measured("TTFT at concurrency 1"))
+        raise NotApplicable(facts.not_measured(_("TTFT at concurrency 1")))
     sent = len(phase.replies)
     ok = phase.succeeded
     failed = [r for r in phase.replies if not r.ok and r.outcome != rec.CANCELLED]
     if not ok:
         if not failed:
-            raise NotApplicable(facts.not_measured("TTFT at concurrency 1"))
-        yield Finding.fail(f"none of {sent} streamed requests succeeded: {failed[0].detail or failed[0].outcome}",
-                           f"Non-streamed requests work (ASC-SRV-004) but streamed ones do not: read "
-                           f"{hints(facts).logs}; a proxy in front of the engine may buffer or cut SSE "
-                           "(text/event-stream) replies.", outcomes=phase.outcomes())
+            raise NotApplicable(facts.not_measured(_("TTFT at concurrency 1")))
+        yield Finding.fail(_("none of {sent} streamed requests succeeded: {detail}").format(
+                               sent=sent, detail=failed[0].detail or failed[0].outcome),
+                           _("Non-streamed requests work (ASC-SRV-004) but streamed ones do not: read {logs}; a proxy "
+                             "in front of the engine may buffer or cut SSE (text/event-stream) replies.").format(
+                               logs=hints(facts).logs), outcomes=phase.outcomes())
         return
     ttft = phase.ttft()
     limit_ms = facts.thresholds.max_ttft_ms
     source = facts.thresholds.source("max_ttft_ms")
-    cut = " (interrupted)" if phase.interrupted else ""
-    figures = f"TTFT p50 {ms(ttft.p50)}, p95 {ms(ttft.p95)} over {ttft.count} requests{cut}"
+    shown_source = threshold_source(facts, "max_ttft_ms")
+    figures = (_("TTFT p50 {p50}, p95 {p95} over {count} requests (interrupted)") if phase.interrupted else
+               _("TTFT p50 {p50}, p95 {p95} over {count} requests")).format(
+                   p50=ms(ttft.p50), p95=ms(ttft.p95), count=ttft.count)
     evidence = {"ttft_s": ttft.to_dict(), "threshold_ms": limit_ms, "threshold_source": source,
                 "outcomes": phase.outcomes()}
     if ttft.p50 is None:
-        raise NotApplicable("no request produced a first token to time")
+        raise NotApplicable(_("no request produced a first token to time"))
     if ttft.p50 * 1000 > limit_ms:
         yield Finding.warn(
-            f"{figures}: the median is above {limit_ms:g} ms ({source})",
-            f"If the model is larger than the threshold's 7B, set your own figure with --max-ttft-ms. Otherwise "
-            f"look at: {LOOK_AT_NPUS} (another job on the same chips slows prefill); the first requests after a "
-            "start (graph compilation: rerun); on several cards, the communication between them (seed 003 §6: "
-            "\"优先检查 EP 通信配置\"); `ascend-doctor check` on the server.", **evidence)
+            _("{figures}: the median is above {limit} ms ({source})").format(
+                figures=figures, limit=f"{limit_ms:g}", source=shown_source),
+            _("If the model is larger than the threshold's 7B, set your own figure with --max-ttft-ms. Otherwise "
+              "look at: {look_at_npus} (another job on the same chips slows prefill); the first requests after a "
+              "start (graph compilation: rerun); on several cards, the communication between them (seed 003 §6: "
+              "\"优先检查 EP 通信配置\"); `ascend-doctor check` on the server.").format(look_at_npus=_(LOOK_AT_NPUS)),
+            **evidence)
     else:
-        yield Finding.passed(f"{figures} (threshold {limit_ms:g} ms: {source})", **evidence)
+        yield Finding.passed(_("{figures} (threshold {limit} ms: {source})").format(
+            figures=figures, limit=f"{limit_ms:g}", source=shown_source), **evidence)
     if failed:
-        yield Finding.warn(f"{len(failed)} of {sent} streamed requests at concurrency 1 failed: "
-                           f"{failed[0].detail or failed[0].outcome}",
-                           f"One request at a time should never fail: read {hints(facts).logs}.",
+        yield Finding.warn(_("{failed} of {sent} streamed requests at concurrency 1 failed: {detail}").format(
+                               failed=len(failed), sent=sent, detail=failed[0].detail or failed[0].outcome),
+                           _("One request at a time should never fail: read {logs}.").format(logs=hints(facts).logs),
                            outcomes=phase.outcomes())

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.i18n import _
 
-from ._probe import LOOK_AT_NPUS, ms, num, probe_facts
+from ._probe import LOOK_AT_NPUS, ms, num, probe_facts, threshold_source
 
 CHECK = CheckSpec(
     id="ASC-SRV-007",
@@ -27,26 +28,34 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     facts = probe_facts(ctx)
     phase = facts.sequential
     if phase is None or not phase.succeeded:
-        raise NotApplicable(facts.not_measured("decode speed at concurrency 1"))
+        raise NotApplicable(facts.not_measured(_("decode speed at concurrency 1")))
     decode = phase.decode()
     if decode.p50 is None:
-        raise NotApplicable("the replies were too short to time decoding (fewer than 2 tokens): raise --max-tokens")
+        raise NotApplicable(_("the replies were too short to time decoding (fewer than 2 tokens): raise "
+                              "--max-tokens"))
     gaps = phase.inter_token()
     by_server = all(r.tokens_counted_by_server for r in phase.succeeded)
-    counted = "tokens from the server's usage" if by_server else "tokens counted as streamed chunks"
+    counted = _("tokens from the server's usage") if by_server else _("tokens counted as streamed chunks")
     minimum = facts.thresholds.min_decode_tps
     source = facts.thresholds.source("min_decode_tps")
-    figures = (f"decode p50 {num(decode.p50)}, p95 {num(decode.p95)} tokens/s (slowest {num(decode.minimum)}), "
-               f"inter-token p50 {ms(gaps.p50)}, p95 {ms(gaps.p95)} over {decode.count} requests"
-               f"{' (interrupted)' if phase.interrupted else ''} ({counted})")
+    shown_source = threshold_source(facts, "min_decode_tps")
+    figures = (_("decode p50 {p50}, p95 {p95} tokens/s (slowest {slowest}), inter-token p50 {gap_p50}, p95 {gap_p95} "
+                 "over {count} requests (interrupted) ({counted})") if phase.interrupted else
+               _("decode p50 {p50}, p95 {p95} tokens/s (slowest {slowest}), inter-token p50 {gap_p50}, p95 {gap_p95} "
+                 "over {count} requests ({counted})")).format(
+                   p50=num(decode.p50), p95=num(decode.p95), slowest=num(decode.minimum), gap_p50=ms(gaps.p50),
+                   gap_p95=ms(gaps.p95), count=decode.count, counted=counted)
     evidence = {"decode_tps": decode.to_dict(2), "inter_token_s": gaps.to_dict(), "threshold_tps": minimum,
                 "threshold_source": source, "tokens_counted_by": "server usage" if by_server else "streamed chunks"}
     if decode.p50 < minimum:
         yield Finding.warn(
-            f"{figures}: the median is below {minimum:g} tokens/s ({source})",
-            "If the model is larger than the threshold's 7B, set your own figure with --min-decode-tps. Otherwise "
-            f"look at: {LOOK_AT_NPUS}; the precision on this chip (310P has no BF16: FP16 or INT8 weights, seed "
-            "003 §2.3); on several cards, the communication between them (seed 003 §6); `ascend-doctor check`.",
+            _("{figures}: the median is below {minimum} tokens/s ({source})").format(
+                figures=figures, minimum=f"{minimum:g}", source=shown_source),
+            _("If the model is larger than the threshold's 7B, set your own figure with --min-decode-tps. Otherwise "
+              "look at: {look_at_npus}; the precision on this chip (310P has no BF16: FP16 or INT8 weights, seed "
+              "003 §2.3); on several cards, the communication between them (seed 003 §6); `ascend-doctor "
+              "check`.").format(look_at_npus=_(LOOK_AT_NPUS)),
             **evidence)
         return
-    yield Finding.passed(f"{figures} (threshold {minimum:g} tokens/s: {source})", **evidence)
+    yield Finding.passed(_("{figures} (threshold {minimum} tokens/s: {source})").format(
+        figures=figures, minimum=f"{minimum:g}", source=shown_source), **evidence)

@@ -6,6 +6,7 @@ from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 from ascend_doctor.endpoint import records as rec
+from ascend_doctor.i18n import _
 
 from ._probe import LOOK_AT_NPUS, hints, ms, num, probe_facts
 
@@ -30,41 +31,50 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     settings = facts.settings
     if phase is None:
         if settings.concurrency <= 1 and facts.sequential is not None:
-            raise NotApplicable("--concurrency 1: nothing beyond the concurrency-1 measurement")
-        raise NotApplicable(facts.not_measured(f"throughput at concurrency {settings.concurrency}"))
+            raise NotApplicable(_("--concurrency 1: nothing beyond the concurrency-1 measurement"))
+        raise NotApplicable(facts.not_measured(_("throughput at concurrency {concurrency}").format(
+            concurrency=settings.concurrency)))
     sent = len(phase.replies)
     if sent == 0:
-        raise NotApplicable(facts.not_measured(f"throughput at concurrency {phase.concurrency}"))
+        raise NotApplicable(facts.not_measured(_("throughput at concurrency {concurrency}").format(
+            concurrency=phase.concurrency)))
     look = hints(facts)
     ok = len(phase.succeeded)
     refused = phase.count(rec.REFUSED)
     timeouts = phase.count(rec.TIMEOUT)
     failures = phase.count(*BROKEN)
     ttft = phase.ttft()
-    cut = " (interrupted)" if phase.interrupted else ""
-    figures = (f"{sent} requests at concurrency {phase.concurrency}{cut}: {ok} served, "
-               f"{num(phase.requests_per_s, 2)} requests/s, {num(phase.output_tokens_per_s)} output tokens/s, "
-               f"TTFT p50 {ms(ttft.p50)} / p95 {ms(ttft.p95)}; {refused} refused, {timeouts} timed out, "
-               f"{failures} failed")
+    figures = (_("{sent} requests at concurrency {concurrency} (interrupted): {served} served, {rps} requests/s, "
+                 "{tps} output tokens/s, TTFT p50 {p50} / p95 {p95}; {refused} refused, {timeouts} timed out, "
+                 "{failed} failed") if phase.interrupted else
+               _("{sent} requests at concurrency {concurrency}: {served} served, {rps} requests/s, {tps} output "
+                 "tokens/s, TTFT p50 {p50} / p95 {p95}; {refused} refused, {timeouts} timed out, {failed} "
+                 "failed")).format(
+                   sent=sent, concurrency=phase.concurrency, served=ok, rps=num(phase.requests_per_s, 2),
+                   tps=num(phase.output_tokens_per_s), p50=ms(ttft.p50), p95=ms(ttft.p95), refused=refused,
+                   timeouts=timeouts, failed=failures)
     evidence = phase.to_dict()
     if failures:
         yield Finding.fail(
             f"{figures}: {phase.first_detail(*BROKEN)}",
-            f"Requests must be served or refused, never broken. Read {look.logs} at the time of the failures; "
-            f"{LOOK_AT_NPUS} (HBM near full under a full batch ends in out-of-memory); then cap the batch so "
-            f"that excess requests wait or are refused: {look.concurrency_limit}.", **evidence)
+            _("Requests must be served or refused, never broken. Read {logs} at the time of the failures; "
+              "{look_at_npus} (HBM near full under a full batch ends in out-of-memory); then cap the batch so "
+              "that excess requests wait or are refused: {limit}.").format(
+                logs=look.logs, look_at_npus=_(LOOK_AT_NPUS), limit=look.concurrency_limit), **evidence)
         return
     if timeouts:
         yield Finding.warn(
-            f"{figures}: {timeouts} got no complete answer within --timeout {settings.timeout_s:g} s",
-            f"The service queues more than it serves in time. Compare the figures at concurrency 1: if one "
-            f"stream is fast, the batch is too large for the cards ({look.concurrency_limit}); raise --timeout "
-            "if your clients wait longer.", **evidence)
+            _("{figures}: {timeouts} got no complete answer within --timeout {timeout} s").format(
+                figures=figures, timeouts=timeouts, timeout=f"{settings.timeout_s:g}"),
+            _("The service queues more than it serves in time. Compare the figures at concurrency 1: if one "
+              "stream is fast, the batch is too large for the cards ({limit}); raise --timeout "
+              "if your clients wait longer.").format(limit=look.concurrency_limit), **evidence)
         return
     if refused:
         yield Finding.warn(
             f"{figures}: {phase.first_detail(rec.REFUSED)}",
-            f"The service limits concurrency below {phase.concurrency}, cleanly. If it must carry "
-            f"{phase.concurrency} users, raise {look.concurrency_limit} (memory permitting).", **evidence)
+            _("The service limits concurrency below {concurrency}, cleanly. If it must carry {concurrency} users, "
+              "raise {limit} (memory permitting).").format(concurrency=phase.concurrency,
+                                                           limit=look.concurrency_limit), **evidence)
         return
     yield Finding.passed(figures, **evidence)

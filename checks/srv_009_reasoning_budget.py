@@ -6,6 +6,7 @@ from typing import Iterator, List
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 from ascend_doctor.endpoint.records import Reply
+from ascend_doctor.i18n import _
 
 from ._probe import hints, probe_facts
 
@@ -28,11 +29,11 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     facts = probe_facts(ctx)
     replies: List[Reply] = [r for r in facts.all_replies() if r.ok]
     if not replies:
-        raise NotApplicable(facts.not_measured("the replies' reasoning"))
+        raise NotApplicable(facts.not_measured(_("the replies' reasoning")))
     thinking = [r for r in replies if r.reasoning]
     if not thinking:
-        raise NotApplicable(f"none of {len(replies)} replies carried reasoning (not a reasoning model, or its "
-                            "thinking is not returned)")
+        raise NotApplicable(_("none of {count} replies carried reasoning (not a reasoning model, or its thinking is "
+                              "not returned)").format(count=len(replies)))
     look = hints(facts)
     cut = [r for r in thinking if r.finish_reason == "length" and not r.content.strip()]
     inline = [r for r in thinking if r.reasoning_source == "think_tags"]
@@ -46,20 +47,23 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         budget = det.request.get("max_tokens") if det else facts.settings.max_tokens
         longest = max(len(r.reasoning) for r in cut)
         yield Finding.warn(
-            f"{len(cut)} of {len(thinking)} reasoning replies used all of max_tokens ({budget}) on thinking: "
-            f"finish_reason \"length\", empty answer (up to {longest} characters of reasoning)",
-            "Clients must leave room for R1's thinking (seed 003 §3.3):\n"
-            "- raise max_tokens in the requests (rerun this probe with --max-tokens 2048 to see how long the "
-            "thinking runs);\n"
-            "- or ask for a direct answer in the prompt (\"直接给出最终回答\");\n"
-            "- read reasoning_content / reasoning apart from content.\n"
-            f"The engine's context must hold prompt + max_tokens: {look.context_limit}.", **evidence)
+            _("{cut} of {thinking} reasoning replies used all of max_tokens ({budget}) on thinking: finish_reason "
+              "\"length\", empty answer (up to {longest} characters of reasoning)").format(
+                cut=len(cut), thinking=len(thinking), budget=budget, longest=longest),
+            _("Clients must leave room for R1's thinking (seed 003 §3.3):") + "\n"
+            + _("- raise max_tokens in the requests (rerun this probe with --max-tokens 2048 to see how long the "
+                "thinking runs);") + "\n"
+            + _("- or ask for a direct answer in the prompt (\"直接给出最终回答\");") + "\n"
+            + _("- read reasoning_content / reasoning apart from content.") + "\n"
+            + _("The engine's context must hold prompt + max_tokens: {limit}.").format(limit=look.context_limit),
+            **evidence)
     if inline:
         found = True
         yield Finding.info(
-            f"{len(inline)} of {len(thinking)} replies carry the thinking inside `content` (<think>…</think>): "
-            "clients that show `content` show the reasoning too", look.reasoning_parser, **evidence)
+            _("{inline} of {thinking} replies carry the thinking inside `content` (<think>…</think>): clients that "
+              "show `content` show the reasoning too").format(inline=len(inline), thinking=len(thinking)),
+            look.reasoning_parser, **evidence)
     if not found:
         where = " / ".join(fields)
-        yield Finding.passed(f"{len(thinking)} reasoning replies: thinking in `{where}`, answer in `content`, "
-                             "none cut by max_tokens", **evidence)
+        yield Finding.passed(_("{count} reasoning replies: thinking in `{where}`, answer in `content`, none cut by "
+                               "max_tokens").format(count=len(thinking), where=where), **evidence)

@@ -6,8 +6,9 @@ from typing import Iterator, List, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 from ascend_doctor.endpoint.repetition import RepetitionScore
+from ascend_doctor.i18n import _
 
-from ._probe import probe_facts, quote
+from ._probe import probe_facts, quote, threshold_source
 
 CHECK = CheckSpec(
     id="ASC-SRV-010",
@@ -28,13 +29,14 @@ DETERMINISTIC_PREFIX = "deterministic"
 def run(ctx: CheckContext) -> Iterator[Finding]:
     facts = probe_facts(ctx)
     if not facts.repetition:
-        raise NotApplicable(facts.not_measured("repetition"))
+        raise NotApplicable(facts.not_measured(_("repetition")))
     limit = facts.thresholds.max_repeat_ratio
     source = facts.thresholds.source("max_repeat_ratio")
+    shown_source = threshold_source(facts, "max_repeat_ratio")
     judged: List[Tuple[str, RepetitionScore]] = [(k, v) for k, v in facts.repetition.items() if v.ratio is not None]
     if not judged:
-        raise NotApplicable(f"no reply was long enough to judge (fewer than 32 {facts.thresholds.repeat_ngram}-grams);"
-                            " raise --max-tokens")
+        raise NotApplicable(_("no reply was long enough to judge (fewer than 32 {n}-grams); raise "
+                              "--max-tokens").format(n=facts.thresholds.repeat_ngram))
     sampled = [(k, v) for k, v in judged if not k.startswith(DETERMINISTIC_PREFIX)]
     greedy = [(k, v) for k, v in judged if k.startswith(DETERMINISTIC_PREFIX)]
     over = [(k, v) for k, v in sampled if (v.ratio or 0) > limit]
@@ -43,25 +45,31 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     if over:
         label, worst = max(over, key=lambda kv: kv[1].ratio or 0)
         yield Finding.warn(
-            f"{len(over)} of {len(sampled)} sampled replies repeat themselves: worst {worst.ratio:.2f} of "
-            f"{worst.n}-grams repeated in {label} (\"{quote(worst.top_fragment, 40)}\" ×{worst.top_count}); "
-            f"threshold {limit:g} ({source})",
-            "Seed 003 §5.5, in this order:\n"
-            "1. sample with temperature ≤ 0.6 and repetition_penalty ≈ 1.05 (request fields `temperature`, "
-            "`repetition_penalty`; these replies were already sampled at 0.6);\n"
-            "2. if it still repeats on INT8 weights, quantize per group instead of per channel (msModelSlim), "
-            "and compare with the FP16 weights to confirm quantization is the cause.", **evidence)
+            _("{over} of {sampled} sampled replies repeat themselves: worst {ratio} of {n}-grams repeated in "
+              "{label} (\"{fragment}\" ×{count}); threshold {limit} ({source})").format(
+                over=len(over), sampled=len(sampled), ratio=f"{worst.ratio:.2f}", n=worst.n, label=label,
+                fragment=quote(worst.top_fragment, 40), count=worst.top_count, limit=f"{limit:g}",
+                source=shown_source),
+            _("Seed 003 §5.5, in this order:") + "\n"
+            + _("1. sample with temperature ≤ 0.6 and repetition_penalty ≈ 1.05 (request fields `temperature`, "
+                "`repetition_penalty`; these replies were already sampled at 0.6);") + "\n"
+            + _("2. if it still repeats on INT8 weights, quantize per group instead of per channel (msModelSlim), "
+                "and compare with the FP16 weights to confirm quantization is the cause."), **evidence)
         return
     greedy_over = [(k, v) for k, v in greedy if (v.ratio or 0) > limit]
     if greedy_over:
         label, worst = greedy_over[0]
-        note = "sampled replies do not" if sampled else "no sampled reply was measured"
+        text = (_("the greedy (temperature 0) reply repeats itself ({ratio} of {n}-grams, \"{fragment}\" ×{count}); "
+                  "sampled replies do not") if sampled else
+                _("the greedy (temperature 0) reply repeats itself ({ratio} of {n}-grams, \"{fragment}\" ×{count}); "
+                  "no sampled reply was measured"))
         yield Finding.info(
-            f"the greedy (temperature 0) reply repeats itself ({worst.ratio:.2f} of {worst.n}-grams, "
-            f"\"{quote(worst.top_fragment, 40)}\" ×{worst.top_count}); {note}",
-            "DeepSeek-R1's model card recommends temperature 0.5-0.7 (0.6) to prevent endless repetitions: "
-            "keep temperature 0 for comparisons only.", **evidence)
+            text.format(ratio=f"{worst.ratio:.2f}", n=worst.n, fragment=quote(worst.top_fragment, 40),
+                        count=worst.top_count),
+            _("DeepSeek-R1's model card recommends temperature 0.5-0.7 (0.6) to prevent endless repetitions: "
+              "keep temperature 0 for comparisons only."), **evidence)
         return
-    _, worst = max(judged, key=lambda kv: kv[1].ratio or 0)
-    yield Finding.passed(f"worst repeated {worst.n}-gram share {worst.ratio:.2f} over {len(judged)} replies "
-                         f"(threshold {limit:g}: {source})", **evidence)
+    worst = max(judged, key=lambda kv: kv[1].ratio or 0)[1]
+    yield Finding.passed(_("worst repeated {n}-gram share {ratio} over {count} replies (threshold {limit}: "
+                           "{source})").format(n=worst.n, ratio=f"{worst.ratio:.2f}", count=len(judged),
+                                               limit=f"{limit:g}", source=shown_source), **evidence)

@@ -24,6 +24,7 @@ from ascend_doctor.endpoint import records as rec
 from ascend_doctor.endpoint import shapes, sse
 from ascend_doctor.endpoint.redact import Redactor
 from ascend_doctor.fastdataclass import dataclass, field
+from ascend_doctor.i18n import _
 
 MAX_JSON_BYTES = 4 * 1024 * 1024  # a non-streamed reply or /v1/models
 MAX_ERROR_BYTES = 64 * 1024  # the body of an error answer
@@ -197,7 +198,8 @@ class EndpointClient:
             for chunk in _chunks(response):
                 size += len(chunk)
                 if size > max_bytes:
-                    return b"".join(chunks), rec.BAD_REPLY, f"the reply is larger than {max_bytes // 1024} KiB"
+                    return b"".join(chunks), rec.BAD_REPLY, _("the reply is larger than {size} KiB").format(
+                        size=max_bytes // 1024)
                 chunks.append(chunk)
         except Exception as exc:
             outcome, detail = self._classify_exception(exc, entry.reason)
@@ -216,11 +218,11 @@ class EndpointClient:
         try:
             parts = shapes.parse_reply(answer.json())
         except ValueError:
-            reply.outcome, reply.detail = rec.BAD_REPLY, "the reply is not JSON"
+            reply.outcome, reply.detail = rec.BAD_REPLY, _("the reply is not JSON")
             return reply
         if parts.error or not parts.has_choice:
             reply.outcome = rec.BAD_REPLY
-            reply.detail = self._redact(parts.error or "the reply has no choices")
+            reply.detail = self._redact(parts.error or _("the reply has no choices"))
             return reply
         _finish_text(reply, [parts.content], [parts.reasoning], parts.reasoning_field)
         reply.finish_reason = parts.finish_reason
@@ -253,7 +255,7 @@ class EndpointClient:
                 return reply
             if "text/event-stream" not in response.headers.get("Content-Type", "") and \
                     "json" in response.headers.get("Content-Type", ""):
-                reply.detail = "the server answered with one JSON body instead of a stream"
+                reply.detail = _("the server answered with one JSON body instead of a stream")
                 body, outcome, detail = self._read_body(response, entry, MAX_JSON_BYTES)
                 reply.outcome = outcome if outcome != rec.OK else rec.BAD_REPLY
                 return reply
@@ -277,7 +279,7 @@ class EndpointClient:
                 size += len(chunk)
                 if size > MAX_STREAM_BYTES:
                     reply.outcome = rec.BAD_REPLY
-                    reply.detail = f"the stream is larger than {MAX_STREAM_BYTES >> 20} MiB"
+                    reply.detail = _("the stream is larger than {size} MiB").format(size=MAX_STREAM_BYTES >> 20)
                     return
                 for line in splitter.feed(chunk):
                     payload = assembler.feed_line(line)
@@ -301,7 +303,7 @@ class EndpointClient:
             reply.outcome, reply.detail = self._aborted(entry.reason)
         elif not reply.saw_done and reply.finish_reason is None:
             reply.outcome = rec.RESET
-            reply.detail = "the stream ended before the reply was finished (no finish_reason, no [DONE])"
+            reply.detail = _("the stream ended before the reply was finished (no finish_reason, no [DONE])")
 
     def _take(self, payload: str, now: float, state: _StreamState, on_text: Optional[Callable[[], None]]) -> bool:
         """Account for one data payload; False ends the stream."""
@@ -312,11 +314,13 @@ class EndpointClient:
         try:
             obj = boundedjson.loads(payload, what="a stream event", max_chars=sse.MAX_LINE_BYTES * 4)
         except ValueError:
-            reply.outcome, reply.detail = rec.BAD_REPLY, f"a stream event is not JSON: {payload[:80]!r}"
+            reply.outcome, reply.detail = rec.BAD_REPLY, _("a stream event is not JSON: {payload}").format(
+                payload=repr(payload[:80]))
             return False
         parts = shapes.parse_chunk(obj)
         if parts.error:
-            reply.outcome, reply.detail = rec.SERVER_ERROR, self._redact(f"error inside the stream: {parts.error}")
+            reply.outcome, reply.detail = rec.SERVER_ERROR, self._redact(_("error inside the stream: {error}").format(
+                error=parts.error))
             return False
         if parts.usage is not None:
             reply.prompt_tokens = parts.usage.prompt_tokens
@@ -346,8 +350,8 @@ class EndpointClient:
 
     def _aborted(self, reason: str) -> Tuple[str, str]:
         if reason == "cancelled":
-            return rec.CANCELLED, "stopped before it finished"
-        return rec.TIMEOUT, f"not finished within --timeout {self.timeout_s:g} s"
+            return rec.CANCELLED, _("stopped before it finished")
+        return rec.TIMEOUT, _("not finished within --timeout {seconds} s").format(seconds=f"{self.timeout_s:g}")
 
     def _classify_exception(self, exc: BaseException, aborted: str) -> Tuple[str, str]:
         if aborted:
@@ -356,23 +360,23 @@ class EndpointClient:
 
         text = self._redact(_one_line(exc))
         if isinstance(exc, requests.exceptions.SSLError):
-            return rec.CONNECT, f"TLS handshake failed: {text}"
+            return rec.CONNECT, _("TLS handshake failed: {error}").format(error=text)
         if isinstance(exc, requests.exceptions.ConnectTimeout):
-            return rec.CONNECT, f"no TCP connection within {self.connect_timeout_s:g} s"
+            return rec.CONNECT, _("no TCP connection within {seconds} s").format(seconds=f"{self.connect_timeout_s:g}")
         if isinstance(exc, (requests.exceptions.ReadTimeout, socket.timeout, TimeoutError)) or \
                 "timed out" in text.lower():
-            return rec.TIMEOUT, f"no answer within --timeout {self.timeout_s:g} s"
+            return rec.TIMEOUT, _("no answer within --timeout {seconds} s").format(seconds=f"{self.timeout_s:g}")
         if isinstance(exc, requests.exceptions.ConnectionError):
             lowered = text.lower()
             if any(w in lowered for w in ("newconnectionerror", "refused", "resolve", "name or service",
                                           "no route", "unreachable", "nodename")):
                 return rec.CONNECT, text
-            return rec.RESET, f"the connection was dropped: {text}"
+            return rec.RESET, _("the connection was dropped: {error}").format(error=text)
         if isinstance(exc, (requests.exceptions.ChunkedEncodingError, ConnectionError, OSError)) or \
                 "IncompleteRead" in text or "ProtocolError" in type(exc).__name__:
-            return rec.RESET, f"the connection was dropped mid-reply: {text}"
+            return rec.RESET, _("the connection was dropped mid-reply: {error}").format(error=text)
         if isinstance(exc, requests.exceptions.InvalidURL):
-            return rec.CONNECT, f"invalid URL: {text}"
+            return rec.CONNECT, _("invalid URL: {error}").format(error=text)
         return rec.BAD_REPLY, f"{type(exc).__name__}: {text}"
 
 

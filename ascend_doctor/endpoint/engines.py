@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Dict, Iterable, Optional, Tuple
 
 from ascend_doctor.fastdataclass import dataclass
+from ascend_doctor.i18n import N_
 
 VLLM = "vllm"
 MINDIE = "mindie"
@@ -25,7 +26,7 @@ class HealthEndpoint:
 # (vllm-project/vllm, vllm/entrypoints/serve/instrumentator/health.py; older releases have the
 # same route in vllm/entrypoints/openai/api_server.py).
 VLLM_HEALTH = HealthEndpoint(
-    "/health", VLLM, "200 engine alive, 503 engine dead or draining",
+    "/health", VLLM, N_("200 engine alive, 503 engine dead or draining"),
     "vllm-project/vllm vllm/entrypoints/serve/instrumentator/health.py")
 
 # MindIE Server: the health routes live on the management port ("managementPort", default 1026,
@@ -34,9 +35,9 @@ VLLM_HEALTH = HealthEndpoint(
 # answer 200 with an empty body when healthy, another status otherwise (mindie_llm0030,
 # mindie_service0064; /health is marked for removal). Some deployments expose both on one port.
 MINDIE_HEALTH: Tuple[HealthEndpoint, ...] = (
-    HealthEndpoint("/v2/health/ready", MINDIE, "200 ready, anything else not ready",
+    HealthEndpoint("/v2/health/ready", MINDIE, N_("200 ready, anything else not ready"),
                    "hiascend.com MindIE LLM mindie_llm0030 (健康检查, /v2/health/ready)"),
-    HealthEndpoint("/health", MINDIE, "200 healthy, anything else abnormal",
+    HealthEndpoint("/health", MINDIE, N_("200 healthy, anything else abnormal"),
                    "hiascend.com MindIE Service mindie_service0064 (健康检查, /health)"),
 )
 MINDIE_MANAGEMENT_PORT = 1026
@@ -65,7 +66,8 @@ def health_candidates(engine: Optional[str]) -> Tuple[HealthEndpoint, ...]:
 
 @dataclass(frozen=True)
 class EngineHints:
-    """Where to look and what to change, per engine, for the probe's remediations."""
+    """Where to look and what to change, per engine, for the probe's remediations (``N_``-marked:
+    checks/_probe.py hints() gives them in the current language)."""
 
     name: str
     logs: str
@@ -77,32 +79,32 @@ class EngineHints:
 HINTS: Dict[str, EngineHints] = {
     VLLM: EngineHints(
         name="vLLM-Ascend",
-        logs="the vLLM server's own output (its terminal, `journalctl -u <unit>` or `docker logs <container>`)",
-        context_limit="--max-model-len on the `vllm serve` line",
-        concurrency_limit="--max-num-seqs (requests batched together) on the `vllm serve` line",
-        reasoning_parser="start vLLM with `--reasoning-parser deepseek_r1` (vLLM < 0.10 also needs "
-                         "`--enable-reasoning`; docs.vllm.ai Reasoning Outputs)",
+        logs=N_("the vLLM server's own output (its terminal, `journalctl -u <unit>` or `docker logs <container>`)"),
+        context_limit=N_("--max-model-len on the `vllm serve` line"),
+        concurrency_limit=N_("--max-num-seqs (requests batched together) on the `vllm serve` line"),
+        reasoning_parser=N_("start vLLM with `--reasoning-parser deepseek_r1` (vLLM < 0.10 also needs "
+                            "`--enable-reasoning`; docs.vllm.ai Reasoning Outputs)"),
     ),
     MINDIE: EngineHints(
         name="MindIE",
-        logs="LogConfig.logPath of MindIE's config.json (default logs/mindservice.log under the "
-             "mindie-service directory, e.g. /usr/local/Ascend/mindie/latest/mindie-service/)",
-        context_limit="BackendConfig.ModelDeployConfig.maxSeqLen and maxInputTokenLen in "
-                      "mindie-service/conf/config.json",
-        concurrency_limit="BackendConfig.ScheduleConfig.maxBatchSize and ServerConfig.maxLinkNum "
-                          "(concurrent requests accepted) in mindie-service/conf/config.json",
-        reasoning_parser="parse the <think>...</think> part of `content` on the client side (seed 003 §3.3: "
-                         "\"把 reasoning_content 和 content 分开解析\")",
+        logs=N_("LogConfig.logPath of MindIE's config.json (default logs/mindservice.log under the "
+                "mindie-service directory, e.g. /usr/local/Ascend/mindie/latest/mindie-service/)"),
+        context_limit=N_("BackendConfig.ModelDeployConfig.maxSeqLen and maxInputTokenLen in "
+                         "mindie-service/conf/config.json"),
+        concurrency_limit=N_("BackendConfig.ScheduleConfig.maxBatchSize and ServerConfig.maxLinkNum "
+                             "(concurrent requests accepted) in mindie-service/conf/config.json"),
+        reasoning_parser=N_("parse the <think>...</think> part of `content` on the client side (seed 003 §3.3: "
+                            "\"把 reasoning_content 和 content 分开解析\")"),
     ),
 }
 GENERIC = EngineHints(
-    name="the serving engine",
-    logs="the engine's log (vLLM: its stdout; MindIE: logs/mindservice.log under mindie-service)",
-    context_limit="the engine's context limit (vLLM --max-model-len; MindIE ModelDeployConfig.maxSeqLen)",
-    concurrency_limit="the engine's batch limit (vLLM --max-num-seqs; MindIE ScheduleConfig.maxBatchSize "
-                      "and ServerConfig.maxLinkNum)",
-    reasoning_parser="enable the engine's reasoning parser (vLLM: --reasoning-parser deepseek_r1) or split "
-                     "the <think> part on the client side",
+    name=N_("the serving engine"),
+    logs=N_("the engine's log (vLLM: its stdout; MindIE: logs/mindservice.log under mindie-service)"),
+    context_limit=N_("the engine's context limit (vLLM --max-model-len; MindIE ModelDeployConfig.maxSeqLen)"),
+    concurrency_limit=N_("the engine's batch limit (vLLM --max-num-seqs; MindIE ScheduleConfig.maxBatchSize "
+                         "and ServerConfig.maxLinkNum)"),
+    reasoning_parser=N_("enable the engine's reasoning parser (vLLM: --reasoning-parser deepseek_r1) or split "
+                        "the <think> part on the client side"),
 )
 
 

@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 from ascend_doctor import __version__
 from ascend_doctor.checkapi import CheckContext
 from ascend_doctor.endpoint.records import ProbeFacts
+from ascend_doctor.i18n import _
 from ascend_doctor.options import RunOptions
 from ascend_doctor.report import Report
 
@@ -46,9 +47,9 @@ def endpoint_section(redacted_url: str) -> Dict[str, Any]:
 def _notes(facts: ProbeFacts, duration_s: float) -> List[str]:
     notes = []
     if facts.interrupted:
-        notes.append(f"interrupted (Ctrl-C) after {duration_s:.1f} s: this report grades what was measured "
-                     "until then")
+        notes.append(_("interrupted (Ctrl-C) after {seconds} s: this report grades what was measured until "
+                       "then").format(seconds=f"{duration_s:.1f}"))
     elif facts.stopped_because:
-        notes.append(f"stopped early: {facts.stopped_because}")
+        notes.append(_("stopped early: {reason}").format(reason=facts.stopped_because))
     notes.extend(facts.notes)
     return notes

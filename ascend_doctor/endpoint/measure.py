@@ -24,6 +24,7 @@ from ascend_doctor.endpoint import answerfile, engines, load
 from ascend_doctor.endpoint import records as rec
 from ascend_doctor.endpoint.client import EndpointClient
 from ascend_doctor.endpoint.repetition import repetition
+from ascend_doctor.i18n import N_, _
 
 # Seed 003 §3.3 checks a fresh deployment with this very request ("用一句话解释什么是 RAG").
 DETERMINISTIC_PROMPT = "用一句话解释什么是 RAG"
@@ -89,7 +90,8 @@ class Probe:
         except load.Stopped:
             from ascend_doctor.endpoint.client import Answer
 
-            return Answer(None, outcome=rec.TIMEOUT, detail=f"no answer within {limit:g} s")
+            return Answer(None, outcome=rec.TIMEOUT, detail=_("no answer within {seconds} s").format(
+                seconds=f"{limit:g}"))
 
     def _reach(self, facts: rec.ProbeFacts) -> bool:
         self._say(f"GET {self.settings.url.rstrip('/')}{MODELS}")
@@ -99,13 +101,13 @@ class Probe:
         facts.models = rec.ModelsInfo(rec.HttpCheck(_redacted_path(self.settings.url, MODELS), answer.status,
                                                     answer.outcome, answer.detail, answer.elapsed_s))
         if answer.status is None:
-            facts.stopped_because = f"the endpoint did not answer ({answer.detail})"
+            facts.stopped_because = _("the endpoint did not answer ({detail})").format(detail=answer.detail)
             return False
         if answer.status == 200:
             try:
                 facts.models.models = parse_models(answer.json())
             except ValueError as exc:
-                facts.models.parse_error = f"/v1/models is not the OpenAI model list: {exc}"
+                facts.models.parse_error = _("/v1/models is not the OpenAI model list: {error}").format(error=exc)
         facts.engine = engines.guess_engine(m.owned_by for m in facts.models.models)
         return True
 
@@ -113,17 +115,18 @@ class Probe:
         models = facts.models
         assert models is not None
         if models.answer.status in (401, 403):
-            facts.stopped_because = (f"the endpoint refused our credentials (HTTP {models.answer.status}); "
-                                     "give the key with --api-key or ASCEND_DOCTOR_API_KEY")
+            facts.stopped_because = _("the endpoint refused our credentials (HTTP {status}); give the key with "
+                                      "--api-key or ASCEND_DOCTOR_API_KEY").format(status=models.answer.status)
             return False
         if self.settings.model:
             facts.model = self.settings.model
         elif models.models:
             facts.model = models.models[0].id
         else:
-            facts.stopped_because = "no model to ask: /v1/models listed none; name one with --model"
+            facts.stopped_because = _("no model to ask: /v1/models listed none; name one with --model")
             return False
-        self._say(f"model {facts.model}" + (f" ({engines.hints(facts.engine).name})" if facts.engine else ""))
+        self._say((_("model {model} ({engine})") if facts.engine else _("model {model}")).format(
+            model=facts.model, engine=engines.hints(facts.engine).name))
         return True
 
     def _health(self, facts: rec.ProbeFacts) -> None:
@@ -146,7 +149,8 @@ class Probe:
             info.answered = attempt
             info.path = endpoint.path if endpoint else shown
             info.source = endpoint.source if endpoint else "--health-url"
-            info.meaning = endpoint.meaning if endpoint else "200 healthy, anything else not"
+            # English in the facts; ASC-SRV-003 shows it translated (engines.py marks the others N_).
+            info.meaning = endpoint.meaning if endpoint else N_("200 healthy, anything else not")
             info.healthy = answer.status == 200 and answer.outcome == rec.OK
             return
 
@@ -173,7 +177,7 @@ class Probe:
         if path == CHAT and reply.status in (404, 405) and "model" not in reply.detail.lower():
             # An engine without the chat API (seed 003 §3.3 uses /v1/completions on MindIE).
             path, request = COMPLETIONS, _as_completion(request)
-            self._say(f"POST {path} (no chat API)")
+            self._say(_("POST {path} (no chat API)").format(path=path))
             record.path, record.request = path, request
             reply = self._complete(path, request)
         if reply.outcome == rec.HTTP_ERROR and reply.status in (400, 422) and "seed" in reply.detail.lower() \
@@ -188,7 +192,7 @@ class Probe:
             comparison = answerfile.compare(self.settings.compare or "", saved, reply)
         elif saved is not None:
             comparison = rec.Comparison(file=self.settings.compare or "", loaded=True,
-                                        saved_model=saved.get("model"), error="no answer to compare")
+                                        saved_model=saved.get("model"), error=_("no answer to compare"))
         record.comparison = comparison
         if self.settings.save:
             if reply.ok:
@@ -199,9 +203,10 @@ class Probe:
                 except answerfile.AnswerFileError as exc:
                     record.save_error = str(exc)
             else:
-                record.save_error = "nothing saved: the request got no answer"
+                record.save_error = _("nothing saved: the request got no answer")
         if not reply.ok:
-            facts.stopped_because = f"the first completion got no answer ({reply.detail or reply.outcome})"
+            facts.stopped_because = _("the first completion got no answer ({detail})").format(
+                detail=reply.detail or reply.outcome)
             return False
         return True
 
@@ -211,8 +216,8 @@ class Probe:
             return load.run_bounded(lambda: self.client.complete(path, request), limit, self.cancel,
                                     self.client.abort_all)
         except load.Stopped:
-            return rec.Reply(outcome=rec.TIMEOUT, detail=f"no answer within --timeout {self.settings.timeout_s:g} s",
-                             total_s=limit)
+            return rec.Reply(outcome=rec.TIMEOUT, detail=_("no answer within --timeout {seconds} s").format(
+                seconds=f"{self.settings.timeout_s:g}"), total_s=limit)
 
     def _load_request(self, facts: rec.ProbeFacts, prompt: str, max_tokens: int) -> Tuple[str, Dict[str, Any]]:
         request: Dict[str, Any] = {"model": facts.model, "max_tokens": max_tokens, "temperature": LOAD_TEMPERATURE,
@@ -239,25 +244,27 @@ class Probe:
         path, request = self._load_request(facts, LOAD_PROMPT, self.settings.max_tokens)
         phase = rec.LoadPhase("concurrency 1", 1, count)
         facts.sequential = phase
-        self._say(f"concurrency 1: {count} streamed requests (max_tokens {self.settings.max_tokens})")
+        self._say(_("concurrency 1: {count} streamed requests (max_tokens {max_tokens})").format(
+            count=count, max_tokens=self.settings.max_tokens))
         load.run_phase(phase, lambda: self._stream(path, request), self.cancel, self.client.abort_all, total=count,
                        tick=self._tick)
         if not phase.succeeded:
-            facts.stopped_because = ("no streamed request succeeded at concurrency 1 "
-                                     f"({phase.first_detail(*rec.FAILURES, rec.REFUSED) or 'no detail'})")
+            facts.stopped_because = _("no streamed request succeeded at concurrency 1 ({detail})").format(
+                detail=phase.first_detail(*rec.FAILURES, rec.REFUSED) or _("no detail"))
             return False
         return True
 
     def _concurrent(self, facts: rec.ProbeFacts) -> None:
         concurrency = self.settings.concurrency
         if concurrency <= 1:
-            facts.notes.append("--concurrency 1: the throughput phase is the concurrency-1 phase above")
+            facts.notes.append(_("--concurrency 1: the throughput phase is the concurrency-1 phase above"))
             return
         total = 2 * concurrency
         path, request = self._load_request(facts, LOAD_PROMPT, self.settings.max_tokens)
         phase = rec.LoadPhase(f"concurrency {concurrency}", concurrency, total)
         facts.concurrent = phase
-        self._say(f"concurrency {concurrency}: {total} streamed requests")
+        self._say(_("concurrency {concurrency}: {total} streamed requests").format(concurrency=concurrency,
+                                                                                    total=total))
         load.run_phase(phase, lambda: self._stream(path, request), self.cancel, self.client.abort_all, total=total,
                        tick=self._tick)
 
@@ -265,7 +272,8 @@ class Probe:
         target, source = self._stress_target(facts)
         stress = rec.Stress(target, source)
         facts.stress = stress
-        self._say(f"stress: calibrating a prompt of ~{target} tokens ({source})")
+        self._say(_("stress: calibrating a prompt of ~{tokens} tokens ({source})").format(tokens=target,
+                                                                                          source=source))
         self._calibrate(facts, stress)
         path, request = self._load_request(facts, "", STRESS_MAX_TOKENS)
         numbers = itertools.count(1)
@@ -284,15 +292,15 @@ class Probe:
         phase = rec.LoadPhase("stress", self.settings.stress_concurrency, 0)
         stress.phase = phase
         duration = self.settings.duration_s
-        self._say(f"stress: {self.settings.stress_concurrency} concurrent requests of ~{target} prompt tokens "
-                  f"for {duration:g} s")
+        self._say(_("stress: {concurrency} concurrent requests of ~{tokens} prompt tokens for {seconds} s").format(
+            concurrency=self.settings.stress_concurrency, tokens=target, seconds=f"{duration:g}"))
         stop_at = time.monotonic() + duration
         grace = min(self.settings.timeout_s, 10.0)
         load.run_phase(phase, send, self.cancel, self.client.abort_all, stop_at=stop_at, grace_s=grace,
                        tick=self._tick)
         if phase.interrupted:
             return
-        self._say("stress: is the service still answering?")
+        self._say(_("stress: is the service still answering?"))
         after = self._bounded_get(MODELS, timeout_s=min(self.settings.timeout_s, 10.0))
         alive = after.status == 200
         detail = f"GET /v1/models: {after.status or after.outcome}" + (f" ({after.detail})" if after.detail else "")
@@ -310,9 +318,11 @@ class Probe:
         served = facts.models.find(facts.model) if facts.models else None
         if served and served.max_model_len:
             return max(16, served.max_model_len - STRESS_MAX_TOKENS), \
-                f"max_model_len {served.max_model_len} from /v1/models, less {STRESS_MAX_TOKENS} output tokens"
-        return STRESS_DEFAULT_PROMPT_TOKENS, ("no max_model_len in /v1/models: MindIE's sample maxInputTokenLen "
-                                              f"{STRESS_DEFAULT_PROMPT_TOKENS} (set --stress-tokens)")
+                _("max_model_len {length} from /v1/models, less {output} output tokens").format(
+                    length=served.max_model_len, output=STRESS_MAX_TOKENS)
+        return STRESS_DEFAULT_PROMPT_TOKENS, _("no max_model_len in /v1/models: MindIE's sample maxInputTokenLen "
+                                               "{tokens} (set --stress-tokens)").format(
+                                                   tokens=STRESS_DEFAULT_PROMPT_TOKENS)
 
     def _calibrate(self, facts: rec.ProbeFacts, stress: rec.Stress) -> None:
         """Words per token of our filler, from the server's own prompt_tokens for two lengths."""
@@ -330,26 +340,30 @@ class Probe:
             intercept = t1 - slope * u1
             stress.tokens_per_unit = slope
             stress.prompt_units = max(1, int((stress.target_prompt_tokens * STRESS_SAFETY - intercept) / slope))
-            stress.calibration = f"{slope:.3f} prompt tokens per filler word (+{intercept:.0f} for the template)"
+            stress.calibration = _("{slope} prompt tokens per filler word (+{intercept} for the template)").format(
+                slope=f"{slope:.3f}", intercept=f"{intercept:.0f}")
         else:
             stress.prompt_units = max(1, int(stress.target_prompt_tokens * STRESS_SAFETY / ASSUMED_TOKENS_PER_UNIT))
-            stress.calibration = (f"the server reported no prompt_tokens: assumed {ASSUMED_TOKENS_PER_UNIT} tokens "
-                                  "per filler word")
+            stress.calibration = _("the server reported no prompt_tokens: assumed {tokens} tokens per filler "
+                                   "word").format(tokens=ASSUMED_TOKENS_PER_UNIT)
 
     def _tick(self, phase: rec.LoadPhase) -> None:
         done = len(phase.replies)
         ok = len(phase.succeeded)
-        text = f"{phase.name}: {done}" + (f"/{phase.planned}" if phase.planned else "") + f" done, {ok} ok"
+        name = _("stress") if phase.name == "stress" else _("concurrency {concurrency}").format(
+            concurrency=phase.concurrency)
+        parts = [_("{name}: {done}/{planned} done, {ok} ok") if phase.planned else _("{name}: {done} done, {ok} ok")]
         ttft = phase.ttft().p50
         if ttft is not None:
-            text += f", TTFT p50 {ttft * 1000:.0f} ms"
+            parts.append(_("TTFT p50 {ttft} ms"))
         refused = phase.count(rec.REFUSED)
         failed = phase.count(*rec.FAILURES)
         if refused:
-            text += f", {refused} refused"
+            parts.append(_("{refused} refused"))
         if failed:
-            text += f", {failed} failed"
-        self._status(text)
+            parts.append(_("{failed} failed"))
+        self._status(", ".join(parts).format(name=name, done=done, planned=phase.planned, ok=ok, refused=refused,
+                                             failed=failed, ttft=f"{(ttft or 0) * 1000:.0f}"))
 
 
 def finish(facts: rec.ProbeFacts) -> None:
@@ -369,7 +383,7 @@ def finish(facts: rec.ProbeFacts) -> None:
 def parse_models(obj: Any) -> List[rec.ServedModel]:
     """The OpenAI model list (``{"object": "list", "data": [{"id": ...}, ...]}``)."""
     if not isinstance(obj, dict) or not isinstance(obj.get("data"), list):
-        raise ValueError("no data list")
+        raise ValueError(_("no data list"))
     out = []
     for item in obj["data"][:1000]:
         if isinstance(item, dict) and isinstance(item.get("id"), str):
@@ -406,7 +420,7 @@ def _as_completion(request: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def _unfinished() -> rec.Reply:
-    return rec.Reply(outcome=rec.CANCELLED, detail="not finished: interrupted")
+    return rec.Reply(outcome=rec.CANCELLED, detail=_("not finished: interrupted"))
 
 
 def _redacted_path(redacted_root: str, path: str) -> str:

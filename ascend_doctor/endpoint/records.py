@@ -13,6 +13,7 @@ from ascend_doctor.endpoint.repetition import RepetitionScore
 from ascend_doctor.endpoint.stats import Summary, summarize
 from ascend_doctor.endpoint.thresholds import Thresholds
 from ascend_doctor.fastdataclass import dataclass, field
+from ascend_doctor.i18n import _
 
 # How a request ended. "refused" is the service protecting itself (429 Too Many Requests,
 # 503 Service Unavailable); "too_long" is a 400/413/422 about the prompt length; the rest
@@ -326,10 +327,10 @@ class ProbeFacts:
     def not_measured(self, what: str) -> str:
         """Why a phase has no measurement: the SKIP message of the checks that grade it."""
         if self.interrupted:
-            return f"{what} was not measured: the probe was interrupted (Ctrl-C)"
+            return _("{what} was not measured: the probe was interrupted (Ctrl-C)").format(what=what)
         if self.stopped_because:
-            return f"{what} was not measured: {self.stopped_because}"
-        return f"{what} was not measured"
+            return _("{what} was not measured: {reason}").format(what=what, reason=self.stopped_because)
+        return _("{what} was not measured").format(what=what)
 
     def all_replies(self) -> List[Reply]:
         out: List[Reply] = []

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional, Tuple
 
 from ascend_doctor.fastdataclass import dataclass
+from ascend_doctor.i18n import _
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 THINK_OPEN = "<think>"
@@ -64,7 +65,7 @@ def parse_chunk(obj: Any) -> Parts:
 
 def _parse(obj: Any, key: str) -> Parts:
     if not isinstance(obj, Mapping):
-        return Parts(error="the server sent a JSON value that is not an object")
+        return Parts(error=_("the server sent a JSON value that is not an object"))
     error = _error_text(obj.get("error"))
     usage = parse_usage(obj.get("usage"))
     model = obj.get("model") if isinstance(obj.get("model"), str) else None
@@ -97,7 +98,7 @@ def split_think(content: str) -> Tuple[str, str, bool]:
     """
     stripped = content.lstrip()
     if THINK_CLOSE in content:
-        before, _, after = content.partition(THINK_CLOSE)
+        before, _close, after = content.partition(THINK_CLOSE)
         before = before.strip()
         if before.startswith(THINK_OPEN):
             before = before[len(THINK_OPEN):]

@@ -16,6 +16,7 @@ from typing import List, Optional
 
 from ascend_doctor import boundedjson
 from ascend_doctor.fastdataclass import dataclass
+from ascend_doctor.i18n import _
 
 DONE = "[DONE]"
 MAX_LINE_BYTES = 1024 * 1024
@@ -42,7 +43,7 @@ class LineSplitter:
         self._pending_cr = data.endswith(b"\r")
         *complete, self._buffer = _LINE_END_RE.split(data)
         if len(self._buffer) > self._max or any(len(line) > self._max for line in complete):
-            raise SSEError(f"an SSE line is longer than {self._max} bytes")
+            raise SSEError(_("an SSE line is longer than {size} bytes").format(size=self._max))
         return [_decode(line) for line in complete]
 
     def close(self) -> List[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Dict, FrozenSet
 
 from ascend_doctor.fastdataclass import dataclass, field
+from ascend_doctor.i18n import N_
 
 # Seed 003 §6 (field report, "验证与进阶"): at concurrency 1, a 7B model on a 910B "首 token 时延
 # 应该低于 500ms，解码吞吐在 30 token/s 以上". These fit a 7B distill on one 910B; larger models
@@ -18,11 +19,12 @@ MIN_DECODE_TPS = 30.0
 MAX_REPEAT_RATIO = 0.30
 REPEAT_NGRAM = 4
 
+# English in the report's evidence and facts; messages show them translated (checks/_probe.py).
 SOURCES = {
-    "max_ttft_ms": "seed 003 §6: TTFT below 500 ms for a 7B model on 910B at concurrency 1",
-    "min_decode_tps": "seed 003 §6: decode above 30 tokens/s for a 7B model on 910B at concurrency 1",
-    "max_repeat_ratio": "ascend-doctor's own bound on seq-rep-4 (Welleck et al. 2019); seed 003 §5.5 "
-                        "describes the symptom, not a figure",
+    "max_ttft_ms": N_("seed 003 §6: TTFT below 500 ms for a 7B model on 910B at concurrency 1"),
+    "min_decode_tps": N_("seed 003 §6: decode above 30 tokens/s for a 7B model on 910B at concurrency 1"),
+    "max_repeat_ratio": N_("ascend-doctor's own bound on seq-rep-4 (Welleck et al. 2019); seed 003 §5.5 "
+                           "describes the symptom, not a figure"),
 }
 OPTIONS = {"max_ttft_ms": "--max-ttft-ms", "min_decode_tps": "--min-decode-tps",
            "max_repeat_ratio": "--max-repeat-ratio"}

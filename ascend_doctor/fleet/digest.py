@@ -17,6 +17,7 @@ from ascend_doctor.checkapi import FIX_COMPONENTS, Status
 from ascend_doctor.exitcodes import ExitCode
 from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.fleet import drift, network
+from ascend_doctor.i18n import N_, _
 from ascend_doctor.report import REPORT_SCHEMA_VERSION, Result, exit_code_for
 
 READY = "READY"
@@ -31,8 +32,8 @@ MAX_RESULTS = 100_000  # a real report has about a hundred
 MAX_FINDING_IDS = 32  # ids of FAIL/ERROR/WARN results kept per node
 # Worst first; among equals the one fixed first (the fix plan's component order).
 _STATUS_RANK = {"FAIL": 0, "ERROR": 1, "WARN": 2, "INFO": 3}
-_FOREIGN_SOURCES = {"endpoint": "a probe report (ascend-doctor probe), not a node report",
-                    "fleet": "a fleet report (ascend-doctor fleet), not a node report"}
+_FOREIGN_SOURCES = {"endpoint": N_("{label} is a probe report (ascend-doctor probe), not a node report"),
+                    "fleet": N_("{label} is a fleet report (ascend-doctor fleet), not a node report")}
 
 
 class NodeReportError(ValueError):
@@ -110,31 +111,37 @@ def digest_report(data: Any, source: str, kind: str) -> NodeDigest:
     """The digest of a node report (the dict of ``check --format json``); raises NodeReportError."""
     label = source
     if not isinstance(data, dict):
-        raise NodeReportError(f"{label} is JSON but not an ascend-doctor report (top level is not an object)")
+        raise NodeReportError(_("{label} is JSON but not an ascend-doctor report (top level is not an "
+                                "object)").format(label=label))
     tool = data.get("tool")
     if not isinstance(tool, dict) or tool.get("name") != "ascend-doctor":
-        raise NodeReportError(f'{label} is JSON but not an ascend-doctor report (no "tool": {{"name": '
-                              '"ascend-doctor"})')
+        raise NodeReportError(_('{label} is JSON but not an ascend-doctor report (no {field})').format(
+            label=label, field='"tool": {"name": "ascend-doctor"}'))
     version = data.get("schema_version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise NodeReportError(f"{label}: schema_version {version!r} is not a report schema version")
+        raise NodeReportError(_("{label}: schema_version {version} is not a report schema version").format(
+            label=label, version=repr(version)))
     if version > REPORT_SCHEMA_VERSION:
-        raise NodeReportError(f"{label} uses report schema {version}, newer than this ascend-doctor reads "
-                              f"(1 to {REPORT_SCHEMA_VERSION}): upgrade ascend-doctor on the machine running fleet")
+        raise NodeReportError(_("{label} uses report schema {version}, newer than this ascend-doctor reads (1 to "
+                                "{newest}): upgrade ascend-doctor on the machine running fleet").format(
+                                    label=label, version=version, newest=REPORT_SCHEMA_VERSION))
     host = data.get("host")
     if not isinstance(host, dict):
-        raise NodeReportError(f"{label} is not a valid ascend-doctor report: host is missing or not an object")
+        raise NodeReportError(_("{label} is not a valid ascend-doctor report: {problem}").format(
+            label=label, problem=_("host is missing or not an object")))
     foreign = _FOREIGN_SOURCES.get(str(host.get("source")))
     if foreign:
-        raise NodeReportError(f"{label} is {foreign}")
+        raise NodeReportError(_(foreign).format(label=label))
     facts = data.get("facts")
     if facts is None:
         facts = {}
     if not isinstance(facts, dict):
-        raise NodeReportError(f"{label} is not a valid ascend-doctor report: facts is not an object")
+        raise NodeReportError(_("{label} is not a valid ascend-doctor report: {problem}").format(
+            label=label, problem=_("facts is not an object")))
     fail_on = data.get("fail_on", "fail")
     if fail_on not in ("fail", "warn"):
-        raise NodeReportError(f'{label}: fail_on must be "fail" or "warn", not {fail_on!r}')
+        raise NodeReportError(_('{label}: fail_on must be "fail" or "warn", not {value}').format(
+            label=label, value=repr(fail_on)))
     counts, worst, finding_ids = _results(data.get("results"), label)
     hostname = host.get("hostname")
     import os
@@ -164,19 +171,23 @@ def _env(facts: Mapping[str, Any]) -> Optional[Dict[str, str]]:
 
 def _results(results: Any, label: str) -> Tuple[Dict[str, int], Optional[Finding], Tuple[str, ...]]:
     if not isinstance(results, list):
-        raise NodeReportError(f"{label} is not a valid ascend-doctor report: results is missing or not a list")
+        raise NodeReportError(_("{label} is not a valid ascend-doctor report: {problem}").format(
+            label=label, problem=_("results is missing or not a list")))
     if len(results) > MAX_RESULTS:
-        raise NodeReportError(f"{label} holds {len(results)} results, more than {MAX_RESULTS}: not a node report")
+        raise NodeReportError(_("{label} holds {count} results, more than {limit}: not a node report").format(
+            label=label, count=len(results), limit=MAX_RESULTS))
     counts = {s.value: 0 for s in Status}
     best: Optional[Tuple[Tuple[int, int], Any]] = None
     ids: Set[str] = set()
     for index, item in enumerate(results):
         if not isinstance(item, dict):
-            raise NodeReportError(f"{label} is not a valid ascend-doctor report: results[{index}] is not an object")
+            raise NodeReportError(_("{label} is not a valid ascend-doctor report: {problem}").format(
+                label=label, problem=_("{field} is not an object").format(field=f"results[{index}]")))
         status = item.get("status")
         if status not in counts:
-            raise NodeReportError(f"{label} is not a valid ascend-doctor report: results[{index}].status "
-                                  f"{status!r} is not a known status")
+            raise NodeReportError(_("{label} is not a valid ascend-doctor report: {problem}").format(
+                label=label, problem=_("{field} {value} is not a known status").format(
+                    field=f"results[{index}].status", value=repr(status))))
         counts[status] += 1
         rank = _STATUS_RANK.get(status)
         if rank is None:

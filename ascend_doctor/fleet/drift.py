@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from ascend_doctor.fastdataclass import dataclass
+from ascend_doctor.i18n import N_
 
 NOT_INSTALLED = "not installed"
 UNSET = "unset"
@@ -41,7 +42,7 @@ Reader = Callable[[Mapping[str, Any]], Optional[str]]
 @dataclass(frozen=True)
 class DriftKey:
     key: str  # stable name, used in JSON ("driver", "package:torch-npu", "env:HCCL_EXEC_TIMEOUT")
-    label: str  # for people ("driver", "torch_npu", "HCCL_EXEC_TIMEOUT")
+    label: str  # for people ("driver", "torch_npu", "HCCL_EXEC_TIMEOUT"): N_-marked, shown with _()
     group: str
     read: Reader
     component: str  # FIX_COMPONENTS entry a fix for this key acts on
@@ -141,24 +142,24 @@ def _manifest(facts: Mapping[str, Any]) -> Optional[str]:
 
 
 DRIFT_KEYS: Tuple[DriftKey, ...] = (
-    DriftKey("chip_model", "NPU model", HARDWARE, _chip_model, "system"),
-    DriftKey("chip_count", "NPU count", HARDWARE, _chip_count, "system"),
-    DriftKey("driver", "driver", HDK, _plain("driver_version"), "hdk", "driver"),
-    DriftKey("firmware", "firmware", HDK, _plain("firmware_version"), "hdk", "firmware"),
-    DriftKey("cann", "CANN toolkit", CANN, _cann_toolkit, "cann", "toolkit"),
-    DriftKey("kernels", "kernels/ops package", CANN, _plain("kernels_version"), "kernels", "kernels"),
-    DriftKey("nnal", "NNAL (ATB)", CANN, _plain("nnal_version"), "nnal", "nnal"),
-    DriftKey("python", "Python", PYTHON, _python_version, "python", "python"),
-    DriftKey("package:torch", "torch", PYTHON, _package("torch"), "python", "torch"),
-    DriftKey("package:torch-npu", "torch_npu", PYTHON, _package("torch-npu"), "python", "torch-npu"),
-    DriftKey("package:vllm", "vLLM", ENGINE, _package("vllm"), "engine", "vllm"),
-    DriftKey("package:vllm-ascend", "vLLM-Ascend", ENGINE, _package("vllm-ascend"), "engine", "vllm-ascend"),
-    DriftKey("package:mindie", "MindIE (Python)", ENGINE, _package("mindie"), "engine", "mindie"),
-    DriftKey("package:mindie-llm", "MindIE-LLM", ENGINE, _package("mindie-llm"), "engine", "mindie-llm"),
-    DriftKey("mindie", "MindIE", ENGINE, _plain("mindie_version"), "engine", "mindie-server"),
-    DriftKey("hccn_tls", "NPU network TLS switch", NETWORK, _network("tls"), "system", "tls"),
-    DriftKey("hccn_fec", "NPU network FEC mode", NETWORK, _network("fec"), "system", "fec"),
-    DriftKey("model_manifest", "model manifest", MODEL, _manifest, "model", "manifest"),
+    DriftKey("chip_model", N_("NPU model"), HARDWARE, _chip_model, "system"),
+    DriftKey("chip_count", N_("NPU count"), HARDWARE, _chip_count, "system"),
+    DriftKey("driver", N_("driver"), HDK, _plain("driver_version"), "hdk", "driver"),
+    DriftKey("firmware", N_("firmware"), HDK, _plain("firmware_version"), "hdk", "firmware"),
+    DriftKey("cann", N_("CANN toolkit"), CANN, _cann_toolkit, "cann", "toolkit"),
+    DriftKey("kernels", N_("kernels/ops package"), CANN, _plain("kernels_version"), "kernels", "kernels"),
+    DriftKey("nnal", N_("NNAL (ATB)"), CANN, _plain("nnal_version"), "nnal", "nnal"),
+    DriftKey("python", N_("Python"), PYTHON, _python_version, "python", "python"),
+    DriftKey("package:torch", N_("torch"), PYTHON, _package("torch"), "python", "torch"),
+    DriftKey("package:torch-npu", N_("torch_npu"), PYTHON, _package("torch-npu"), "python", "torch-npu"),
+    DriftKey("package:vllm", N_("vLLM"), ENGINE, _package("vllm"), "engine", "vllm"),
+    DriftKey("package:vllm-ascend", N_("vLLM-Ascend"), ENGINE, _package("vllm-ascend"), "engine", "vllm-ascend"),
+    DriftKey("package:mindie", N_("MindIE (Python)"), ENGINE, _package("mindie"), "engine", "mindie"),
+    DriftKey("package:mindie-llm", N_("MindIE-LLM"), ENGINE, _package("mindie-llm"), "engine", "mindie-llm"),
+    DriftKey("mindie", N_("MindIE"), ENGINE, _plain("mindie_version"), "engine", "mindie-server"),
+    DriftKey("hccn_tls", N_("NPU network TLS switch"), NETWORK, _network("tls"), "system", "tls"),
+    DriftKey("hccn_fec", N_("NPU network FEC mode"), NETWORK, _network("fec"), "system", "fec"),
+    DriftKey("model_manifest", N_("model manifest"), MODEL, _manifest, "model", "manifest"),
 )
 KEYS_BY_NAME: Dict[str, DriftKey] = {k.key: k for k in DRIFT_KEYS}
 

@@ -13,6 +13,7 @@ from typing import Any, Dict, List, Optional, Sequence, cast
 from ascend_doctor import __version__
 from ascend_doctor.checkapi import CheckContext
 from ascend_doctor.fleet.facts import FleetFacts
+from ascend_doctor.i18n import _, ngettext
 from ascend_doctor.options import RunOptions
 from ascend_doctor.report import Report
 
@@ -43,7 +44,7 @@ def fleet_section(facts: FleetFacts, inputs: Sequence[str]) -> Dict[str, Any]:
     if len(origin) > MAX_ORIGIN_CHARS:
         origin = origin[:MAX_ORIGIN_CHARS - 1] + "…"
     arches = {n.arch for n in facts.readable() if n.arch}
-    return {"source": SOURCE, "hostname": f"{count} node{'s' if count != 1 else ''}",
+    return {"source": SOURCE, "hostname": ngettext("{count} node", "{count} nodes", count).format(count=count),
             "arch": arches.pop() if len(arches) == 1 else ("mixed" if arches else None), "kernel": None,
             "os": None, "origin": origin or None, "captured_at": None}
 
@@ -52,6 +53,6 @@ def _notes(facts: FleetFacts, matrix_info: Dict[str, Any]) -> List[str]:
     notes = [str(w) for w in matrix_info.get("warnings", [])]
     if facts.skipped:
         shown = ", ".join(facts.skipped[:3]) + (" ..." if len(facts.skipped) > 3 else "")
-        notes.append(f"{len(facts.skipped)} file(s) in the given folders are neither a report (*.json) nor a "
-                     f"snapshot and were left out: {shown}")
+        notes.append(_("{count} file(s) in the given folders are neither a report (*.json) nor a snapshot and were "
+                       "left out: {files}").format(count=len(facts.skipped), files=shown))
     return notes

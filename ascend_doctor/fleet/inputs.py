@@ -18,6 +18,7 @@ import stat
 from typing import List, Sequence, Tuple
 
 from ascend_doctor.fastdataclass import dataclass, field
+from ascend_doctor.i18n import _
 
 REPORT = "report"
 SNAPSHOT = "snapshot"
@@ -40,7 +41,7 @@ class FleetInputError(ValueError):
 class NodeInput:
     path: str
     kind: str  # REPORT | SNAPSHOT | UNUSABLE
-    problem: str = ""  # for UNUSABLE: why, in words
+    problem: str = ""  # for UNUSABLE: why, one line naming the path
 
 
 @dataclass
@@ -72,11 +73,12 @@ def collect_inputs(paths: Sequence[str]) -> Inputs:
     for path in paths:
         _add_path(found, path, explicit=True, depth=0)
         if found.count > MAX_NODES:
-            raise FleetInputError(f"more than {MAX_NODES} node inputs: refused (merge the fleet in parts)")
+            raise FleetInputError(_("more than {count} node inputs: refused (merge the fleet in parts)").format(
+                count=MAX_NODES))
     if not found.nodes:
         where = ", ".join(paths[:3]) + (" ..." if len(paths) > 3 else "")
-        raise FleetInputError(f"no node report (*.json) or snapshot (folder with snapshot.json, *.tar.gz) "
-                              f"found in {where}")
+        raise FleetInputError(_("no node report (*.json) or snapshot (folder with snapshot.json, *.tar.gz) found "
+                                "in {where}").format(where=where))
     return found
 
 
@@ -84,10 +86,11 @@ def _add_path(found: Inputs, path: str, explicit: bool, depth: int) -> None:
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        found.nodes.append(NodeInput(path, UNUSABLE, "does not exist"))
+        found.nodes.append(NodeInput(path, UNUSABLE, _("{path} does not exist").format(path=path)))
         return
     except OSError as exc:
-        found.nodes.append(NodeInput(path, UNUSABLE, f"cannot be read: {exc.strerror or exc}"))
+        found.nodes.append(NodeInput(path, UNUSABLE, _("{path} cannot be read: {error}").format(
+            path=path, error=exc.strerror or exc)))
         return
     if stat.S_ISDIR(st.st_mode):
         if is_snapshot_folder(path):
@@ -100,7 +103,8 @@ def _add_path(found: Inputs, path: str, explicit: bool, depth: int) -> None:
     kind = _kind_of_file(os.path.basename(path))
     if not stat.S_ISREG(st.st_mode):
         if explicit or kind:
-            found.nodes.append(NodeInput(path, UNUSABLE, "is not a regular file (a device, FIFO or socket)"))
+            found.nodes.append(NodeInput(path, UNUSABLE, _("{path} is not a regular file (a device, FIFO or "
+                                                           "socket)").format(path=path)))
         return
     if kind:
         found.nodes.append(NodeInput(path, kind))
@@ -135,11 +139,13 @@ def _add_folder(found: Inputs, folder: str, depth: int) -> None:
         with os.scandir(folder) as scan:
             for count, entry in enumerate(scan):
                 if count >= MAX_FOLDER_ENTRIES:
-                    raise FleetInputError(f"{folder} holds more than {MAX_FOLDER_ENTRIES} entries: refused")
+                    raise FleetInputError(_("{folder} holds more than {count} entries: refused").format(
+                        folder=folder, count=MAX_FOLDER_ENTRIES))
                 if not entry.name.startswith("."):
                     entries.append((entry.name, entry.path))
     except OSError as exc:
-        found.nodes.append(NodeInput(folder, UNUSABLE, f"cannot be listed: {exc.strerror or exc}"))
+        found.nodes.append(NodeInput(folder, UNUSABLE, _("{path} cannot be listed: {error}").format(
+            path=folder, error=exc.strerror or exc)))
         return
     for _name, path in sorted(entries):
         _add_path(found, path, explicit=False, depth=depth + 1)

@@ -18,6 +18,7 @@ from ascend_doctor import safeio
 from ascend_doctor.fleet.digest import NodeDigest, NodeReportError, digest_report, unreadable
 from ascend_doctor.fleet.facts import FleetFacts
 from ascend_doctor.fleet.inputs import REPORT, SNAPSHOT, Inputs, NodeInput
+from ascend_doctor.i18n import _
 from ascend_doctor.options import RunOptions
 
 # A node report is tens of KB (a few hundred with many processes); 16 MiB leaves plenty of room.
@@ -46,7 +47,7 @@ def read_node(node_input: NodeInput, matrix: Any, options: RunOptions) -> NodeDi
         return read_report_node(node_input.path)
     if node_input.kind == SNAPSHOT:
         return grade_snapshot_node(node_input.path, matrix, options)
-    return unreadable(node_input.path, "unreadable", f"{node_input.path} {node_input.problem}")
+    return unreadable(node_input.path, "unreadable", node_input.problem)
 
 
 def read_report_node(path: str) -> NodeDigest:
@@ -67,24 +68,27 @@ def load_report_json(path: str) -> Any:
     RecursionError, turned into one line."""
     raw = read_report_bytes(path)
     if raw.startswith(b"\x1f\x8b"):
-        raise NodeReportError(f"{path} is a gzip file, not a JSON report (a snapshot? name it *.tar.gz)")
+        raise NodeReportError(_("{path} is a gzip file, not a JSON report (a snapshot? name it *.tar.gz)").format(
+            path=path))
     if not raw.strip():
-        raise NodeReportError(f"{path} is empty, not a JSON report")
+        raise NodeReportError(_("{path} is empty, not a JSON report").format(path=path))
     containers = raw.count(b"[") + raw.count(b"{")
     if containers > MAX_REPORT_CONTAINERS:
-        raise NodeReportError(f"{path} holds about {containers} arrays/objects, more than the "
-                              f"{MAX_REPORT_CONTAINERS} of any node report: refused")
+        raise NodeReportError(_("{path} holds about {count} arrays/objects, more than the {limit} of any node "
+                                "report: refused").format(path=path, count=containers, limit=MAX_REPORT_CONTAINERS))
     try:
         return json.loads(raw)
     except json.JSONDecodeError as exc:
-        raise NodeReportError(f"{path} is not JSON (line {exc.lineno} column {exc.colno}: {exc.msg}); "
-                              "a report cut short while it was copied?") from None
+        raise NodeReportError(_("{path} is not JSON (line {line} column {column}: {error}); a report cut short "
+                                "while it was copied?").format(path=path, line=exc.lineno, column=exc.colno,
+                                                               error=exc.msg)) from None
     except UnicodeDecodeError:
-        raise NodeReportError(f"{path} is not a JSON report: not UTF-8 text") from None
+        raise NodeReportError(_("{path} is not a JSON report: not UTF-8 text").format(path=path)) from None
     except RecursionError:
-        raise NodeReportError(f"{path} is nested too deeply: not an ascend-doctor report") from None
+        raise NodeReportError(_("{path} is nested too deeply: not an ascend-doctor report").format(
+            path=path)) from None
     except ValueError as exc:  # an integer literal over Python's digit limit
-        raise NodeReportError(f"{path} is not usable JSON: {exc}") from None
+        raise NodeReportError(_("{path} is not usable JSON: {error}").format(path=path, error=exc)) from None
 
 
 def read_report_bytes(path: str) -> bytes:
@@ -96,30 +100,35 @@ def read_report_bytes(path: str) -> bytes:
     try:
         st = os.stat(path)
         if stat.S_ISDIR(st.st_mode):
-            raise NodeReportError(f"{path} is a folder, not a JSON report")
+            raise NodeReportError(_("{path} is a folder, not a JSON report").format(path=path))
         if not stat.S_ISREG(st.st_mode):
-            raise NodeReportError(f"{path} is not a regular file ({safeio.describe_kind(st.st_mode)}): not read")
+            raise NodeReportError(_("{path} is not a regular file ({kind}): not read").format(
+                path=path, kind=safeio.describe_kind(st.st_mode)))
         if st.st_dev in _pseudo_devices():
-            raise NodeReportError(f"{path} is a kernel interface under /proc or /sys, not a report: not read")
+            raise NodeReportError(_("{path} is a kernel interface under /proc or /sys, not a report: not "
+                                    "read").format(path=path))
         if st.st_size > MAX_NODE_REPORT_BYTES:
             raise NodeReportError(_too_large(path))
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
         with os.fdopen(fd, "rb") as fh:
             opened = os.fstat(fh.fileno())
             if (opened.st_dev, opened.st_ino) != (st.st_dev, st.st_ino):
-                raise NodeReportError(f"{path} changed while it was being opened; collect it again")
+                raise NodeReportError(_("{path} changed while it was being opened; collect it again").format(
+                    path=path))
             data = fh.read(MAX_NODE_REPORT_BYTES + 1)
     except FileNotFoundError:
-        raise NodeReportError(f"{path} does not exist") from None
+        raise NodeReportError(_("{path} does not exist").format(path=path)) from None
     except OSError as exc:
-        raise NodeReportError(f"cannot read {path}: {safeio.describe_os_error(exc)}") from None
+        raise NodeReportError(_("cannot read {path}: {error}").format(
+            path=path, error=safeio.describe_os_error(exc))) from None
     if len(data) > MAX_NODE_REPORT_BYTES:
         raise NodeReportError(_too_large(path))
     return data
 
 
 def _too_large(path: str) -> str:
-    return f"{path} is larger than {MAX_NODE_REPORT_BYTES // (1024 * 1024)} MiB: not a node report"
+    return _("{path} is larger than {size} MiB: not a node report").format(
+        path=path, size=MAX_NODE_REPORT_BYTES // (1024 * 1024))
 
 
 _PSEUDO: Optional[Tuple[int, ...]] = None
@@ -149,9 +158,10 @@ def grade_snapshot_node(path: str, matrix: Any, options: RunOptions) -> NodeDige
             report = run_checks(host, matrix, options, _matrix_info(matrix))
             data: Dict[str, Any] = report.to_dict()
     except SnapshotError as exc:
-        return unreadable(path, SNAPSHOT, f"cannot read snapshot {path}: {exc}")
+        return unreadable(path, SNAPSHOT, _("cannot read snapshot {path}: {error}").format(path=path, error=exc))
     except OSError as exc:
-        return unreadable(path, SNAPSHOT, f"cannot read snapshot {path}: {safeio.describe_os_error(exc)}")
+        return unreadable(path, SNAPSHOT, _("cannot read snapshot {path}: {error}").format(
+            path=path, error=safeio.describe_os_error(exc)))
     try:
         return digest_report(data, path, SNAPSHOT)
     except NodeReportError as exc:  # pragma: no cover - our own report always digests

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ascend_doctor.fastdataclass import dataclass
+from ascend_doctor.i18n import _
 from ascend_doctor.watch.leak import LeakDetector, LeakReading, ProcKey
 from ascend_doctor.watch.model import MEMORY_HBM, ChipKey, ChipSample, Sample, iso_time
 from ascend_doctor.watch.thresholds import Thresholds
@@ -94,7 +95,7 @@ def _fmt(value: float) -> str:
 
 
 def _memory_word(chip: ChipSample) -> str:
-    return "HBM" if chip.memory_kind == MEMORY_HBM else "device memory (DDR)"
+    return "HBM" if chip.memory_kind == MEMORY_HBM else _("device memory (DDR)")
 
 
 class AlertTracker:
@@ -141,14 +142,15 @@ class AlertTracker:
             leak_key: AlertKey = (KIND_LEAK, npu, chip_id, pid)
             if leak_key in self.active:
                 conds.append(Condition(leak_key, False, LEVEL_WARN,
-                                       f"NPU {npu} chip {chip_id}: process {pid} no longer holds the chip"))
+                                       _("NPU {npu} chip {chip}: process {pid} no longer holds the chip").format(
+                                           npu=npu, chip=chip_id, pid=pid)))
         return conds
 
     def _sample_condition(self, sample: Sample) -> Condition:
         key: AlertKey = (KIND_SAMPLE, None, None, None)
         if sample.stale:
-            return Condition(key, True, LEVEL_FAIL, f"stale sample: {sample.reason}")
-        return Condition(key, False, LEVEL_FAIL, "npu-smi info answers again")
+            return Condition(key, True, LEVEL_FAIL, _("stale sample: {reason}").format(reason=sample.reason))
+        return Condition(key, False, LEVEL_FAIL, _("npu-smi info answers again"))
 
     def _chip_conditions(self, chip: ChipSample) -> List[Condition]:
         th = self.thresholds
@@ -156,16 +158,19 @@ class AlertTracker:
         out: List[Condition] = []
         if chip.temp_c is not None:
             hot = chip.temp_c > th.temp_max_c
-            text = (f"{where}: temperature {_fmt(chip.temp_c)} C, above {_fmt(th.temp_max_c)} C" if hot else
-                    f"{where}: temperature {_fmt(chip.temp_c)} C, back at or below {_fmt(th.temp_max_c)} C")
+            text = (_("{where}: temperature {value} C, above {limit} C") if hot else
+                    _("{where}: temperature {value} C, back at or below {limit} C")).format(
+                        where=where, value=_fmt(chip.temp_c), limit=_fmt(th.temp_max_c))
             out.append(Condition((KIND_TEMPERATURE, chip.npu_id, chip.chip_id, None), hot, LEVEL_FAIL, text,
                                  chip.temp_c, th.temp_max_c, "C", chip.name))
         pct = chip.memory_used_pct
         if pct is not None:
             full = pct > th.memory_max_pct
-            used = f"{_memory_word(chip)} {pct:.1f} % used ({chip.memory_used_mb} / {chip.memory_total_mb} MB)"
-            text = (f"{where}: {used}, above {_fmt(th.memory_max_pct)} % (OOM is next)" if full else
-                    f"{where}: {used}, back at or below {_fmt(th.memory_max_pct)} %")
+            used = _("{memory} {pct} % used ({used} / {total} MB)").format(
+                memory=_memory_word(chip), pct=f"{pct:.1f}", used=chip.memory_used_mb, total=chip.memory_total_mb)
+            text = (_("{where}: {used}, above {limit} % (OOM is next)") if full else
+                    _("{where}: {used}, back at or below {limit} %")).format(
+                        where=where, used=used, limit=_fmt(th.memory_max_pct))
             out.append(Condition((KIND_MEMORY, chip.npu_id, chip.chip_id, None), full, LEVEL_FAIL, text,
                                  pct, th.memory_max_pct, "%", chip.name))
         aicore = self._aicore_condition(chip)
@@ -173,8 +178,10 @@ class AlertTracker:
             out.append(aicore)
         healthy = chip.health == "OK"
         level = LEVEL_FAIL if chip.health in ("ALARM", "CRITICAL") else LEVEL_WARN
-        text = (f"{where}: health {chip.health_printed} (details: npu-smi info -t health -i {chip.npu_id} "
-                f"-c {chip.chip_id})" if not healthy else f"{where}: health back to OK")
+        text = (_("{where}: health {health} (details: {command})").format(
+                    where=where, health=chip.health_printed,
+                    command=f"npu-smi info -t health -i {chip.npu_id} -c {chip.chip_id}")
+                if not healthy else _("{where}: health back to OK").format(where=where))
         out.append(Condition((KIND_HEALTH, chip.npu_id, chip.chip_id, None), not healthy, level, text,
                              chip_name=chip.name))
         return out
@@ -185,28 +192,30 @@ class AlertTracker:
         if chip.aicore_pct is None or not chip.process_table:
             return None  # no reading, or no way to know whether something holds the chip
         if not chip.processes:
-            return Condition(key, False, LEVEL_WARN, f"{chip.label}: no process holds the chip any more",
+            return Condition(key, False, LEVEL_WARN, _("{where}: no process holds the chip any more").format(
+                                 where=chip.label),
                              chip.aicore_pct, th.aicore_min_pct, "%", chip.name)
         low = chip.aicore_pct < th.aicore_min_pct
         holders = ", ".join(f"{p.name or '?'} {p.pid}" for p in chip.processes[:4])
         if len(chip.processes) > 4:
-            holders += f", +{len(chip.processes) - 4} more"
+            holders += ", " + _("+{count} more").format(count=len(chip.processes) - 4)
         if low:
-            text = (f"{chip.label}: AICore {_fmt(chip.aicore_pct)} % for {th.aicore_samples} sample(s) while "
-                    f"{len(chip.processes)} process(es) hold the chip ({holders}): below "
-                    f"{_fmt(th.aicore_min_pct)} %, the operators are not saturated (idle service, or "
-                    "too little batching)")
+            text = _("{where}: AICore {value} % for {samples} sample(s) while {count} process(es) hold the chip "
+                     "({holders}): below {limit} %, the operators are not saturated (idle service, or too little "
+                     "batching)").format(where=chip.label, value=_fmt(chip.aicore_pct), samples=th.aicore_samples,
+                                         count=len(chip.processes), holders=holders, limit=_fmt(th.aicore_min_pct))
         else:
-            text = f"{chip.label}: AICore {_fmt(chip.aicore_pct)} %, back at or above {_fmt(th.aicore_min_pct)} %"
+            text = _("{where}: AICore {value} %, back at or above {limit} %").format(
+                where=chip.label, value=_fmt(chip.aicore_pct), limit=_fmt(th.aicore_min_pct))
         return Condition(key, low, LEVEL_WARN, text, chip.aicore_pct, th.aicore_min_pct, "%", chip.name,
                          sustain=max(1, th.aicore_samples))
 
     def _missing_condition(self, key: ChipKey, name: str, present: bool) -> Condition:
         npu, chip_id = key
-        where = f"NPU {npu} chip {chip_id} ({name})"
-        text = (f"{where}: listed again by npu-smi info" if present else
-                f"{where}: no longer listed by npu-smi info (fell off the bus, or the driver lost it: "
-                "check dmesg)")
+        where = _("NPU {npu} chip {chip} ({name})").format(npu=npu, chip=chip_id, name=name)
+        text = (_("{where}: listed again by npu-smi info") if present else
+                _("{where}: no longer listed by npu-smi info (fell off the bus, or the driver lost it: check "
+                  "dmesg)")).format(where=where)
         return Condition((KIND_MISSING, npu, chip_id, None), not present, LEVEL_FAIL, text, chip_name=name)
 
     def _leak_condition(self, reading: LeakReading) -> Condition:
@@ -218,20 +227,26 @@ class AlertTracker:
             leaking = load_flat and reading.rate_mb_h >= th.leak_min_rate_mb_h / 2
         else:
             leaking = load_flat and reading.rate_mb_h >= th.leak_min_rate_mb_h and reading.r2 >= th.leak_min_r2
-        proc = f"process {pid} ({reading.process or '?'}) on NPU {npu} chip {chip_id} ({reading.chip_name})"
+        proc = _("process {pid} ({process}) on NPU {npu} chip {chip} ({name})").format(
+            pid=pid, process=reading.process or '?', npu=npu, chip=chip_id, name=reading.chip_name)
         minutes = reading.span_s / 60.0
         if leaking:
-            load = ("AICore not reported" if reading.load_rise_pct is None else
-                    f"while AICore changed {reading.load_rise_pct:+.1f} points")
-            text = (f"{proc}: memory growing {reading.rate_mb_h:.0f} MB/h over the last {minutes:.0f} min "
-                    f"(R^2 {reading.r2:.2f}, now {reading.memory_mb:.0f} MB) {load}: a leak")
+            text = (_("{process}: memory growing {rate} MB/h over the last {minutes} min (R^2 {r2}, now {memory} "
+                      "MB) AICore not reported: a leak") if reading.load_rise_pct is None else
+                    _("{process}: memory growing {rate} MB/h over the last {minutes} min (R^2 {r2}, now {memory} "
+                      "MB) while AICore changed {load} points: a leak")).format(
+                        process=proc, rate=f"{reading.rate_mb_h:.0f}", minutes=f"{minutes:.0f}",
+                        r2=f"{reading.r2:.2f}", memory=f"{reading.memory_mb:.0f}",
+                        load=None if reading.load_rise_pct is None else f"{reading.load_rise_pct:+.1f}")
             if reading.chip_free_mb is not None and reading.rate_mb_h > 0:
-                text += f"; the chip's free {reading.chip_free_mb:.0f} MB last about " \
-                        f"{reading.chip_free_mb / reading.rate_mb_h:.1f} h at this rate"
+                text += "; " + _("the chip's free {free} MB last about {hours} h at this rate").format(
+                    free=f"{reading.chip_free_mb:.0f}", hours=f"{reading.chip_free_mb / reading.rate_mb_h:.1f}")
         elif not load_flat:
-            text = f"{proc}: memory follows the load (AICore {reading.load_rise_pct:+.1f} points), not a leak"
+            text = _("{process}: memory follows the load (AICore {load} points), not a leak").format(
+                process=proc, load=f"{reading.load_rise_pct:+.1f}")
         else:
-            text = f"{proc}: memory no longer growing steadily ({reading.rate_mb_h:.0f} MB/h)"
+            text = _("{process}: memory no longer growing steadily ({rate} MB/h)").format(
+                process=proc, rate=f"{reading.rate_mb_h:.0f}")
         return Condition(key, leaking, LEVEL_WARN, text, reading.rate_mb_h, th.leak_min_rate_mb_h, "MB/h",
                          reading.chip_name, reading.process)
 

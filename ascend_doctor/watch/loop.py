@@ -20,6 +20,7 @@ from typing import IO, Any, Callable, List, Optional
 from ascend_doctor.exitcodes import ExitCode
 from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.host.base import CommandStatus
+from ascend_doctor.i18n import _
 from ascend_doctor.watch.alerts import Alert, AlertTracker
 from ascend_doctor.watch.model import Sample
 from ascend_doctor.watch.notify import AlertHook
@@ -117,8 +118,8 @@ class Watch:
         sample = self.sampler.take(seq)
         self.samples_taken = seq
         if seq == 1 and self.sampler.last_status in _HOPELESS:
-            raise WatchAbort(f"{sample.reason}: nothing to watch here (is the Ascend driver installed, "
-                             "and are you root or in the HwHiAiUser group?)")
+            raise WatchAbort(_("{reason}: nothing to watch here (is the Ascend driver installed, and are you root or "
+                               "in the HwHiAiUser group?)").format(reason=sample.reason))
         if not sample.stale:
             self.fresh_samples += 1
             self.last_fresh = sample
@@ -153,9 +154,9 @@ class Watch:
             write_atomically(self.settings.prometheus, text)
         except PrometheusFileError as exc:
             if not self._prometheus_failing:
-                self.report(f"--prometheus: {exc} (will keep trying at each sample)")
+                self.report(_("--prometheus: {error} (will keep trying at each sample)").format(error=exc))
             self._prometheus_failing = True
             return
         if self._prometheus_failing:
-            self.report(f"--prometheus: {self.settings.prometheus} written again")
+            self.report(_("--prometheus: {path} written again").format(path=self.settings.prometheus))
         self._prometheus_failing = False

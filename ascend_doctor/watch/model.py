@@ -11,6 +11,7 @@ import time
 from typing import Any, Dict, List, Optional, Tuple
 
 from ascend_doctor.fastdataclass import dataclass
+from ascend_doctor.i18n import _
 from ascend_doctor.parsers.npu_smi import NpuSmiInfo
 
 STATUS_OK = "ok"
@@ -64,7 +65,7 @@ class ChipSample:
 
     @property
     def label(self) -> str:
-        return f"NPU {self.npu_id} chip {self.chip_id} ({self.name})"
+        return _("NPU {npu} chip {chip} ({name})").format(npu=self.npu_id, chip=self.chip_id, name=self.name)
 
     def to_dict(self) -> Dict[str, Any]:
         pct = self.memory_used_pct

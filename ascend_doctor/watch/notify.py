@@ -25,6 +25,8 @@ import threading
 import time
 from typing import Any, Callable, Dict, List, Optional
 
+from ascend_doctor.i18n import _
+
 QUEUE_SIZE = 64
 
 
@@ -36,9 +38,10 @@ def split_command(command: str) -> List[str]:
     try:
         argv = shlex.split(command)
     except ValueError as exc:
-        raise HookError(f"--on-alert: cannot split {command!r}: {exc}") from None
+        raise HookError(_("--on-alert: cannot split {command}: {error}").format(command=repr(command),
+                                                                               error=exc)) from None
     if not argv:
-        raise HookError("--on-alert: empty command")
+        raise HookError(_("--on-alert: empty command"))
     return argv
 
 
@@ -69,7 +72,8 @@ class AlertHook:
             with self._lock:
                 self._pending -= 1
             self.dropped += 1
-            self.report(f"--on-alert: {self.dropped} alert(s) dropped, the command is slower than the alerts")
+            self.report(_("--on-alert: {count} alert(s) dropped, the command is slower than the alerts").format(
+                count=self.dropped))
 
     def drain(self, max_wait_s: float) -> bool:
         """Wait (bounded) for queued alerts to be handled; True when all were."""
@@ -110,10 +114,10 @@ class AlertHook:
             proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=_hook_stdout(),
                                     start_new_session=True, close_fds=True)
         except FileNotFoundError:
-            self._failed(f"{what}: command not found")
+            self._failed(_("{hook}: command not found").format(hook=what))
             return
         except OSError as exc:
-            self._failed(f"{what}: cannot run it: {exc.strerror or exc}")
+            self._failed(_("{hook}: cannot run it: {error}").format(hook=what, error=exc.strerror or exc))
             return
         with self._lock:
             self._current = proc
@@ -122,7 +126,8 @@ class AlertHook:
         except subprocess.TimeoutExpired:
             _kill_group(proc)
             proc.wait()
-            self._failed(f"{what}: no exit within {self.timeout_s:g} s, killed")
+            self._failed(_("{hook}: no exit within {seconds} s, killed").format(hook=what,
+                                                                                seconds=f"{self.timeout_s:g}"))
             return
         except OSError as exc:  # e.g. it exited without reading stdin (broken pipe)
             proc.wait()
@@ -134,9 +139,9 @@ class AlertHook:
                 self._current = None
         self.ran += 1
         if self._closed:
-            self._failed(f"{what}: stopped, the watch is ending")
+            self._failed(_("{hook}: stopped, the watch is ending").format(hook=what))
         elif proc.returncode != 0:
-            self._failed(f"{what}: exited with status {proc.returncode}")
+            self._failed(_("{hook}: exited with status {code}").format(hook=what, code=proc.returncode))
 
     def _failed(self, message: str) -> None:
         self.failed += 1

@@ -13,6 +13,7 @@ import json
 import time
 from typing import Any, Dict, List, Optional, Sequence
 
+from ascend_doctor.i18n import N_, _
 from ascend_doctor.watch.alerts import EVENT_RAISE, Alert
 from ascend_doctor.watch.model import ChipSample, Sample
 
@@ -41,13 +42,13 @@ def memory_text(chip: ChipSample) -> str:
 
 def processes_text(chip: ChipSample) -> str:
     if not chip.process_table:
-        return "processes ?"
+        return _("processes ?")
     if not chip.processes:
-        return "no processes"
+        return _("no processes")
     shown = [f"{p.pid} {p.name or '?'} {_num(p.memory_mb, ' MB', 0)}" for p in chip.processes[:MAX_PROCESSES_SHOWN]]
     more = len(chip.processes) - MAX_PROCESSES_SHOWN
     if more > 0:
-        shown.append(f"+{more} more")
+        shown.append(_("+{count} more").format(count=more))
     return ", ".join(shown)
 
 
@@ -64,7 +65,7 @@ def sample_lines(sample: Sample) -> List[str]:
             f"{memory_text(chip)} | {processes_text(chip)}"
         )
     if not lines:
-        lines.append(f"{head} npu-smi info lists no chip")
+        lines.append(f"{head} " + _("npu-smi info lists no chip"))
     return lines
 
 
@@ -83,14 +84,15 @@ def build_table(sample: Sample, last_fresh: Optional[Sample], active: Sequence[A
     from rich.text import Text
 
     shown = last_fresh if sample.stale else sample
-    title = Text(f"ascend-doctor watch  {sample.host}  {clock_text(sample.time)}  sample #{sample.seq}")
+    title = Text(f"ascend-doctor watch  {sample.host}  {clock_text(sample.time)}  "
+                 + _("sample #{seq}").format(seq=sample.seq))
     if sample.stale:
         title.append(f"  STALE: {sample.reason}", style="bold red")
     table = Table(title=title, title_justify="left", expand=False)
-    for header, justify in (("NPU", "right"), ("Chip", "right"), ("Name", "left"), ("Health", "left"),
-                            ("Temp", "right"), ("Power", "right"), ("AICore", "right"), ("Memory", "left"),
-                            ("Processes", "left"), ("Alerts", "left")):
-        table.add_column(header, justify=justify)  # type: ignore[arg-type]
+    for header, justify in (("NPU", "right"), (N_("Chip"), "right"), (N_("Name"), "left"), (N_("Health"), "left"),
+                            (N_("Temp"), "right"), (N_("Power"), "right"), ("AICore", "right"),
+                            (N_("Memory"), "left"), (N_("Processes"), "left"), (N_("Alerts"), "left")):
+        table.add_column(_(header), justify=justify)  # type: ignore[arg-type]
     by_chip: Dict[Any, List[Alert]] = {}
     for alert in active:
         by_chip.setdefault((alert.npu_id, alert.chip_id), []).append(alert)

@@ -21,6 +21,7 @@ import time
 from typing import List, Optional, Sequence, Tuple
 
 from ascend_doctor.host.base import CommandResult, CommandStatus, HostInfo
+from ascend_doctor.i18n import _
 from ascend_doctor.watch.model import STATUS_ERROR, STATUS_OK, STATUS_TIMEOUT, Sample, chips_from_info
 
 try:
@@ -107,15 +108,17 @@ def replay_files(directory: str) -> List[str]:
     try:
         entries = sorted(os.listdir(directory))
     except FileNotFoundError:
-        raise ReplayError(f"{directory}: no such directory") from None
+        raise ReplayError(_("{directory}: no such directory").format(directory=directory)) from None
     except NotADirectoryError:
-        raise ReplayError(f"{directory}: not a directory (give a folder of npu-smi info captures)") from None
+        raise ReplayError(_("{directory}: not a directory (give a folder of npu-smi info captures)").format(
+            directory=directory)) from None
     except PermissionError:
-        raise ReplayError(f"{directory}: permission denied") from None
+        raise ReplayError(_("{directory}: permission denied").format(directory=directory)) from None
     except OSError as exc:
         raise ReplayError(f"{directory}: {exc.strerror or exc}") from None
     if len(entries) > REPLAY_MAX_FILES:
-        raise ReplayError(f"{directory}: more than {REPLAY_MAX_FILES} entries; split the replay")
+        raise ReplayError(_("{directory}: more than {count} entries; split the replay").format(
+            directory=directory, count=REPLAY_MAX_FILES))
     files = []
     for name in entries:
         if name.startswith(".") or not name.endswith((REPLAY_CAPTURE_SUFFIX, REPLAY_HUNG_SUFFIX)):
@@ -128,7 +131,7 @@ def replay_files(directory: str) -> List[str]:
         if stat.S_ISREG(mode):
             files.append(path)
     if not files:
-        raise ReplayError(f"{directory}: no *.txt npu-smi info captures in it")
+        raise ReplayError(_("{directory}: no *.txt npu-smi info captures in it").format(directory=directory))
     return files
 
 
@@ -138,12 +141,12 @@ def _read_capture(path: str) -> str:
     fd = os.open(path, flags)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(f"{path}: not a regular file")
+            raise OSError(_("{path}: not a regular file").format(path=path))
         data = os.read(fd, REPLAY_MAX_FILE_BYTES + 1)
     finally:
         os.close(fd)
     if len(data) > REPLAY_MAX_FILE_BYTES:
-        raise OSError(f"larger than {REPLAY_MAX_FILE_BYTES} bytes: not one npu-smi info capture")
+        raise OSError(_("larger than {size} bytes: not one npu-smi info capture").format(size=REPLAY_MAX_FILE_BYTES))
     return _strip_source_header(data.decode("utf-8", errors="replace"))
 
 
@@ -177,19 +180,20 @@ class ReplayHost:
     def run(self, argv: Sequence[str], timeout: Optional[float] = None) -> CommandResult:
         args = tuple(str(a) for a in argv)
         if args != NPU_SMI_INFO:
-            return CommandResult(args, CommandStatus.NOT_FOUND, detail="a replay only answers `npu-smi info`")
+            return CommandResult(args, CommandStatus.NOT_FOUND, detail=_("a replay only answers `npu-smi info`"))
         if self.position >= len(self.files):
-            return CommandResult(args, CommandStatus.ERROR, detail="the replay has no more captures")
+            return CommandResult(args, CommandStatus.ERROR, detail=_("the replay has no more captures"))
         path = self.files[self.position]
         self.position += 1
         try:
             text = _read_capture(path)
         except OSError as exc:
-            return CommandResult(args, CommandStatus.ERROR, detail=f"cannot read {path}: {exc.strerror or exc}")
+            return CommandResult(args, CommandStatus.ERROR, detail=_("cannot read {path}: {error}").format(
+                path=path, error=exc.strerror or exc))
         if path.endswith(REPLAY_HUNG_SUFFIX):
             waited = _to_seconds(text, timeout)
             return CommandResult(args, CommandStatus.TIMEOUT, duration_s=waited, timeout_s=waited,
-                                 detail=f"hung in the replayed capture {os.path.basename(path)}")
+                                 detail=_("hung in the replayed capture {file}").format(file=os.path.basename(path)))
         return CommandResult(args, CommandStatus.OK, returncode=0, stdout=text)
 
 
@@ -220,16 +224,16 @@ class Sampler:
         wall = self.clock.now()
         elapsed = self.clock.monotonic() - self.started_mono
         if self._busy is not None and self._busy.is_alive():
-            reason = (f"`npu-smi info` from sample {self._busy_seq} is still running "
-                      "(stuck in the driver?); no new one started")
+            reason = _("`npu-smi info` from sample {seq} is still running (stuck in the driver?); no new one "
+                       "started").format(seq=self._busy_seq)
             self.last_status = None
             return Sample(seq, wall, elapsed, self.hostname, STATUS_TIMEOUT, reason)
         self._busy = None
         result, waited = self._run_bounded(seq)
         self.last_status = None if result is None else result.status
         if result is None:
-            reason = (f"`npu-smi info` gave no answer within {waited:g} s "
-                      "and could not be stopped (stuck in the driver?)")
+            reason = _("`npu-smi info` gave no answer within {seconds} s and could not be stopped (stuck in the "
+                       "driver?)").format(seconds=f"{waited:g}")
             return Sample(seq, wall, elapsed, self.hostname, STATUS_TIMEOUT, reason, duration_s=waited)
         return sample_from_result(result, seq, wall, elapsed, self.hostname)
 
