@@ -26,6 +26,8 @@ import math
 from typing import Any, Dict, List, Mapping, Optional
 
 from ascend_doctor.fastdataclass import dataclass
+from ascend_doctor.i18n import N_
+from ascend_doctor.i18n_text import Text
 
 DENSE_TYPES = ("llama", "qwen2", "mistral")
 MLA_TYPES = ("deepseek_v2", "deepseek_v3")
@@ -168,16 +170,18 @@ def _int(cfg: Mapping[str, Any], key: str, *, required: bool = True, default: in
     value = cfg.get(key)
     if value is None:
         if required:
-            raise ArchError(f"config.json has no {key!r}")
+            raise ArchError(Text(N_("config.json has no {key}"), key=repr(key)))
         return default
     # bool is an int in Python; true/false is never a valid size
     if isinstance(value, bool) or not isinstance(value, int):
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         else:
-            raise ArchError(f"config.json {key!r} must be an integer, got {value!r}")
+            raise ArchError(Text(N_("config.json {key} must be an integer, got {value}"), key=repr(key),
+                                 value=repr(value)))
     if value < minimum:
-        raise ArchError(f"config.json {key!r} must be >= {minimum}, got {value}")
+        raise ArchError(Text(N_("config.json {key} must be >= {minimum}, got {value}"), key=repr(key),
+                             minimum=minimum, value=value))
     return int(value)
 
 
@@ -190,10 +194,10 @@ def _opt_int(cfg: Mapping[str, Any], key: str, minimum: int = 1) -> Optional[int
 def arch_from_hf_config(cfg: Mapping[str, Any], name: Optional[str] = None) -> ModelArch:
     """Build a ``ModelArch`` from a parsed HF ``config.json``; ``ArchError`` says what is wrong."""
     if not isinstance(cfg, Mapping):
-        raise ArchError(f"config.json must be a JSON object, got {type(cfg).__name__}")
+        raise ArchError(Text(N_("config.json must be a JSON object, got {type}"), type=type(cfg).__name__))
     model_type = cfg.get("model_type")
     if not isinstance(model_type, str) or not model_type:
-        raise ArchError("config.json has no 'model_type'")
+        raise ArchError(Text(N_("config.json has no {key}"), key=repr("model_type")))
     model_type = model_type.lower()
     hidden = _int(cfg, "hidden_size")
     layers = _int(cfg, "num_hidden_layers")
@@ -203,9 +207,11 @@ def arch_from_hf_config(cfg: Mapping[str, Any], name: Optional[str] = None) -> M
     intermediate = _int(cfg, "intermediate_size")
     head_dim = _opt_int(cfg, "head_dim") or (hidden // heads)
     if head_dim * heads != hidden and cfg.get("head_dim") is None and model_type not in MLA_TYPES:
-        raise ArchError(f"hidden_size {hidden} is not a multiple of num_attention_heads {heads}")
+        raise ArchError(Text(N_("hidden_size {hidden} is not a multiple of num_attention_heads {heads}"),
+                             hidden=hidden, heads=heads))
     if kv_heads > heads:
-        raise ArchError(f"num_key_value_heads {kv_heads} exceeds num_attention_heads {heads}")
+        raise ArchError(Text(N_("num_key_value_heads {kv_heads} exceeds num_attention_heads {heads}"),
+                             kv_heads=kv_heads, heads=heads))
     quant = cfg.get("quantization_config")
     quant_method = None
     if isinstance(quant, Mapping) and isinstance(quant.get("quant_method"), str):
@@ -246,7 +252,8 @@ def arch_from_hf_config(cfg: Mapping[str, Any], name: Optional[str] = None) -> M
             num_nextn_predict_layers=_int(cfg, "num_nextn_predict_layers", required=False, default=0, minimum=0),
         )
         if arch.first_k_dense_replace > layers:
-            raise ArchError(f"first_k_dense_replace {arch.first_k_dense_replace} exceeds {layers} layers")
+            raise ArchError(Text(N_("first_k_dense_replace {value} exceeds {layers} layers"),
+                                 value=arch.first_k_dense_replace, layers=layers))
         return arch
     return ModelArch(
         **common,

@@ -30,6 +30,8 @@ from ascend_doctor.host.base import (
     FileTooLarge,
     HostFileError,
 )
+from ascend_doctor.i18n import N_
+from ascend_doctor.i18n_text import Text
 
 try:
     from typing import Protocol
@@ -59,11 +61,11 @@ class FileSource(Protocol):
 
 def _os_error(path: str, exc: OSError) -> HostFileError:
     if exc.errno in (errno.ENOENT, errno.ENOTDIR):
-        return FileMissing(path, "no such file")
+        return FileMissing(path, Text(N_("no such file")))
     if exc.errno in (errno.EACCES, errno.EPERM):
-        return FilePermissionDenied(path, "permission denied")
+        return FilePermissionDenied(path, Text(N_("permission denied")))
     if exc.errno == errno.ELOOP:
-        return HostFileError(path, "too many levels of symbolic links (symlink loop)")
+        return HostFileError(path, Text(N_("too many levels of symbolic links (symlink loop)")))
     return HostFileError(path, exc.strerror or str(exc))
 
 
@@ -188,9 +190,9 @@ def _resolve_link(src: FileSource, path: str) -> Tuple[Optional[FileStat], str]:
     except OSError as exc:  # realpath of a hostile tree on some hosts
         return None, exc.strerror or str(exc)
     if st is None:
-        return None, "broken symlink (target does not exist)"
+        return None, Text(N_("broken symlink (target does not exist)"))
     if st.is_symlink:
-        return None, "symlink loop (the link never reaches a file)"
+        return None, Text(N_("symlink loop (the link never reaches a file)"))
     return st, ""
 
 
@@ -257,7 +259,8 @@ def walk_model_dir(
         try:
             names = src.listdir(join(root, rel_dir))
         except HostFileError as exc:
-            listing.issues.append(WalkIssue("unreadable", rel_dir or ".", f"cannot list directory: {exc.message}"))
+            listing.issues.append(WalkIssue("unreadable", rel_dir or ".",
+                                            Text(N_("cannot list directory: {error}"), error=exc.message)))
             continue
         subdirs: List[str] = []
         for name in names:
@@ -265,7 +268,8 @@ def walk_model_dir(
             if seen > max_entries:
                 listing.truncated = True
                 listing.issues.append(
-                    WalkIssue("truncated", rel_dir or ".", f"more than {max_entries} entries; stopped listing")
+                    WalkIssue("truncated", rel_dir or ".", Text(N_("more than {count} entries; stopped listing"),
+                                                                count=max_entries))
                 )
                 return listing
             rel = f"{rel_dir}/{name}" if rel_dir else name
@@ -287,13 +291,15 @@ def walk_model_dir(
                     continue
                 if resolved.is_dir:
                     # Never follow directory links: that is how walks loop or escape.
-                    listing.issues.append(WalkIssue("special-file", rel, "symlink to a directory (not followed)"))
+                    listing.issues.append(WalkIssue("special-file", rel,
+                                                    Text(N_("symlink to a directory (not followed)"))))
                     continue
                 real_target = _real(src, path)
                 if real_target is None or not link_allowed(real_root, real_target):
                     target = link_target(src, path) or real_target or "?"
                     listing.issues.append(WalkIssue(
-                        "special-file", rel, f"symlink to {target}, outside the model folder (not followed)",
+                        "special-file", rel, Text(N_("symlink to {target}, outside the model folder (not followed)"),
+                                                  target=target),
                         target))
                     continue
                 st, via_link = resolved, True
@@ -302,7 +308,8 @@ def walk_model_dir(
                     subdirs.append(rel)
                 continue
             if not st.is_file:
-                listing.issues.append(WalkIssue("special-file", rel, "not a regular file (device, fifo or socket)"))
+                listing.issues.append(WalkIssue("special-file", rel,
+                                                Text(N_("not a regular file (device, fifo or socket)"))))
                 continue
             listing.files.append(DirEntry(rel=rel, size=st.size, via_symlink=via_link, tool_file=tool))
         for sub in reversed(subdirs):

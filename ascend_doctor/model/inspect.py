@@ -16,6 +16,8 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 from ascend_doctor import boundedjson
 from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.host.base import FileTooLarge, HostFileError
+from ascend_doctor.i18n import N_
+from ascend_doctor.i18n_text import Text
 from ascend_doctor.model import integrity
 from ascend_doctor.model import records as R
 from ascend_doctor.model.files import DEFAULT_MAX_DEPTH, DEFAULT_MAX_ENTRIES, FileSource, join, walk_model_dir
@@ -55,29 +57,29 @@ class _DuplicateKeys:
 
 
 def load_json(src: FileSource, path: str, max_bytes: int) -> Tuple[Any, Optional[str], List[str]]:
-    """(document, error, duplicate keys). Errors are messages, never exceptions."""
+    """(document, error, duplicate keys). Errors are messages (``Text``), never exceptions."""
     try:
         raw = src.read_bytes(path, max_bytes)
     except FileTooLarge:
-        return None, f"larger than {max_bytes // (1024 * 1024)} MiB: refused", []
+        return None, Text(N_("larger than {size} MiB: refused"), size=max_bytes // (1024 * 1024)), []
     except HostFileError as exc:
         return None, exc.message, []
     except OSError as exc:
         return None, exc.strerror or str(exc), []
     if is_lfs_pointer(raw):
-        return None, "Git LFS pointer file, not the JSON (run `git lfs pull`)", []
+        return None, Text(N_("Git LFS pointer file, not the JSON (run `git lfs pull`)")), []
     hook = _DuplicateKeys()
     try:
         text = raw.decode("utf-8-sig")
         doc = boundedjson.loads(text, what="the JSON", max_chars=max_bytes, object_pairs_hook=hook)
     except UnicodeDecodeError as exc:
-        return None, f"not UTF-8 text (byte {exc.start})", []
+        return None, Text(N_("not UTF-8 text (byte {byte})"), byte=exc.start), []
     except boundedjson.TooComplex as exc:
         return None, str(exc), []
     except ValueError as exc:  # JSONDecodeError says where
-        return None, f"invalid JSON: {exc}", []
+        return None, Text(N_("invalid JSON: {error}"), error=str(exc)), []
     except RecursionError:
-        return None, "invalid JSON: nested too deeply", []
+        return None, Text(N_("invalid JSON: nested too deeply")), []
     return doc, None, hook.duplicates
 
 
@@ -89,15 +91,15 @@ def inspect_model_dir(src: FileSource, path: str, limits: InspectLimits = _DEFAU
     listing = walk_model_dir(src, path, limits.max_entries, limits.max_depth)
     facts.exists, facts.is_dir = listing.exists, listing.is_dir
     if not listing.exists:
-        facts.add(R.NOT_FOUND, R.ERROR, f"{path} does not exist")
-        facts.provenance = R.Provenance(R.NONE, "no model: the path does not exist")
+        facts.add(R.NOT_FOUND, R.ERROR, Text(N_("{path} does not exist"), path=path))
+        facts.provenance = R.Provenance(R.NONE, Text(N_("no model: the path does not exist")))
         return facts
     if not listing.is_dir:
         integrity.walk_problems(listing, facts)
         if not facts.problems:
-            facts.add(R.NOT_A_DIRECTORY, R.ERROR, f"{path} is a file; give the directory that holds config.json "
-                      "and the weights")
-        facts.provenance = R.Provenance(R.NONE, "no model: not a directory")
+            facts.add(R.NOT_A_DIRECTORY, R.ERROR, Text(N_("{path} is a file; give the directory that holds "
+                                                          "config.json and the weights"), path=path))
+        facts.provenance = R.Provenance(R.NONE, Text(N_("no model: not a directory")))
         return facts
 
     integrity.walk_problems(listing, facts)
@@ -123,7 +125,7 @@ def inspect_model_dir(src: FileSource, path: str, limits: InspectLimits = _DEFAU
     for name in index_names:
         doc, error, _ = load_json(src, join(path, name), limits.max_json_bytes)
         if error:
-            facts.add(R.INDEX_INVALID, R.ERROR, f"{name}: {error}", name)
+            facts.add(R.INDEX_INVALID, R.ERROR, Text("{file}: {error}", file=name, error=error), name)
             continue
         shards, weight_map = integrity.check_index(name, doc, weight_files, facts)
         named |= shards
@@ -151,7 +153,8 @@ def inspect_model_dir(src: FileSource, path: str, limits: InspectLimits = _DEFAU
         main = "quant_model_description.json" if "quant_model_description.json" in descriptions else descriptions[0]
         doc, error, _ = load_json(src, join(path, main), limits.max_json_bytes)
         if error or not isinstance(doc, dict):
-            facts.add(R.DESCRIPTION_INVALID, R.ERROR, f"{main}: {error or 'not a JSON object'}", main)
+            facts.add(R.DESCRIPTION_INVALID, R.ERROR, Text("{file}: {error}", file=main,
+                                                           error=error or Text(N_("not a JSON object"))), main)
         else:
             quant_type = doc.get("model_quant_type")
             facts.description_quant_type = quant_type.upper() if isinstance(quant_type, str) else None
@@ -170,8 +173,9 @@ def inspect_model_dir(src: FileSource, path: str, limits: InspectLimits = _DEFAU
     if provenance.kind == R.NONE:
         facts.add(R.NO_MODEL, R.ERROR, _no_model_message(path, root_names, facts))
     elif facts.pickle_weight_files and not weight_files:
-        facts.add(R.PICKLE_WEIGHTS, R.WARNING, "weights are PyTorch pickle files: their integrity and dtypes "
-                  "cannot be checked without loading them (prefer safetensors)", facts.pickle_weight_files[0])
+        facts.add(R.PICKLE_WEIGHTS, R.WARNING, Text(N_("weights are PyTorch pickle files: their integrity and dtypes "
+                                                       "cannot be checked without loading them (prefer safetensors)")),
+                  facts.pickle_weight_files[0])
     return facts
 
 
@@ -179,22 +183,27 @@ def _config_missing_message(facts: ModelFacts) -> str:
     """Why config.json is not among the readable files: absent, a broken link, a loop, denied."""
     problem = facts.walk_problem("config.json")
     if problem is None:
-        return "config.json is missing"
+        return Text(N_("config.json is missing"))
     if problem.code == R.SYMLINK_BROKEN:
-        target = f" to {problem.target}" if problem.target else ""
-        return f"config.json is a broken link{target} (the file it points to does not exist)"
+        if problem.target:
+            return Text(N_("config.json is a broken link to {target} (the file it points to does not exist)"),
+                        target=problem.target)
+        return Text(N_("config.json is a broken link (the file it points to does not exist)"))
     if problem.code == R.SYMLINK_LOOP:
-        return "config.json is a symlink loop: it never reaches a file"
-    return f"config.json cannot be read: {problem.message.split(': ', 1)[-1]}"
+        return Text(N_("config.json is a symlink loop: it never reaches a file"))
+    # The walk's own reason, without its "config.json: " prefix (the Text's field when it has one).
+    reason = problem.message.fields.get("issue") if isinstance(problem.message, Text) else None
+    return Text(N_("config.json cannot be read: {error}"),
+                error=reason if isinstance(reason, str) else problem.message.split(": ", 1)[-1])
 
 
 def _config_note(root_names: List[str], facts: ModelFacts) -> str:
     """What provenance evidence says when there is no parsed config.json."""
     if facts.config_error is not None:
-        return "config.json could not be read, so its quantization_config is unknown"
+        return Text(N_("config.json could not be read, so its quantization_config is unknown"))
     if "config.json" not in root_names:
         return _config_missing_message(facts)
-    return "config.json could not be read"
+    return Text(N_("config.json could not be read"))
 
 
 # Names that would make a directory a model, were they readable.
@@ -209,20 +218,21 @@ def _no_model_message(path: str, root_names: List[str], facts: ModelFacts) -> st
     if would_be_model:
         links = sum(1 for p in bad if p.code != R.UNREADABLE)
         one = len(bad) == 1
-        rest = f", {len(root_names)} other file(s) are readable" if root_names else " and no other file is there"
+        rest = (Text(N_(", {count} other file(s) are readable"), count=len(root_names)) if root_names
+                else Text(N_(" and no other file is there")))
         if links == len(bad):
-            what = "a broken symbolic link" if one else "broken symbolic links"
+            state = N_("is a broken symbolic link") if one else N_("are broken symbolic links")
         elif links == 0:
-            what = "unreadable"
+            state = N_("is unreadable") if one else N_("are unreadable")
         else:
-            what = "broken links or unreadable"
-        return (f"{path} holds no readable model: {integrity.examples(p.path or '' for p in bad)} "
-                f"{'is' if one else 'are'} {what}{rest}; see ASC-MDL-017")
+            state = N_("are broken links or unreadable")
+        return Text(N_("{path} holds no readable model: {names} {state}{rest}; see ASC-MDL-017"), path=path,
+                    names=integrity.examples(p.path or "" for p in bad), state=Text(state), rest=rest)
     if facts.config_error is not None:
-        return (f"{path} holds no model: config.json could not be read ({facts.config_error}) and there are no "
-                f"*.safetensors or pytorch_model*.bin weights")
-    return (f"{path} holds no model: no config.json and no *.safetensors or pytorch_model*.bin weights "
-            f"({len(root_names)} other file(s))")
+        return Text(N_("{path} holds no model: config.json could not be read ({error}) and there are no "
+                       "*.safetensors or pytorch_model*.bin weights"), path=path, error=facts.config_error)
+    return Text(N_("{path} holds no model: no config.json and no *.safetensors or pytorch_model*.bin weights "
+                   "({count} other file(s))"), path=path, count=len(root_names))
 
 
 def _explain_missing_tokenizer(facts: ModelFacts) -> None:
@@ -234,9 +244,11 @@ def _explain_missing_tokenizer(facts: ModelFacts) -> None:
         return
     for i, problem in enumerate(facts.problems):
         if problem.code == R.TOKENIZER_MISSING:
-            facts.problems[i] = dataclasses.replace(problem, message=(
-                f"no readable tokenizer file: {integrity.examples(bad)} {'is' if len(bad) == 1 else 'are'} "
-                "there but cannot be read (broken link or no permission; see ASC-MDL-017)"))
+            template = (N_("no readable tokenizer file: {names} is there but cannot be read (broken link or no "
+                           "permission; see ASC-MDL-017)") if len(bad) == 1 else
+                        N_("no readable tokenizer file: {names} are there but cannot be read (broken link or no "
+                           "permission; see ASC-MDL-017)"))
+            facts.problems[i] = dataclasses.replace(problem, message=Text(template, names=integrity.examples(bad)))
 
 
 def _load_config(src: FileSource, path: str, root_names: List[str], limits: InspectLimits,
@@ -245,14 +257,14 @@ def _load_config(src: FileSource, path: str, root_names: List[str], limits: Insp
         return None  # reported after classification, when there is a model to miss it
     doc, error, duplicates = load_json(src, join(path, "config.json"), limits.max_json_bytes)
     if error is None and not isinstance(doc, dict):
-        error = "not a JSON object"
+        error = Text(N_("not a JSON object"))
     if error is not None:
         facts.config_error = error
-        facts.add(R.CONFIG_INVALID, R.ERROR, f"config.json: {error}", "config.json")
+        facts.add(R.CONFIG_INVALID, R.ERROR, Text("config.json: {error}", error=error), "config.json")
         return None
     for key in duplicates:
-        facts.add(R.CONFIG_DUPLICATE_KEY, R.WARNING, f"config.json sets \"{key}\" more than once; loaders keep "
-                  "only the last value", "config.json")
+        facts.add(R.CONFIG_DUPLICATE_KEY, R.WARNING, Text(N_("config.json sets \"{key}\" more than once; loaders "
+                                                             "keep only the last value"), key=key), "config.json")
     facts.config = doc
     return doc
 
@@ -267,8 +279,8 @@ def _scan_lfs_pointers(src: FileSource, path: str, model_files: List[Any], limit
         except (HostFileError, OSError):
             continue  # unreadable files are reported by the walk or by whoever needs them
         if is_lfs_pointer(head):
-            facts.add(R.LFS_POINTER, R.ERROR, f"{entry.rel} is a Git LFS pointer, not the file (run `git lfs pull`)",
-                      entry.rel)
+            facts.add(R.LFS_POINTER, R.ERROR, Text(N_("{file} is a Git LFS pointer, not the file (run `git lfs pull`)"),
+                                                   file=entry.rel), entry.rel)
 
 
 def _read_headers(src: FileSource, path: str, weight_files: List[str], sizes: Dict[str, int],

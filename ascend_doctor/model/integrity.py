@@ -9,16 +9,19 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
+from ascend_doctor.i18n import N_
+from ascend_doctor.i18n_text import Text
 from ascend_doctor.model import records as R
 from ascend_doctor.model.files import DirListing
 from ascend_doctor.model.safetensors import SafetensorsHeader
 
-# Suffixes that download tools leave on files they did not finish.
+# Suffixes that download tools leave on files they did not finish. Problem messages are ``Text``:
+# English data that the checks show in the run's language (ascend_doctor/i18n_text.py).
 PARTIAL_SUFFIXES: Dict[str, str] = {
-    ".incomplete": "an unfinished huggingface_hub download",
-    ".part": "a partial download",
-    ".partial": "a partial download",
-    ".aria2": "an aria2c control file: its download did not finish",
+    ".incomplete": N_("{file} is an unfinished huggingface_hub download ({size} bytes)"),
+    ".part": N_("{file} is a partial download ({size} bytes)"),
+    ".partial": N_("{file} is a partial download ({size} bytes)"),
+    ".aria2": N_("{file} is an aria2c control file: its download did not finish ({size} bytes)"),
 }
 SHARD_SERIES_RE = re.compile(r"^(?P<stem>.+)-(?P<index>\d+)-of-(?P<total>\d+)\.safetensors$")
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json", "vocab.txt", "tiktoken.model")
@@ -28,7 +31,8 @@ EXAMPLES = 5
 def examples(names: Iterable[str]) -> str:
     items = sorted(names)
     head = ", ".join(items[:EXAMPLES])
-    return head + (f" (+{len(items) - EXAMPLES} more)" if len(items) > EXAMPLES else "")
+    return Text(N_("{names} (+{count} more)"), names=head, count=len(items) - EXAMPLES) if len(items) > EXAMPLES \
+        else head
 
 
 def walk_problems(listing: DirListing, facts: R.ModelFacts) -> None:
@@ -42,20 +46,23 @@ def walk_problems(listing: DirListing, facts: R.ModelFacts) -> None:
     for issue in listing.issues:
         code, severity = codes.get(issue.code, (R.UNREADABLE, R.ERROR))
         name = issue.rel or listing.root
+        message: str
         if code == R.SYMLINK_BROKEN and issue.target:
-            message = f"{name}: broken link to {issue.target} (the target does not exist)"
+            message = Text(N_("{name}: broken link to {target} (the target does not exist)"), name=name,
+                           target=issue.target)
         elif code == R.SYMLINK_LOOP and issue.target:
-            message = f"{name}: symlink loop (links to {issue.target}, which never reaches a file)"
+            message = Text(N_("{name}: symlink loop (links to {target}, which never reaches a file)"), name=name,
+                           target=issue.target)
         else:
-            message = f"{name}: {issue.message}"
+            message = Text("{name}: {issue}", name=name, issue=issue.message)
         facts.add(code, severity, message, issue.rel, issue.target)
 
 
 def partial_downloads(listing: DirListing, facts: R.ModelFacts) -> None:
     for entry in listing.files:
-        for suffix, what in PARTIAL_SUFFIXES.items():
+        for suffix, template in PARTIAL_SUFFIXES.items():
             if entry.rel.endswith(suffix):
-                facts.add(R.PARTIAL_DOWNLOAD, R.ERROR, f"{entry.rel} is {what} ({entry.size} bytes)", entry.rel)
+                facts.add(R.PARTIAL_DOWNLOAD, R.ERROR, Text(template, file=entry.rel, size=entry.size), entry.rel)
                 break
 
 
@@ -67,15 +74,15 @@ def check_index(
     if not isinstance(weight_map, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in weight_map.items()
     ):
-        facts.add(R.INDEX_INVALID, R.ERROR, f"{index_name}: no usable \"weight_map\" (tensor name -> shard file)",
-                  index_name)
+        facts.add(R.INDEX_INVALID, R.ERROR, Text(N_("{index}: no usable \"weight_map\" (tensor name -> shard file)"),
+                                                 index=index_name), index_name)
         return set(), {}
     named = set(weight_map.values())
     present = set(weight_files)
     for shard in sorted(named - present):
         count = sum(1 for v in weight_map.values() if v == shard)
-        facts.add(R.SHARD_MISSING, R.ERROR, f"{shard} is named by {index_name} ({count} tensors) but is not in the "
-                  "directory", shard)
+        facts.add(R.SHARD_MISSING, R.ERROR, Text(N_("{shard} is named by {index} ({count} tensors) but is not in the "
+                                                    "directory"), shard=shard, index=index_name, count=count), shard)
     return named, dict(weight_map)
 
 
@@ -84,8 +91,9 @@ def extra_shards(weight_files: Sequence[str], named: Set[str], index_names: Sequ
     if not index_names:
         return
     for shard in sorted(set(weight_files) - named):
-        facts.add(R.SHARD_EXTRA, R.WARNING, f"{shard} is not named by {', '.join(index_names)} (left over from "
-                  "another download or conversion?)", shard)
+        facts.add(R.SHARD_EXTRA, R.WARNING, Text(N_("{shard} is not named by {indexes} (left over from another "
+                                                    "download or conversion?)"), shard=shard,
+                                                 indexes=", ".join(index_names)), shard)
 
 
 def shard_series(weight_files: Sequence[str], named: Set[str], facts: R.ModelFacts) -> None:
@@ -106,8 +114,9 @@ def shard_series(weight_files: Sequence[str], named: Set[str], facts: R.ModelFac
         missing = [f"{stem}-{i:0{wi}d}-of-{total:0{wt}d}.safetensors" for i in range(1, total + 1) if i not in have]
         missing = [m for m in missing if m not in named]  # already reported against the index
         if missing:
-            facts.add(R.SHARD_SERIES_GAP, R.ERROR, f"{len(missing)} of {total} shards of {stem} are missing: "
-                      f"{examples(missing)}", missing[0])
+            facts.add(R.SHARD_SERIES_GAP, R.ERROR, Text(N_("{count} of {total} shards of {stem} are missing: {names}"),
+                                                        count=len(missing), total=total, stem=stem,
+                                                        names=examples(missing)), missing[0])
 
 
 def header_problems(headers: Mapping[str, SafetensorsHeader], facts: R.ModelFacts) -> None:
@@ -115,14 +124,15 @@ def header_problems(headers: Mapping[str, SafetensorsHeader], facts: R.ModelFact
         header = headers[rel]
         if header.error_kind is None:
             continue
+        message = Text("{file}: {error}", file=rel, error=header.error)
         if header.error_kind == "lfs-pointer":
-            facts.add(R.LFS_POINTER, R.ERROR, f"{rel}: {header.error}", rel)
+            facts.add(R.LFS_POINTER, R.ERROR, message, rel)
         elif header.error_kind == "size-mismatch":
-            facts.add(R.SIZE_MISMATCH, R.ERROR, f"{rel}: {header.error}", rel)
+            facts.add(R.SIZE_MISMATCH, R.ERROR, message, rel)
         elif header.error_kind == "unreadable":
-            facts.add(R.HEADER_UNREADABLE, R.ERROR, f"{rel}: {header.error}", rel)
+            facts.add(R.HEADER_UNREADABLE, R.ERROR, message, rel)
         else:
-            facts.add(R.HEADER_INVALID, R.ERROR, f"{rel}: {header.error}", rel)
+            facts.add(R.HEADER_INVALID, R.ERROR, message, rel)
 
 
 def tensors_vs_index(weight_map: Mapping[str, str], headers: Mapping[str, SafetensorsHeader],
@@ -136,8 +146,9 @@ def tensors_vs_index(weight_map: Mapping[str, str], headers: Mapping[str, Safete
         if tensor not in header.tensors:
             by_shard.setdefault(shard, []).append(tensor)
     for shard, missing in sorted(by_shard.items()):
-        facts.add(R.TENSOR_MISSING, R.ERROR, f"{shard} lacks {len(missing)} tensor(s) that {index_name} places "
-                  f"there: {examples(missing)}", shard)
+        facts.add(R.TENSOR_MISSING, R.ERROR, Text(N_("{shard} lacks {count} tensor(s) that {index} places there: "
+                                                     "{names}"), shard=shard, count=len(missing), index=index_name,
+                                                  names=examples(missing)), shard)
 
 
 def description_entries(description: Mapping[str, Any]) -> Dict[str, str]:
@@ -157,14 +168,18 @@ def tensors_vs_description(description: Mapping[str, Any], description_name: str
     if all_read and headers:
         absent = [name for name in entries if name not in present]
         if absent:
-            facts.add(R.TENSOR_MISSING, R.ERROR, f"{len(absent)} tensor(s) described in {description_name} are in "
-                      f"no weights file: {examples(absent)}", description_name)
+            facts.add(R.TENSOR_MISSING, R.ERROR, Text(N_("{count} tensor(s) described in {description} are in no "
+                                                         "weights file: {names}"), count=len(absent),
+                                                      description=description_name, names=examples(absent)),
+                      description_name)
     undescribed = [name for name in present if name not in entries and name.endswith(".weight")]
     if undescribed:
         # vLLM-Ascend looks up "<layer>.weight" in the description for every linear layer and
         # stops with a KeyError when it is absent (vllm-project/vllm-ascend#1713).
-        facts.add(R.TENSOR_UNDESCRIBED, R.WARNING, f"{len(undescribed)} weight(s) have no entry in "
-                  f"{description_name}: {examples(undescribed)}", description_name)
+        facts.add(R.TENSOR_UNDESCRIBED, R.WARNING, Text(N_("{count} weight(s) have no entry in {description}: "
+                                                           "{names}"), count=len(undescribed),
+                                                        description=description_name, names=examples(undescribed)),
+                  description_name)
 
 
 def tokenizer(names: Sequence[str], facts: Optional[R.ModelFacts]) -> Tuple[str, ...]:
@@ -174,11 +189,11 @@ def tokenizer(names: Sequence[str], facts: Optional[R.ModelFacts]) -> Tuple[str,
     if facts is None:
         pass
     elif not found:
-        facts.add(R.TOKENIZER_MISSING, R.ERROR, "no tokenizer file (tokenizer.json, tokenizer.model, vocab.json, "
-                  "vocab.txt or *.tiktoken)")
+        facts.add(R.TOKENIZER_MISSING, R.ERROR, Text(N_("no tokenizer file (tokenizer.json, tokenizer.model, "
+                                                        "vocab.json, vocab.txt or *.tiktoken)")))
     elif "tokenizer_config.json" not in root:
-        facts.add(R.TOKENIZER_CONFIG_MISSING, R.WARNING, "tokenizer_config.json is missing (chat template and "
-                  "special tokens come from it)")
+        facts.add(R.TOKENIZER_CONFIG_MISSING, R.WARNING, Text(N_("tokenizer_config.json is missing (chat template and "
+                                                                 "special tokens come from it)")))
     extra = [n for n in root if n in ("tokenizer_config.json", "special_tokens_map.json", "merges.txt")
              or n.startswith("tokenization_")]
     return tuple(sorted(set(found + extra)))

@@ -28,6 +28,8 @@ import re
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ascend_doctor.fastdataclass import dataclass, field
+from ascend_doctor.i18n import N_
+from ascend_doctor.i18n_text import Text
 from ascend_doctor.model.arch import ModelArch, ParamBreakdown, count_params, kv_elements_per_token_per_card
 
 GIB = 1024**3
@@ -80,7 +82,8 @@ def parse_precision(text: str) -> Precision:
     key = text.strip().lower().replace("-", "_")
     key = PRECISION_ALIASES.get(key, key)
     if key not in PRECISIONS:
-        raise PlanError(f"unknown precision {text!r}; use one of {', '.join(PRECISIONS)}")
+        raise PlanError(Text(N_("unknown precision {value}; use one of {choices}"), value=repr(text),
+                             choices=", ".join(PRECISIONS)))
     return PRECISIONS[key]
 
 
@@ -100,7 +103,8 @@ def parse_kv_dtype(text: Optional[str]) -> Optional[str]:
         return None
     key = KV_DTYPE_ALIASES.get(key, key)
     if key not in KV_DTYPE_BYTES:
-        raise PlanError(f"unknown KV-cache dtype {text!r}; use one of {', '.join(KV_DTYPE_BYTES)}")
+        raise PlanError(Text(N_("unknown KV-cache dtype {value}; use one of {choices}"), value=repr(text),
+                             choices=", ".join(KV_DTYPE_BYTES)))
     return key
 
 
@@ -139,15 +143,16 @@ def chip_memory(name: str, matrix: Any = None) -> ChipMemory:
     info = matrix.chip(name)
     if info is None:
         known = sorted({e.name for e in matrix.chip_entries} | {f.family for f in matrix.chip_families})
-        raise PlanError(f"unknown chip {name!r}; known: {', '.join(known)} (or give --mem-gb)")
+        raise PlanError(Text(N_("unknown chip {name}; known: {known} (or give --mem-gb)"), name=repr(name),
+                             known=", ".join(known)))
     notes: List[str] = []
     memory = info.memory_mb
     if not memory:  # a SoC pattern names the family only: size it as the family
         family = matrix.chip(info.family)
         memory = family.memory_mb if family is not None else ()
-        notes.append(f"{name!r} is sized as the {info.family} family")
+        notes.append(Text(N_("{name} is sized as the {family} family"), name=repr(name), family=info.family))
     if not memory:
-        raise PlanError(f"the matrix records no memory for {name!r}; give --mem-gb")
+        raise PlanError(Text(N_("the matrix records no memory for {name}; give --mem-gb"), name=repr(name)))
     if info.is_family:
         notes.extend(info.notes[:1])
     hint = _MEMORY_HINTS.get(info.name)
@@ -209,7 +214,7 @@ def _positive(name: str, value: Optional[int]) -> Optional[int]:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise PlanError(f"{name} must be a positive integer, got {value!r}")
+        raise PlanError(Text(N_("{name} must be a positive integer, got {value}"), name=name, value=repr(value)))
     return value
 
 
@@ -226,17 +231,18 @@ def make_layout(
     ep, moe_tp = _positive("ep", ep), _positive("moe_tp", moe_tp)
     if dp is None and cards is not None and tp is not None:
         if cards % tp:
-            raise PlanError(f"tp={tp} does not divide {cards} cards")
+            raise PlanError(Text(N_("tp={tp} does not divide {cards} cards"), tp=tp, cards=cards))
         dp = cards // tp
     dp = dp or 1
     if cards is None:
         cards = (tp or 1) * dp
     if tp is None:
         if cards % dp:
-            raise PlanError(f"{cards} cards cannot be split into dp={dp} replicas")
+            raise PlanError(Text(N_("{cards} cards cannot be split into dp={dp} replicas"), cards=cards, dp=dp))
         tp = cards // dp
     if tp * dp != cards:
-        raise PlanError(f"tp x dp = {tp} x {dp} = {tp * dp}, but {cards} cards were given")
+        raise PlanError(Text(N_("tp x dp = {tp} x {dp} = {product}, but {cards} cards were given"), tp=tp, dp=dp,
+                             product=tp * dp, cards=cards))
     if not moe:
         return Layout(cards, tp, dp, 1, tp)
     if ep is None and moe_tp is None:
@@ -244,14 +250,15 @@ def make_layout(
     if ep is None:
         assert moe_tp is not None
         if cards % moe_tp:
-            raise PlanError(f"moe_tp={moe_tp} does not divide {cards} cards")
+            raise PlanError(Text(N_("moe_tp={moe_tp} does not divide {cards} cards"), moe_tp=moe_tp, cards=cards))
         ep = cards // moe_tp
     if moe_tp is None:
         if cards % ep:
-            raise PlanError(f"ep={ep} does not divide {cards} cards")
+            raise PlanError(Text(N_("ep={ep} does not divide {cards} cards"), ep=ep, cards=cards))
         moe_tp = cards // ep
     if ep * moe_tp != cards:
-        raise PlanError(f"ep x moe_tp = {ep} x {moe_tp} = {ep * moe_tp}, but {cards} cards were given")
+        raise PlanError(Text(N_("ep x moe_tp = {ep} x {moe_tp} = {product}, but {cards} cards were given"), ep=ep,
+                             moe_tp=moe_tp, product=ep * moe_tp, cards=cards))
     return Layout(cards, tp, dp, ep, moe_tp)
 
 
@@ -343,8 +350,9 @@ def tally_shortfall(tally: WeightTally, arch: ModelArch) -> Optional[str]:
     if share >= COMPLETE_TALLY_FRACTION:
         return None
     percent = f"{share:.1%}" if share >= 0.001 else "<0.1%"
-    return (f"the safetensors headers hold {_binary_size(tally.main_bytes)} ({percent}) of the "
-            f"{_binary_size(expected)} the architecture implies in {precision.name}")
+    return Text(N_("the safetensors headers hold {size} ({percent}) of the {expected} the architecture implies in "
+                   "{precision}"), size=_binary_size(tally.main_bytes), percent=percent,
+                expected=_binary_size(expected), precision=precision.name)
 
 
 def _binary_size(count: int) -> str:
@@ -508,27 +516,31 @@ def _default_kv_dtype(precision: Precision) -> str:
 
 def _notes(arch: ModelArch, precision: Precision, layout: Layout, max_seq_len: int, include_mtp: bool,
            tally: Optional[WeightTally]) -> List[str]:
+    # Notes are ``Text``: English in the plan's JSON, translated where a person reads them.
     notes: List[str] = []
     if not precision.ascend_loadable:
-        notes.append("Ascend does not load FP8 weights: convert to BF16 (fp8_cast_bf16.py) or W8A8 (msmodelslim); "
-                     "fp8 is shown for comparison with 1-byte weights only")
+        notes.append(Text(N_("Ascend does not load FP8 weights: convert to BF16 (fp8_cast_bf16.py) or W8A8 "
+                             "(msmodelslim); fp8 is shown for comparison with 1-byte weights only")))
     if arch.approximate:
-        notes.append(f"model_type {arch.model_type!r} is not one we know; counted as a dense GQA decoder")
+        notes.append(Text(N_("model_type {model_type} is not one we know; counted as a dense GQA decoder"),
+                          model_type=repr(arch.model_type)))
     if arch.is_moe and layout.ep == 1 and layout.dp > 1:
-        notes.append("no expert parallelism: every DP replica holds all routed experts (split over its TP group)")
+        notes.append(Text(N_("no expert parallelism: every DP replica holds all routed experts (split over its TP "
+                             "group)")))
     if not arch.is_moe and layout.cards > 1 and layout.ep > 1:
-        notes.append("EP has no effect on a dense model")
+        notes.append(Text(N_("EP has no effect on a dense model")))
     if not arch.is_mla and layout.tp > arch.num_key_value_heads:
-        notes.append(f"TP {layout.tp} exceeds the {arch.num_key_value_heads} KV heads: KV heads are replicated")
+        notes.append(Text(N_("TP {tp} exceeds the {heads} KV heads: KV heads are replicated"), tp=layout.tp,
+                          heads=arch.num_key_value_heads))
     if arch.max_position_embeddings and max_seq_len > arch.max_position_embeddings:
-        notes.append(f"max_seq_len {max_seq_len} exceeds the model's max_position_embeddings "
-                     f"{arch.max_position_embeddings}")
+        notes.append(Text(N_("max_seq_len {max_seq_len} exceeds the model's max_position_embeddings {maximum}"),
+                          max_seq_len=max_seq_len, maximum=arch.max_position_embeddings))
     if arch.num_nextn_predict_layers and not include_mtp:
-        notes.append("the MTP (multi-token prediction) layer is not counted; add it when serving with MTP "
-                     "speculative decoding")
+        notes.append(Text(N_("the MTP (multi-token prediction) layer is not counted; add it when serving with MTP "
+                             "speculative decoding")))
     if tally is not None and tally.detected_precision and tally.detected_precision != precision.name:
-        notes.append(f"the checkpoint on disk is {tally.detected_precision}; {precision.name} weights computed "
-                     "from the architecture")
+        notes.append(Text(N_("the checkpoint on disk is {on_disk}; {precision} weights computed from the "
+                             "architecture"), on_disk=tally.detected_precision, precision=precision.name))
     return notes
 
 
@@ -549,10 +561,10 @@ def plan_memory(
 ) -> MemoryPlan:
     """The per-card memory plan for one deployment."""
     if hbm_bytes <= 0:
-        raise PlanError("card memory must be positive")
+        raise PlanError(Text(N_("card memory must be positive")))
     for label, value in (("max_seq_len", max_seq_len), ("batch", batch)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise PlanError(f"{label} must be a positive integer, got {value!r}")
+            raise PlanError(Text(N_("{name} must be a positive integer, got {value}"), name=label, value=repr(value)))
     kv_name = parse_kv_dtype(kv_dtype) or _default_kv_dtype(precision)
     if tally is not None and tally.detected_precision == precision.name:
         weights = weights_from_tally(tally, include_mtp)

@@ -24,6 +24,8 @@ import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ascend_doctor.fastdataclass import dataclass, field
+from ascend_doctor.i18n import N_
+from ascend_doctor.i18n_text import Text
 from ascend_doctor.model import records as R
 from ascend_doctor.model.safetensors import FP8_DTYPES, SafetensorsHeader
 
@@ -120,8 +122,9 @@ def classify(
     model_type = str(config.get("model_type", "")) if config else ""
     quantize_key = config.get("quantize") if config else None
 
+    # Labels, evidence and problem messages are ``Text``: English data, shown translated by the checks.
     if config is None and not weight_files and not pickle_files:
-        return R.Provenance(R.NONE, "no model files found"), problems
+        return R.Provenance(R.NONE, Text(N_("no model files found"))), problems
 
     # -- msmodelslim ---------------------------------------------------------------------------
     quant_names = [w for w in weight_files if QUANT_WEIGHT_RE.match(w.rsplit("/", 1)[-1])]
@@ -132,13 +135,17 @@ def classify(
     if description_files or quant_names or modelslim_tensors or isinstance(qc_quant_type, str):
         evidence: List[str] = []
         if description_files:
-            evidence.append("quantization description " + ", ".join(description_files))
+            evidence.append(Text(N_("quantization description {files}"), files=", ".join(description_files)))
         if quant_names:
-            more = f" (+{len(quant_names) - 1} more)" if len(quant_names) > 1 else ""
-            evidence.append(f"weights named {quant_names[0]}{more}")
+            if len(quant_names) > 1:
+                evidence.append(Text(N_("weights named {file} (+{count} more)"), file=quant_names[0],
+                                     count=len(quant_names) - 1))
+            else:
+                evidence.append(Text(N_("weights named {file}"), file=quant_names[0]))
         if modelslim_tensors:
             aux = ", ".join(f"{k} x{v}" for k, v in sorted(stats.aux_counts.items()))
-            evidence.append(f"{stats.int8_weight_count} int8 weights (e.g. {stats.int8_example}) with {aux}")
+            evidence.append(Text(N_("{count} int8 weights (e.g. {example}) with {companions}"),
+                                 count=stats.int8_weight_count, example=stats.int8_example, companions=aux))
         if isinstance(qc_quant_type, str):
             evidence.append(f"config.json quantization_config.model_quant_type={qc_quant_type}")
         quant_type = description_quant_type or _quant_type_from_names(description_files, weight_files)
@@ -151,18 +158,20 @@ def classify(
         if not description_files and not isinstance(qc_quant_type, str):
             problems.append(R.Problem(
                 R.DESCRIPTION_MISSING, R.ERROR,
-                "msmodelslim-style weights without quant_model_description.json: neither vLLM-Ascend nor MindIE "
-                "can tell which layers are quantized",
+                Text(N_("msmodelslim-style weights without quant_model_description.json: neither vLLM-Ascend nor "
+                        "MindIE can tell which layers are quantized")),
             ))
         if quant_method == "fp8":
             problems.append(R.Problem(
                 R.FP8_CONFIG_LEFTOVER, R.ERROR,
-                "config.json still declares quantization_config.quant_method=fp8 but the weights are msmodelslim "
-                "quantized", "config.json",
+                Text(N_("config.json still declares quantization_config.quant_method=fp8 but the weights are "
+                        "msmodelslim quantized")), "config.json",
             ))
-        label = f"msmodelslim {quant_type or 'quantized'} ({_layout_label(layout)})"
+        label = (Text(N_("msmodelslim {quant_type} ({layout})"), quant_type=quant_type, layout=_layout_label(layout))
+                 if quant_type else Text(N_("msmodelslim quantized ({layout})"), layout=_layout_label(layout)))
         if stats.fp8_count:
-            evidence.append(f"also {stats.fp8_count} FP8 tensors (e.g. {stats.fp8_example}): mixed directory")
+            evidence.append(Text(N_("also {count} FP8 tensors (e.g. {example}): mixed directory"),
+                                 count=stats.fp8_count, example=stats.fp8_example))
         return R.Provenance(R.MSMODELSLIM, label, tuple(evidence), quant_type, layout), problems
 
     # -- HuggingFace FP8 original ------------------------------------------------------------
@@ -170,18 +179,24 @@ def classify(
     if stats.fp8_count:
         evidence = []
         dtypes = "/".join(sorted(stats.fp8_dtypes))
-        scale = f" with {stats.scale_inv_count} weight_scale_inv tensors" if stats.scale_inv_count else ""
-        evidence.append(f"{stats.fp8_count} {dtypes} tensors (e.g. {stats.fp8_example}){scale}")
+        if stats.scale_inv_count:
+            evidence.append(Text(N_("{count} {dtypes} tensors (e.g. {example}) with {scales} weight_scale_inv "
+                                    "tensors"), count=stats.fp8_count, dtypes=dtypes, example=stats.fp8_example,
+                                 scales=stats.scale_inv_count))
+        else:
+            evidence.append(Text(N_("{count} {dtypes} tensors (e.g. {example})"), count=stats.fp8_count,
+                                 dtypes=dtypes, example=stats.fp8_example))
         if fp8_config and qc is not None:
             evidence.append(_fp8_config_evidence(qc))
-        label = "HuggingFace original FP8"
+        label = Text(N_("HuggingFace original FP8"))
         block = qc.get("weight_block_size") if qc else None
         if qc and isinstance(block, list):
-            label += f" ({qc.get('fmt', 'fp8')}, {'x'.join(str(b) for b in block)} blocks)"
+            label = Text(N_("HuggingFace original FP8 ({format}, {block} blocks)"), format=qc.get("fmt", "fp8"),
+                         block="x".join(str(b) for b in block))
         return R.Provenance(R.HF_FP8, label, tuple(evidence)), problems
     if fp8_config and qc is not None and stats.readable_headers == 0:
-        evidence = [_fp8_config_evidence(qc), "no readable safetensors header to confirm the tensor dtypes"]
-        label = "HuggingFace original FP8 (declared by config.json only)"
+        evidence = [_fp8_config_evidence(qc), Text(N_("no readable safetensors header to confirm the tensor dtypes"))]
+        label = Text(N_("HuggingFace original FP8 (declared by config.json only)"))
         return R.Provenance(R.HF_FP8, label, tuple(evidence)), problems
 
     # -- float ---------------------------------------------------------------------------------
@@ -191,32 +206,33 @@ def classify(
         total = sum(stats.params_by_dtype.values()) or 1
         share = 100.0 * floats[dominant] / total
         kind = {"BF16": R.FLOAT_BF16, "F16": R.FLOAT_FP16, "F32": R.FLOAT_FP32}[dominant]
-        evidence = [f"{share:.0f}% of {total:,} parameters are {dominant} across {stats.readable_headers} "
-                    "safetensors file(s)"]
+        evidence = [Text(N_("{share}% of {total} parameters are {dtype} across {files} safetensors file(s)"),
+                         share=f"{share:.0f}", total=f"{total:,}", dtype=dominant, files=stats.readable_headers)]
         converted = None
         if model_type in FP8_ORIGINAL_MODEL_TYPES:
             converted = True
-            evidence.append(f"model_type {model_type} is published in FP8 only, so these weights were converted "
-                            "(e.g. with fp8_cast_bf16.py)")
+            evidence.append(Text(N_("model_type {model_type} is published in FP8 only, so these weights were "
+                                    "converted (e.g. with fp8_cast_bf16.py)"), model_type=model_type))
         if fp8_config and qc is not None:
             converted = True
-            evidence.append(_fp8_config_evidence(qc) + " although no tensor is FP8")
+            evidence.append(Text(N_("{declared} although no tensor is FP8"), declared=_fp8_config_evidence(qc)))
             problems.append(R.Problem(
                 R.FP8_CONFIG_LEFTOVER, R.ERROR,
-                f"config.json still declares quantization_config.quant_method=fp8 but the weights are {dominant}",
+                Text(N_("config.json still declares quantization_config.quant_method=fp8 but the weights are "
+                        "{dtype}"), dtype=dominant),
                 "config.json",
             ))
         if quant_method and quant_method != "fp8":
             evidence.append(f"config.json quantization_config.quant_method={quant_method}")
-            return R.Provenance(R.OTHER_QUANTIZED, f"{quant_method}-quantized (not msmodelslim)",
-                                tuple(evidence)), problems
+            return R.Provenance(R.OTHER_QUANTIZED, Text(N_("{method}-quantized (not msmodelslim)"),
+                                                        method=quant_method), tuple(evidence)), problems
         if config is None:
-            evidence.append(config_note or "no readable config.json")
+            evidence.append(config_note or Text(N_("no readable config.json")))
         elif not qc:
-            evidence.append("config.json has no quantization_config")
-        label = {"BF16": "BF16", "F16": "FP16", "F32": "FP32"}[dominant] + " weights"
-        if converted:
-            label = f"{label} converted from the FP8 original"
+            evidence.append(Text(N_("config.json has no quantization_config")))
+        shown = {"BF16": "BF16", "F16": "FP16", "F32": "FP32"}[dominant]
+        label = (Text(N_("{dtype} weights converted from the FP8 original"), dtype=shown) if converted
+                 else Text(N_("{dtype} weights"), dtype=shown))
         return R.Provenance(kind, label, tuple(evidence), converted_from_fp8=converted), problems
 
     # -- undecided -------------------------------------------------------------------------------
@@ -224,19 +240,19 @@ def classify(
     if quant_method:
         evidence.append(f"config.json quantization_config.quant_method={quant_method}")
         if stats.readable_headers:
-            return R.Provenance(R.OTHER_QUANTIZED, f"{quant_method}-quantized (not msmodelslim)",
-                                tuple(evidence)), problems
+            return R.Provenance(R.OTHER_QUANTIZED, Text(N_("{method}-quantized (not msmodelslim)"),
+                                                        method=quant_method), tuple(evidence)), problems
     if pickle_files:
-        evidence.append(f"weights are PyTorch pickle files ({pickle_files[0]}...), whose dtypes cannot be read "
-                        "without loading them")
+        evidence.append(Text(N_("weights are PyTorch pickle files ({file}...), whose dtypes cannot be read without "
+                                "loading them"), file=pickle_files[0]))
     if weight_files and stats.readable_headers == 0:
-        evidence.append("no safetensors header could be read")
+        evidence.append(Text(N_("no safetensors header could be read")))
     if not weight_files and not pickle_files:
-        evidence.append("config.json but no weight files")
+        evidence.append(Text(N_("config.json but no weight files")))
     torch_dtype = config.get("torch_dtype") if config else None
     if torch_dtype:
-        evidence.append(f"config.json torch_dtype={torch_dtype} (a hint, not proof)")
-    return R.Provenance(R.UNKNOWN, "unknown: the evidence does not decide", tuple(evidence)), problems
+        evidence.append(Text(N_("config.json torch_dtype={dtype} (a hint, not proof)"), dtype=torch_dtype))
+    return R.Provenance(R.UNKNOWN, Text(N_("unknown: the evidence does not decide")), tuple(evidence)), problems
 
 
 def _fp8_config_evidence(qc: Mapping[str, Any]) -> str:
@@ -253,26 +269,28 @@ def _modelslim_layout(description_files: Sequence[str], quantize_key: Any) -> Tu
     suffixed = [d for d in description_files if d != "quant_model_description.json"]
     has_key = isinstance(quantize_key, str) and bool(quantize_key)
     if plain and suffixed:
-        return R.LAYOUT_BOTH, (f"both quant_model_description.json (vLLM-Ascend) and {suffixed[0]} "
-                               "(MindIE naming) are present")
+        return R.LAYOUT_BOTH, Text(N_("both quant_model_description.json (vLLM-Ascend) and {file} (MindIE naming) "
+                                      "are present"), file=suffixed[0])
     if suffixed and has_key:
-        return R.LAYOUT_MINDIE, (f"{suffixed[0]} and config.json \"quantize\": \"{quantize_key}\": "
-                                 "msmodelslim --mindie_format output (MindIE 2.1.RC1 and older)")
+        return R.LAYOUT_MINDIE, Text(N_("{file} and config.json \"quantize\": \"{quantize}\": msmodelslim "
+                                        "--mindie_format output (MindIE 2.1.RC1 and older)"), file=suffixed[0],
+                                     quantize=quantize_key)
     if suffixed:
-        return R.LAYOUT_MINDIE, (f"{suffixed[0]} (suffixed name, older msmodelslim / MindIE naming); "
-                                 "vLLM-Ascend reads only quant_model_description.json")
+        return R.LAYOUT_MINDIE, Text(N_("{file} (suffixed name, older msmodelslim / MindIE naming); vLLM-Ascend "
+                                        "reads only quant_model_description.json"), file=suffixed[0])
     if plain and not has_key:
-        return R.LAYOUT_VLLM_ASCEND, ("quant_model_description.json and no \"quantize\" key in config.json: "
-                                      "msmodelslim default layout, read by vLLM-Ascend")
+        return R.LAYOUT_VLLM_ASCEND, Text(N_("quant_model_description.json and no \"quantize\" key in config.json: "
+                                             "msmodelslim default layout, read by vLLM-Ascend"))
     if plain:
-        return R.LAYOUT_UNKNOWN, (f"quant_model_description.json (vLLM-Ascend) but config.json also has "
-                                  f"\"quantize\": \"{quantize_key}\" (MindIE style): layout undecided")
-    return R.LAYOUT_UNKNOWN, "no quantization description file: layout undecided"
+        return R.LAYOUT_UNKNOWN, Text(N_("quant_model_description.json (vLLM-Ascend) but config.json also has "
+                                         "\"quantize\": \"{quantize}\" (MindIE style): layout undecided"),
+                                      quantize=quantize_key)
+    return R.LAYOUT_UNKNOWN, Text(N_("no quantization description file: layout undecided"))
 
 
 def _layout_label(layout: str) -> str:
-    return {
-        R.LAYOUT_VLLM_ASCEND: "vLLM-Ascend layout",
-        R.LAYOUT_MINDIE: "MindIE layout",
-        R.LAYOUT_BOTH: "vLLM-Ascend and MindIE layouts",
-    }.get(layout, "layout unknown")
+    return Text({
+        R.LAYOUT_VLLM_ASCEND: N_("vLLM-Ascend layout"),
+        R.LAYOUT_MINDIE: N_("MindIE layout"),
+        R.LAYOUT_BOTH: N_("vLLM-Ascend and MindIE layouts"),
+    }.get(layout, N_("layout unknown")))

@@ -26,6 +26,8 @@ from typing import Any, BinaryIO, Dict, List, Optional, Tuple
 from ascend_doctor import boundedjson
 from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import HostFileError
+from ascend_doctor.i18n import N_
+from ascend_doctor.i18n_text import Text
 from ascend_doctor.model.files import FileSource
 
 MAX_HEADER_BYTES = 100 * 1024 * 1024  # what the safetensors library itself accepts
@@ -122,23 +124,25 @@ class SafetensorsHeader:
 def header_length(first8: bytes, file_size: int) -> int:
     """N from the first 8 bytes, refusing values that cannot be a real header."""
     if len(first8) < 8:
-        raise HeaderError("truncated", f"file is only {file_size} bytes: too short for a safetensors header")
+        raise HeaderError("truncated", Text(N_("file is only {size} bytes: too short for a safetensors header"),
+                                            size=file_size))
     if first8 == b"\x00" * 8:
-        raise HeaderError("zero-filled", "zero-filled header (pre-allocated file that was never written?)")
+        raise HeaderError("zero-filled", Text(N_("zero-filled header (pre-allocated file that was never written?)")))
     (length,) = struct.unpack("<Q", first8)
     if length > file_size - 8:
         raise HeaderError(
             "length-too-large",
-            f"header length {length} is larger than the file ({file_size} bytes; truncated download?)",
+            Text(N_("header length {length} is larger than the file ({size} bytes; truncated download?)"),
+                 length=length, size=file_size),
         )
     if length > MAX_HEADER_BYTES:
         raise HeaderError(
             "length-over-bound",
-            f"header length {length} exceeds the {MAX_HEADER_BYTES // (1024 * 1024)} MiB bound "
-            "(corrupt file or not safetensors)",
+            Text(N_("header length {length} exceeds the {bound} MiB bound (corrupt file or not safetensors)"),
+                 length=length, bound=MAX_HEADER_BYTES // (1024 * 1024)),
         )
     if length < 2:
-        raise HeaderError("json-invalid", f"header length {length} is too small to hold JSON")
+        raise HeaderError("json-invalid", Text(N_("header length {length} is too small to hold JSON"), length=length))
     return length
 
 
@@ -152,13 +156,14 @@ def _int_list(value: Any) -> Optional[List[int]]:
 
 
 def _too_many_tensors(_count: int) -> str:
-    return f"header describes more than {MAX_TENSORS} tensors: refused as corrupt or hostile"
+    return Text(N_("header describes more than {count} tensors: refused as corrupt or hostile"), count=MAX_TENSORS)
 
 
 def parse_header_json(raw: bytes) -> Tuple[Dict[str, TensorInfo], Dict[str, str]]:
     """Parse and validate the JSON part of a header (the bytes after the length)."""
     if not raw.strip(b"\x00 "):
-        raise HeaderError("zero-filled", "header bytes are all zero (pre-allocated file that was never written?)")
+        raise HeaderError("zero-filled", Text(N_("header bytes are all zero (pre-allocated file that was never "
+                                                 "written?)")))
     raw = raw.rstrip(b" \x00")
     try:
         # Measured on the bytes, before a str copy is made: a refused header costs no more memory.
@@ -166,13 +171,15 @@ def parse_header_json(raw: bytes) -> Tuple[Dict[str, TensorInfo], Dict[str, str]
                           max_containers=_MAX_CONTAINERS, max_items=_MAX_VALUES, count_message=_too_many_tensors)
         doc = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        raise HeaderError("json-invalid", f"header is not UTF-8 text (byte {exc.start})") from None
+        raise HeaderError("json-invalid", Text(N_("header is not UTF-8 text (byte {byte})"), byte=exc.start)) from None
     except boundedjson.TooComplex as exc:
-        raise HeaderError("too-complex", str(exc)) from None
+        # The count bound's message is _too_many_tensors' Text: keep it (str() would drop the template).
+        raise HeaderError("too-complex", exc.args[0] if exc.args and isinstance(exc.args[0], Text)
+                          else str(exc)) from None
     except ValueError as exc:
-        raise HeaderError("json-invalid", f"header is not valid JSON: {exc}") from None
+        raise HeaderError("json-invalid", Text(N_("header is not valid JSON: {error}"), error=str(exc))) from None
     if not isinstance(doc, dict):
-        raise HeaderError("schema-invalid", "header JSON is not an object")
+        raise HeaderError("schema-invalid", Text(N_("header JSON is not an object")))
     if len(doc) > MAX_TENSORS + 1:
         raise HeaderError("too-complex", _too_many_tensors(len(doc)))
     metadata: Dict[str, str] = {}
@@ -180,19 +187,21 @@ def parse_header_json(raw: bytes) -> Tuple[Dict[str, TensorInfo], Dict[str, str]
     for name, info in doc.items():
         if name == "__metadata__":
             if not isinstance(info, dict) or not all(isinstance(v, str) for v in info.values()):
-                raise HeaderError("schema-invalid", "__metadata__ must map strings to strings")
+                raise HeaderError("schema-invalid", Text(N_("__metadata__ must map strings to strings")))
             metadata = dict(info)
             continue
         if not isinstance(info, dict):
-            raise HeaderError("schema-invalid", f"tensor {name!r}: entry is not an object")
+            raise HeaderError("schema-invalid", Text(N_("tensor {name}: entry is not an object"), name=repr(name)))
         dtype = info.get("dtype")
         shape = _int_list(info.get("shape"))
         offsets = _int_list(info.get("data_offsets"))
         if not isinstance(dtype, str) or shape is None or offsets is None or len(offsets) != 2:
-            raise HeaderError("schema-invalid", f"tensor {name!r}: needs dtype, shape and data_offsets [begin, end]")
+            raise HeaderError("schema-invalid", Text(N_("tensor {name}: needs dtype, shape and data_offsets [begin, "
+                                                        "end]"), name=repr(name)))
         begin, end = offsets
         if end < begin:
-            raise HeaderError("schema-invalid", f"tensor {name!r}: data_offsets end {end} < begin {begin}")
+            raise HeaderError("schema-invalid", Text(N_("tensor {name}: data_offsets end {end} < begin {begin}"),
+                                                     name=repr(name), end=end, begin=begin))
         tensors[name] = TensorInfo(name, dtype, tuple(shape), begin, end)
     _validate_layout(tensors)
     return tensors, metadata
@@ -203,16 +212,19 @@ def _validate_layout(tensors: Dict[str, TensorInfo]) -> None:
     position = 0
     for tensor in sorted(tensors.values(), key=lambda t: (t.begin, t.end)):
         if tensor.begin != position:
-            what = "overlaps the previous tensor" if tensor.begin < position else "leaves a hole"
-            raise HeaderError("schema-invalid", f"tensor {tensor.name!r}: data_offsets {what} at byte {position}")
+            template = (N_("tensor {name}: data_offsets overlaps the previous tensor at byte {position}")
+                        if tensor.begin < position
+                        else N_("tensor {name}: data_offsets leaves a hole at byte {position}"))
+            raise HeaderError("schema-invalid", Text(template, name=repr(tensor.name), position=position))
         bits = DTYPE_BITS.get(tensor.dtype)
         if bits is not None:
             want = (tensor.numel * bits + 7) // 8
             if want != tensor.end - tensor.begin:
                 raise HeaderError(
                     "schema-invalid",
-                    f"tensor {tensor.name!r}: {tensor.end - tensor.begin} bytes declared but "
-                    f"{tensor.dtype}{list(tensor.shape)} needs {want}",
+                    Text(N_("tensor {name}: {declared} bytes declared but {dtype} needs {want}"),
+                         name=repr(tensor.name), declared=tensor.end - tensor.begin,
+                         dtype=f"{tensor.dtype}{list(tensor.shape)}", want=want),
                 )
         position = tensor.end
 
@@ -243,12 +255,14 @@ def read_header(src: FileSource, path: str, rel: str, file_size: int) -> Safeten
             if first8.startswith(LFS_POINTER_PREFIX[:8]):
                 first8 += _read_exact(fh, len(LFS_POINTER_PREFIX) - 8)
                 if first8.startswith(LFS_POINTER_PREFIX):
-                    raise HeaderError("lfs-pointer", "Git LFS pointer file, not the weights (run `git lfs pull`)")
+                    raise HeaderError("lfs-pointer", Text(N_("Git LFS pointer file, not the weights (run `git lfs "
+                                                             "pull`)")))
             first8 = first8[:8]
             length = header_length(first8, file_size)
             raw = _read_exact(fh, length)
             if len(raw) < length:  # the file shrank under us, or the host lied about its size
-                raise HeaderError("truncated", f"header declares {length} bytes but only {len(raw)} could be read")
+                raise HeaderError("truncated", Text(N_("header declares {length} bytes but only {read} could be read"),
+                                                    length=length, read=len(raw)))
             tensors, metadata = parse_header_json(raw)
     except HeaderError as exc:
         result.error_kind, result.error = exc.kind, exc.message
@@ -266,16 +280,13 @@ def read_header(src: FileSource, path: str, rel: str, file_size: int) -> Safeten
         diff = file_size - result.expected_size
         if diff < 0:
             result.error_kind = "size-mismatch"
-            result.error = (
-                f"file is {file_size} bytes but its header declares {result.expected_size}: "
-                f"{-diff} bytes missing (truncated download?)"
-            )
+            result.error = Text(N_("file is {size} bytes but its header declares {expected}: {missing} bytes missing "
+                                   "(truncated download?)"), size=file_size, expected=result.expected_size,
+                                missing=-diff)
         else:
             result.error_kind = "size-mismatch"
-            result.error = (
-                f"file is {file_size} bytes but its header declares {result.expected_size}: "
-                f"{diff} unexpected bytes after the last tensor"
-            )
+            result.error = Text(N_("file is {size} bytes but its header declares {expected}: {extra} unexpected bytes "
+                                   "after the last tensor"), size=file_size, expected=result.expected_size, extra=diff)
     return result
 
 

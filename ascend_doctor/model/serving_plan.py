@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, List, Optional, Tuple
 
 from ascend_doctor.fastdataclass import dataclass
+from ascend_doctor.i18n import N_
+from ascend_doctor.i18n_text import Text
 
 if TYPE_CHECKING:
     from ascend_doctor.parsers.serving_config import ServingConfig
@@ -44,12 +46,13 @@ MINDIE_DEFAULT_MAX_BATCH = 200  # ScheduleConfig.maxBatchSize when absent
 def plan_inputs(config: Optional[ServingConfig], max_position_embeddings: Optional[int] = None) -> PlanInputs:
     """Read the parallel sizes, lengths, batch and memory settings a memory plan needs."""
     if config is None or config.error or not config.models:
-        return PlanInputs(notes=("no serving configuration: planned for one 4096-token sequence over every NPU of "
-                                 "this host",))
+        return PlanInputs(notes=(Text(N_("no serving configuration: planned for one 4096-token sequence over every "
+                                         "NPU of this host")),))
     model = config.models[0]
-    notes: List[str] = []
+    notes: List[str] = []  # Text: English in the JSON, translated where shown
     if len(config.models) > 1:
-        notes.append(f"{len(config.models)} models configured: planned for the first ({model.where})")
+        notes.append(Text(N_("{count} models configured: planned for the first ({model})"),
+                          count=len(config.models), model=model.where))
     if config.is_mindie:
         world = model.world_size if not config.multi_node else None
         if config.multi_node:
@@ -73,14 +76,14 @@ def plan_inputs(config: Optional[ServingConfig], max_position_embeddings: Option
         )
     tp, dp, pp = model.tp or 1, model.dp or 1, model.pp or 1
     if pp > 1:
-        notes.append(f"pipeline parallel {pp} is counted as extra tensor parallelism (same weights per card; the "
-                     "KV estimate is rough)")
+        notes.append(Text(N_("pipeline parallel {pp} is counted as extra tensor parallelism (same weights per card; "
+                             "the KV estimate is rough)"), pp=pp))
     cards = tp * dp * pp
     seq = config.max_seq_len or max_position_embeddings or 4096
     if not config.max_seq_len:
-        notes.append(f"no --max-model-len: vLLM uses the model's maximum ({seq} tokens)")
+        notes.append(Text(N_("no --max-model-len: vLLM uses the model's maximum ({tokens} tokens)"), tokens=seq))
     if not config.max_batch_size:
-        notes.append("no --max-num-seqs: planned for one full-length sequence")
+        notes.append(Text(N_("no --max-num-seqs: planned for one full-length sequence")))
     util = config.gpu_memory_utilization
     return PlanInputs(
         cards=cards, tp=tp * pp, dp=dp, ep=cards if model.enable_expert_parallel else None,

@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, 
 
 from ascend_doctor import boundedjson
 from ascend_doctor.fastdataclass import dataclass
+from ascend_doctor.i18n import N_
+from ascend_doctor.i18n_text import Text
 
 if TYPE_CHECKING:
     import yaml
@@ -129,15 +131,22 @@ class ServingConfig:
 
     @property
     def label(self) -> str:
-        return {KIND_MINDIE: "MindIE config", KIND_SIMPLE: "models: config", KIND_VLLM: "vLLM launch"}.get(
-            self.kind, "serving config") + f" {self.source}"
+        return Text({KIND_MINDIE: N_("MindIE config {source}"), KIND_SIMPLE: N_("models: config {source}"),
+                     KIND_VLLM: N_("vLLM launch {source}")}.get(self.kind, N_("serving config {source}")),
+                    source=self.source)
 
 
 def failed_config(source: str, error: str, kind: str = "unknown") -> ServingConfig:
     return ServingConfig(kind=kind, source=source, error=error)
 
 
+def _reason(exc: Exception) -> str:
+    """An exception's message, keeping a ``Text`` (its template) where ``str()`` would drop it."""
+    return exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], Text) else str(exc)
+
+
 # -- value readers (collect problems instead of raising) -----------------------------------------
+# Problems and errors are ``Text``: English data, shown in the run's language by the ASC-CFG checks.
 
 
 class _Reader:
@@ -155,19 +164,22 @@ class _Reader:
         value = data[key]
         allowed = (int, float, str) if self.allow_str else (int, float)
         if isinstance(value, bool) or not isinstance(value, allowed):
-            self.problems.append(f"{where}{key} must be an integer, got {value!r}")
+            self.problems.append(Text(N_("{setting} must be an integer, got {value}"), setting=where + key,
+                                      value=repr(value)))
             return None
         try:
             number = int(value) if not isinstance(value, float) or value.is_integer() else None
         except ValueError:
             number = None
         if number is None:
-            self.problems.append(f"{where}{key} must be an integer, got {value!r}")
+            self.problems.append(Text(N_("{setting} must be an integer, got {value}"), setting=where + key,
+                                      value=repr(value)))
             return None
         if auto is not None and number == auto:
             return None
         if number < minimum:
-            self.problems.append(f"{where}{key} must be >= {minimum}, got {number}")
+            self.problems.append(Text(N_("{setting} must be >= {minimum}, got {value}"), setting=where + key,
+                                      minimum=minimum, value=number))
             return None
         return number
 
@@ -179,7 +191,8 @@ class _Reader:
             return value
         if isinstance(value, str) and value.strip().lower() in ("true", "false"):
             return value.strip().lower() == "true"
-        self.problems.append(f"{where}{key} must be true or false, got {value!r}")
+        self.problems.append(Text(N_("{setting} must be true or false, got {value}"), setting=where + key,
+                                  value=repr(value)))
         return None
 
     def str_(self, data: Mapping[str, Any], key: str, where: str) -> Optional[str]:
@@ -187,7 +200,8 @@ class _Reader:
             return None
         value = data[key]
         if not isinstance(value, str):
-            self.problems.append(f"{where}{key} must be a string, got {value!r}")
+            self.problems.append(Text(N_("{setting} must be a string, got {value}"), setting=where + key,
+                                      value=repr(value)))
             return None
         return value
 
@@ -195,10 +209,11 @@ class _Reader:
         try:
             number = float(value)
         except (TypeError, ValueError):
-            self.problems.append(f"{where} must be a number, got {value!r}")
+            self.problems.append(Text(N_("{setting} must be a number, got {value}"), setting=where, value=repr(value)))
             return None
         if not lo < number <= hi:
-            self.problems.append(f"{where} must be in ({lo:g}, {hi:g}], got {number:g}")
+            self.problems.append(Text(N_("{setting} must be in ({low}, {high}], got {value}"), setting=where,
+                                      low=f"{lo:g}", high=f"{hi:g}", value=f"{number:g}"))
             return None
         return number
 
@@ -207,7 +222,8 @@ class _Reader:
         if value is None:
             return {}
         if not isinstance(value, dict):
-            self.problems.append(f"{where}{key} must be an object, got {type(value).__name__}")
+            self.problems.append(Text(N_("{setting} must be an object, got {type}"), setting=where + key,
+                                      type=type(value).__name__))
             return {}
         return value
 
@@ -225,16 +241,17 @@ def _yaml_load(text: str) -> Any:
         return boundedyaml.safe_load(text, what="YAML", max_chars=MAX_CONFIG_BYTES,
                                      max_expanded=MAX_YAML_EXPANDED_NODES, max_aliases=MAX_YAML_ALIASES)
     except TooComplex as exc:
-        raise ServingConfigError(str(exc)) from None
+        raise ServingConfigError(_reason(exc)) from None
 
 
 def load_document(text: str, source: str) -> Any:
     """Parse JSON, or YAML (``.yaml``/``.yml`` files, and text that is not JSON); errors are clear."""
     if len(text) > MAX_CONFIG_BYTES:
-        raise ServingConfigError(f"{source} is larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MB: refused")
+        raise ServingConfigError(Text(N_("{source} is larger than {size} MB: refused"), source=source,
+                                      size=MAX_CONFIG_BYTES // (1024 * 1024)))
     text = text.lstrip("\ufeff")
     if not text.strip():
-        raise ServingConfigError(f"{source} is empty")
+        raise ServingConfigError(Text(N_("{source} is empty"), source=source))
     is_yaml_name = source.lower().endswith((".yaml", ".yml"))
     looks_json = text.lstrip()[:1] in ("{", "[")
     json_error: Optional[str] = None
@@ -242,30 +259,34 @@ def load_document(text: str, source: str) -> Any:
         try:
             return boundedjson.loads(text, what="JSON", max_chars=MAX_CONFIG_BYTES)
         except boundedjson.TooComplex as exc:
-            raise ServingConfigError(f"{source}: {exc}") from None
+            raise ServingConfigError(Text("{source}: {error}", source=source, error=_reason(exc))) from None
         except ValueError as exc:
             if looks_json:
-                raise ServingConfigError(f"{source}: invalid JSON: {exc}") from None
+                raise ServingConfigError(Text(N_("{source}: invalid JSON: {error}"), source=source,
+                                              error=str(exc))) from None
             json_error = str(exc)
     import yaml  # on use: a JSON config.json or a launch line never needs it
 
     try:
         return _yaml_load(text)
     except ServingConfigError as exc:
-        raise ServingConfigError(f"{source}: {exc}") from None
+        raise ServingConfigError(Text("{source}: {error}", source=source, error=_reason(exc))) from None
     except RecursionError:
-        raise ServingConfigError(f"{source}: invalid YAML: nested too deeply") from None
+        raise ServingConfigError(Text(N_("{source}: invalid YAML: nested too deeply"), source=source)) from None
     except yaml.YAMLError as exc:
         if json_error is not None:
-            raise ServingConfigError(f"{source}: invalid JSON: {json_error} (and not YAML either)") from None
-        raise ServingConfigError(f"{source}: invalid YAML: {_yaml_problem(exc)}") from None
+            raise ServingConfigError(Text(N_("{source}: invalid JSON: {error} (and not YAML either)"), source=source,
+                                          error=json_error)) from None
+        raise ServingConfigError(Text(N_("{source}: invalid YAML: {error}"), source=source,
+                                      error=_yaml_problem(exc))) from None
 
 
 def _yaml_problem(exc: yaml.YAMLError) -> str:
     problem = getattr(exc, "problem", None) or getattr(exc, "context", None)
     mark = getattr(exc, "problem_mark", None)
     if problem and mark is not None:
-        return f"{problem} at line {mark.line + 1}, column {mark.column + 1}"
+        return Text(N_("{problem} at line {line}, column {column}"), problem=problem, line=mark.line + 1,
+                    column=mark.column + 1)
     return str(problem or exc).strip().splitlines()[0] if str(problem or exc).strip() else type(exc).__name__
 
 
@@ -274,21 +295,23 @@ def parse_serving_text(text: str, source: str) -> ServingConfig:
     try:
         data = load_document(text, source)
     except ServingConfigError as exc:
-        return failed_config(source, str(exc))
+        return failed_config(source, _reason(exc))
     return parse_serving_document(data, source)
 
 
 def parse_serving_document(data: Any, source: str) -> ServingConfig:
     if not isinstance(data, dict):
-        return failed_config(source, f"{source}: top level must be an object, got {type(data).__name__}")
+        return failed_config(source, Text(N_("{source}: top level must be an object, got {type}"), source=source,
+                                          type=type(data).__name__))
     if "BackendConfig" in data or "ServerConfig" in data:
         return parse_mindie(data, source)
     if "models" in data:
         return parse_simple(data, source)
     if any(str(key).replace("_", "-") in VLLM_YAML_KEYS for key in data):
         return parse_vllm_mapping(data, source)
-    return failed_config(source, f"{source}: not a MindIE config.json (no BackendConfig/ServerConfig), a "
-                                 "`models:` list, or a vLLM config (no model/tensor-parallel-size)")
+    return failed_config(source, Text(N_("{source}: not a MindIE config.json (no BackendConfig/ServerConfig), a "
+                                         "`models:` list, or a vLLM config (no model/tensor-parallel-size)"),
+                                      source=source))
 
 
 # -- MindIE -------------------------------------------------------------------------------------
@@ -299,14 +322,16 @@ def _device_ids(value: Any, reader: _Reader) -> Tuple[Tuple[int, ...], ...]:
     if value is None:
         return ()
     if not isinstance(value, list) or not all(isinstance(group, list) for group in value):
-        reader.problems.append(f"{where} must be a list of lists of NPU ids, e.g. [[0,1,2,3]], got {value!r}")
+        reader.problems.append(Text(N_("{setting} must be a list of lists of NPU ids, e.g. [[0,1,2,3]], got "
+                                       "{value}"), setting=where, value=repr(value)))
         return ()
     groups = []
     for group in value:
         ids = []
         for item in group:
             if isinstance(item, bool) or not isinstance(item, int) or item < 0:
-                reader.problems.append(f"{where} holds {item!r}: ids are non-negative integers")
+                reader.problems.append(Text(N_("{setting} holds {value}: ids are non-negative integers"),
+                                            setting=where, value=repr(item)))
                 continue
             ids.append(item)
         groups.append(tuple(ids))
@@ -322,12 +347,12 @@ def parse_mindie(data: Mapping[str, Any], source: str) -> ServingConfig:
     models: List[ServingModel] = []
     raw_models = deploy.get("ModelConfig")
     if raw_models is not None and not isinstance(raw_models, list):
-        r.problems.append("BackendConfig.ModelDeployConfig.ModelConfig must be a list of models")
+        r.problems.append(Text(N_("BackendConfig.ModelDeployConfig.ModelConfig must be a list of models")))
         raw_models = []
     for index, item in enumerate(raw_models or []):
         where = f"ModelConfig[{index}]."
         if not isinstance(item, dict):
-            r.problems.append(f"{where[:-1]} must be an object")
+            r.problems.append(Text(N_("{setting} must be an object"), setting=where[:-1]))
             continue
         models.append(ServingModel(
             name=r.str_(item, "modelName", where),
@@ -346,7 +371,8 @@ def parse_mindie(data: Mapping[str, Any], source: str) -> ServingConfig:
         for key, default in MINDIE_DEFAULT_PORTS:
             value = r.int_(server, key, "ServerConfig.") if key in server else default
             if value is not None and not 0 < value < 65536:
-                r.problems.append(f"ServerConfig.{key} must be a TCP port, got {value}")
+                r.problems.append(Text(N_("{setting} must be a TCP port, got {value}"), setting=f"ServerConfig.{key}",
+                                       value=value))
                 value = None
             if value is not None and (key, value) not in ports and value not in [p for _, p in ports]:
                 ports.append((key, value))
@@ -387,12 +413,13 @@ def parse_simple(data: Mapping[str, Any], source: str) -> ServingConfig:
     r = _Reader()
     raw = data.get("models")
     if not isinstance(raw, list) or not raw:
-        return failed_config(source, f"{source}: `models` must be a non-empty list", KIND_SIMPLE)
+        return failed_config(source, Text(N_("{source}: `models` must be a non-empty list"), source=source),
+                             KIND_SIMPLE)
     models = []
     for index, item in enumerate(raw):
         where = f"models[{index}]."
         if not isinstance(item, dict):
-            r.problems.append(f"{where[:-1]} must be an object")
+            r.problems.append(Text(N_("{setting} must be an object"), setting=where[:-1]))
             continue
         models.append(ServingModel(
             name=r.str_(item, "name", where),
@@ -445,7 +472,7 @@ def _split_command(cmdline: str) -> List[str]:
     try:
         tokens = shlex.split(cleaned, comments=False, posix=True)
     except ValueError as exc:
-        raise ServingConfigError(f"cannot split the vLLM command line: {exc}") from None
+        raise ServingConfigError(Text(N_("cannot split the vLLM command line: {error}"), error=str(exc))) from None
     tokens = [t for t in tokens if t.strip()]
     # drop leading VAR=value assignments and the launcher itself
     while tokens and "=" in tokens[0] and not tokens[0].startswith("-"):
@@ -498,11 +525,11 @@ def _is_number(token: str) -> bool:
 def parse_vllm_args(cmdline: str, source: str = "--vllm-args") -> ServingConfig:
     """A ``vllm serve ...`` line; never raises (``error`` set instead)."""
     if not cmdline or not cmdline.strip():
-        return failed_config(source, "the vLLM command line is empty", KIND_VLLM)
+        return failed_config(source, Text(N_("the vLLM command line is empty")), KIND_VLLM)
     try:
         tokens = _split_command(cmdline)
     except ServingConfigError as exc:
-        return failed_config(source, str(exc), KIND_VLLM)
+        return failed_config(source, _reason(exc), KIND_VLLM)
     values, flags, positionals = _vllm_options(tokens)
     mapping: Dict[str, Any] = {}
     for option, value in values.items():
@@ -540,7 +567,7 @@ def _vllm_config(mapping: Dict[str, Any], source: str, multi_node: bool) -> Serv
     pp = r.int_(mapping, "pp", "--pipeline-parallel-size ") if "pp" in mapping else 1
     port = r.int_(mapping, "port", "--port ") if "port" in mapping else VLLM_DEFAULT_PORT
     if port is not None and port > 65535:
-        r.problems.append(f"--port must be a TCP port, got {port}")
+        r.problems.append(Text(N_("{setting} must be a TCP port, got {value}"), setting="--port", value=port))
         port = None
     util = r.float_(mapping["gpu_memory_utilization"], "--gpu-memory-utilization", 0.0, 1.0) if (
         "gpu_memory_utilization" in mapping) else None
@@ -564,7 +591,7 @@ def _vllm_config(mapping: Dict[str, Any], source: str, multi_node: bool) -> Serv
         where=where.strip(),
     )
     if model.weight_path is None:
-        r.problems.append("no model: give it as the first argument of `vllm serve` or with --model")
+        r.problems.append(Text(N_("no model: give it as the first argument of `vllm serve` or with --model")))
     host = str(mapping["host"]) if mapping.get("host") is not None else None
     https = bool(mapping.get("ssl_certfile") and mapping.get("ssl_keyfile"))
     return ServingConfig(
