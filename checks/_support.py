@@ -6,6 +6,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from ascend_doctor.checkapi import CheckContext, Finding, FixAction, Status
 from ascend_doctor.i18n import _
+from ascend_doctor.i18n_text import localized
 
 INSTALL_ROOT = "/usr/local/Ascend"
 
@@ -24,11 +25,12 @@ def verdict_finding(verdict: Any, subject: str, remediation: str, unknown_status
     the matrix) -> WARN by default: we cannot confirm it, which is not the same as knowing it is wrong.
     """
     kind = verdict_kind(verdict)
-    message = str(getattr(verdict, "message", "") or subject)
+    # The matrix keeps its verdicts in English (code reads them); they are shown in the run's language.
+    message = localized(getattr(verdict, "message", "") or subject)
     suggestion = getattr(verdict, "suggestion", None)
+    suggestion = localized(suggestion) if suggestion else suggestion
     sources = list(getattr(verdict, "sources", ()) or ())
     evidence: Dict[str, Any] = {"verdict": kind, "sources": sources}
-    # The verdict's own text (message, suggestion) comes from the matrix in English: other code reads it.
     said = _("{subject}: {verdict}").format(subject=subject, verdict=message)
     if kind == "recommended":
         return Finding(Status.PASS, said, "", evidence)

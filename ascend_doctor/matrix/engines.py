@@ -8,10 +8,12 @@ documented (UNKNOWN), even though the project recommends one complete row.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from packaging.version import Version
 
+from ascend_doctor.i18n import N_
+from ascend_doctor.i18n_text import Text
 from ascend_doctor.matrix.pip import torch_pair
 from ascend_doctor.matrix.pytorch import describe_python
 from ascend_doctor.matrix.records import MindieRow, MindspeedRow, TorchNpuRow, VllmAscendBuild, VllmAscendRow
@@ -36,6 +38,16 @@ _ALIASES = {"vllm_ascend": "vllm-ascend", "vllmascend": "vllm-ascend", "mindie-s
             "mindie_service": "mindie", "mindspeed-llm": "mindspeed"}
 
 Result = List[Tuple[str, Verdict]]
+# Verdict messages and suggestions are ascend_doctor.i18n_text.Text: English str for code and JSON,
+# shown translated by the checks (N_ marks the templates for the catalogue).
+
+
+def _cannot_read(what: str, value: str) -> Verdict:
+    return unknown(Text(N_("cannot read the {what} version {value}"), what=what, value=repr(value)))
+
+
+def _uses_cann(name: str, cann: str) -> Text:
+    return Text(N_("{engine} uses CANN {cann}: "), engine=name, cann=cann)
 
 
 def normalize_engine(engine: str) -> Optional[str]:
@@ -81,7 +93,8 @@ def engine_vs_stack(m: Matrix, engine: str, version: str, *, cann: Optional[str]
                     python: Optional[str] = None, driver: Optional[str] = None) -> Result:
     key = normalize_engine(engine)
     if key is None:
-        return [("engine", unknown(f"unknown engine {engine!r} (expected one of {', '.join(ENGINES)})"))]
+        return [("engine", unknown(Text(N_("unknown engine {engine} (expected one of {engines})"),
+                                        engine=repr(engine), engines=", ".join(ENGINES))))]
     if key == "vllm-ascend":
         return _vllm(m, version, cann, torch, torch_npu, vllm, python, driver)
     if key == "mindie":
@@ -95,7 +108,8 @@ def _vllm(m: Matrix, version: str, cann: Optional[str], torch: Optional[str], to
           vllm: Optional[str], python: Optional[str], driver: Optional[str]) -> Result:
     row = find_vllm_row(m, version)
     if row is None:
-        return [("engine", unknown(f"vLLM-Ascend {version} is not in the matrix", _nearest_vllm(m, version)))]
+        return [("engine", unknown(Text(N_("vLLM-Ascend {version} is not in the matrix"), version=version),
+                                   _nearest_vllm(m, version)))]
     name = f"vLLM-Ascend {row.version}"
     build = builds_for(m, row.version)
     sources = row.source + (build.source if build else ())
@@ -103,13 +117,15 @@ def _vllm(m: Matrix, version: str, cann: Optional[str], torch: Optional[str], to
     if vllm:
         wanted = try_pypi(vllm)
         if wanted is None:
-            result.append(("vllm", unknown(f"cannot read the vLLM version {vllm!r}")))
+            result.append(("vllm", _cannot_read("vLLM", vllm)))
         elif any(same_public(Version(v), wanted) for v in row.vllm):
-            result.append(("vllm", Verdict(VerdictKind.RECOMMENDED, f"{name} is the plugin for vLLM "
-                                           f"{' / '.join(row.vllm)}", row.source)))
+            result.append(("vllm", Verdict(VerdictKind.RECOMMENDED, Text(N_("{engine} is the plugin for vLLM {vllm}"),
+                                                                         engine=name, vllm=" / ".join(row.vllm)),
+                                           row.source)))
         else:
             result.append(("vllm", Verdict(VerdictKind.INCOMPATIBLE,
-                                           f"{name} is the plugin for vLLM {' / '.join(row.vllm)}, not {vllm}",
+                                           Text(N_("{engine} is the plugin for vLLM {vllm}, not {installed}"),
+                                                engine=name, vllm=" / ".join(row.vllm), installed=vllm),
                                            row.source, f"pip install vllm=={row.vllm[0]}")))
     if cann:
         result.append(("cann", _cann_for_row(name, row.cann, cann, sources, strict=False)))
@@ -123,7 +139,7 @@ def _vllm(m: Matrix, version: str, cann: Optional[str], torch: Optional[str], to
     if python:
         result.append(("python", _python(name, row.python, python, build.python if build else None, sources)))
     if driver:
-        verdict = m.cann_vs_driver(row.cann, driver).with_prefix(f"{name} uses CANN {row.cann}: ")
+        verdict = m.cann_vs_driver(row.cann, driver).with_prefix(_uses_cann(name, row.cann))
         result.append(("driver", verdict.with_notes(_caveats(m, row.cann, driver))))
     return result
 
@@ -134,51 +150,67 @@ def _nearest_vllm(m: Matrix, version: str) -> Optional[str]:
         return None
     same = [r.version for r in m.vllm_ascend_rows if Version(r.version).release[:3] == wanted.release[:3]]
     if same:
-        return f"releases of the same line in the matrix: {', '.join(same)}"
-    return "see `ascend-doctor matrix show vllm-ascend`"
+        return Text(N_("releases of the same line in the matrix: {versions}"), versions=", ".join(same))
+    return _see_matrix("vllm-ascend")
+
+
+def _see_matrix(engine: str) -> Text:
+    return Text(N_("see `ascend-doctor matrix show {engine}`"), engine=engine)
 
 
 def _pinned(name: str, package: str, row_value: str, pin: Optional[str], actual: str,
             sources: Tuple[str, ...], fix: str) -> Verdict:
     actual_v = try_pypi(actual)
     if actual_v is None:
-        return unknown(f"cannot read the {package} version {actual!r}")
+        return _cannot_read(package, actual)
+    fields = {"engine": name, "package": package, "version": row_value, "pin": pin, "installed": actual}
     if same_public(Version(row_value), actual_v):
-        return Verdict(VerdictKind.RECOMMENDED, f"{name} is released with {package} {row_value}", sources)
+        return Verdict(VerdictKind.RECOMMENDED, Text(N_("{engine} is released with {package} {version}"), **fields),
+                       sources)
     if pin:
         if pyspec(pin).contains(Version(actual_v.public), prereleases=True):
-            return Verdict(VerdictKind.COMPATIBLE, f"{name} requires {package}{pin}; {actual} satisfies it", sources)
-        return Verdict(VerdictKind.INCOMPATIBLE, f"{name} requires {package}{pin} (its requirements.txt), not "
-                       f"{actual}", sources, fix)
-    return unknown(f"{name} is released with {package} {row_value}; {actual} is not documented for it", fix, sources)
+            return Verdict(VerdictKind.COMPATIBLE,
+                           Text(N_("{engine} requires {package}{pin}; {installed} satisfies it"), **fields), sources)
+        return Verdict(VerdictKind.INCOMPATIBLE,
+                       Text(N_("{engine} requires {package}{pin} (its requirements.txt), not {installed}"), **fields),
+                       sources, fix)
+    return unknown(Text(N_("{engine} is released with {package} {version}; {installed} is not documented for it"),
+                        **fields), fix, sources)
 
 
 def _python(name: str, spec: str, actual: str, image_python: Optional[str], sources: Tuple[str, ...]) -> Verdict:
     contained = python_in(spec, actual)
     if contained is None:
-        return unknown(f"cannot read the Python version {actual!r}")
+        return _cannot_read("Python", actual)
     shown = describe_python(spec)
     if not contained:
-        return Verdict(VerdictKind.INCOMPATIBLE, f"{name} supports Python {shown}, not {actual}", sources,
-                       f"use Python {shown}")
+        return Verdict(VerdictKind.INCOMPATIBLE, Text(N_("{engine} supports Python {pythons}, not {python}"),
+                                                      engine=name, pythons=shown, python=actual), sources,
+                       Text(N_("use Python {pythons}"), pythons=shown))
     found = python_version(actual)
     if image_python and found is not None and found.release[:2] == Version(image_python).release[:2]:
-        return Verdict(VerdictKind.RECOMMENDED, f"{name}'s release image uses Python {image_python}", sources)
-    return Verdict(VerdictKind.COMPATIBLE, f"{name} supports Python {shown}", sources)
+        return Verdict(VerdictKind.RECOMMENDED, Text(N_("{engine}'s release image uses Python {python}"),
+                                                     engine=name, python=image_python), sources)
+    return Verdict(VerdictKind.COMPATIBLE, Text(N_("{engine} supports Python {pythons}"), engine=name, pythons=shown),
+                   sources)
 
 
 def _cann_for_row(name: str, row_cann: str, actual: str, sources: Tuple[str, ...], *, strict: bool,
                   rule_source: Sequence[str] = ()) -> Verdict:
     actual_v, row_v = try_ascend(actual), try_ascend(row_cann)
     if actual_v is None or row_v is None:
-        return unknown(f"cannot read the CANN version {actual!r}")
+        return _cannot_read("CANN", actual)
+    fields = {"engine": name, "cann": row_cann, "installed": actual}
     if release_rank(row_v, actual_v) >= 0:
-        return Verdict(VerdictKind.RECOMMENDED, f"{name} is released with CANN {row_cann}", sources)
+        return Verdict(VerdictKind.RECOMMENDED, Text(N_("{engine} is released with CANN {cann}"), **fields), sources)
     if strict:
-        return Verdict(VerdictKind.INCOMPATIBLE, f"{name} must be used with CANN {row_cann}, not {actual}",
-                       sources + tuple(rule_source), f"install CANN {row_cann}")
-    return unknown(f"{name} is released with CANN {row_cann}; CANN {actual} is not documented for it",
-                   f"install CANN {row_cann} (select one complete row of the release matrix)", sources)
+        return Verdict(VerdictKind.INCOMPATIBLE, Text(N_("{engine} must be used with CANN {cann}, not {installed}"),
+                                                      **fields),
+                       sources + tuple(rule_source), Text(N_("install CANN {cann}"), cann=row_cann))
+    return unknown(Text(N_("{engine} is released with CANN {cann}; CANN {installed} is not documented for it"),
+                        **fields),
+                   Text(N_("install CANN {cann} (select one complete row of the release matrix)"), cann=row_cann),
+                   sources)
 
 
 def _caveats(m: Matrix, cann: str, driver: str) -> List[str]:
@@ -205,9 +237,11 @@ def _mindie(m: Matrix, version: str, cann: Optional[str], torch: Optional[str], 
     if row is None:
         pending = next((u for u in m.mindie_unconfirmed if _ascend_same(u.version, version)), None)
         if pending is not None:
-            return [("engine", unknown(f"MindIE {pending.version}'s CANN pairing is not confirmed (likely CANN "
-                                       f"{pending.likely_cann})", None, pending.source))]
-        return [("engine", unknown(f"MindIE {version} is not in the matrix", "see `ascend-doctor matrix show mindie`"))]
+            return [("engine", unknown(Text(N_("MindIE {version}'s CANN pairing is not confirmed (likely CANN "
+                                               "{cann})"), version=pending.version, cann=pending.likely_cann),
+                                       None, pending.source))]
+        return [("engine", unknown(Text(N_("MindIE {version} is not in the matrix"), version=version),
+                                   _see_matrix("mindie")))]
     name = f"MindIE {row.version}"
     result: Result = []
     if cann:
@@ -247,50 +281,56 @@ def _mindie_driver(m: Matrix, row: MindieRow, driver: str) -> Verdict:
     name = f"MindIE {row.version}"
     driver_v = try_ascend(driver)
     if driver_v is None:
-        return unknown(f"cannot read the driver version {driver!r}")
+        return _cannot_read("driver", driver)
     if row.hdk:
+        fields = {"engine": name, "hdks": ", ".join(row.hdk), "driver": driver}
+        install = Text(N_("install HDK {hdk}"), hdk=row.hdk[0])
         listed = [h for h in row.hdk if (v := try_ascend(h)) is not None and release_rank(v, driver_v) >= 0]
         if listed:
-            return Verdict(VerdictKind.COMPATIBLE, f"{name} lists HDK {', '.join(row.hdk)}", row.source)
+            return Verdict(VerdictKind.COMPATIBLE, Text(N_("{engine} lists HDK {hdks}"), **fields), row.source)
         oldest = min((v for v in (try_ascend(h) for h in row.hdk) if v), key=lambda v: v.sort_key)
         if driver_v.sort_key < oldest.sort_key:
-            return Verdict(VerdictKind.INCOMPATIBLE, f"{name} lists HDK {', '.join(row.hdk)}; driver {driver} is "
-                           "older than all of them", row.source, f"install HDK {row.hdk[0]}", inferred=True)
-        return unknown(f"{name} lists HDK {', '.join(row.hdk)}; driver {driver} is not among them",
-                       f"install HDK {row.hdk[0]}", row.source)
+            return Verdict(VerdictKind.INCOMPATIBLE,
+                           Text(N_("{engine} lists HDK {hdks}; driver {driver} is older than all of them"), **fields),
+                           row.source, install, inferred=True)
+        return unknown(Text(N_("{engine} lists HDK {hdks}; driver {driver} is not among them"), **fields),
+                       install, row.source)
     cann = row.hdk_as_cann or row.cann
-    prefix = f"{name}: HDK as for CANN {cann}: " if row.hdk_as_cann else f"{name} uses CANN {cann}: "
+    prefix = (Text(N_("{engine}: HDK as for CANN {cann}: "), engine=name, cann=cann) if row.hdk_as_cann else
+              _uses_cann(name, cann))
     return m.cann_vs_driver(cann, driver).with_prefix(prefix)
 
 
 def _mindie_torch(m: Matrix, name: str, row: MindieRow, pta_rows: Sequence[TorchNpuRow], torch: str) -> Verdict:
     torch_v = try_pypi(torch)
     if torch_v is None:
-        return unknown(f"cannot read the torch version {torch!r}")
+        return _cannot_read("torch", torch)
     if row.torch:
+        fields = {"engine": name, "torches": " / ".join(row.torch), "torch": torch}
         if any(same_public(Version(t), torch_v) for t in row.torch):
-            return Verdict(VerdictKind.RECOMMENDED, f"{name} ships packages for torch {' / '.join(row.torch)}",
+            return Verdict(VerdictKind.RECOMMENDED, Text(N_("{engine} ships packages for torch {torches}"), **fields),
                            row.source)
         fix = _pair_for_torch(m, row.torch[-1], pta_rows) or f"torch {row.torch[-1]} with its torch_npu"
         if row.note:
             fix += f"\n# {name}: {row.note}"
-        return Verdict(VerdictKind.INCOMPATIBLE, f"{name} ships packages for torch {' / '.join(row.torch)} only, "
-                       f"not {torch}", row.source, fix)
+        return Verdict(VerdictKind.INCOMPATIBLE, Text(N_("{engine} ships packages for torch {torches} only, not "
+                                                         "{torch}"), **fields), row.source, fix)
     torches = sorted({r.torch for r in pta_rows}, key=Version)
+    fields = {"engine": name, "pta": row.pta or "", "torches": ", ".join(torches), "torch": torch}
     if any(same_public(Version(t), torch_v) for t in torches):
-        return Verdict(VerdictKind.COMPATIBLE, f"{name} uses PTA {row.pta}, released for torch {', '.join(torches)}",
-                       row.source)
+        return Verdict(VerdictKind.COMPATIBLE, Text(N_("{engine} uses PTA {pta}, released for torch {torches}"),
+                                                    **fields), row.source)
     if torches:
-        return unknown(f"{name} uses PTA {row.pta}, released for torch {', '.join(torches)}; not {torch}",
+        return unknown(Text(N_("{engine} uses PTA {pta}, released for torch {torches}; not {torch}"), **fields),
                        _pair_for_torch(m, torches[-1], pta_rows), row.source)
-    return unknown(f"no torch version is recorded for {name}")
+    return unknown(Text(N_("no torch version is recorded for {engine}"), engine=name))
 
 
 def _via_pta(m: Matrix, name: str, pta: Optional[str], cann: str, pta_rows: Sequence[TorchNpuRow],
              torch_npu: str, torches: Sequence[str] = ()) -> Verdict:
     npu_v = try_pypi(torch_npu)
     if npu_v is None:
-        return unknown(f"cannot read the torch_npu version {torch_npu!r}")
+        return _cannot_read("torch_npu", torch_npu)
     versions = [r.version for r in pta_rows]
     hit = next((r for r in pta_rows if try_pypi(r.version) == npu_v), None)
     if hit is not None and torches and not any(same_public(Version(hit.torch), Version(t)) for t in torches):
@@ -298,17 +338,21 @@ def _via_pta(m: Matrix, name: str, pta: Optional[str], cann: str, pta_rows: Sequ
         # torch_npu 2.5.1.post1 is a release of its PTA, but not one MindIE runs with
         fits = [r for r in pta_rows if any(same_public(Version(r.torch), Version(t)) for t in torches)]
         return Verdict(VerdictKind.INCOMPATIBLE,
-                       f"{name} ships packages for torch {' / '.join(torches)} only; torch_npu {torch_npu} (PTA {pta}) "
-                       f"is built for torch {hit.torch}", hit.source,
+                       Text(N_("{engine} ships packages for torch {torches} only; torch_npu {torch_npu} (PTA {pta}) is "
+                               "built for torch {torch}"), engine=name, torches=" / ".join(torches),
+                            torch_npu=torch_npu, pta=pta, torch=hit.torch), hit.source,
                        _pair_for_torch(m, fits[0].torch, fits) if fits else None)
     if hit is not None:
-        return Verdict(VerdictKind.RECOMMENDED, f"{name} uses PTA {pta}, which includes torch_npu {torch_npu}",
+        return Verdict(VerdictKind.RECOMMENDED, Text(N_("{engine} uses PTA {pta}, which includes torch_npu "
+                                                        "{torch_npu}"), engine=name, pta=pta, torch_npu=torch_npu),
                        tuple(dict.fromkeys(s for r in pta_rows for s in r.source)))
     verdict = m.torch_npu_vs_cann(torch_npu, cann)
     if verdict.ok:
-        return verdict.with_prefix(f"{name} uses CANN {cann}: ")
-    hint = f"torch_npu for PTA {pta}: {', '.join(versions)}" if versions else verdict.suggestion
-    return unknown(f"{name} uses PTA {pta or '?'} / CANN {cann}; torch_npu {torch_npu} is not one of its releases",
+        return verdict.with_prefix(_uses_cann(name, cann))
+    hint = (Text(N_("torch_npu for PTA {pta}: {versions}"), pta=pta, versions=", ".join(versions)) if versions else
+            verdict.suggestion)
+    return unknown(Text(N_("{engine} uses PTA {pta} / CANN {cann}; torch_npu {torch_npu} is not one of its releases"),
+                        engine=name, pta=pta or "?", cann=cann, torch_npu=torch_npu),
                    hint, verdict.sources)
 
 
@@ -318,7 +362,8 @@ def _python_via_packages(m: Matrix, name: str, torch_npu: Optional[str], torch: 
         return m.torch_npu_vs_python(torch_npu, python)
     if torch:
         return m.torch_vs_python(torch, python)
-    return unknown(f"{name} does not state a Python range; give --torch or --torch-npu to judge Python")
+    return unknown(Text(N_("{engine} does not state a Python range; give --torch or --torch-npu to judge Python"),
+                        engine=name))
 
 
 # -- MindSpeed --------------------------------------------------------------------------------
@@ -327,40 +372,45 @@ def _mindspeed(m: Matrix, version: str, cann: Optional[str], torch: Optional[str
                python: Optional[str], driver: Optional[str]) -> Result:
     row = find_mindspeed_row(m, version)
     if row is None:
-        return [("engine", unknown(f"MindSpeed {version} is not in the matrix",
-                                   "see `ascend-doctor matrix show mindspeed`"))]
+        return [("engine", unknown(Text(N_("MindSpeed {version} is not in the matrix"), version=version),
+                                   _see_matrix("mindspeed")))]
     name = f"MindSpeed {row.version}"
     own_cann = mindspeed_cann(m, row)
     result: Result = []
     if cann:
         cann_v = try_ascend(cann)
         listed = [c for c in row.cann if cann_v is not None and (v := try_ascend(c)) and release_rank(v, cann_v) >= 0]
+        fields: Dict[str, Any] = {"engine": name, "pta": row.pta, "cann": own_cann, "canns": ", ".join(row.cann),
+                                  "installed": cann}
         if cann_v is None:
-            result.append(("cann", unknown(f"cannot read the CANN version {cann!r}")))
+            result.append(("cann", _cannot_read("CANN", cann)))
         elif listed and own_cann and _ascend_same(own_cann, cann):
-            result.append(("cann", Verdict(VerdictKind.RECOMMENDED, f"{name} (PTA {row.pta}) is released with CANN "
-                                           f"{own_cann}", row.source)))
+            result.append(("cann", Verdict(VerdictKind.RECOMMENDED, Text(N_("{engine} (PTA {pta}) is released with "
+                                                                            "CANN {cann}"), **fields), row.source)))
         elif listed:
-            result.append(("cann", Verdict(VerdictKind.COMPATIBLE, f"{name} lists CANN {', '.join(row.cann)}",
+            result.append(("cann", Verdict(VerdictKind.COMPATIBLE, Text(N_("{engine} lists CANN {canns}"), **fields),
                                            row.source)))
         else:
-            result.append(("cann", unknown(f"{name} lists CANN {', '.join(row.cann)}, not {cann}",
-                                           f"install CANN {own_cann or row.cann[-1]}", row.source)))
+            result.append(("cann", unknown(Text(N_("{engine} lists CANN {canns}, not {installed}"), **fields),
+                                           Text(N_("install CANN {cann}"), cann=own_cann or row.cann[-1]),
+                                           row.source)))
     if torch:
         torch_v = try_pypi(torch)
+        fields = {"engine": name, "torch": row.torch or "", "installed": torch}
         if torch_v is None:
-            result.append(("torch", unknown(f"cannot read the torch version {torch!r}")))
+            result.append(("torch", _cannot_read("torch", torch)))
         elif row.torch and same_public(Version(row.torch), torch_v):
-            result.append(("torch", Verdict(VerdictKind.RECOMMENDED, f"{name} is built on PyTorch {row.torch}",
-                                            row.source)))
+            result.append(("torch", Verdict(VerdictKind.RECOMMENDED, Text(N_("{engine} is built on PyTorch {torch}"),
+                                                                          **fields), row.source)))
         elif row.torch:
             rows = [r for r in m.torch_npu_rows if row.pta and r.pta and _ascend_same(r.pta, row.pta)]
-            result.append(("torch", Verdict(VerdictKind.INCOMPATIBLE, f"{name} is built on PyTorch {row.torch}, "
-                                            f"not {torch}", row.source,
+            result.append(("torch", Verdict(VerdictKind.INCOMPATIBLE,
+                                            Text(N_("{engine} is built on PyTorch {torch}, not {installed}"), **fields),
+                                            row.source,
                                             _pair_for_torch(m, row.torch, rows)
                                             or f"torch {row.torch} with the torch_npu of PTA {row.pta}")))
         else:
-            result.append(("torch", unknown(f"{name} does not state a PyTorch version")))
+            result.append(("torch", unknown(Text(N_("{engine} does not state a PyTorch version"), engine=name))))
     pta_rows = [r for r in m.torch_npu_rows if row.pta and r.pta and _ascend_same(r.pta, row.pta)]
     if torch_npu:
         result.append(("torch_npu", _via_pta(m, name, row.pta, own_cann or row.cann[-1], pta_rows, torch_npu)))
@@ -372,7 +422,7 @@ def _mindspeed(m: Matrix, version: str, cann: Optional[str], torch: Optional[str
     if driver:
         cann_for_driver = own_cann or row.cann[-1]
         result.append(("driver", m.cann_vs_driver(cann_for_driver, driver)
-                       .with_prefix(f"{name} uses CANN {cann_for_driver}: ")))
+                       .with_prefix(_uses_cann(name, cann_for_driver))))
     return result
 
 

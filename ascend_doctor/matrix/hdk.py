@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
+from ascend_doctor.i18n import N_
+from ascend_doctor.i18n_text import Text
 from ascend_doctor.matrix.records import FirmwareRelease, HdkCannRow, HdkRelease, ReleaseCodeSample
 from ascend_doctor.matrix.specs import (
     CodeRange,
@@ -33,12 +35,22 @@ from ascend_doctor.versions import AscendVersion, ReleaseCode, VersionError
 if TYPE_CHECKING:
     from ascend_doctor.matrix.model import Matrix
 
+# Verdict messages and suggestions are ascend_doctor.i18n_text.Text: English str for code and JSON,
+# shown translated by the checks (N_ marks the templates for the catalogue).
 ORIGIN_TEXT = {
-    "official": "official release documentation",
-    "installer": "the Ascend installer (ascend-deployer)",
-    "quick_install": "the Ascend docs quick-install page",
-    "product": "a product release note",
+    "official": N_("official release documentation"),
+    "installer": N_("the Ascend installer (ascend-deployer)"),
+    "quick_install": N_("the Ascend docs quick-install page"),
+    "product": N_("a product release note"),
 }
+
+
+def _origin(row: HdkCannRow) -> Text:
+    return Text(ORIGIN_TEXT[row.origin])
+
+
+def _cannot_read(what: str, value: str) -> Verdict:
+    return unknown(Text(N_("cannot read the {what} version {value}"), what=what, value=repr(value)))
 ORIGIN_PRIORITY = {"official": 0, "installer": 1, "quick_install": 2, "product": 3}
 
 
@@ -54,12 +66,14 @@ def _applies(row: HdkCannRow, product: Optional[str], flavor: Optional[str]) -> 
 
 
 def _where(row: HdkCannRow) -> str:
-    text = ORIGIN_TEXT[row.origin]
+    fields = {"origin": _origin(row), "flavor": "/".join(row.flavor), "products": "/".join(row.products)}
+    if row.flavor and row.products:
+        return Text(N_("{origin}, {flavor} column, {products}"), **fields)
     if row.flavor:
-        text += f", {'/'.join(row.flavor)} column"
+        return Text(N_("{origin}, {flavor} column"), **fields)
     if row.products:
-        text += f", {'/'.join(row.products)}"
-    return text
+        return Text(N_("{origin}, {products}"), **fields)
+    return fields["origin"]
 
 
 def recommended_driver(m: Matrix, cann: AscendVersion, flavor: Optional[str] = None,
@@ -130,8 +144,10 @@ def suggestion_for_cann(m: Matrix, cann: AscendVersion, flavor: Optional[str] = 
         return None
     row, spec = hit
     if row.verdict != "recommended":
-        return f"{ORIGIN_TEXT[row.origin]} installs driver {spec} with CANN {row.cann} (a working pairing)"
-    return f"CANN {row.cann} is paired with driver {spec} (recommended; {ORIGIN_TEXT[row.origin]})"
+        return Text(N_("{origin} installs driver {driver} with CANN {cann} (a working pairing)"), origin=_origin(row),
+                    driver=spec, cann=row.cann)
+    return Text(N_("CANN {cann} is paired with driver {driver} (recommended; {origin})"), cann=row.cann, driver=spec,
+                origin=_origin(row))
 
 
 def hdk_release_row(m: Matrix, version: AscendVersion) -> Optional[HdkRelease]:
@@ -150,9 +166,9 @@ def cann_vs_driver(m: Matrix, cann: str, driver: str, *, cann_innerversion: Opti
                    chip: Optional[str] = None) -> Verdict:
     cann_v, driver_v = try_ascend(cann), try_ascend(driver)
     if cann_v is None:
-        return unknown(f"cannot read the CANN version {cann!r}")
+        return _cannot_read("CANN", cann)
     if driver_v is None:
-        return unknown(f"cannot read the driver version {driver!r}")
+        return _cannot_read("driver", driver)
     flavor = None
     if chip:
         info = m.chip(chip)
@@ -160,8 +176,9 @@ def cann_vs_driver(m: Matrix, cann: str, driver: str, *, cann_innerversion: Opti
     hdk_row = hdk_release_row(m, driver_v)
     if hdk_row is not None and hdk_row.products and not (
             product and any(p.lower() in product.lower() for p in hdk_row.products)):
-        return unknown(f"HDK {driver} is the HDK numbering of {'/'.join(hdk_row.products)}: not comparable with "
-                       f"the HDK releases CANN {cann} is documented with", None, hdk_row.source)
+        return unknown(Text(N_("HDK {driver} is the HDK numbering of {products}: not comparable with the HDK releases "
+                               "CANN {cann} is documented with"), driver=driver, products="/".join(hdk_row.products),
+                            cann=cann), None, hdk_row.source)
     evidence: List[Evidence] = []
     notes: List[str] = []
     if cann_v.pre and not m.knows_cann_exactly(cann_v):
@@ -186,7 +203,8 @@ def cann_vs_driver(m: Matrix, cann: str, driver: str, *, cann_innerversion: Opti
         # The release's own support list does not name this HDK: weaker evidence (release codes,
         # co-existence lists) cannot turn that into a pairing; the list wins.
         listed = ", ".join(dict.fromkeys(spec for row in exhaustive for spec in row.hdk))
-        message = f"HDK {driver} is not in CANN {cann}'s official HDK list ({listed})"
+        message = Text(N_("HDK {driver} is not in CANN {cann}'s official HDK list ({listed})"), driver=driver,
+                       cann=cann, listed=listed)
         extra = [f"{code_evidence.message} (release codes; the official list wins)"] if code_evidence else []
         return unknown(message, suggestion_for_cann(m, cann_v, flavor),
                        tuple(s for row in exhaustive for s in row.source)).with_notes(
@@ -196,28 +214,32 @@ def cann_vs_driver(m: Matrix, cann: str, driver: str, *, cann_innerversion: Opti
     notes.extend(_colisting(m, cann_v, driver_v, cann, driver))
     known = m.knows_cann(cann_v)
     if not known and not evidence:
-        verdict = unknown(f"CANN {cann} is not in the matrix", suggestion_for_cann(m, cann_v, flavor))
+        verdict = unknown(Text(N_("CANN {cann} is not in the matrix"), cann=cann),
+                          suggestion_for_cann(m, cann_v, flavor))
     else:
-        verdict = decide(evidence, f"no source pairs CANN {cann} with driver {driver}",
-                         suggestion_for_cann(m, cann_v, flavor))
+        verdict = decide(evidence, Text(N_("no source pairs CANN {cann} with driver {driver}"), cann=cann,
+                                        driver=driver), suggestion_for_cann(m, cann_v, flavor))
         if verdict.kind is VerdictKind.UNKNOWN and verdict.suggestion is None:
-            verdict = unknown(verdict.message, f"see `ascend-doctor matrix lookup --cann {cann}`")
+            verdict = unknown(verdict.message, Text(N_("see `ascend-doctor matrix lookup --cann {cann}`"), cann=cann))
     return verdict.with_notes(notes)
 
 
 def _row_message(row: HdkCannRow, driver: str) -> str:
-    hdk = ", ".join(row.hdk)
+    fields = {"cann": row.cann, "hdk": ", ".join(row.hdk), "driver": driver, "where": _where(row),
+              "flavor": "/".join(row.flavor), "product": row.listed_by}
     if row.verdict == "recommended":
-        return f"CANN {row.cann} is paired with driver {hdk} ({_where(row)})"
+        return Text(N_("CANN {cann} is paired with driver {hdk} ({where})"), **fields)
     if row.origin == "quick_install":
-        return (f"works: the Ascend docs quick-install page installs driver {hdk} with CANN {row.cann} "
-                f"({'/'.join(row.flavor) + ' column; ' if row.flavor else ''}a working pairing, not the 1:1 "
-                "release pairing)")
+        return (Text(N_("works: the Ascend docs quick-install page installs driver {hdk} with CANN {cann} ({flavor} "
+                        "column; a working pairing, not the 1:1 release pairing)"), **fields) if row.flavor else
+                Text(N_("works: the Ascend docs quick-install page installs driver {hdk} with CANN {cann} (a working "
+                        "pairing, not the 1:1 release pairing)"), **fields))
     if row.origin == "product" and row.listed_by:
-        return f"{row.listed_by}'s release note lists CANN {row.cann} with HDK {hdk} (a product's version list)"
+        return Text(N_("{product}'s release note lists CANN {cann} with HDK {hdk} (a product's version list)"),
+                    **fields)
     if row.verdict == "compatible":
-        return f"CANN {row.cann} supports driver {driver}: HDK {hdk} ({_where(row)})"
-    return f"CANN {row.cann} does not support driver {driver} (HDK {hdk}; {_where(row)})"
+        return Text(N_("CANN {cann} supports driver {driver}: HDK {hdk} ({where})"), **fields)
+    return Text(N_("CANN {cann} does not support driver {driver} (HDK {hdk}; {where})"), **fields)
 
 
 def _samples(m: Matrix, sides: Tuple[str, ...], version: AscendVersion, *,
@@ -292,19 +314,23 @@ def _code_evidence(m: Matrix, cann_v: AscendVersion, driver_v: AscendVersion, ca
     if cann_lists_driver:
         assert d_code is not None
         return Evidence(VerdictKind.COMPATIBLE,
-                        f"CANN {cann}'s compatible_version {format_code_ranges(c_ranges)} lists driver {driver} "
-                        f"({d_code.base})", sources, TIER_INFERRED, notes)
+                        Text(N_("CANN {cann}'s compatible_version {ranges} lists driver {driver} ({code})"), cann=cann,
+                             ranges=format_code_ranges(c_ranges), driver=driver, code=d_code.base),
+                        sources, TIER_INFERRED, notes)
     if driver_lists_cann:
         assert c_code is not None
         return Evidence(VerdictKind.COMPATIBLE,
-                        f"driver {driver}'s compatible_version {format_code_ranges(d_ranges)} lists CANN {cann} "
-                        f"({c_code.base})", sources, TIER_INFERRED, notes)
+                        Text(N_("driver {driver}'s compatible_version {ranges} lists CANN {cann} ({code})"),
+                             driver=driver, ranges=format_code_ranges(d_ranges), cann=cann, code=c_code.base),
+                        sources, TIER_INFERRED, notes)
     if cann_lists_driver is False and driver_lists_cann is False:
         assert c_code is not None and d_code is not None
         return Evidence(VerdictKind.INCOMPATIBLE,
-                        f"neither lists the other: CANN {cann} ({c_code.base}) accepts "
-                        f"{format_code_ranges(c_ranges)}, driver {driver} ({d_code.base}) accepts "
-                        f"{format_code_ranges(d_ranges)}", sources, TIER_INFERRED, notes)
+                        Text(N_("neither lists the other: CANN {cann} ({cann_code}) accepts {cann_ranges}, driver "
+                                "{driver} ({driver_code}) accepts {driver_ranges}"), cann=cann, cann_code=c_code.base,
+                             cann_ranges=format_code_ranges(c_ranges), driver=driver, driver_code=d_code.base,
+                             driver_ranges=format_code_ranges(d_ranges)),
+                        sources, TIER_INFERRED, notes)
     return None
 
 
@@ -328,22 +354,25 @@ def driver_vs_firmware(m: Matrix, driver: str, firmware: str, *,
                        firmware_compatible_drv: Sequence[Tuple[str, str]] = ()) -> Verdict:
     driver_v, firmware_v = try_ascend(driver), try_ascend(firmware)
     if driver_v is None:
-        return unknown(f"cannot read the driver version {driver!r}")
+        return _cannot_read("driver", driver)
     if firmware_v is None:
-        return unknown(f"cannot read the firmware version {firmware!r}")
+        return _cannot_read("firmware", firmware)
     if firmware_v.major >= 20:  # an HDK number (firmware package_version), not the 7.x firmware number
         if firmware_v.same_release(driver_v):
             return Verdict(VerdictKind.RECOMMENDED,
-                           f"driver {driver} and firmware package {firmware} come from the same HDK release")
-        return unknown(f"driver {driver} and firmware package {firmware} are from different HDK releases; "
-                       "compare the firmware's own Version= (7.x) number instead")
+                           Text(N_("driver {driver} and firmware package {firmware} come from the same HDK release"),
+                                driver=driver, firmware=firmware))
+        return unknown(Text(N_("driver {driver} and firmware package {firmware} are from different HDK releases; "
+                               "compare the firmware's own Version= (7.x) number instead"), driver=driver,
+                            firmware=firmware))
     evidence: List[Evidence] = []
     owners = [fw for fw in m.firmware_releases if _same_firmware(fw, firmware_v)]
     for fw in owners:
         hdk_v = try_ascend(fw.hdk)
         if hdk_v is not None and hdk_v.same_release(driver_v):
             evidence.append(Evidence(VerdictKind.RECOMMENDED,
-                                     f"firmware {firmware} is the firmware of HDK {fw.hdk}, as is driver {driver}",
+                                     Text(N_("firmware {firmware} is the firmware of HDK {hdk}, as is driver {driver}"),
+                                          firmware=firmware, hdk=fw.hdk, driver=driver),
                                      fw.source, TIER_PUBLISHED, (fw.note,) if fw.note else ()))
     if compatible_version_fw:
         evidence.append(_fw_range_evidence(firmware_v, firmware, driver, list(compatible_version_fw),
@@ -367,19 +396,24 @@ def driver_vs_firmware(m: Matrix, driver: str, firmware: str, *,
     if patterns:
         parsed = parse_driver_patterns(patterns)
         listed = "".join(str(p) for p in parsed)
+        fields = {"firmware": firmware, "driver": driver, "listed": listed}
         if any(p.matches(driver) for p in parsed):
-            evidence.append(Evidence(VerdictKind.COMPATIBLE, f"firmware {firmware} accepts driver {driver} ({listed})",
+            evidence.append(Evidence(VerdictKind.COMPATIBLE,
+                                     Text(N_("firmware {firmware} accepts driver {driver} ({listed})"), **fields),
                                      pattern_sources, TIER_PUBLISHED))
         else:
             evidence.append(Evidence(VerdictKind.INCOMPATIBLE,
-                                     f"firmware {firmware} does not accept driver {driver} (it lists {listed})",
-                                     pattern_sources, TIER_PUBLISHED))
+                                     Text(N_("firmware {firmware} does not accept driver {driver} (it lists {listed})"),
+                                          **fields), pattern_sources, TIER_PUBLISHED))
     paired = firmware_for_hdk(m, driver_v)
-    suggestion = (f"driver {driver_v.release} ships with firmware {paired[0]}" if paired else None)
-    verdict = decide(evidence, f"no source pairs driver {driver} with firmware {firmware}", suggestion)
+    suggestion = (Text(N_("driver {driver} ships with firmware {firmware}"), driver=driver_v.release,
+                       firmware=paired[0]) if paired else None)
+    verdict = decide(evidence, Text(N_("no source pairs driver {driver} with firmware {firmware}"), driver=driver,
+                                    firmware=firmware), suggestion)
     if verdict.kind is VerdictKind.UNKNOWN and owners:
         hdks = ", ".join(sorted({fw.hdk for fw in owners}))
-        verdict = unknown(f"firmware {firmware} belongs to HDK {hdks}; nothing says it works with driver {driver}",
+        verdict = unknown(Text(N_("firmware {firmware} belongs to HDK {hdks}; nothing says it works with driver "
+                                  "{driver}"), firmware=firmware, hdks=hdks, driver=driver),
                           suggestion, tuple(s for fw in owners for s in fw.source))
     return verdict
 
@@ -395,9 +429,9 @@ def _fw_range_evidence(firmware_v: AscendVersion, firmware: str, driver: str, pa
         ranges = parse_firmware_ranges(pairs)
     except VersionError:
         return Evidence(VerdictKind.UNKNOWN, "unreadable compatible_version_fw", sources, 0)
-    shown = format_firmware_ranges(ranges)
+    fields = {"firmware": firmware, "driver": driver, "ranges": format_firmware_ranges(ranges)}
     if firmware_in_ranges(firmware_v, ranges):
-        return Evidence(VerdictKind.COMPATIBLE, f"firmware {firmware} is within driver {driver}'s range {shown}",
-                        sources, tier)
-    return Evidence(VerdictKind.INCOMPATIBLE, f"firmware {firmware} is outside driver {driver}'s range {shown}",
-                    sources, tier)
+        return Evidence(VerdictKind.COMPATIBLE, Text(N_("firmware {firmware} is within driver {driver}'s range "
+                                                        "{ranges}"), **fields), sources, tier)
+    return Evidence(VerdictKind.INCOMPATIBLE, Text(N_("firmware {firmware} is outside driver {driver}'s range "
+                                                      "{ranges}"), **fields), sources, tier)

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence,
 from packaging.version import Version
 
 from ascend_doctor.fastdataclass import dataclass, field
+from ascend_doctor.i18n import N_
+from ascend_doctor.i18n_text import Text
 from ascend_doctor.matrix import hdk, pytorch
 from ascend_doctor.matrix.chips import ChipInfo
 from ascend_doctor.matrix.engines import (
@@ -35,7 +37,11 @@ FIXABLE = ("driver", "firmware", "cann", "python", "torch", "torch_npu", "vllm",
 
 
 class PlanError(Exception):
-    """No stack can be planned (unknown chip, unsupported engine, nothing satisfies the fixed parts)."""
+    """No stack can be planned (unknown chip, unsupported engine, nothing satisfies the fixed parts).
+
+    Raised with an ascend_doctor.i18n_text.Text: ``str(exc)`` is English (the CLI reads its start),
+    ``localized(exc)`` the message in the run's language. The plan's titles, notes and reasons are
+    Text too (the JSON stays English; the text view shows them with ``localized``)."""
 
 
 @dataclass(frozen=True)
@@ -92,7 +98,8 @@ def normalize_fixed(fixed: Dict[str, str], engine: str) -> Dict[str, str]:
         elif name in (engine.replace("-", "_"), "engine", "engine_version"):
             name = "version"
         if name not in FIXABLE:
-            raise PlanError(f"cannot fix {key!r} (fixable: {', '.join(FIXABLE)})")
+            raise PlanError(Text(N_("cannot fix {key} (fixable: {fixable})"), key=repr(key),
+                                 fixable=", ".join(FIXABLE)))
         result[name] = str(value).strip()
     return result
 
@@ -105,27 +112,36 @@ def make_plan(m: Matrix, chip: str, engine: str, fixed: Dict[str, str], *, stabl
 
     key = normalize_engine(engine)
     if key is None:
-        raise PlanError(f"unknown engine {engine!r} (expected one of {', '.join(ENGINE_NAMES)})")
+        raise PlanError(Text(N_("unknown engine {engine} (expected one of {engines})"), engine=repr(engine),
+                             engines=", ".join(ENGINE_NAMES)))
     info = m.chip(chip)
     if info is None:
-        raise PlanError(f"unknown chip {chip!r} (see `ascend-doctor matrix show chips`)")
+        raise PlanError(Text(N_("unknown chip {chip} (see `ascend-doctor matrix show chips`)"), chip=repr(chip)))
     if arch is not None and normalize_arch(arch) is None:
-        raise PlanError(f"unknown architecture {arch!r} (aarch64 or x86_64)")
+        raise PlanError(Text(N_("unknown architecture {arch} (aarch64 or x86_64)"), arch=repr(arch)))
     arches: Tuple[str, ...] = (normalize_arch(arch),) if arch else ARCHES  # type: ignore[assignment]
     wanted = normalize_fixed(fixed, key)
     notes: List[str] = []
     support = info.engines.get(key)
+    engine_name = ENGINE_NAMES[key]
     if support is not None and support.support == "unsupported":
-        raise PlanError(f"{ENGINE_NAMES[key]} does not support {info.name} ({info.family}): "
-                        f"{support.note or ''} ({'; '.join(support.source)})".replace(":  (", ": ("))
+        fields = {"engine": engine_name, "chip": info.name, "family": info.family, "note": support.note,
+                  "sources": "; ".join(support.source)}
+        raise PlanError(Text(N_("{engine} does not support {chip} ({family}): {note} ({sources})"), **fields)
+                        if support.note else
+                        Text(N_("{engine} does not support {chip} ({family}): ({sources})"), **fields))
     if support is not None and support.support != "supported":
-        notes.append(f"{ENGINE_NAMES[key]} support for {info.family} is {support.support}"
-                     + (f": {support.note}" if support.note else "") + f" ({'; '.join(support.source)})")
+        fields = {"engine": engine_name, "family": info.family, "support": support.support, "note": support.note,
+                  "sources": "; ".join(support.source)}
+        notes.append(Text(N_("{engine} support for {family} is {support}: {note} ({sources})"), **fields)
+                     if support.note else
+                     Text(N_("{engine} support for {family} is {support} ({sources})"), **fields))
     skipped: List[str] = []
     for row in _candidates(m, key, wanted, stable_only):
         stack, reason = _stack(m, key, row, wanted, info)
         if stack is None:
-            skipped.append(f"{ENGINE_NAMES[key]} {row.version}: {reason}")
+            skipped.append(Text(N_("{engine} {version}: {reason}"), engine=engine_name, version=row.version,
+                                reason=reason))
             continue
         pairings: List[Tuple[str, Verdict]] = []
         bad: Optional[Tuple[str, Verdict]] = None
@@ -136,24 +152,41 @@ def make_plan(m: Matrix, chip: str, engine: str, fixed: Dict[str, str], *, stabl
                 break
         if bad is not None:
             name, verdict = bad
-            skipped.append(f"{ENGINE_NAMES[key]} {row.version}: {name}: {verdict.kind.value} — {verdict.message}")
+            skipped.append(Text(N_("{engine} {version}: {pair}: {verdict} — {message}"), engine=engine_name,
+                                version=row.version, pair=name, verdict=verdict.kind.value, message=verdict.message))
             continue
-        unverified = [f"{name}: {v.message} (if this machine is one of them)" if name == "chip requirement"
-                      else f"{name}: not recorded in the matrix ({v.message})" for name, v in pairings if not v.ok]
-        unverified += [f"{name}: {v.message} (uncertain)" for name, v in pairings if v.ok and v.uncertain]
+        unverified: List[str] = [
+            Text(N_("{pair}: {message} (if this machine is one of them)"), pair=name, message=v.message)
+            if name == "chip requirement" else
+            Text(N_("{pair}: not recorded in the matrix ({message})"), pair=name, message=v.message)
+            for name, v in pairings if not v.ok]
+        unverified += [Text(N_("{pair}: {message} (uncertain)"), pair=name, message=v.message)
+                       for name, v in pairings if v.ok and v.uncertain]
         extra = _extras(m, key, row, stack) + _family_notes(m, key, row, stack, info)
         if "python" not in wanted and key != "vllm-ascend" and not getattr(row, "python", None):
-            extra.append(f"{ENGINE_NAMES[key]} {row.version} states no Python range: Python {stack['python']} is the "
-                         f"highest PyTorch {stack['torch']} supports")
+            extra.append(Text(N_("{engine} {version} states no Python range: Python {python} is the highest PyTorch "
+                                 "{torch} supports"), engine=engine_name, version=row.version,
+                              python=stack["python"], torch=stack["torch"]))
         return StackPlan(
             chip=info.name, family=info.family, engine=key, versions=stack,
             pairings=tuple(pairings), steps=tuple(_steps(m, key, stack, info, arches, wanted, row)),
             notes=tuple(notes + list(info.notes if info.is_family else ()) + unverified + extra),
             skipped=tuple(skipped), fixed=wanted, matrix=m.identity(), arches=arches)
-    detail = "; ".join(skipped[:5]) + ("; …" if len(skipped) > 5 else "")
-    fixed_text = ", ".join(f"{k}={v}" for k, v in wanted.items()) or "nothing fixed"
-    raise PlanError(f"no {ENGINE_NAMES[key]} release fits {info.name} with {fixed_text}"
-                    + (f" ({detail})" if detail else ""))
+    fixed_text = ", ".join(f"{k}={v}" for k, v in wanted.items())
+    found: Dict[str, Any] = {"engine": engine_name, "chip": info.name, "fixed": fixed_text}
+    if not skipped:
+        raise PlanError(Text(N_("no {engine} release fits {chip} with {fixed}"), **found) if fixed_text else
+                        Text(N_("no {engine} release fits {chip} with nothing fixed"), **found))
+    found["reasons"] = _joined(skipped[:5], more=len(skipped) > 5)
+    raise PlanError(Text(N_("no {engine} release fits {chip} with {fixed} ({reasons})"), **found) if fixed_text else
+                    Text(N_("no {engine} release fits {chip} with nothing fixed ({reasons})"), **found))
+
+
+def _joined(parts: Sequence[str], more: bool) -> Text:
+    """``parts`` joined with "; " ("; …" after them when some were left out), each part shown translated:
+    the template holds no words, so it is in no catalogue and stays as it is in every language."""
+    template = "; ".join(f"{{part{i}}}" for i in range(len(parts))) + ("; …" if more else "")
+    return Text(template, **{f"part{i}": part for i, part in enumerate(parts)})
 
 
 def _tolerated(name: str, verdict: Verdict, wanted: Dict[str, str]) -> bool:
@@ -233,19 +266,19 @@ def _stack(m: Matrix, engine: str, row: Any, wanted: Dict[str, str],
         if name in wanted:
             stack[name] = wanted[name]
     if "torch" not in stack or "torch_npu" not in stack:
-        return None, "no torch / torch_npu release is recorded for it"
+        return None, Text(N_("no torch / torch_npu release is recorded for it"))
     python = wanted.get("python") or _pick_python(m, python_spec, stack["torch"], image_python)
     if python is None:
-        return None, "no Python version satisfies both the engine and PyTorch"
+        return None, Text(N_("no Python version satisfies both the engine and PyTorch"))
     stack["python"] = python
     cann_v = try_ascend(stack["cann"])
     if cann_v is None:
-        return None, f"cannot read CANN {stack['cann']!r}"
+        return None, Text(N_("cannot read CANN {cann}"), cann=repr(stack["cann"]))
     # MindIE 3.0.0 states "HDK: same as CANN 8.5.0": pick the driver of that release
     hdk_cann = try_ascend(getattr(row, "hdk_as_cann", None) or "") or cann_v
     driver = wanted.get("driver") or _pick_driver(m, hdk_cann, info)
     if driver is None:
-        return None, f"no driver release is documented for CANN {stack['cann']}"
+        return None, Text(N_("no driver release is documented for CANN {cann}"), cann=stack["cann"])
     firmware = wanted.get("firmware")
     if firmware is None:
         driver_v = try_ascend(driver)
@@ -333,54 +366,63 @@ def _requirements(info: ChipInfo, cann: str, driver: str) -> List[Tuple[str, Ver
             problems.append(f"HDK {req.hdk}")
         label = "chip requirement"
         if problems:
-            result.append((label, Verdict(VerdictKind.INCOMPATIBLE, f"{req.applies_to} need {' and '.join(problems)}",
-                                          req.source)))
+            message = (Text(N_("{chips} need {first} and {second}"), chips=req.applies_to, first=problems[0],
+                            second=problems[1]) if len(problems) == 2 else
+                       Text(N_("{chips} need {requirement}"), chips=req.applies_to, requirement=problems[0]))
+            result.append((label, Verdict(VerdictKind.INCOMPATIBLE, message, req.source)))
         else:
             result.append((label, Verdict(VerdictKind.COMPATIBLE,
-                                          f"{req.applies_to} need CANN {req.cann or 'any'} and HDK {req.hdk or 'any'}",
+                                          Text(N_("{chips} need CANN {cann} and HDK {hdk}"), chips=req.applies_to,
+                                               cann=req.cann or Text(N_("any")), hdk=req.hdk or Text(N_("any"))),
                                           req.source)))
     return result
 
 
 def _extras(m: Matrix, engine: str, row: Any, stack: Dict[str, str]) -> List[str]:
-    notes = []
+    notes: List[str] = []
     if engine == "vllm-ascend":
         assert isinstance(row, VllmAscendRow)
         if row.triton_ascend:
-            notes.append(f"vLLM-Ascend {row.version} pairs with Triton Ascend {row.triton_ascend}")
+            notes.append(Text(N_("vLLM-Ascend {version} pairs with Triton Ascend {other}"), version=row.version,
+                              other=row.triton_ascend))
         if row.mooncake:
-            notes.append(f"vLLM-Ascend {row.version} pairs with Mooncake {row.mooncake}")
+            notes.append(Text(N_("vLLM-Ascend {version} pairs with Mooncake {other}"), version=row.version,
+                              other=row.mooncake))
         if row.mindie_turbo:
-            notes.append(f"vLLM-Ascend {row.version}: install mindie-turbo {row.mindie_turbo}")
+            notes.append(Text(N_("vLLM-Ascend {version}: install mindie-turbo {other}"), version=row.version,
+                              other=row.mindie_turbo))
         if row.status == "removed":
-            notes.append(f"vLLM-Ascend {row.version} was removed from the published matrix")
+            notes.append(Text(N_("vLLM-Ascend {version} was removed from the published matrix"), version=row.version))
         build = builds_for(m, row.version)
         if build is not None:
-            notes.append(f"release image base: {build.base_image}")
+            notes.append(Text(N_("release image base: {image}"), image=build.base_image))
     return notes
 
 
 def _family_notes(m: Matrix, engine: str, row: Any, stack: Dict[str, str], info: ChipInfo) -> List[str]:
     notes: List[str] = []
     if "firmware" not in stack:
-        notes.append(f"the {info.family} firmware of HDK {stack['driver']} is not recorded in the matrix (firmware "
-                     "numbers differ by chip family): take the firmware .run of the same HDK release")
+        notes.append(Text(N_("the {family} firmware of HDK {driver} is not recorded in the matrix (firmware numbers "
+                             "differ by chip family): take the firmware .run of the same HDK release"),
+                          family=info.family, driver=stack["driver"]))
     bf16 = info.dtypes.get("bf16")
     if bf16 is not None and bf16.supported is False:
-        notes.append(f"{info.family} has no BF16: serve in float16 (vLLM --dtype float16, MindIE fp16) or INT8 "
-                     f"({'; '.join(bf16.source)})")
+        notes.append(Text(N_("{family} has no BF16: serve in float16 (vLLM --dtype float16, MindIE fp16) or INT8 "
+                             "({sources})"), family=info.family, sources="; ".join(bf16.source)))
     if engine == "mindie":
         assert isinstance(row, MindieRow)
         if row.python:
-            notes.append(f"MindIE {row.version} needs Python {describe_python(row.python)} "
-                         f"({'; '.join(row.python_source or row.source)})")
+            notes.append(Text(N_("MindIE {version} needs Python {pythons} ({sources})"), version=row.version,
+                              pythons=describe_python(row.python),
+                              sources="; ".join(row.python_source or row.source)))
         if row.torch:
-            notes.append(f"MindIE {row.version} ships packages for torch {' / '.join(row.torch)}"
-                         + (f" ({row.note})" if row.note else ""))
+            fields = {"version": row.version, "torches": " / ".join(row.torch), "note": row.note}
+            notes.append(Text(N_("MindIE {version} ships packages for torch {torches} ({note})"), **fields)
+                         if row.note else Text(N_("MindIE {version} ships packages for torch {torches}"), **fields))
         elif row.pta:
-            notes.append(f"MindIE {row.version} names PTA {row.pta} but no torch release: torch {stack['torch']} is "
-                         f"the newest PTA {row.pta} build; check the MindIE {row.version} install guide for the torch "
-                         "its packages need")
+            notes.append(Text(N_("MindIE {version} names PTA {pta} but no torch release: torch {torch} is the newest "
+                                 "PTA {pta} build; check the MindIE {version} install guide for the torch its "
+                                 "packages need"), version=row.version, pta=row.pta, torch=stack["torch"]))
     return notes
 
 
@@ -452,16 +494,19 @@ def _steps(m: Matrix, engine: str, stack: Dict[str, str], info: ChipInfo, arches
         check = [f"npu-smi info   # the banner must show Version {driver}"]
         if firmware:
             check.append(f"npu-smi info -t board -i 0   # Firmware Version {firmware}, Compatibility OK")
-        steps.append(InstallStep(f"Keep the installed HDK: driver {driver}" + (f", firmware {firmware}" if firmware
-                                                                                  else ""),
-                                 tuple(check), "--driver keeps the driver installed on the machine: nothing to "
-                                               "install; the rest of the plan is chosen to work with it"))
+        steps.append(InstallStep(Text(N_("Keep the installed HDK: driver {driver}, firmware {firmware}"),
+                                      driver=driver, firmware=firmware) if firmware else
+                                 Text(N_("Keep the installed HDK: driver {driver}"), driver=driver),
+                                 tuple(check), Text(N_("--driver keeps the driver installed on the machine: nothing "
+                                                       "to install; the rest of the plan is chosen to work with it"))))
     else:
         lines = hdk_block(m, family, arches, driver, firmware)
         lines.append(f"npu-smi info   # after the reboot: Version {driver}")
-        steps.append(InstallStep(f"Install the NPU driver {driver} and firmware {firmware or '(not recorded)'} "
-                                 f"of one HDK release, then reboot once", tuple(lines),
-                                 "on the host, as root; in a container only the CANN and Python steps apply"))
+        steps.append(InstallStep(Text(N_("Install the NPU driver {driver} and firmware {firmware} of one HDK "
+                                         "release, then reboot once"), driver=driver,
+                                      firmware=firmware or Text(N_("(not recorded)"))), tuple(lines),
+                                 Text(N_("on the host, as root; in a container only the CANN and Python steps "
+                                         "apply"))))
     cann = stack["cann"]
     nnal = stack["nnal"]
     toolkits = {pk.arch: pk.toolkit(cann) for pk in sets}
@@ -471,24 +516,25 @@ def _steps(m: Matrix, engine: str, stack: Dict[str, str], info: ChipInfo, arches
     def install(files: Dict[str, Optional[str]]) -> List[str]:
         return _per_arch(arches, lambda a: f"./{files[a]} --install" if files.get(a) else None)
 
-    steps.append(InstallStep(f"Install the CANN toolkit {cann}",
+    steps.append(InstallStep(Text(N_("Install the CANN toolkit {cann}"), cann=cann),
                              tuple(install(toolkits) + ["source /usr/local/Ascend/ascend-toolkit/set_env.sh"])))
     if any(kernels.values()):
-        steps.append(InstallStep(f"Install the operator package for {info.name} ({family})",
-                                 tuple(install(kernels))))
+        steps.append(InstallStep(Text(N_("Install the operator package for {chip} ({family})"), chip=info.name,
+                                      family=family), tuple(install(kernels))))
     else:
-        steps.append(InstallStep(f"Install the operator package for {info.name} ({family})",
+        steps.append(InstallStep(Text(N_("Install the operator package for {chip} ({family})"), chip=info.name,
+                                      family=family),
                                  (f"# no {family} kernels/ops file name is recorded for CANN {cann}: see "
                                   f"`ascend-doctor matrix lookup --chip {info.name}` and the CANN download page",)))
-    steps.append(InstallStep(f"Install NNAL {nnal} (ATB, needed for libatb.so)",
+    steps.append(InstallStep(Text(N_("Install NNAL {nnal} (ATB, needed for libatb.so)"), nnal=nnal),
                              tuple(install(nnals) + ["source /usr/local/Ascend/nnal/atb/set_env.sh"])))
     python = stack["python"]
-    steps.append(InstallStep(f"Use Python {python}", (f"python{python} -m venv ~/ascend-venv",
+    steps.append(InstallStep(Text(N_("Use Python {python}"), python=python), (f"python{python} -m venv ~/ascend-venv",
                                                        "source ~/ascend-venv/bin/activate")))
     arch = arches[0] if len(arches) == 1 else None
     pair = torch_pair(m, stack["torch"], stack["torch_npu"], arch)
-    steps.append(InstallStep(f"Install PyTorch {stack['torch']} with torch_npu {stack['torch_npu']} (one command: "
-                             "never one without the other)",
+    steps.append(InstallStep(Text(N_("Install PyTorch {torch} with torch_npu {torch_npu} (one command: never one "
+                                     "without the other)"), torch=stack["torch"], torch_npu=stack["torch_npu"]),
                              tuple(pair.lines + [f"# {n}" for n in pair.notes]
                                    + ['python -c "import torch, torch_npu; print(torch_npu.npu.device_count())"'])))
     version = stack[engine]
@@ -497,10 +543,11 @@ def _steps(m: Matrix, engine: str, stack: Dict[str, str], info: ChipInfo, arches
     elif engine == "mindie":
         steps.append(_mindie_step(m, info, stack, version, row))
     else:
-        steps.append(InstallStep(f"Install MindSpeed {version}",
+        steps.append(InstallStep(Text(N_("Install MindSpeed {version}"), version=version),
                                  ("git clone https://github.com/Ascend/MindSpeed.git",
                                   "cd MindSpeed && pip install -e ."),
-                                 f"check out the branch of release {version} (README 版本配套表)"))
+                                 Text(N_("check out the branch of release {version} (README 版本配套表)"),
+                                      version=version)))
     return steps
 
 
@@ -511,7 +558,7 @@ def _vllm_step(m: Matrix, info: ChipInfo, stack: Dict[str, str], version: str, a
     image = family.vllm_ascend_image.template.replace("{version}", version) \
         if family is not None and family.vllm_ascend_image is not None else None
     wheel = vllm_ascend(m, stack.get("vllm"), version, arch)
-    title = f"Install vLLM {stack.get('vllm')} and vLLM-Ascend {version}"
+    title = Text(N_("Install vLLM {vllm} and vLLM-Ascend {version}"), vllm=stack.get("vllm"), version=version)
     if info.family == "310P":
         # the default wheel and image carry A2 custom ops ("socversion Ascend910B1 of bin package does
         # not match … Ascend310P3"): the -310p image, or a build for the 310P
@@ -523,15 +570,16 @@ def _vllm_step(m: Matrix, info: ChipInfo, stack: Dict[str, str], version: str, a
                     "cd vllm-ascend && pip install -e .",
                     "# serve in float16: the 310P has no BF16",
                     "vllm serve <model> --dtype float16"]
-        return InstallStep(title, tuple(commands), "Atlas 300I Duo only ([Experimental] in the vLLM-Ascend support "
-                                                   "list; the 300I Pro is not listed)")
+        return InstallStep(title, tuple(commands), Text(N_("Atlas 300I Duo only ([Experimental] in the vLLM-Ascend "
+                                                           "support list; the 300I Pro is not listed)")))
     if info.family == "A3":
         commands = [f"docker pull {image}" if image else "# no A3 image is recorded",
                     "# or the wheels (check that the custom operators were built for A3):"] + wheel.lines
         return InstallStep(title, tuple(commands + [f"# {n}" for n in wheel.notes]),
-                           "Atlas A3: the -a3 image; the plain tag is the Atlas A2 image")
+                           Text(N_("Atlas A3: the -a3 image; the plain tag is the Atlas A2 image")))
     commands = wheel.lines + [f"# {n}" for n in wheel.notes]
-    return InstallStep(title, tuple(commands), f"or run the release image {image}" if image else None)
+    return InstallStep(title, tuple(commands),
+                       Text(N_("or run the release image {image}"), image=image) if image else None)
 
 
 def _mindie_step(m: Matrix, info: ChipInfo, stack: Dict[str, str], version: str, row: Any) -> InstallStep:
@@ -545,9 +593,12 @@ def _mindie_step(m: Matrix, info: ChipInfo, stack: Dict[str, str], version: str,
     commands += list(MINDIE_ENV_SCRIPTS)
     commands += ["chmod 640 /usr/local/Ascend/mindie/latest/mindie-service/conf/config.json",
                  "chmod 750 <weight dir> && chmod 640 <weight dir>/*   # owned by the user that runs the service"]
-    note = ("MindIE refuses to start when config.json or the weights are more open than 640 (folders 750) or "
-            "owned by another user; in a container give it --shm-size of at least 1 GB (" + MINDIE_RULES_SOURCE + ")")
-    if not image:
-        note += "; no MindIE image tag for this release and chip is recorded (AscendHub: "\
-                "https://www.hiascend.com/developer/ascendhub/detail/af85b724a7e5469ebd7ea13c3439d48f)"
-    return InstallStep(f"Install MindIE {version}", tuple(commands), note)
+    rules = N_("MindIE refuses to start when config.json or the weights are more open than 640 (folders 750) or "
+               "owned by another user; in a container give it --shm-size of at least 1 GB ({source})")
+    if image:
+        note = Text(rules, source=MINDIE_RULES_SOURCE)
+    else:
+        note = Text(N_("{rules}; no MindIE image tag for this release and chip is recorded (AscendHub: {url})"),
+                    rules=Text(rules, source=MINDIE_RULES_SOURCE),
+                    url="https://www.hiascend.com/developer/ascendhub/detail/af85b724a7e5469ebd7ea13c3439d48f")
+    return InstallStep(Text(N_("Install MindIE {version}"), version=version), tuple(commands), note)

@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, List, Optional, Sequence
 
 from packaging.version import Version
 
+from ascend_doctor.i18n import N_
+from ascend_doctor.i18n_text import Text
 from ascend_doctor.matrix.pip import torch_pair
 from ascend_doctor.matrix.records import TorchNpuRow, VllmAscendRow
 from ascend_doctor.matrix.specs import (
@@ -24,11 +26,22 @@ from ascend_doctor.versions import AscendVersion
 if TYPE_CHECKING:
     from ascend_doctor.matrix.model import Matrix
 
+# Verdict messages are ascend_doctor.i18n_text.Text: English str for code and JSON, shown translated
+# by the checks (N_ marks the templates for the catalogue).
 ORIGIN_TEXT = {
-    "table": "Ascend/pytorch compatibility table",
-    "release_note": "hiascend release note",
-    "installer": "ascend-deployer version map",
+    "table": N_("Ascend/pytorch compatibility table"),
+    "release_note": N_("hiascend release note"),
+    "installer": N_("ascend-deployer version map"),
 }
+
+
+def _where(row: TorchNpuRow) -> Text:
+    """"branch v2.1.0-6.0.rc3" or where the row comes from."""
+    return Text(N_("branch {branch}"), branch=row.branch) if row.branch else Text(ORIGIN_TEXT[row.origin])
+
+
+def _cannot_read(what: str, value: str) -> Verdict:
+    return unknown(Text(N_("cannot read the {what} version {value}"), what=what, value=repr(value)))
 
 
 def describe_python(spec_text: str) -> str:
@@ -79,21 +92,24 @@ def _list(versions: Sequence[str]) -> str:
 def torch_npu_vs_torch(m: Matrix, torch_npu: str, torch: str) -> Verdict:
     npu_v, torch_v = try_pypi(torch_npu), try_pypi(torch)
     if npu_v is None:
-        return unknown(f"cannot read the torch_npu version {torch_npu!r}")
+        return _cannot_read("torch_npu", torch_npu)
     if torch_v is None:
-        return unknown(f"cannot read the torch version {torch!r}")
+        return _cannot_read("torch", torch)
     rows = rows_for_torch_npu(m, npu_v)
-    pairs = [(r.torch, r.source, f"branch {r.branch}" if r.branch else ORIGIN_TEXT[r.origin]) for r in rows]
-    pairs += [(r.torch, r.source, f"vLLM-Ascend {r.version} row") for r in vllm_rows_for_torch_npu(m, npu_v)]
+    pairs = [(r.torch, r.source, _where(r)) for r in rows]
+    pairs += [(r.torch, r.source, Text(N_("vLLM-Ascend {version} row"), version=r.version))
+              for r in vllm_rows_for_torch_npu(m, npu_v)]
     matching = [p for p in pairs if same_public(Version(p[0]), torch_v)]
     if matching:
         return Verdict(VerdictKind.RECOMMENDED,
-                       f"torch_npu {torch_npu} is built for PyTorch {matching[0][0]} ({matching[0][2]})",
+                       Text(N_("torch_npu {torch_npu} is built for PyTorch {torch} ({where})"), torch_npu=torch_npu,
+                            torch=matching[0][0], where=matching[0][2]),
                        tuple(dict.fromkeys(s for p in matching for s in p[1])))
     if pairs:
         wanted = pairs[0][0]
         return Verdict(VerdictKind.INCOMPATIBLE,
-                       f"torch_npu {torch_npu} is built for PyTorch {wanted} ({pairs[0][2]}), not {torch}",
+                       Text(N_("torch_npu {torch_npu} is built for PyTorch {torch} ({where}), not {installed}"),
+                            torch_npu=torch_npu, torch=wanted, where=pairs[0][2], installed=torch),
                        tuple(dict.fromkeys(s for p in pairs for s in p[1])),
                        torch_pair(m, wanted, torch_npu).text())
     # Not in any table: torch_npu versions carry the PyTorch version they are built for.
@@ -102,10 +118,12 @@ def torch_npu_vs_torch(m: Matrix, torch_npu: str, torch: str) -> Verdict:
                "matching the TorchNPU)",)
     if same_public(base, Version(".".join(str(x) for x in torch_v.release[:3]))):
         return Verdict(VerdictKind.COMPATIBLE,
-                       f"torch_npu {torch_npu} is not in the matrix; its version names PyTorch {base}, as installed",
+                       Text(N_("torch_npu {torch_npu} is not in the matrix; its version names PyTorch {torch}, as "
+                               "installed"), torch_npu=torch_npu, torch=str(base)),
                        sources, inferred=True)
     return Verdict(VerdictKind.INCOMPATIBLE,
-                   f"torch_npu {torch_npu} is not in the matrix, but its version names PyTorch {base}, not {torch}",
+                   Text(N_("torch_npu {torch_npu} is not in the matrix, but its version names PyTorch {torch}, not "
+                           "{installed}"), torch_npu=torch_npu, torch=str(base), installed=torch),
                    sources, torch_pair(m, str(base), torch_npu).text(), inferred=True)
 
 
@@ -114,9 +132,9 @@ def torch_npu_vs_torch(m: Matrix, torch_npu: str, torch: str) -> Verdict:
 def torch_npu_vs_cann(m: Matrix, torch_npu: str, cann: str) -> Verdict:
     npu_v, cann_v = try_pypi(torch_npu), try_ascend(cann)
     if npu_v is None:
-        return unknown(f"cannot read the torch_npu version {torch_npu!r}")
+        return _cannot_read("torch_npu", torch_npu)
     if cann_v is None:
-        return unknown(f"cannot read the CANN version {cann!r}")
+        return _cannot_read("CANN", cann)
     suggestion = _suggest_for_cann(m, cann_v, npu_v)
     rows = rows_for_torch_npu(m, npu_v)
     matching = [r for r in rows if _cann_matches(r.cann, cann_v)]
@@ -125,13 +143,15 @@ def torch_npu_vs_cann(m: Matrix, torch_npu: str, cann: str) -> Verdict:
         notes = tuple(f"{ORIGIN_TEXT[r.origin]} pairs it with CANN {r.cann}" for r in others)
         notes += tuple(r.note for r in matching if r.note)
         first = matching[0]
-        where = f"branch {first.branch}" if first.branch else ORIGIN_TEXT[first.origin]
-        return Verdict(VerdictKind.RECOMMENDED, f"torch_npu {torch_npu} is released for CANN {first.cann} ({where})",
+        return Verdict(VerdictKind.RECOMMENDED,
+                       Text(N_("torch_npu {torch_npu} is released for CANN {cann} ({where})"), torch_npu=torch_npu,
+                            cann=first.cann, where=_where(first)),
                        tuple(dict.fromkeys(s for r in matching for s in r.source)), notes=notes)
     vllm_rows = [r for r in vllm_rows_for_torch_npu(m, npu_v) if _cann_matches(r.cann, cann_v)]
     if vllm_rows:
         return Verdict(VerdictKind.RECOMMENDED,
-                       f"vLLM-Ascend {vllm_rows[0].version} pairs torch_npu {torch_npu} with CANN {vllm_rows[0].cann}",
+                       Text(N_("vLLM-Ascend {version} pairs torch_npu {torch_npu} with CANN {cann}"),
+                            version=vllm_rows[0].version, torch_npu=torch_npu, cann=vllm_rows[0].cann),
                        vllm_rows[0].source)
     for statement in m.torch_npu_cann:
         ptas = [try_ascend(p) for p in statement.pta]
@@ -140,22 +160,25 @@ def torch_npu_vs_cann(m: Matrix, torch_npu: str, cann: str) -> Verdict:
                 any(_cann_matches(c, cann_v) for c in statement.cann):
             pta = next(r.pta for r in rows if r.pta)
             uncertain = (statement.note,) if statement.uncertain and statement.note else ()
-            return Verdict(VerdictKind(statement.verdict),
-                           f"PTA {pta} (torch_npu {torch_npu}) lists CANN {cann} as compatible"
-                           + (" in a statement that may mean only upgrade-compatible" if statement.uncertain else ""),
+            template = (N_("PTA {pta} (torch_npu {torch_npu}) lists CANN {cann} as compatible in a statement that "
+                           "may mean only upgrade-compatible") if statement.uncertain else
+                        N_("PTA {pta} (torch_npu {torch_npu}) lists CANN {cann} as compatible"))
+            return Verdict(VerdictKind(statement.verdict), Text(template, pta=pta, torch_npu=torch_npu, cann=cann),
                            statement.source, suggestion, inferred=False, notes=uncertain,
                            uncertain=statement.uncertain)
     for entry in m.torch_npu_runtime_map:
         if _cann_matches(entry.cann, cann_v) and not any(try_pypi(v) == npu_v for v in entry.torch_npu):
             return Verdict(VerdictKind.INCOMPATIBLE,
-                           f"with CANN {entry.cann} torch_npu accepts only {_list(entry.torch_npu)}; {torch_npu} "
-                           "prints 'CANN package version … and PyTorch version … do not match'",
+                           Text(N_("with CANN {cann} torch_npu accepts only {accepted}; {torch_npu} prints 'CANN "
+                                   "package version … and PyTorch version … do not match'"), cann=entry.cann,
+                                accepted=_list(entry.torch_npu), torch_npu=torch_npu),
                            entry.source, suggestion)
     if rows:
         canns = _list(sorted({r.cann for r in rows}))
-        return unknown(f"torch_npu {torch_npu} is released for CANN {canns}; no source says it works with CANN {cann}",
+        return unknown(Text(N_("torch_npu {torch_npu} is released for CANN {canns}; no source says it works with CANN "
+                               "{cann}"), torch_npu=torch_npu, canns=canns, cann=cann),
                        suggestion, tuple(dict.fromkeys(s for r in rows for s in r.source)))
-    return unknown(f"torch_npu {torch_npu} is not in the matrix", suggestion)
+    return unknown(Text(N_("torch_npu {torch_npu} is not in the matrix"), torch_npu=torch_npu), suggestion)
 
 
 def _cann_matches(row_cann: str, cann_v: AscendVersion) -> bool:
@@ -170,7 +193,7 @@ def _suggest_for_cann(m: Matrix, cann_v: AscendVersion, torch_npu: Version) -> O
     same_torch = [r for r in rows if Version(r.torch).release[:2] == torch_npu.release[:2]]
     pick = same_torch or rows
     versions = ", ".join(f"{r.version} (torch {r.torch})" for r in pick)
-    return f"CANN {cann_v.release} is released with torch_npu {versions}"
+    return Text(N_("CANN {cann} is released with torch_npu {versions}"), cann=cann_v.release, versions=versions)
 
 
 # -- Python -----------------------------------------------------------------------------------
@@ -178,36 +201,43 @@ def _suggest_for_cann(m: Matrix, cann_v: AscendVersion, torch_npu: Version) -> O
 def torch_vs_python(m: Matrix, torch: str, python: str) -> Verdict:
     torch_v = try_pypi(torch)
     if torch_v is None:
-        return unknown(f"cannot read the torch version {torch!r}")
+        return _cannot_read("torch", torch)
     if python_version(python) is None:
-        return unknown(f"cannot read the Python version {python!r}")
+        return _cannot_read("Python", python)
     rows = [r for r in m.torch_python if same_public(Version(r.torch), torch_v)]
     if not rows:
-        return unknown(f"PyTorch {torch} is not in the matrix")
+        return unknown(Text(N_("PyTorch {torch} is not in the matrix"), torch=torch))
     row = rows[0]
     if not row.python:
-        return unknown(f"no Python list is recorded for PyTorch {row.torch}", None, row.source)
+        return unknown(Text(N_("no Python list is recorded for PyTorch {torch}"), torch=row.torch), None, row.source)
     shown = describe_python(row.python)
     if python_in(row.python, python):
-        return Verdict(VerdictKind.COMPATIBLE, f"PyTorch {row.torch} supports Python {shown}", row.source)
-    return Verdict(VerdictKind.INCOMPATIBLE, f"PyTorch {row.torch} supports Python {shown}, not {python}",
-                   row.source, f"use Python {shown}, or a PyTorch release that supports Python {python}")
+        return Verdict(VerdictKind.COMPATIBLE, Text(N_("PyTorch {torch} supports Python {pythons}"), torch=row.torch,
+                                                    pythons=shown), row.source)
+    return Verdict(VerdictKind.INCOMPATIBLE,
+                   Text(N_("PyTorch {torch} supports Python {pythons}, not {python}"), torch=row.torch, pythons=shown,
+                        python=python),
+                   row.source, Text(N_("use Python {pythons}, or a PyTorch release that supports Python {python}"),
+                                    pythons=shown, python=python))
 
 
 def torch_npu_vs_python(m: Matrix, torch_npu: str, python: str) -> Verdict:
     npu_v = try_pypi(torch_npu)
     if npu_v is None:
-        return unknown(f"cannot read the torch_npu version {torch_npu!r}")
+        return _cannot_read("torch_npu", torch_npu)
     if python_version(python) is None:
-        return unknown(f"cannot read the Python version {python!r}")
+        return _cannot_read("Python", python)
     for entry in m.torch_npu_python:
         if any(try_pypi(v) == npu_v for v in entry.torch_npu):
             shown = describe_python(entry.python)
             if python_in(entry.python, python):
-                return Verdict(VerdictKind.COMPATIBLE, f"torch_npu {torch_npu} supports Python {shown}", entry.source)
-            return Verdict(VerdictKind.INCOMPATIBLE, f"torch_npu {torch_npu} supports Python {shown}, not {python}",
-                           entry.source, f"use Python {shown}")
+                return Verdict(VerdictKind.COMPATIBLE, Text(N_("torch_npu {torch_npu} supports Python {pythons}"),
+                                                            torch_npu=torch_npu, pythons=shown), entry.source)
+            return Verdict(VerdictKind.INCOMPATIBLE,
+                           Text(N_("torch_npu {torch_npu} supports Python {pythons}, not {python}"),
+                                torch_npu=torch_npu, pythons=shown, python=python),
+                           entry.source, Text(N_("use Python {pythons}"), pythons=shown))
     rows = rows_for_torch_npu(m, npu_v)
     if rows:
         return torch_vs_python(m, rows[0].torch, python).with_prefix(f"torch_npu {torch_npu}: ")
-    return unknown(f"torch_npu {torch_npu} is not in the matrix")
+    return unknown(Text(N_("torch_npu {torch_npu} is not in the matrix"), torch_npu=torch_npu))

@@ -13,6 +13,8 @@ import enum
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ascend_doctor.fastdataclass import dataclass, field
+from ascend_doctor.i18n import N_
+from ascend_doctor.i18n_text import Text
 
 
 class VerdictKind(str, enum.Enum):
@@ -32,6 +34,8 @@ class VerdictKind(str, enum.Enum):
 @dataclass(frozen=True)
 class Verdict:
     kind: VerdictKind
+    # English (code and JSON read it); an ascend_doctor.i18n_text.Text, so that a finding can show it
+    # translated with localized()
     message: str
     sources: Tuple[str, ...] = ()
     suggestion: Optional[str] = None
@@ -65,8 +69,9 @@ class Verdict:
         return data
 
     def with_prefix(self, prefix: str) -> Verdict:
-        return Verdict(self.kind, f"{prefix}{self.message}", self.sources, self.suggestion, self.inferred, self.notes,
-                       self.uncertain)
+        """``prefix`` + the message; a ``Text`` prefix ("{name} uses CANN {cann}: ") keeps both translatable."""
+        message = Text(N_("{prefix}{message}"), prefix=prefix, message=self.message) if prefix else self.message
+        return Verdict(self.kind, message, self.sources, self.suggestion, self.inferred, self.notes, self.uncertain)
 
     def with_notes(self, notes: Iterable[str]) -> Verdict:
         extra = tuple(n for n in notes if n and n not in self.notes)
