@@ -27,6 +27,9 @@ import sys
 from typing import Any, Dict, List, Optional, Tuple
 
 COMPILED_FILE = "compiled.pickle"
+# The check catalogue, compiled by the package build (setup.py) into the built package only: the check
+# modules change with every feature, so a committed copy would be stale at once (see registry.py).
+CATALOGUE_FILE = "catalogue.pickle"
 FORMAT = 1
 MATRIX_FILE = "matrix.yaml"
 SIGNATURES_FILE = "signatures.yaml"
@@ -37,7 +40,7 @@ _PATH_TAG = "shipped-path"
 _SET_TAG = "frozenset"
 
 _header_cache: Dict[str, Optional[Tuple[Dict[str, Any], bytes]]] = {}
-_parts: Dict[Tuple[str, str], Any] = {}  # (folder, part) -> unpickled value: one copy per process
+_parts: Dict[Tuple[str, str], Any] = {}  # (file, part) -> unpickled value: one copy per process
 
 
 def shipped_dir() -> str:
@@ -75,6 +78,20 @@ def scanner_state(db: Any) -> Optional[Dict[str, Any]]:
     return None
 
 
+def check_catalogue(path: Optional[str] = None) -> Optional[Tuple[List[Tuple[str, Any]], List[str]]]:
+    """``([(module, CheckSpec)...], problems)`` as importing every check module gives them, from the
+    catalogue compiled by the build (``path``: that file), while the check modules and the package
+    modules they load are the ones it was compiled from; else None."""
+    try:
+        listing = sorted(n for n in os.listdir(_checks_dir()) if n.endswith(".py"))
+    except OSError:
+        return None
+    found = _load("catalogue", shipped_dir(), path or os.path.join(shipped_dir(), CATALOGUE_FILE))
+    if found is None or found[0] != listing:  # a check module added or removed since
+        return None
+    return list(found[1]), list(found[2])
+
+
 def yaml_data(name: str) -> Tuple[bool, Any]:
     """``(True, value)`` with ``yaml.safe_load`` of the shipped data file ``name``; ``(False, None)``
     when that must be read from the YAML."""
@@ -86,14 +103,14 @@ def yaml_data(name: str) -> Tuple[bool, Any]:
     return True, found[0]
 
 
-def _read(folder: str) -> Optional[Tuple[Dict[str, Any], bytes]]:
-    if folder in _header_cache:
-        return _header_cache[folder]
+def _read(path: str) -> Optional[Tuple[Dict[str, Any], bytes]]:
+    if path in _header_cache:
+        return _header_cache[path]
     import json
 
     result: Optional[Tuple[Dict[str, Any], bytes]] = None
     try:
-        with open(os.path.join(folder, COMPILED_FILE), "rb") as fh:
+        with open(path, "rb") as fh:
             data = fh.read()
         end = data.index(b"\n")
         header = json.loads(data[:end])
@@ -101,19 +118,21 @@ def _read(folder: str) -> Optional[Tuple[Dict[str, Any], bytes]]:
             result = (header, data[end + 1:])
     except (OSError, ValueError, UnicodeDecodeError):
         result = None
-    _header_cache[folder] = result
+    _header_cache[path] = result
     return result
 
 
-def _load(part: str, folder: str) -> Any:
-    """The part, when the compiled file has it and it still matches its sources (checked on every
-    call, so that a YAML file edited while a process runs is read again); unpickled once."""
-    found = _read(folder)
+def _load(part: str, folder: str, path: Optional[str] = None) -> Any:
+    """The part, when the compiled file (``path``, by default the one beside the data in ``folder``)
+    has it and it still matches its sources (checked on every call, so that a YAML file edited while a
+    process runs is read again); unpickled once."""
+    path = path or os.path.join(folder, COMPILED_FILE)
+    found = _read(path)
     if found is None:
         return None
     header, body = found
     entry = header["parts"].get(part)
-    key = (folder, part)
+    key = (path, part)
     try:
         if not isinstance(entry, dict) or not _sources_match(folder, entry["sources"]):
             return None
@@ -132,12 +151,29 @@ def forget() -> None:
     _parts.clear()
 
 
+def _source_path(folder: str, name: str) -> str:
+    """A source named in a header: in the data folder, or under a package root (``@checks/``,
+    ``@package/``), which sit in different places in a checkout and in an installation."""
+    root, _, rest = name.partition("/")
+    if root == "@checks":
+        return os.path.join(_checks_dir(), rest)
+    if root == "@package":
+        return os.path.join(os.path.dirname(os.path.abspath(__file__)), rest)
+    return os.path.join(folder, name)
+
+
+def _checks_dir() -> str:
+    import ascend_doctor.checks as pkg
+
+    return os.path.abspath(next(iter(pkg.__path__)))
+
+
 def _sources_match(folder: str, sources: Dict[str, List[int]]) -> bool:
     import zlib
 
     for name, (size, crc) in sources.items():
         try:
-            with open(os.path.join(folder, name), "rb") as fh:
+            with open(_source_path(folder, name), "rb") as fh:
                 data = fh.read(size + 1)
         except OSError:
             return False
@@ -183,8 +219,6 @@ def _unpickle(blob: bytes, folder: str) -> Any:
 def build(folder: str) -> bytes:
     """The compiled file for the data in ``folder``. Raises ValueError when the data has problems
     (a file that does not load cleanly is never compiled)."""
-    import json
-
     parts: Dict[str, Tuple[Any, List[str]]] = {}
     matrix = _yaml_matrix(os.path.join(folder, MATRIX_FILE))
     parts["matrix"] = (matrix, list(matrix.files))
@@ -194,8 +228,18 @@ def build(folder: str) -> bytes:
         path = os.path.join(folder, name)
         if os.path.exists(path):
             parts["data:" + name] = ((_yaml_data(path),), [path])
-    header: Dict[str, Any] = {"format": FORMAT, "generated_by": "python -m ascend_doctor.compiled_data",
-                              "parts": {}}
+    return _assemble(parts, folder, "python -m ascend_doctor.compiled_data")
+
+
+def build_catalogue() -> bytes:
+    """The catalogue file (compiled by the package build; see setup.py)."""
+    return _assemble({"catalogue": _catalogue()}, shipped_dir(), "setup.py build_py")
+
+
+def _assemble(parts: Dict[str, Tuple[Any, List[str]]], folder: str, generated_by: str) -> bytes:
+    import json
+
+    header: Dict[str, Any] = {"format": FORMAT, "generated_by": generated_by, "parts": {}}
     blobs: List[bytes] = []
     offset = 0
     for name, (value, sources) in parts.items():
@@ -205,6 +249,28 @@ def build(folder: str) -> bytes:
         blobs.append(blob)
         offset += len(blob)
     return json.dumps(header, sort_keys=True).encode("ascii") + b"\n" + b"".join(blobs)
+
+
+def _catalogue() -> Tuple[Any, List[str]]:
+    """The catalogue as importing every check module gives it, and its sources: every module of
+    checks/ and every module of the package imported while they load (a spec's text can use their
+    constants), registry/checkapi/requirements/facts (which judge the specs)."""
+    from ascend_doctor import checkapi, registry, requirements
+    from ascend_doctor.facts import Facts
+
+    before = set(sys.modules)
+    checks, problems = registry.import_catalogue()
+    loaded = sorted(set(sys.modules) - before)
+    judges = (registry, checkapi, requirements, sys.modules[Facts.__module__])
+    files = {os.path.abspath(str(m.__file__)) for m in judges}
+    for name in loaded:
+        module_file = getattr(sys.modules[name], "__file__", None)
+        if name.startswith("ascend_doctor.") and module_file:
+            files.add(os.path.abspath(module_file))
+    folder = _checks_dir()
+    listing = sorted(n for n in os.listdir(folder) if n.endswith(".py"))
+    files |= {os.path.join(folder, n) for n in listing}
+    return (listing, [(c.module, c.spec) for c in checks], problems), sorted(files)
 
 
 def _yaml_matrix(path: str) -> Any:
@@ -248,13 +314,23 @@ def _source_stamps(folder: str, paths: List[str]) -> Dict[str, List[int]]:
 
     stamps: Dict[str, List[int]] = {}
     for path in paths:
-        relative = os.path.relpath(path, folder)
-        if relative.startswith(".."):
-            raise ValueError(f"{path} is outside {folder}")
+        relative = _source_name(folder, path)
         with open(path, "rb") as fh:
             data = fh.read()
         stamps[relative] = [len(data), zlib.crc32(data)]
     return stamps
+
+
+def _source_name(folder: str, path: str) -> str:
+    """How ``_source_path`` finds ``path`` again: relative to the data folder or a package root."""
+    relative = os.path.relpath(path, folder)
+    if not relative.startswith(".."):
+        return relative
+    for tag, root in (("@checks", _checks_dir()), ("@package", os.path.dirname(os.path.abspath(__file__)))):
+        relative = os.path.relpath(path, root)
+        if not relative.startswith(".."):
+            return f"{tag}/{relative}"
+    raise ValueError(f"{path} is outside {folder} and the package")
 
 
 def _classes_of(value: Any) -> Dict[str, List[str]]:
@@ -301,11 +377,13 @@ def _pickle(value: Any, folder: str) -> bytes:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    """Rewrite compat_matrix/compiled.pickle from the YAML beside it (``--check``: only compare)."""
+    """Rewrite compat_matrix/compiled.pickle from the YAML beside it (``--check``: only compare;
+    ``--catalogue FILE``: write the check catalogue of the importable package to FILE instead)."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m ascend_doctor.compiled_data", description=main.__doc__)
     parser.add_argument("--check", action="store_true", help="exit 1 when the compiled file is stale")
+    parser.add_argument("--catalogue", metavar="FILE", help="write the check catalogue to FILE (package build)")
     args = parser.parse_args(argv)
     if os.environ.get("PYTHONHASHSEED") != "0":
         # The scanner's indexes are built by iterating sets: a fixed hash seed makes the file the same
@@ -314,6 +392,10 @@ def main(argv: Optional[List[str]] = None) -> int:
 
         command = [sys.executable, "-m", "ascend_doctor.compiled_data", *(argv if argv is not None else sys.argv[1:])]
         return subprocess.run(command, env={**os.environ, "PYTHONHASHSEED": "0"}, check=False).returncode
+    if args.catalogue:
+        _write(args.catalogue, build_catalogue())
+        print(f"{args.catalogue}: check catalogue written")
+        return 0
     folder = shipped_dir()
     target = os.path.join(folder, COMPILED_FILE)
     data = build(folder)
@@ -326,11 +408,15 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"{target}: {'current' if current == data else 'stale'}")
         return 0 if current == data else 1
     if current != data:
-        with open(target + ".tmp", "wb") as fh:
-            fh.write(data)
-        os.replace(target + ".tmp", target)
+        _write(target, data)
     print(f"{target}: {len(data)} bytes, {'unchanged' if current == data else 'written'}")
     return 0
+
+
+def _write(target: str, data: bytes) -> None:
+    with open(target + ".tmp", "wb") as fh:
+        fh.write(data)
+    os.replace(target + ".tmp", target)
 
 
 if __name__ == "__main__":

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ascend_doctor.checkapi import Check, CheckSpec, validate_spec
+from ascend_doctor.checkapi import Check, CheckContext, CheckSpec, Finding, validate_spec
 
 # Ids that were used once and must never be given to another check.
 RETIRED_IDS: frozenset = frozenset({
@@ -25,10 +25,43 @@ def load_catalogue() -> Tuple[List[Check], List[str]]:
 
     A broken module must not take the whole catalogue down: the runner reports each
     load problem as an ERROR result and runs the rest.
+
+    An installed package carries the catalogue compiled when it was built (setup.py,
+    ascend_doctor/compiled_data.py): while the check modules are the ones it was compiled from, a
+    module is imported only when its check runs, so `checks` and `explain` import none and `check`
+    none of the probe, fleet or skipped checks (start-up). Otherwise, as in a checkout, every module
+    is imported here.
     """
     global _cache
     if _cache is not None:
         return list(_cache[0]), list(_cache[1])
+    _cache = _compiled_catalogue() or import_catalogue()
+    return list(_cache[0]), list(_cache[1])
+
+
+def _compiled_catalogue() -> Optional[Tuple[List[Check], List[str]]]:
+    from ascend_doctor.compiled_data import check_catalogue
+
+    compiled = check_catalogue()
+    if compiled is None:
+        return None
+    specs, problems = compiled
+    return [Check(spec=spec, run=_run_on_import(module), module=module) for module, spec in specs], problems
+
+
+def _run_on_import(module_name: str) -> Callable[[CheckContext], Iterable[Finding]]:
+    """The module's ``run``, the module imported at the first call."""
+
+    def run(ctx: CheckContext) -> Iterable[Finding]:
+        module_run: Callable[[CheckContext], Iterable[Finding]] = importlib.import_module(module_name).run
+        return module_run(ctx)
+
+    run.__qualname__ = run.__name__ = f"{module_name}.run"
+    return run
+
+
+def import_catalogue() -> Tuple[List[Check], List[str]]:
+    """The catalogue as importing every module of ``ascend_doctor.checks`` gives it."""
     import ascend_doctor.checks as pkg
 
     found: List[Check] = []
@@ -61,8 +94,7 @@ def load_catalogue() -> Tuple[List[Check], List[str]]:
         seen[spec.id] = module_name
         found.append(Check(spec=spec, run=run, module=module_name))
     found.sort(key=lambda c: c.spec.id)
-    _cache = (found, problems)
-    return list(found), list(problems)
+    return found, problems
 
 
 def all_checks() -> List[Check]:

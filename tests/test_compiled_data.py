@@ -36,7 +36,7 @@ def plain(value: Any) -> Any:
 
 def test_every_part_is_current() -> None:
     compiled_data.forget()
-    header, _ = compiled_data._read(str(SHIPPED)) or ({}, b"")
+    header, _ = compiled_data._read(str(SHIPPED / compiled_data.COMPILED_FILE)) or ({}, b"")
     assert header, STALE
     expected = {"matrix", "signatures"} | {f"data:{n}" for n in compiled_data.DATA_FILES if (SHIPPED / n).exists()}
     assert set(header["parts"]) == expected, STALE
@@ -145,3 +145,66 @@ def test_the_log_scanner_is_the_one_built_from_the_yaml() -> None:
         data = path.read_bytes()
         assert [h.signature.id for h in compiled.scan_bytes(data).hits] == \
             [h.signature.id for h in fresh.scan_bytes(data).hits], path.name
+
+
+# -- the check catalogue (compiled by the package build, setup.py) -------------------------------------
+
+
+def _built_catalogue(tmp_path: Path) -> Path:
+    target = tmp_path / compiled_data.CATALOGUE_FILE
+    target.write_bytes(compiled_data.build_catalogue())
+    compiled_data.forget()
+    return target
+
+
+def test_the_compiled_catalogue_is_the_imported_one(tmp_path: Path) -> None:
+    from ascend_doctor.registry import import_catalogue
+
+    compiled = compiled_data.check_catalogue(str(_built_catalogue(tmp_path)))
+    checks, problems = import_catalogue()
+    assert compiled is not None
+    assert plain(compiled[0]) == plain([(c.module, c.spec) for c in checks])
+    assert compiled[1] == problems
+
+
+def test_a_changed_check_module_makes_the_catalogue_unused(tmp_path: Path) -> None:
+    target = _built_catalogue(tmp_path)
+    head, _, body = target.read_bytes().partition(b"\n")
+    header = json.loads(head)
+    sources = header["parts"]["catalogue"]["sources"]
+    assert any(name.startswith("@checks/drv_001") for name in sources)
+    assert any(name == "@package/checkapi.py" for name in sources)
+    name = next(n for n in sources if n.startswith("@checks/drv_001"))
+    sources[name][1] ^= 1  # as if drv_001 had been edited since the build
+    target.write_bytes(json.dumps(header).encode() + b"\n" + body)
+    compiled_data.forget()
+    assert compiled_data.check_catalogue(str(target)) is None
+
+
+def test_a_run_from_the_compiled_catalogue_grades_as_the_imported_one(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from ascend_doctor import registry
+    from ascend_doctor.host.snapshot import SnapshotHost
+    from ascend_doctor.matrix.select import load_matrix
+    from ascend_doctor.options import RunOptions
+    from ascend_doctor.runner import run_checks
+
+    fixture = Path(__file__).resolve().parent.parent / "fixtures" / "healthy-8x910B3"
+
+    def graded() -> Any:
+        with SnapshotHost(str(fixture)) as host:
+            report = run_checks(host, load_matrix(), RunOptions(), {})
+        return [(r.id, r.status, r.message, r.scope) for r in report.results]
+
+    monkeypatch.setattr(registry, "_cache", None)
+    monkeypatch.setattr(compiled_data, "check_catalogue", lambda: None)
+    imported = graded()
+    target = str(_built_catalogue(tmp_path))
+    monkeypatch.undo()
+    monkeypatch.setattr(registry, "_cache", None)
+    built = compiled_data.check_catalogue(target)
+    monkeypatch.setattr(compiled_data, "check_catalogue", lambda: built)
+    checks, _ = registry.load_catalogue()
+    assert checks[0].run.__module__ == registry.__name__  # the modules are imported when their check runs
+    assert graded() == imported
+    monkeypatch.setattr(registry, "_cache", None)

@@ -45,6 +45,7 @@ def test_wheel_installs_and_runs_from_elsewhere(tmp_path: Path) -> None:
         "compat_matrix/*.yaml not shipped"
     assert not any(n.startswith(("checks/", "compat_matrix/", "tests/", "fixtures/")) for n in names), \
         "top-level packages leaked into the wheel"
+    assert "ascend_doctor/compat_matrix/catalogue.pickle" in names, "the build did not compile the check catalogue"
     missing = sorted(set(source_files()) - set(names))
     assert not missing, f"modules of the source tree missing from the wheel: {missing}"
 
