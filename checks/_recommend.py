@@ -36,7 +36,7 @@ def recommend(variable: str, value: str, current: str, why: str, sources: Sequen
                  "(source: {sources})")).format(**fields)
     return Finding.info(
         message,
-        f"{export}   # in the engine's environment (container -e, MindIE env file, launch script)",
+        f"{export}   # " + _("in the engine's environment (container -e, MindIE env file, launch script)"),
         variable=variable, current=current or None, recommended=value, sources=list(sources)).with_actions(
         FixAction("environment", _("Set {variable}={value} in the engine's environment (recommended)").format(
             variable=variable, value=value), (export,), where="either", target=value, subject=variable,

@@ -208,8 +208,10 @@ def pip_pair_hint(ctx: CheckContext) -> str:
             from ascend_doctor.matrix.pip import torch_pair
 
             advice = torch_pair(ctx.matrix, torch, torch_npu, host_arch(ctx))
-            return advice.lines[0] + f"   # the pair released for CANN {cann}" + "".join(
+            # The comment after the command is read by people (translated); the "# note" lines stay English.
+            return advice.lines[0] + "   # " + _("the pair released for CANN {cann}").format(cann=cann) + "".join(
                 f"\n# {note}" for note in advice.notes)
-        return (f"pip install torch==<x> torch-npu==<y>  (ascend-doctor matrix lookup --cann {cann} lists the "
-                f"torch_npu releases for CANN {cann})")
-    return "pip install torch==<x> torch-npu==<y>  (ascend-doctor matrix show torch_npu lists the pairs)"
+        return "pip install torch==<x> torch-npu==<y>  " + _(
+            "(ascend-doctor matrix lookup --cann {cann} lists the torch_npu releases for CANN {cann})").format(
+            cann=cann)
+    return "pip install torch==<x> torch-npu==<y>  " + _("(ascend-doctor matrix show torch_npu lists the pairs)")
