@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ascend_doctor.checkapi import FIX_COMPONENTS, FixAction, Status
+from ascend_doctor.i18n import gettext as _
 from ascend_doctor.report import FixStep, Result
 
 # Where a finding without structured actions is filed in the plan, by the area of its check id.
@@ -98,9 +99,9 @@ def _fallback_action(result: Result) -> Optional[FixAction]:
             break  # an alternative or a note follows the first block of commands
         prose.append(line)
     # A remediation that is only commands is summarised by what it restores (the check's title).
-    summary = prose[0] if prose else f"Restore: {result.title}"
+    summary = prose[0] if prose else _("Restore: {title}").format(title=_(result.title))
     area = result.id.split("-")[1] if result.id.count("-") >= 2 else "CORE"
-    return FixAction(component=AREA_COMPONENT.get(area, "other"), summary=summary.rstrip(":"),
+    return FixAction(component=AREA_COMPONENT.get(area, "other"), summary=summary.rstrip(":："),
                      commands=tuple(commands), where="either")
 
 
@@ -192,19 +193,27 @@ def _choose(members: List[_Entry]) -> Tuple[_Entry, str, str]:
             unsatisfied.extend(member.refs)
     others = [m for m in ranked[1:] if not _accepts(m.action, version)]
     subject = best.action.subject or best.action.component
-    why = (f"findings asked for different {subject} versions "
-           f"({', '.join(sorted({m.action.target or '?' for m in members}))}); {version} fixes "
-           f"{', '.join(best.refs)}")
+    # Each piece one message, joined with "; " (a report read back in the other language is
+    # translated piece by piece).
+    reasons = [_("findings asked for different {subject} versions ({versions})").format(
+        subject=subject, versions=", ".join(sorted({m.action.target or "?" for m in members})))]
     if best.action.direction != "downgrade" and any(m.action.direction == "downgrade" for m in members):
-        why += " without a downgrade"
+        reasons.append(_("{version} fixes {findings} without a downgrade").format(
+            version=version, findings=", ".join(best.refs)))
+    else:
+        reasons.append(_("{version} fixes {findings}").format(version=version, findings=", ".join(best.refs)))
     alternatives = [best.action.alternative] if best.action.alternative else []
     for other in others:
         commands = "; ".join(other.action.commands)
-        alternatives.append(f"{other.action.summary}" + (f" ({commands})" if commands else "")
-                            + f" — for {', '.join(other.refs)}")
+        if commands:
+            text = _("{step} ({commands}) — for {findings}").format(
+                step=other.action.summary, commands=commands, findings=", ".join(other.refs))
+        else:
+            text = _("{step} — for {findings}").format(step=other.action.summary, findings=", ".join(other.refs))
+        alternatives.append(text if not alternatives else _("or: {alternative}").format(alternative=text))
     if unsatisfied:
-        why += f"; still open after it: {', '.join(unsatisfied)}"
-    return best, why, " | or: ".join(alternatives)
+        reasons.append(_("still open after it: {findings}").format(findings=", ".join(unsatisfied)))
+    return best, "; ".join(reasons), " | ".join(alternatives)
 
 
 def _restate_dependents(chosen: List[Tuple[_Entry, str, str]]) -> List[Tuple[_Entry, str, str]]:
@@ -218,20 +227,21 @@ def _restate_dependents(chosen: List[Tuple[_Entry, str, str]]) -> List[Tuple[_En
     for entry, why, alternative in chosen:
         action = entry.action
         for dependency in action.depends:
-            component, _, version = dependency.partition("=")
+            component, _sep, version = dependency.partition("=")
             new = targets.get(component)
             if new and version and new.lower() != version.lower():
                 label = {"cann": "CANN", "hdk": "HDK"}.get(component, component)
                 restated = FixAction(
                     action.component,
-                    f"After the {label} {new} step, install what pairs with {label} {new} (this finding's fix "
-                    f"was for {label} {version})",
+                    _("After the {component} {new} step, install what pairs with {component} {new} (this "
+                      "finding's fix was for {component} {old})").format(component=label, new=new, old=version),
                     (f"ascend-doctor matrix lookup --{component} {new}",), action.where, None, action.direction,
                     action.alternative, action.subject)
                 replacement = _Entry(restated)
                 replacement.refs, replacement.statuses = entry.refs, entry.statuses
                 entry = replacement
-                why = (why + "; " if why else "") + f"computed for {label} {version}, which the plan replaces"
+                why = (why + "; " if why else "") + _("computed for {component} {old}, which the plan replaces").format(
+                    component=label, old=version)
                 break
         out.append((entry, why, alternative))
     return out

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Dict, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 LANGUAGES = ("en", "zh")
 DOMAIN = "ascend_doctor"
@@ -25,7 +25,8 @@ LOCALE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "locale")
 
 _current: Optional[str] = None
 _catalogues: Dict[str, Any] = {}  # language -> gettext.GNUTranslations, or None when unreadable
-_reverse: Dict[str, Dict[str, str]] = {}  # language -> translation -> English
+# Converters of texts with values between languages, by (source, target), built on first use.
+_reverse: Dict[Tuple[str, str], Optional[_Converter]] = {}
 
 
 def language_from_env(environ: Optional[Mapping[str, str]] = None) -> str:
@@ -85,19 +86,446 @@ def N_(message: str) -> str:  # the gettext convention the extractor looks for
 
 
 def to_english(text: str, lang: str) -> str:
-    """The English message ``text`` translates in ``lang`` (``text`` itself when it is not a
-    catalogue translation): lets a report written in Chinese be shown again in English."""
+    """``text``, written in ``lang``, in English: a catalogue translation gives its msgid; a
+    message with values (``"驱动 23.0.7 已安装"``) is matched against the catalogue's templates and
+    its values put into the English one (see ``convert``). Text that matches nothing is returned
+    unchanged. Lets a report written in Chinese be shown again in English."""
     if lang == "en" or not text:
         return text
-    reverse = _reverse.get(lang)
-    if reverse is None:
-        catalogue = _catalogue(lang)
-        # GNUTranslations keeps msgid -> msgstr in _catalog (unchanged since Python 2); plural
-        # entries are keyed by (msgid, n) and are left out.
-        entries = getattr(catalogue, "_catalog", {}) if catalogue is not None else {}
-        reverse = {str(v): k for k, v in entries.items() if isinstance(k, str) and k}
-        _reverse[lang] = reverse
-    return reverse.get(text, text)
+    return convert(text, lang, "en")
+
+
+def translate(text: str, lang: Optional[str] = None) -> str:
+    """English ``text`` in ``lang`` (default: the current language), also when it is a message
+    with values filled in (``"driver 23.0.7 is installed"``): for a report made in English and
+    shown in Chinese. In English, or for text that already has Chinese in it, ``text`` itself."""
+    target = lang or get_language()
+    if target == "en" or not text:
+        return text
+    catalogue = _catalogue(target)
+    exact = text if catalogue is None else str(catalogue.gettext(text))
+    if exact != text or _has_cjk(text):
+        return exact
+    return convert(text, "en", target)
+
+
+def convert(text: str, source: str, target: str) -> str:
+    """``text`` from language ``source`` into ``target`` through the catalogue.
+
+    In order: the whole text as a catalogue entry; the whole text against the templates (the
+    entries with ``{field}``s, compiled to anchored regular expressions on first use, found by
+    their literal prefix; the most specific that matches wins, its values are kept verbatim and
+    put into the other language's template); then line by line (a run of lines may be one
+    multi-line entry), and a line that matches nothing piece by piece between ``"; "``. What
+    matches nothing stays as it is (commands, paths, values, text the catalogue lacks).
+    """
+    if source == target or not text:
+        return text
+    converter = _converter(source, target)
+    return text if converter is None else converter.convert(text)
+
+
+def _has_cjk(text: str) -> bool:
+    return any("\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff" for ch in text)
+
+
+class _Template:
+    """One catalogue message with fields, as the language it is matched in sees it."""
+
+    __slots__ = ("_regex", "needle", "pieces", "plural_field", "prefix", "source", "suffix", "targets", "weak",
+                 "weight")
+
+    def __init__(self, source: str, pieces: List[Tuple[str, Optional[str]]], targets: Tuple[str, ...],
+                 plural_field: Optional[str]) -> None:
+        self.source = source
+        self.pieces = pieces  # (literal text, field name or None), in order
+        self.prefix = pieces[0][0] if pieces else ""
+        self.suffix = pieces[-1][0] if pieces and pieces[-1][1] is None else ""
+        # The longest literal piece: a text without it cannot match (a substring test is far
+        # cheaper than the regular expression, and most texts fail it).
+        self.needle = max((text for text, name in pieces if name is None), key=len, default="")
+        self.targets = targets  # one text, or (singular, plural) of an English plural message
+        self.plural_field = plural_field
+        literal = "".join(text for text, name in pieces if name is None)
+        # A template that says little besides its values ("{a} and {b}", "or: {alternative}") is
+        # weak: it is used only when one of its values is itself a message, after every other
+        # template (a Chinese character counts as two letters).
+        self.weak = sum(2 if _has_cjk(ch) else 1 for ch in literal if ch.isalpha()) < 4
+        self.weight = (0 if self.weak else len(literal), -sum(1 for _, name in pieces if name is not None))
+        self._regex: Any = None
+
+    def match(self, text: str) -> Optional[Dict[str, str]]:
+        if not text.startswith(self.prefix) or not text.endswith(self.suffix) or self.needle not in text:
+            return None
+        if self._regex is None:
+            self._regex = {}
+        first = self._values(text, ())
+        if first is None or all(_balanced(value) for value in first.values()):
+            return first
+        # The shortest values split a bracket ("openEuler 22.03 (LTS-SP3) ({arch})"): let some
+        # fields take the longest match instead, fewest first.
+        import itertools
+
+        names = list(dict.fromkeys(name for _, name in self.pieces if name is not None))[:4]
+        for count in range(1, len(names) + 1):
+            for greedy in itertools.combinations(names, count):
+                values = self._values(text, greedy)
+                if values is not None and all(_balanced(value) for value in values.values()):
+                    return values
+        return first
+
+    def _values(self, text: str, greedy: Tuple[str, ...]) -> Optional[Dict[str, str]]:
+        regex = self._regex.get(greedy)
+        if regex is None:
+            regex = self._regex[greedy] = self._compile(greedy)
+        found = regex.fullmatch(text)
+        if found is None:
+            return None
+        return {name: found.group(_group(name)) for _, name in self.pieces if name is not None}
+
+    def _compile(self, greedy: Tuple[str, ...]) -> Any:
+        import re
+
+        parts, seen = [], set()
+        for literal, name in self.pieces:
+            if name is None:
+                parts.append(re.escape(literal))
+            elif name in seen:
+                parts.append(f"(?P={_group(name)})")
+            else:
+                seen.add(name)
+                parts.append(f"(?P<{_group(name)}>.*{'' if name in greedy else '?'})")  # a value may be empty
+        return re.compile("".join(parts))
+
+    def fill(self, values: Mapping[str, str]) -> Optional[str]:
+        target = self.targets[0]
+        if len(self.targets) > 1:  # English plural: the singular when the count is 1
+            count = values.get(self.plural_field or "", "")
+            target = self.targets[0] if count.strip() == "1" else self.targets[1]
+        out = []
+        for literal, name in _parse_format(target) or []:
+            out.append(literal)
+            if name is not None:
+                if name not in values:
+                    return None
+                out.append(values[name])
+        return "".join(out)
+
+
+_BRACKETS = (("(", ")"), ("（", "）"), ("[", "]"), ("【", "】"))
+
+
+def _balanced(value: str) -> bool:
+    return all(value.count(opening) == value.count(closing) for opening, closing in _BRACKETS)
+
+
+def _group(name: str) -> str:
+    return "f_" + "".join(ch if ch.isalnum() else "_" for ch in name)
+
+
+def _parse_format(text: str) -> Optional[List[Tuple[str, Optional[str]]]]:
+    """A format string as (literal, field name or None) pieces, literals merged; None when it is
+    not a valid format string."""
+    import string
+
+    pieces: List[Tuple[str, Optional[str]]] = []
+    try:
+        for literal, name, _spec, _conversion in string.Formatter().parse(text):
+            if pieces and pieces[-1][1] is None:
+                pieces[-1] = (pieces[-1][0] + literal, None)
+            elif literal or not pieces:
+                pieces.append((literal, None))
+            if name is not None:
+                if not name or pieces[-1][1] is not None:
+                    return None  # "{}" or two fields side by side: cannot be told apart
+                pieces.append(("", name))
+                pieces.append(("", None))
+    except ValueError:
+        return None
+    merged: List[Tuple[str, Optional[str]]] = []
+    for literal, name in pieces:
+        if name is None and merged and merged[-1][1] is None:
+            merged[-1] = (merged[-1][0] + literal, None)
+        else:
+            merged.append((literal, name))
+    return merged
+
+
+def _sentences(text: str) -> Tuple[List[str], List[str]]:
+    """``text`` cut after each sentence end (". " before a capital or a backtick in English;
+    "。", "！", "？" in Chinese), as (sentences, the separators between them)."""
+    import re
+
+    parts: List[str] = []
+    separators: List[str] = []
+    start = 0
+    for found in re.finditer(r"(?<=[.!?])\s+(?=[A-Z`(\u4e00-\u9fff])|(?<=[。！？])\s*(?=\S)", text):
+        parts.append(text[start:found.start()])
+        separators.append(found.group(0))
+        start = found.end()
+    parts.append(text[start:])
+    return parts, separators
+
+
+class _Converter:
+    """Texts of one language into another: exact entries, then templates by literal prefix."""
+
+    PREFIX = 3  # templates are filed under the first characters of their literal prefix
+    CACHE = 20000  # converted texts remembered (a fleet's reports repeat the same messages)
+
+    def __init__(self, exact: Dict[str, str], templates: List[_Template]) -> None:
+        self.exact = exact
+        self.buckets: Dict[str, List[_Template]] = {}
+        for template in _unambiguous(templates):
+            self.buckets.setdefault(template.prefix[:self.PREFIX], []).append(template)
+        for bucket in self.buckets.values():
+            bucket.sort(key=lambda t: t.weight, reverse=True)
+        self.max_lines = 1 + max((k.count("\n") for k in list(exact) + [t.source for t in templates]), default=0)
+        self.cache: Dict[str, str] = {}
+
+    def one(self, text: str, depth: int = 0, whole: bool = False, strong: bool = False) -> Optional[str]:
+        """``text`` converted when it is one whole message, else None. Unless ``whole``, a field
+        may not take in a "; " (the text is more likely several messages joined: see ``line``)."""
+        found = self.exact.get(text)
+        if found is not None:
+            return found
+        if not text.strip():
+            return None
+        best: Optional[Tuple[Tuple[int, int], str]] = None
+        for size in range(min(self.PREFIX, len(text)), -1, -1):
+            for template in self.buckets.get(text[:size], ()):
+                if best is not None and template.weight <= best[0]:
+                    break  # buckets are sorted: nothing more specific follows here
+                if strong and template.weak:
+                    continue
+                values = template.match(text)
+                if values is None or (not whole and any("; " in v for v in values.values())):
+                    continue
+                if template.weak and not all(v.strip() for v in values.values()):
+                    continue  # "{what}: {absent}" with nothing on one side is no message of that shape
+                converted = {k: self._value(v, depth) for k, v in values.items()}
+                if template.weak and converted == values:
+                    continue
+                filled = template.fill(converted)
+                if filled is not None:
+                    best = (template.weight, filled)
+                    break
+        return best[1] if best is not None else None
+
+    def _value(self, value: str, depth: int) -> str:
+        """A field's value: a phrase that is itself a message (a translated reason inside "cannot
+        be checked here: {reason}") is converted too; values (versions, paths, ids) stay."""
+        if depth >= 3 or not (" " in value or _has_cjk(value)):
+            return value
+        found = self.one(value, depth + 1)
+        if found is None and ", " in value:  # a list of messages ("operator compile cache, CANN logs")
+            items = value.split(", ")
+            converted = [self.exact.get(item) for item in items]
+            if any(c is not None for c in converted):
+                found = ", ".join(c if c is not None else i for c, i in zip(converted, items))
+        return value if found is None else found
+
+    def line(self, text: str) -> str:
+        body = text.strip()
+        if not body:
+            return text
+        lead = text[:len(text) - len(text.lstrip())]
+        trail = text[len(text.rstrip()):]
+        if body.startswith(("#", "$")) or len(lead) >= 2:
+            # A command or a shell comment (remediations indent their commands): only a whole
+            # catalogue entry is converted, never a piece of it.
+            found = self.exact.get(body)
+            return text if found is None else lead + found + trail
+        found = self.one(body)
+        if found is None and not body.endswith((":", "：")):
+            found = self._without_colon(body)
+        if found is None:
+            found = self._pieces(body)
+        if found is None:
+            found = self.one(body, whole=True)  # a message whose value holds "; " (commands)
+        return lead + (found if found is not None else body) + trail
+
+    def _without_colon(self, text: str) -> Optional[str]:
+        """A message that ends with a colon, quoted without it (the fix plan takes the first line
+        of a remediation as a step's summary and drops its colon)."""
+        for colon in (":", "："):
+            found = self.one(text + colon, strong=True)
+            if found is not None and found.endswith((":", "：")):
+                return found.rstrip(":：")
+        return None
+
+    def _pieces(self, text: str) -> Optional[str]:
+        """``text`` as several messages joined by "; " or as sentences (either cut first; the
+        reading that leaves the least text unconverted wins). None when no piece converts."""
+        best: Optional[Tuple[int, str]] = None
+        for order in (("; ", "."), (".", "; ")):
+            out, left = self._split(text, order)
+            if left < len(text) and (best is None or left < best[0]):
+                best = (left, out)
+        return best[1] if best is not None else None
+
+    def _split(self, text: str, order: Tuple[str, ...]) -> Tuple[str, int]:
+        """(``text`` converted piece by piece, how many of its characters stayed unconverted)."""
+        if not order:
+            return text, len(text)
+        if order[0] == "; ":
+            parts = text.split("; ")
+            separators = ["; "] * (len(parts) - 1)
+        else:
+            parts, separators = _sentences(text)
+        if len(parts) < 2:
+            return self._split(text, order[1:])
+        out: List[str] = []
+        left = 0
+        for index, part in enumerate(parts):
+            found = self.one(part)
+            if found is None:
+                found, missed = self._split(part, order[1:])
+                left += missed
+            out.append(found + (separators[index] if index < len(separators) else ""))
+        return "".join(out), left
+
+    def convert(self, text: str) -> str:
+        found = self.cache.get(text)
+        if found is None:
+            found = self._convert(text)
+            if len(self.cache) < self.CACHE:
+                self.cache[text] = found
+        return found
+
+    def _convert(self, text: str) -> str:
+        if "\n" not in text:
+            return self.line(text)
+        found = self.one(text)
+        if found is not None:
+            return found
+        lines = text.split("\n")
+        out: List[str] = []
+        i = 0
+        while i < len(lines):
+            for j in range(min(len(lines), i + self.max_lines), i + 1, -1):  # a multi-line message
+                chunk = self.one("\n".join(lines[i:j]))
+                if chunk is not None:
+                    out.append(chunk)
+                    i = j
+                    break
+            else:
+                out.append(self.line(lines[i]))
+                i += 1
+        return "\n".join(out)
+
+
+
+
+def _converter(source: str, target: str) -> Optional[_Converter]:
+    key = (source, target)
+    if key not in _reverse:
+        foreign = target if source == "en" else source
+        pairs = _catalogue_pairs(foreign)
+        if pairs is None:
+            _reverse[key] = None
+        else:
+            _reverse[key] = _build_converter(pairs, to_foreign=source == "en")
+    return _reverse[key]
+
+
+def _build_converter(pairs: List[Tuple[str, Optional[str], List[str]]], to_foreign: bool) -> _Converter:
+    """``pairs``: (English singular, English plural or None, translations)."""
+    exact: Dict[str, str] = {}
+    templates: List[_Template] = []
+    for singular, plural, translations in pairs:
+        if not translations or not translations[0]:
+            continue
+        if to_foreign:
+            sources = [(singular, translations[0])] + ([(plural, translations[-1])] if plural else [])
+            for source, target in sources:
+                _add(exact, templates, source, (target,), None)
+        else:
+            targets = (singular, plural) if plural else (singular,)
+            for translation in translations:
+                _add(exact, templates, translation, targets, _count_field(singular) if plural else None)
+    return _Converter(exact, templates)
+
+
+def _unambiguous(templates: List[_Template]) -> List[_Template]:
+    """``templates`` without those that read the same but mean different messages (two English
+    messages translated alike): which one a text came from cannot be told, so neither is used."""
+    by_shape: Dict[Tuple[str, ...], List[_Template]] = {}
+    for template in templates:
+        shape = tuple(text if name is None else "\0" for text, name in template.pieces)
+        by_shape.setdefault(shape, []).append(template)
+    out: List[_Template] = []
+    for group in by_shape.values():
+        meanings = {_meaning(t) for t in group}
+        if len(meanings) == 1:
+            out.append(group[0])
+    return out
+
+
+def _meaning(template: _Template) -> Tuple[str, ...]:
+    """The targets with each field named by its place in the source (field names may differ)."""
+    order: Dict[str, str] = {}
+    for _, name in template.pieces:
+        if name is not None and name not in order:
+            order[name] = str(len(order))
+    out = []
+    for target in template.targets:
+        pieces = _parse_format(target) or []
+        out.append("".join(text if name is None else "{" + order.get(name, "?" + name) + "}" for text, name in pieces))
+    return tuple(out)
+
+
+def _add(exact: Dict[str, str], templates: List[_Template], source: str, targets: Tuple[str, ...],
+         plural_field: Optional[str]) -> None:
+    if "{" not in source and "}" not in source and len(targets) == 1:
+        exact.setdefault(source, targets[0])
+        return
+    pieces = _parse_format(source)
+    if pieces is None or not any(name for _, name in pieces):
+        if len(targets) == 1:
+            exact.setdefault(source.replace("{{", "{").replace("}}", "}"), targets[0])
+        return
+    # A template must say something besides its values: "{a}, {b}" or "{what}: {absent}" would
+    # match any list or label, whatever message it came from.
+    if not any(ch.isalpha() for text, name in pieces if name is None for ch in text):
+        return
+    templates.append(_Template(source, pieces, targets, plural_field))
+
+
+def _count_field(singular: str) -> Optional[str]:
+    names = [name for _, name in _parse_format(singular) or [] if name]
+    for preferred in ("count", "n", "number"):
+        if preferred in names:
+            return preferred
+    return names[0] if names else None
+
+
+def _catalogue_pairs(lang: str) -> Optional[List[Tuple[str, Optional[str], List[str]]]]:
+    """The entries of the ``lang`` catalogue as (English, English plural, translations): read from
+    the .mo itself, since ``GNUTranslations`` drops the English plural of plural entries."""
+    path = catalogue_path(lang)
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+        import struct
+
+        magic = struct.unpack("<I", data[:4])[0]
+        order = "<" if magic == 0x950412DE else ">"
+        _magic, _version, count, key_table, value_table = struct.unpack(order + "5I", data[:20])
+        pairs = []
+        for index in range(count):
+            key_len, key_off = struct.unpack(order + "2I", data[key_table + 8 * index:key_table + 8 * index + 8])
+            val_len, val_off = struct.unpack(order + "2I", data[value_table + 8 * index:value_table + 8 * index + 8])
+            key = data[key_off:key_off + key_len].decode("utf-8")
+            value = data[val_off:val_off + val_len].decode("utf-8")
+            if not key:
+                continue  # the header
+            singular, _, plural = key.partition("\0")
+            pairs.append((singular, plural or None, value.split("\0")))
+        return pairs
+    except Exception:  # _catalogue() has already warned about a missing or damaged catalogue
+        _catalogue(lang)
+        return None
 
 
 def catalogue_path(lang: str) -> str:

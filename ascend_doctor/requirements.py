@@ -28,6 +28,7 @@ from typing import Callable, Dict, Optional, Sequence, Tuple
 
 from ascend_doctor.checkapi import CheckContext
 from ascend_doctor.facts import Facts, FactUnavailable
+from ascend_doctor.i18n import gettext as _
 
 ALIASES = {"model": "input:model", "manifest": "input:manifest", "serving_config": "input:config",
            "npu_devices": "npus"}
@@ -53,7 +54,7 @@ def problems(requires: Sequence[str]) -> Sequence[str]:
     declared = Facts.declared()
     for raw in requires:
         req = normalize(raw)
-        kind, _, arg = req.partition(":")
+        kind, _sep, arg = req.partition(":")
         if kind == "input" and arg in INPUT_FLAGS:
             continue
         if kind == "fact" and arg in declared:
@@ -72,7 +73,7 @@ def unmet(requires: Sequence[str], ctx: CheckContext) -> Optional[Tuple[str, str
     """The first unmet requirement as (the key to report it under, the SKIP reason), or None."""
     for raw in requires:
         req = normalize(raw)
-        kind, _, arg = req.partition(":")
+        kind, _sep, arg = req.partition(":")
         test = _TESTS.get(kind) if ":" in req else _TESTS.get(req)
         if test is None:
             raise UnknownRequirement(f"unknown requirement {raw!r} in CheckSpec.requires")
@@ -85,33 +86,33 @@ def unmet(requires: Sequence[str], ctx: CheckContext) -> Optional[Tuple[str, str
 def _input(ctx: CheckContext, name: str) -> Optional[str]:
     options = ctx.options
     if name == "model":
-        return None if options.model_dir else "no model given (use --model DIR)"
+        return None if options.model_dir else _("no model given (use --model DIR)")
     if name == "manifest":
         if not options.model_dir:
-            return "no model given (use --model DIR --verify MANIFEST)"
-        return None if options.verify_manifest else "no manifest given (use --verify MANIFEST)"
+            return _("no model given (use --model DIR --verify MANIFEST)")
+        return None if options.verify_manifest else _("no manifest given (use --verify MANIFEST)")
     if name == "config":
         if options.serving_config or options.vllm_args:
             return None
-        return 'no serving configuration given (use --config FILE or --vllm-args "...")'
+        return _('no serving configuration given (use --config FILE or --vllm-args "...")')
     if name == "rank_table":  # --rank-table, else the file RANK_TABLE_FILE (and the like) names
         from ascend_doctor.facts.ranktable import rank_table_location
 
         env = ctx.facts.maybe(Facts.env)
         if rank_table_location(options, env if env is not None else {}) is not None:
             return None
-        return "no rank table given (use --rank-table FILE, or set RANK_TABLE_FILE)"
-    return f"unknown input {name!r}"
+        return _("no rank table given (use --rank-table FILE, or set RANK_TABLE_FILE)")
+    return _("unknown input {name}").format(name=repr(name))
 
 
 def _fact(ctx: CheckContext, name: str) -> Optional[str]:
     fact = Facts.declared().get(name)
     if fact is None:
-        return f"unknown fact {name!r}"
+        return _("unknown fact {name}").format(name=repr(name))
     try:
         ctx.facts.value(fact)
     except FactUnavailable as exc:
-        return f"cannot be checked here: {exc.reason}"
+        return _("cannot be checked here: {reason}").format(reason=exc.reason)
     except Exception:
         return None  # a provider bug: let the check run and turn it into an ERROR
     return None
@@ -120,7 +121,7 @@ def _fact(ctx: CheckContext, name: str) -> Optional[str]:
 def _npus(ctx: CheckContext, _arg: str) -> Optional[str]:
     info = ctx.facts.maybe(Facts.npu_smi)
     if info is None or not info.devices:
-        return "no NPU devices were listed by npu-smi"
+        return _("no NPU devices were listed by npu-smi")
     return None
 
 
@@ -128,9 +129,13 @@ def _family(ctx: CheckContext, families: str) -> Optional[str]:
     wanted = [f.strip() for f in families.split(",") if f.strip()]
     chip = ctx.facts.maybe(Facts.npu_chip)
     if chip is None:
-        return f"needs an {'/'.join(wanted)} NPU and npu-smi lists none"
+        return _("needs an {families} NPU and npu-smi lists none").format(families="/".join(wanted))
     if chip.family not in wanted:
-        return f"applies to {'/'.join(wanted)} NPUs; this host has {chip.name} ({chip.family or 'unknown family'})"
+        if not chip.family:
+            return _("applies to {families} NPUs; this host has {chip} (unknown family)").format(
+                families="/".join(wanted), chip=chip.name)
+        return _("applies to {families} NPUs; this host has {chip} ({family})").format(
+            families="/".join(wanted), chip=chip.name, family=chip.family)
     return None
 
 
@@ -138,18 +143,20 @@ def _engine(ctx: CheckContext, name: str) -> Optional[str]:
     engines = ctx.facts.maybe(Facts.engines)
     label = ENGINE_NAMES.get(name, name)
     if engines is None or label not in engines.installed_engines():
-        return f"{label} is not installed here"
+        return _("{engine} is not installed here").format(engine=label)
     return None
 
 
 def _container(ctx: CheckContext, _arg: str) -> Optional[str]:
     info = ctx.facts.maybe(Facts.container)
-    return None if info is not None and info.in_container else "not running inside a container"
+    return None if info is not None and info.in_container else _("not running inside a container")
 
 
 def _not_container(ctx: CheckContext, _arg: str) -> Optional[str]:
     info = ctx.facts.maybe(Facts.container)
-    return "inside a container (this is checked on the host)" if info is not None and info.in_container else None
+    if info is not None and info.in_container:
+        return _("inside a container (this is checked on the host)")
+    return None
 
 
 _TESTS: Dict[str, Callable[[CheckContext, str], Optional[str]]] = {

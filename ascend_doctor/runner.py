@@ -14,6 +14,8 @@ from ascend_doctor import __version__
 from ascend_doctor.checkapi import Check, CheckContext, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.facts import Facts, FactUnavailable
 from ascend_doctor.host.base import Host, PathRefused
+from ascend_doctor.i18n import N_
+from ascend_doctor.i18n import gettext as _
 from ascend_doctor.options import RunOptions
 from ascend_doctor.registry import load_catalogue, matches
 from ascend_doctor.report import Report, Result
@@ -65,15 +67,15 @@ def run_suite(suite: str, ctx: CheckContext, options: RunOptions, progress: Opti
     checks, load_problems = load_catalogue()
     selected = [c for c in checks if c.spec.suite == suite and _selected(c.spec.id, options)]
     results: List[Result] = [
-        Result("ASC-CORE-001", "Check catalogue loads", Status.ERROR, problem,
-               "Reinstall ascend-doctor; if it persists, report this line as a bug.")
+        Result("ASC-CORE-001", N_("Check catalogue loads"), Status.ERROR, problem,
+               _("Reinstall ascend-doctor; if it persists, report this line as a bug."))
         for problem in load_problems
     ]
     if selected and before is not None:
         before()
     for check in selected:
         if progress:
-            progress(f"{check.spec.id} {check.spec.title}")
+            progress(f"{check.spec.id} {_(check.spec.title)}")
         results.extend(_run_one(check, ctx))
     return results
 
@@ -114,28 +116,29 @@ def _run_one(check: Check, ctx: CheckContext) -> List[Result]:
             return [result(Status.SKIP, missing[1], evidence={"precondition": missing[0]})]
         findings = list(check.run(ctx))
     except NotApplicable as exc:
-        return [result(Status.SKIP, str(exc) or "not applicable on this host",
+        return [result(Status.SKIP, str(exc) or _("not applicable on this host"),
                        evidence={"see": list(exc.see)} if exc.see else None)]
     except FactUnavailable as exc:
-        return [result(Status.SKIP, f"cannot be checked here: {exc.reason}")]
+        return [result(Status.SKIP, _("cannot be checked here: {reason}").format(reason=exc.reason))]
     except PathRefused as exc:  # a snapshot whose link leads out of it: the input, not a bug
-        return [result(Status.ERROR, f"the snapshot refused a path: {exc}",
-                       "The snapshot holds a symlink or path that leads outside it (edited or damaged?): capture "
-                       "it again with `ascend-doctor snapshot -o FILE.tar.gz` on the machine.",
+        return [result(Status.ERROR, _("the snapshot refused a path: {error}").format(error=exc),
+                       _("The snapshot holds a symlink or path that leads outside it (edited or damaged?): capture "
+                         "it again with `ascend-doctor snapshot -o FILE.tar.gz` on the machine."),
                        {"exception": "PathRefused"})]
     except Exception as exc:
         tb = traceback.extract_tb(exc.__traceback__)
         where = f"{tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno}" if tb else "?"
-        return [result(Status.ERROR, f"the check itself failed: {type(exc).__name__}: {exc}",
-                       "This is a bug in ascend-doctor, not in your machine; please report it with the JSON report.",
+        return [result(Status.ERROR, _("the check itself failed: {error}").format(error=f"{type(exc).__name__}: {exc}"),
+                       _("This is a bug in ascend-doctor, not in your machine; please report it with the JSON report."),
                        {"exception": type(exc).__name__, "where": where})]
     if not findings:
-        return [result(Status.ERROR, "the check produced no result",
-                       "This is a bug in ascend-doctor; please report it.")]
+        return [result(Status.ERROR, _("the check produced no result"),
+                       _("This is a bug in ascend-doctor; please report it."))]
     out = []
     for finding in findings:
         if not isinstance(finding, Finding):
-            out.append(result(Status.ERROR, f"the check yielded {type(finding).__name__}, not a Finding"))
+            out.append(result(Status.ERROR, _("the check yielded {type}, not a Finding").format(
+                type=type(finding).__name__)))
             continue
         out.append(result(finding.status, finding.message, finding.remediation, dict(finding.evidence),
                           finding.scope, finding.actions))

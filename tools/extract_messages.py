@@ -25,6 +25,9 @@ Where messages come from:
 * every ``CheckSpec(...)``'s title, what, why and fix: the English literal is the msgid, so check
   modules need no change; a field that is not a literal (an f-string) is read from the imported
   module, i.e. the text a run shows;
+* the human fields of the data files the tool shows (``DATA_MESSAGES``: the error-signature
+  database's titles, meanings, likely causes and ``# ...`` advice lines of its fixes; never a
+  pattern, id, code or command), referenced by the YAML file and the record's id;
 * every click help text of the command tree (command docstrings, ``help=``, ``epilog=``, the
   one-line table of ``ascend_doctor.cli.SUBCOMMANDS``), as click shows it (``inspect.cleandoc``).
   This imports the command modules, which is how computed help texts are found too.
@@ -59,6 +62,12 @@ PLURAL_NAMES = {"ngettext"}
 # Calls whose literal first argument is shown to the user translated (the CLI's one-line errors).
 DISPLAYED_CALLS = {"fail", "UsageError", "ClickException", "BadParameter"}
 CLI_DIR = os.path.join("ascend_doctor", "cli") + os.sep
+# Data files whose human fields are shown translated (with ``_(value)`` where they are shown):
+# file -> (the list of records, the id key, fields). A field ending in "#" holds a list of lines of
+# which only the "# ..." advice lines are messages (the others are commands, never translated).
+DATA_MESSAGES: Dict[str, Tuple[str, str, Tuple[str, ...]]] = {
+    os.path.join("compat_matrix", "signatures.yaml"): ("signatures", "id", ("title", "meaning", "causes", "fix#")),
+}
 HEADER = {
     "Project-Id-Version": "ascend-doctor",
     "Language": "zh_CN",
@@ -208,6 +217,34 @@ def _evaluated_spec_field(rel: str, check_id: Optional[str], attr: str) -> Optio
     return None
 
 
+def extract_data(collector: _Collector) -> List[str]:
+    """The human fields of ``DATA_MESSAGES``; returns problems (an unreadable file)."""
+    import yaml
+
+    problems: List[str] = []
+    for rel, (section, id_key, fields) in DATA_MESSAGES.items():
+        try:
+            with open(os.path.join(ROOT, rel), encoding="utf-8") as fh:
+                data = yaml.safe_load(fh)
+        except (OSError, yaml.YAMLError) as exc:
+            problems.append(f"{rel}: cannot be read: {exc}")
+            continue
+        records = data.get(section, []) if isinstance(data, dict) else []
+        for number, record in enumerate(records if isinstance(records, list) else []):
+            if not isinstance(record, dict):
+                continue
+            record_id = str(record.get(id_key, number))
+            for index, spec in enumerate(fields):
+                name = spec.rstrip("#")
+                value = record.get(name)
+                values = value if isinstance(value, list) else [value]
+                for text in values:
+                    if not isinstance(text, str) or (spec.endswith("#") and not text.startswith("#")):
+                        continue
+                    collector.add(text, rel, (4, rel, number * 10 + index), f"{record_id} {name}")
+    return problems
+
+
 def extract_cli(collector: _Collector) -> None:
     """Every help text of the command tree, keyed as click shows it."""
     import click
@@ -244,6 +281,7 @@ def extract_all() -> Tuple[List[Message], List[str]]:
         sys.path.insert(0, ROOT)
     collector = _Collector()
     problems = extract_source(collector)
+    problems.extend(extract_data(collector))
     extract_cli(collector)
     messages = sorted(collector.messages.values(), key=lambda m: (m.order, m.msgid))
     return messages, problems

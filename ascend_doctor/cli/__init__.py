@@ -51,11 +51,12 @@ class LazyGroup(click.Group):
         entry = SUBCOMMANDS.get(cmd_name)
         if entry is None:
             return None
-        module_name, attr, _ = entry
+        module_name, attr, _short = entry
         try:
             module = importlib.import_module(module_name)
         except ImportError as exc:  # a missing optional piece must not break the whole CLI
-            raise click.ClickException(f"command {cmd_name!r} is unavailable: {exc}") from exc
+            raise click.ClickException(_("command {name} is unavailable: {error}").format(
+                name=repr(cmd_name), error=exc)) from exc
         command: click.Command = getattr(module, attr)
         add_lang_option(command)
         localize_command(command)

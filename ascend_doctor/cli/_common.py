@@ -75,7 +75,8 @@ def write_output(text: str, output: Optional[str]) -> None:
     except safeio.OutputRefused as exc:
         fail(str(exc), ExitCode.USAGE)
     except OSError as exc:
-        fail(f"cannot write {output}: {safeio.describe_os_error(exc)}; nothing was written", ExitCode.INCOMPLETE)
+        fail(_("cannot write {path}: {error}; nothing was written").format(
+            path=output, error=safeio.describe_os_error(exc)), ExitCode.INCOMPLETE)
 
 
 def expand_node_pattern(output: Optional[str]) -> Optional[str]:
@@ -93,8 +94,8 @@ def expand_node_pattern(output: Optional[str]) -> Optional[str]:
             return socket.gethostname().split(".")[0] or "localhost"
         if code == "%":
             return "%"
-        raise click.UsageError(f"-o {output}: %{code} is not a pattern ascend-doctor knows (%N is this host's name, "
-                               "%% a percent sign)")
+        raise click.UsageError(_("-o {output}: %{code} is not a pattern ascend-doctor knows (%N is this host's "
+                                 "name, %% a percent sign)").format(output=output, code=code))
 
     return re.sub(r"%(.?)", replace, output)
 
@@ -146,7 +147,7 @@ def handle_errors(func: F) -> F:
         except Exception as exc:  # pragma: no cover - exercised through CLI tests
             if os.environ.get("ASCEND_DOCTOR_DEBUG"):
                 raise
-            fail(f"internal error: {type(exc).__name__}: {exc} (set ASCEND_DOCTOR_DEBUG=1 for a traceback)",
-                 ExitCode.INCOMPLETE)
+            fail(_("internal error: {error} (set ASCEND_DOCTOR_DEBUG=1 for a traceback)").format(
+                error=f"{type(exc).__name__}: {exc}"), ExitCode.INCOMPLETE)
 
     return wrapper  # type: ignore[return-value]

@@ -21,6 +21,7 @@ import click
 
 from ascend_doctor import interrupt
 from ascend_doctor.exitcodes import ExitCode
+from ascend_doctor.i18n import gettext as _
 
 
 class _PipeSafeRaw(io.RawIOBase):
@@ -113,7 +114,7 @@ def command_runtime() -> Iterator[None]:
             interrupt.cancel()  # kill whatever child is left, stop the worker threads
             with contextlib.suppress(Exception):
                 click.echo("", err=True)  # end the terminal's ^C line
-                click.echo("ascend-doctor: " + ("terminated (SIGTERM)" if terminated else "interrupted") +
-                           "; nothing was written", err=True)
+                click.echo("ascend-doctor: " + (_("terminated (SIGTERM); nothing was written") if terminated
+                                                else _("interrupted; nothing was written")), err=True)
             code = ExitCode.TERMINATED if terminated else ExitCode.INTERRUPTED
             raise click.exceptions.Exit(int(code)) from None

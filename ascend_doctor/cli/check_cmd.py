@@ -9,6 +9,7 @@ import click
 
 from ascend_doctor.cli._common import expand_node_pattern, fail, handle_errors, report_output_options
 from ascend_doctor.exitcodes import ExitCode
+from ascend_doctor.i18n import gettext as _
 
 
 def _split_prefixes(values: Tuple[str, ...]) -> Tuple[str, ...]:
@@ -24,7 +25,7 @@ def load_matrix_or_exit(matrix_path: Optional[str]) -> Tuple[Any, Dict[str, Any]
     try:
         matrix = load_matrix(matrix_path)
     except MatrixError as exc:
-        fail(f"cannot load the compatibility matrix: {exc}", ExitCode.INCOMPLETE)
+        fail(_("cannot load the compatibility matrix: {error}").format(error=exc), ExitCode.INCOMPLETE)
     info = dict(matrix.identity())
     info["warnings"] = list(getattr(matrix, "warnings", []) or [])
     return matrix, info
@@ -144,11 +145,12 @@ def check(snapshot: Optional[str], from_text: Optional[str], fmt: str, output: O
         else:
             host = make_host(snapshot, timeout, python)
     except ValueError as exc:  # PastedTextError: binary, or nothing recognisable
-        fail(f"cannot read pasted text {from_text}: {exc}", ExitCode.INCOMPLETE)
+        fail(_("cannot read pasted text {path}: {error}").format(path=from_text, error=exc), ExitCode.INCOMPLETE)
     except SnapshotError as exc:
-        fail(f"cannot read snapshot {snapshot}: {exc}", ExitCode.INCOMPLETE)
+        fail(_("cannot read snapshot {path}: {error}").format(path=snapshot, error=exc), ExitCode.INCOMPLETE)
     except OSError as exc:
-        fail(f"cannot read {snapshot or from_text}: {exc.strerror or exc}", ExitCode.INCOMPLETE)
+        fail(_("cannot read {path}: {error}").format(path=snapshot or from_text, error=exc.strerror or exc),
+             ExitCode.INCOMPLETE)
     try:
         from ascend_doctor.runner import with_model_from_serving_config
 
@@ -163,9 +165,9 @@ def check(snapshot: Optional[str], from_text: Optional[str], fmt: str, output: O
 
     report.notes.extend(pasted_notes)
     if report.results and all(r.status.value in ("SKIP", "INFO") for r in report.results):
-        report.notes.append("every selected check was skipped, so nothing was verified: this is not a pass "
-                            f"(exit code {int(ExitCode.INCOMPLETE)}); give the inputs the checks need or "
-                            "select other checks")
+        report.notes.append(_("every selected check was skipped, so nothing was verified: this is not a pass "
+                              "(exit code {code}); give the inputs the checks need or select other checks").format(
+                                  code=int(ExitCode.INCOMPLETE)))
     if redact:
         from ascend_doctor.redaction.identity import redact_report
 
@@ -182,8 +184,12 @@ def _check_selection(select: Tuple[str, ...], ignore: Tuple[str, ...]) -> None:
     for option, values in (("--select", select), ("--ignore", ignore)):
         for value in unmatched_prefixes(values, ids):
             near = closest_ids(value, ids)
-            hint = f"; did you mean {' or '.join(near)}?" if near else ""
-            raise click.UsageError(f"{option} {value} matches no check{hint} (`ascend-doctor checks` lists them)")
+            if near:
+                raise click.UsageError(_("{option} {value} matches no check; did you mean {ids}? "
+                                         "(`ascend-doctor checks` lists them)").format(
+                                             option=option, value=value, ids=_(" or ").join(near)))
+            raise click.UsageError(_("{option} {value} matches no check (`ascend-doctor checks` lists them)").format(
+                option=option, value=value))
     left = [i for i in ids if (not select or matches(i, select)) and not (ignore and matches(i, ignore))]
     if not left:
         raise click.UsageError("--select/--ignore leave no check to run")
@@ -204,10 +210,10 @@ def _check_model_is_a_folder(model_dir: str, live: bool) -> None:
     except FamilyDataError:
         return
     if family is not None:
-        raise click.UsageError(
-            f"--model {model_dir} is a built-in model name, not a folder: `check --model` takes the folder "
-            f"holding the weights (e.g. --model /data/models/{family.name}); `ascend-doctor plan --model "
-            f"{family.name}` takes names")
+        raise click.UsageError(_(
+            "--model {name} is a built-in model name, not a folder: `check --model` takes the folder "
+            "holding the weights (e.g. --model /data/models/{family}); `ascend-doctor plan --model "
+            "{family}` takes names").format(name=model_dir, family=family.name))
 
 
 def _check_python(python: str) -> None:
@@ -217,9 +223,9 @@ def _check_python(python: str) -> None:
 
     found = python if os.sep in python else shutil.which(python)
     if not found or not os.path.exists(found):
-        raise click.UsageError(f"--python: no such interpreter: {python}")
+        raise click.UsageError(_("--python: no such interpreter: {python}").format(python=python))
     if os.path.isdir(found) or not os.access(found, os.X_OK):
-        raise click.UsageError(f"--python: {python} is not an executable interpreter")
+        raise click.UsageError(_("--python: {python} is not an executable interpreter").format(python=python))
 
 
 def _guard_check_output(output: Optional[str], snapshot: Optional[str], matrix_path: Optional[str],
@@ -247,6 +253,6 @@ def _run_with_progress(host: Any, matrix: Any, options: Any, matrix_info: Dict[s
     from rich.console import Console
 
     console = Console(stderr=True)
-    with console.status("probing...") as status:
+    with console.status(_("probing...")) as status:
         return run_checks(host, matrix, options, matrix_info,
-                          progress=lambda text: status.update(f"checking {text}"))
+                          progress=lambda text: status.update(_("checking {check}").format(check=text)))

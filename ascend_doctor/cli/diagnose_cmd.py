@@ -12,6 +12,8 @@ import click
 from ascend_doctor import __version__
 from ascend_doctor.cli._common import dump_json, fail, guard_output, handle_errors, output_options, write_output
 from ascend_doctor.exitcodes import ExitCode
+from ascend_doctor.i18n import gettext as _
+from ascend_doctor.i18n import ngettext
 
 
 @click.command("diagnose")
@@ -46,16 +48,16 @@ def diagnose(source: str, fmt: str, output: Optional[str]) -> None:
     try:
         scanner = default_scanner()
     except SignatureDBError as exc:
-        fail(f"the signature database is unusable: {exc.problems[0]}", ExitCode.INCOMPLETE)
+        fail(_("the signature database is unusable: {problem}").format(problem=exc.problems[0]), ExitCode.INCOMPLETE)
     label = "<stdin>" if source == "-" else source
     guard_output(output, files=[source])
     stream = _open_input(source)
     try:
         result = scanner.scan_stream(stream, label)
     except OSError as exc:
-        fail(f"cannot read {label}: {exc.strerror or exc}", ExitCode.INCOMPLETE)
+        fail(_("cannot read {path}: {error}").format(path=label, error=exc.strerror or exc), ExitCode.INCOMPLETE)
     except MemoryError:
-        fail(f"cannot read {label}: out of memory", ExitCode.INCOMPLETE)
+        fail(_("cannot read {path}: out of memory").format(path=label), ExitCode.INCOMPLETE)
     finally:
         if source != "-":
             stream.close()
@@ -90,40 +92,42 @@ def _open_input(source: str) -> BinaryIO:
     try:
         st = os.stat(source)
     except FileNotFoundError:
-        fail(f"cannot read {source}: no such file", ExitCode.INCOMPLETE)
+        fail(_("cannot read {path}: no such file").format(path=source), ExitCode.INCOMPLETE)
     except PermissionError:
-        fail(f"cannot read {source}: permission denied (try sudo, or copy the file somewhere readable)",
-             ExitCode.INCOMPLETE)
+        fail(_("cannot read {path}: permission denied (try sudo, or copy the file somewhere readable)").format(
+            path=source), ExitCode.INCOMPLETE)
     except OSError as exc:
-        fail(f"cannot read {source}: {safeio.describe_os_error(exc)}", ExitCode.INCOMPLETE)
-    if stat.S_ISDIR(st.st_mode):
-        fail(f"cannot read {source}: it is a directory (give a log file, or - for standard input)",
+        fail(_("cannot read {path}: {error}").format(path=source, error=safeio.describe_os_error(exc)),
              ExitCode.INCOMPLETE)
+    if stat.S_ISDIR(st.st_mode):
+        fail(_("cannot read {path}: it is a directory (give a log file, or - for standard input)").format(
+            path=source), ExitCode.INCOMPLETE)
     if stat.S_ISFIFO(st.st_mode):
         try:
             return open(source, "rb")
         except OSError as exc:
-            fail(f"cannot read {source}: {safeio.describe_os_error(exc)}", ExitCode.INCOMPLETE)
+            fail(_("cannot read {path}: {error}").format(path=source, error=safeio.describe_os_error(exc)),
+                 ExitCode.INCOMPLETE)
     try:
         return safeio.open_regular(source)
     except PermissionError:
-        fail(f"cannot read {source}: permission denied (try sudo, or copy the file somewhere readable)",
-             ExitCode.INCOMPLETE)
+        fail(_("cannot read {path}: permission denied (try sudo, or copy the file somewhere readable)").format(
+            path=source), ExitCode.INCOMPLETE)
     except OSError as exc:
-        fail(f"cannot read {source}: {safeio.describe_os_error(exc)} (use - to read standard input)",
-             ExitCode.INCOMPLETE)
+        fail(_("cannot read {path}: {error} (use - to read standard input)").format(
+            path=source, error=safeio.describe_os_error(exc)), ExitCode.INCOMPLETE)
 
 
 def _notes(result: Any) -> List[str]:
     notes: List[str] = []
     if result.bytes_read == 0:
-        notes.append("the input is empty")
+        notes.append(_("the input is empty"))
     if result.binary:
-        notes.append("the input contains NUL bytes: is it really a text log? (scanned anyway)")
+        notes.append(_("the input contains NUL bytes: is it really a text log? (scanned anyway)"))
     if result.long_lines:
-        notes.append(f"{result.long_lines} line(s) longer than 1 MiB were scanned in pieces")
+        notes.append(_("{count} line(s) longer than 1 MiB were scanned in pieces").format(count=result.long_lines))
     if not result.complete:
-        notes.append(f"scan stopped early ({result.stop_reason})")
+        notes.append(_("scan stopped early ({reason})").format(reason=result.stop_reason))
     return notes
 
 
@@ -159,45 +163,63 @@ def render_text(result: Any, notes: List[str], color: bool = False) -> str:
                 line.append(str(part))
         console.print(line, soft_wrap=True)
 
+    def headed(text: str, head: str, style: str) -> None:
+        """``text`` with its first words ``head`` in ``style`` (the whole line when the translation
+        does not start with them)."""
+        if text.startswith(head):
+            out((head, style), text[len(head):])
+        else:
+            out((text, style))
+
     size = _human_bytes(result.bytes_read)
     hits = list(result.hits)
     specific = [h for h in hits if not h.signature.generic]
     generic = [h for h in hits if h.signature.generic]
     if not hits:
-        out(("No known Ascend error signature", "bold green"), f" in {result.source} ({result.lines} lines, {size}).")
+        headed(_("No known Ascend error signature in {source} ({lines} lines, {size}).").format(
+            source=result.source, lines=result.lines, size=size), _("No known Ascend error signature"), "bold green")
     else:
-        noun = "signature" if len(hits) == 1 else "signatures"
-        out(("Diagnosis", "bold"), f" of {result.source} ({result.lines} lines, {size}): {len(hits)} {noun} found, "
-            "most specific first.")
+        headed(ngettext("Diagnosis of {source} ({lines} lines, {size}): {count} signature found, most specific first.",
+                        "Diagnosis of {source} ({lines} lines, {size}): {count} signatures found, most specific "
+                        "first.", len(hits)).format(source=result.source, lines=result.lines, size=size,
+                                                    count=len(hits)), _("Diagnosis"), "bold")
     for note in notes:
-        out(("Note: ", "yellow"), note)
+        out((_("Note: "), "yellow"), note)
     shown = specific if specific else generic[:1]
     for number, hit in enumerate(shown, 1):
         sig = hit.signature
         out("")
         label_style = "bold red" if sig.fault else "bold"
-        out((f"{number}. {sig.title}", label_style), f"  [{sig.id}, {sig.category}]")
-        where = f"line {hit.first_line}" if hit.count == 1 else \
-            f"line {hit.first_line} ({hit.count} lines, last {hit.last_line})"
+        out((f"{number}. {_(sig.title)}", label_style), f"  [{sig.id}, {sig.category}]")
+        if hit.count == 1:
+            where = _("line {line}").format(line=hit.first_line)
+        else:
+            where = _("line {line} ({count} lines, last {last})").format(
+                line=hit.first_line, count=hit.count, last=hit.last_line)
         out("   ", (where + ": ", "cyan"), hit.first_text)
-        out("   ", ("What it means: ", "bold"), sig.meaning)
-        out("   ", ("Likely causes:", "bold"))
+        out("   ", (_("What it means: "), "bold"), _(sig.meaning))
+        out("   ", (_("Likely causes:"), "bold"))
         for i, cause in enumerate(sig.causes, 1):
-            out(f"     {i}. {cause}")
-        out("   ", ("Check next:", "bold"))
+            out(f"     {i}. {_(cause)}")
+        out("   ", (_("Check next:"), "bold"))
         for cmd in sig.check_next:
             out("     ", cmd)
-        out("   ", ("Fix:", "bold"))
-        for cmd in sig.fix:
-            out("     ", cmd)
-        out("   ", ("Source: ", "dim"), "; ".join(sig.source))
+        out("   ", (_("Fix:"), "bold"))
+        for cmd in sig.fix:  # the "# ..." advice lines are translated (the catalogue has them), commands never
+            out("     ", _(cmd) if cmd.startswith("#") else cmd)
+        out("   ", (_("Source: "), "dim"), "; ".join(sig.source))
     rest = [h for h in generic if h not in shown]
     if rest:
         out("")
-        out(("Secondary symptoms", "bold"), " (generic wrappers; the cause is the signature above):")
+        headed(_("Secondary symptoms (generic wrappers; the cause is the signature above):"),
+               _("Secondary symptoms"), "bold")
         for hit in rest:
-            see = f"secondary symptom: see {hit.secondary_of}" if hit.secondary_of else "generic wrapper"
-            out(f"   - {hit.signature.id} {hit.signature.title}, line {hit.first_line}: ", (see, "dim"))
+            if hit.secondary_of:
+                see = _("secondary symptom: see {id}").format(id=hit.secondary_of)
+            else:
+                see = _("generic wrapper")
+            out("   - " + _("{id} {title}, line {line}: ").format(
+                id=hit.signature.id, title=_(hit.signature.title), line=hit.first_line), (see, "dim"))
     return buffer.getvalue()
 
 

@@ -9,6 +9,7 @@ import click
 
 from ascend_doctor.cli._common import dump_json, fail, guard_output, handle_errors, output_options, write_output
 from ascend_doctor.exitcodes import ExitCode
+from ascend_doctor.i18n import gettext as _
 from ascend_doctor.model.files import DEFAULT_MAX_ENTRIES as DEFAULT_MAX_FILES
 
 
@@ -113,21 +114,23 @@ def manifest_cmd(directory: str, output: Optional[str], as_sha256sum: bool, max_
     src = LocalFiles()
     listing = walk_model_dir(src, root, max_entries=max_files, max_depth=None)
     if not listing.exists:
-        fail(f"{root} does not exist", ExitCode.USAGE)
+        fail(_("{path} does not exist").format(path=root), ExitCode.USAGE)
     if not listing.is_dir:
-        fail(f"{root} is not a directory", ExitCode.USAGE)
+        fail(_("{path} is not a directory").format(path=root), ExitCode.USAGE)
     if listing.truncated:
-        fail(f"{root} holds more than {max_files} files and folders (the --max-files limit); no manifest "
-             "written. Point at the model folder itself, or raise the limit with --max-files N",
-             ExitCode.INCOMPLETE)
+        fail(_("{path} holds more than {count} files and folders (the --max-files limit); no manifest written. "
+               "Point at the model folder itself, or raise the limit with --max-files N").format(
+                   path=root, count=max_files), ExitCode.INCOMPLETE)
     own = rel_inside(root, output)
     with byte_progress(listing_total(listing), "hashing", progress_wanted(progress)) as advance:
         manifest, problems = build_manifest(src, root, jobs, advance, listing, exclude=[own] if own else [])
     if problems:
         _echo_problems(problems)
-        fail(f"{len(problems)} file(s) could not be hashed; no manifest written", ExitCode.INCOMPLETE)
+        fail(_("{count} file(s) could not be hashed; no manifest written").format(count=len(problems)),
+             ExitCode.INCOMPLETE)
     write_output(manifest.to_sha256sum() if as_sha256sum else manifest.to_json(), output)
-    click.echo(f"{len(manifest.entries)} files, {manifest.total_bytes} bytes", err=True)
+    click.echo(_("{count} files, {size} bytes").format(count=len(manifest.entries), size=manifest.total_bytes),
+               err=True)
 
 
 def _guard_manifest_output(output: Optional[str], root: str) -> None:
@@ -146,8 +149,8 @@ def _guard_manifest_output(output: Optional[str], root: str) -> None:
     except OSError:
         head = ""
     if not _looks_like_manifest(head):
-        fail(f"-o {output} is a file of the model folder and not a manifest: writing there would destroy it; "
-             "choose another output file", ExitCode.USAGE)
+        fail(_("-o {output} is a file of the model folder and not a manifest: writing there would destroy it; "
+               "choose another output file").format(output=output), ExitCode.USAGE)
 
 
 def _looks_like_manifest(head: str) -> bool:
@@ -166,7 +169,7 @@ def _echo_problems(problems: List[str]) -> None:
     for line in problems[:50]:
         click.echo(f"  {line}", err=True)
     if len(problems) > 50:
-        click.echo(f"  ... and {len(problems) - 50} more", err=True)
+        click.echo("  " + _("... and {count} more").format(count=len(problems) - 50), err=True)
 
 
 @model.command("verify")
@@ -210,10 +213,10 @@ def verify_cmd(directory: str, manifest_path: str, fmt: str, output: Optional[st
     try:
         manifest = load_manifest(src, manifest_path)
     except ManifestError as exc:
-        fail(f"manifest unusable: {exc}", ExitCode.INCOMPLETE)
+        fail(_("manifest unusable: {error}").format(error=exc), ExitCode.INCOMPLETE)
     listing = walk_model_dir(src, root, max_depth=None)
     if not listing.exists or not listing.is_dir:
-        fail(f"{root} is not a directory", ExitCode.USAGE)
+        fail(_("{path} is not a directory").format(path=root), ExitCode.USAGE)
     # The manifest (and the -o file) may sit in the folder: they are not model files.
     own = [rel for rel in (rel_inside(root, manifest_path), rel_inside(root, output)) if rel]
     plan = verify_plan(manifest, listing, ignore=own)

@@ -8,6 +8,8 @@ import click
 
 from ascend_doctor.cli._common import dump_json, fail, guard_output, handle_errors, output_options, write_output
 from ascend_doctor.exitcodes import ExitCode
+from ascend_doctor.i18n import gettext as _
+from ascend_doctor.i18n import ngettext
 
 KV_CHOICES = ("bf16", "fp16", "int8", "fp8")
 PRECISION_CHOICES = ("bf16", "fp16", "w8a8", "w8a16", "w4a8", "fp8")
@@ -34,7 +36,7 @@ def _resolve_memory(chip: Optional[str], mem_gb: Optional[float]) -> Tuple[int, 
     from ascend_doctor.model.plan import GIB, PlanError, chip_memory
 
     if mem_gb is not None:
-        return int(mem_gb * GIB), "custom", "--mem-gb", ()
+        return int(mem_gb * GIB), _("custom"), "--mem-gb", ()
     if chip:
         try:
             info = chip_memory(chip)
@@ -44,15 +46,18 @@ def _resolve_memory(chip: Optional[str], mem_gb: Optional[float]) -> Tuple[int, 
                 info.unsupported_dtypes)
     hbm, name = _host_chip()
     if hbm is None:
-        seen = f" (npu-smi names a {name} but not its memory)" if name else ""
-        fail("no --chip or --mem-gb given and this host's npu-smi reports no NPU memory" + seen
-             + "; pass e.g. --chip 910B3 or --mem-gb 64", ExitCode.USAGE)
+        if name:
+            fail(_("no --chip or --mem-gb given and this host's npu-smi reports no NPU memory (npu-smi names a "
+                   "{chip} but not its memory); pass e.g. --chip 910B3 or --mem-gb 64").format(chip=name),
+                 ExitCode.USAGE)
+        fail(_("no --chip or --mem-gb given and this host's npu-smi reports no NPU memory; pass e.g. --chip 910B3 "
+               "or --mem-gb 64"), ExitCode.USAGE)
     unsupported: Tuple[str, ...] = ()
     try:  # the same resolver as --chip: what this host's chip cannot load
         unsupported = chip_memory(str(name)).unsupported_dtypes
     except Exception:  # an unknown npu-smi name still plans by its memory
         unsupported = ()
-    return hbm, str(name), "npu-smi on this host", unsupported
+    return hbm, str(name), _("npu-smi on this host"), unsupported
 
 
 def _gib(value: int) -> str:
@@ -60,10 +65,20 @@ def _gib(value: int) -> str:
 
 
 def _layout_line(layout: Any, moe: bool) -> str:
-    line = f"{layout.cards} card{'s' if layout.cards != 1 else ''}: TP {layout.tp} x DP {layout.dp}"
+    line = ngettext("{count} card: TP {tp} x DP {dp}", "{count} cards: TP {tp} x DP {dp}", layout.cards).format(
+        count=layout.cards, tp=layout.tp, dp=layout.dp)
     if moe:
-        line += f", routed experts over EP {layout.ep} x MoE-TP {layout.moe_tp}"
+        line += _(", routed experts over EP {ep} x MoE-TP {moe_tp}").format(ep=layout.ep, moe_tp=layout.moe_tp)
     return line
+
+
+def _row(label: str, value: str = "", detail: str = "") -> str:
+    """One line of the per-card table: the label padded to 21 terminal cells (a Chinese label is
+    two cells a character), the value right-aligned in 10."""
+    from ascend_doctor.widewrap import cell_width
+
+    line = "  " + label + " " * max(1, 21 - cell_width(label)) + f"{value:>10}"
+    return line + (f"   {detail}" if detail else "")
 
 
 def _render_text(model: Any, chip_label: str, chip_source: str, plan: Any, smallest: Dict[str, Optional[int]],
@@ -78,58 +93,78 @@ def _render_text(model: Any, chip_label: str, chip_source: str, plan: Any, small
     head = f"{model.name}: " + "; ".join(describe(arch))
     lines.append(head)
     if params is not None:
-        lines.append(f"  {params.total / 1e9:,.2f}B parameters ({plan.weights.source})")
-    lines.append(f"Card: {chip_label}, {_gib(hbm)} GiB ({chip_source})")
+        lines.append("  " + _("{count}B parameters ({source})").format(count=f"{params.total / 1e9:,.2f}",
+                                                                        source=_(plan.weights.source)))
+    lines.append(_("Card: {chip}, {gib} GiB ({source})").format(chip=chip_label, gib=_gib(hbm), source=chip_source))
     if plan is not None:
         card = plan.card
         kv_token = card.kv_per_sequence_bytes / plan.max_seq_len if plan.max_seq_len else 0
-        where = "requested" if requested_cards else "smallest that fits"
-        lines.append(f"Plan ({where}): {plan.precision.name} weights, {plan.kv_dtype} KV cache, max_seq_len "
-                     f"{plan.max_seq_len}, batch {plan.batch}; {_layout_line(plan.layout, arch.is_moe)}")
+        heading = (_("Plan (requested): {precision} weights, {kv} KV cache, max_seq_len {seq}, batch {batch}; {layout}")
+                   if requested_cards else
+                   _("Plan (smallest that fits): {precision} weights, {kv} KV cache, max_seq_len {seq}, batch {batch}; "
+                     "{layout}"))
+        lines.append(heading.format(precision=plan.precision.name, kv=plan.kv_dtype, seq=plan.max_seq_len,
+                                    batch=plan.batch, layout=_layout_line(plan.layout, arch.is_moe)))
         lines.append("")
-        lines.append("  per card                    GiB")
-        lines.append(f"  weights              {_gib(card.weights_bytes):>10}   (model {_gib(plan.weights.total_bytes)} "
-                     f"GiB: {_gib(plan.weights.non_expert_bytes)} / TP {plan.layout.tp}"
-                     + (f" + experts {_gib(plan.weights.expert_bytes)} / {plan.layout.expert_shards}"
-                        if plan.weights.expert_bytes else "") + ")")
-        if plan.kv_budget_bytes is not None:
-            lines.append(f"  KV cache             {_gib(card.kv_bytes):>10}   (fixed pool, npuMemSize)")
+        lines.append(_row(_("per card"), "GiB"))
+        if plan.weights.expert_bytes:
+            weights = _("(model {total} GiB: {dense} / TP {tp} + experts {experts} / {shards})").format(
+                total=_gib(plan.weights.total_bytes), dense=_gib(plan.weights.non_expert_bytes), tp=plan.layout.tp,
+                experts=_gib(plan.weights.expert_bytes), shards=plan.layout.expert_shards)
         else:
-            lines.append(f"  KV cache             {_gib(card.kv_bytes):>10}   ({card.sequences_requested} sequence(s) "
-                         f"x {plan.max_seq_len} tokens x {kv_token / 1024:,.1f} KiB/token)")
-        lines.append(f"  runtime reserve      {_gib(card.reserve_bytes):>10}   "
-                     f"({_gib(plan.reserve.fixed_bytes)} GiB fixed + {plan.reserve.fraction:.0%} of the card)")
-        lines.append(f"  free                 {_gib(card.free_bytes):>10}")
+            weights = _("(model {total} GiB: {dense} / TP {tp})").format(
+                total=_gib(plan.weights.total_bytes), dense=_gib(plan.weights.non_expert_bytes), tp=plan.layout.tp)
+        lines.append(_row(_("weights"), _gib(card.weights_bytes), weights))
+        if plan.kv_budget_bytes is not None:
+            lines.append(_row(_("KV cache"), _gib(card.kv_bytes), _("(fixed pool, npuMemSize)")))
+        else:
+            lines.append(_row(_("KV cache"), _gib(card.kv_bytes), _(
+                "({sequences} sequence(s) x {tokens} tokens x {kib} KiB/token)").format(
+                    sequences=card.sequences_requested, tokens=plan.max_seq_len, kib=f"{kv_token / 1024:,.1f}")))
+        lines.append(_row(_("runtime reserve"), _gib(card.reserve_bytes), _(
+            "({fixed} GiB fixed + {fraction} of the card)").format(
+                fixed=_gib(plan.reserve.fixed_bytes), fraction=f"{plan.reserve.fraction:.0%}")))
+        lines.append(_row(_("free"), _gib(card.free_bytes)))
         lines.append("")
         if card.verdict == VERDICT_FITS:
-            lines.append(f"Verdict: fits, margin {_gib(card.free_bytes)} GiB ({card.margin_fraction:.0%} of the card); "
-                         f"room for {card.sequences_fit} sequence(s) of {plan.max_seq_len} tokens per replica")
+            lines.append(_("Verdict: fits, margin {gib} GiB ({fraction} of the card); room for {sequences} sequence(s) "
+                           "of {tokens} tokens per replica").format(
+                gib=_gib(card.free_bytes), fraction=f"{card.margin_fraction:.0%}", sequences=card.sequences_fit,
+                tokens=plan.max_seq_len))
         elif card.verdict == VERDICT_FEWER:
-            lines.append(f"Verdict: does not fit as asked: the weights fit, but the KV cache holds only "
-                         f"{card.sequences_fit} of the {card.sequences_requested} sequence(s) of {plan.max_seq_len} "
-                         "tokens per replica; lower --batch/--max-seq-len, use an 8-bit KV cache, or add cards")
+            lines.append(_("Verdict: does not fit as asked: the weights fit, but the KV cache holds only {fit} of the "
+                           "{requested} sequence(s) of {tokens} tokens per replica; lower --batch/--max-seq-len, use "
+                           "an 8-bit KV cache, or add cards").format(
+                fit=card.sequences_fit, requested=card.sequences_requested, tokens=plan.max_seq_len))
         else:
-            lines.append(f"Verdict: does not fit: short by {_gib(-card.free_bytes)} GiB per card")
+            lines.append(_("Verdict: does not fit: short by {gib} GiB per card").format(gib=_gib(-card.free_bytes)))
     elif weights_fit is not None:
         card = weights_fit.card
-        lines.append(f"Verdict: does not fit as asked on up to 128 cards: the weights need {weights_fit.layout.cards} "
-                     f"card(s) ({_layout_line(weights_fit.layout, arch.is_moe)}); there the KV cache holds "
-                     f"{card.sequences_fit} of the {card.sequences_requested} sequence(s) of "
-                     f"{weights_fit.max_seq_len} tokens per replica. Engines queue the rest (MindIE and vLLM size "
-                     "their KV pool from the memory left); lower --batch/--max-seq-len or use an 8-bit KV cache")
+        lines.append(_("Verdict: does not fit as asked on up to 128 cards: the weights need {cards} card(s) "
+                       "({layout}); there the KV cache holds {fit} of the {requested} sequence(s) of {tokens} tokens "
+                       "per replica. Engines queue the rest (MindIE and vLLM size their KV pool from the memory "
+                       "left); lower --batch/--max-seq-len or use an 8-bit KV cache").format(
+            cards=weights_fit.layout.cards, layout=_layout_line(weights_fit.layout, arch.is_moe),
+            fit=card.sequences_fit, requested=card.sequences_requested, tokens=weights_fit.max_seq_len))
     else:
-        lines.append("Verdict: does not fit on up to 128 cards of this size (not even the weights)")
+        lines.append(_("Verdict: does not fit on up to 128 cards of this size (not even the weights)"))
     lines.append("")
-    lines.append(f"Smallest card count that fits ({_gib(hbm)} GiB cards; TP, and EP for MoE, over every card):")
+    lines.append(_("Smallest card count that fits ({gib} GiB cards; TP, and EP for MoE, over every card):").format(
+        gib=_gib(hbm)))
+    from ascend_doctor.widewrap import cell_width
+
     for name, count in smallest.items():
-        extra = "" if PRECISIONS[name].ascend_loadable else "   (not loadable on Ascend)"
+        extra = "" if PRECISIONS[name].ascend_loadable else "   " + _("(not loadable on Ascend)")
         if name in unsupported and PRECISIONS[name].ascend_loadable:
-            extra = f"   (not loadable on {chip_label}: no {name.upper()})"
-        label = "over 128 cards" if not count else f"{count} card{'s' if count > 1 else ''}"
-        lines.append(f"  {name:<6} {label:>10}{extra}")
+            extra = "   " + _("(not loadable on {chip}: no {dtype})").format(chip=chip_label, dtype=name.upper())
+        if not count:
+            label = _("over 128 cards")
+        else:
+            label = ngettext("{count} card", "{count} cards", count).format(count=count)
+        lines.append(f"  {name:<6} " + " " * max(0, 10 - cell_width(label)) + label + extra)
     if notes:
         lines.append("")
-        lines.append("Notes:")
+        lines.append(_("Notes:"))
         lines.extend(f"  - {note}" for note in notes)
     return "\n".join(lines)
 
@@ -204,10 +239,10 @@ def plan(model_ref: str, precision: Optional[str], chip: Optional[str], mem_gb: 
     try:
         host = make_host(None)
     except Exception as exc:
-        fail(f"cannot open this host: {exc}", ExitCode.INCOMPLETE)
+        fail(_("cannot open this host: {error}").format(error=exc), ExitCode.INCOMPLETE)
     model = load_plan_model(host, model_ref)
     if model.error or model.arch is None:
-        fail(model.error or f"cannot plan for {model_ref!r}", ExitCode.USAGE)
+        fail(model.error or _("cannot plan for {model}").format(model=repr(model_ref)), ExitCode.USAGE)
     assert model.arch is not None
     arch = model.arch
     hbm, chip_label, chip_source, unsupported = _resolve_memory(chip, mem_gb)
@@ -221,12 +256,13 @@ def plan(model_ref: str, precision: Optional[str], chip: Optional[str], mem_gb: 
     if prec.name in unsupported:
         if precision is None:
             # 310P: no BF16. Plan what it can serve (float16, same size) instead of a plan it cannot load.
-            dtype_notes.append(f"{chip_label} has no {prec.name.upper()}: planned in fp16 (serve with --dtype "
-                               f"float16 / MindIE fp16); --precision {prec.name} shows the unloadable plan")
+            dtype_notes.append(_("{chip} has no {dtype}: planned in fp16 (serve with --dtype float16 / MindIE fp16); "
+                                 "--precision {precision} shows the unloadable plan").format(
+                chip=chip_label, dtype=prec.name.upper(), precision=prec.name))
             prec = parse_precision("fp16")
         else:
-            dtype_notes.append(f"{prec.name} is not loadable on {chip_label} (no {prec.name.upper()}): use "
-                               "--precision fp16")
+            dtype_notes.append(_("{precision} is not loadable on {chip} (no {dtype}): use --precision fp16").format(
+                precision=prec.name, chip=chip_label, dtype=prec.name.upper()))
     if kv_dtype is None and "bf16" in unsupported:
         kv_dtype = "fp16"
     common: Dict[str, Any] = dict(max_seq_len=max_seq_len, batch=batch, kv_dtype=kv_dtype, reserve=reserve,

@@ -10,6 +10,7 @@ import click
 
 from ascend_doctor.cli._common import fail, handle_errors, output_options, report_output_options
 from ascend_doctor.exitcodes import ExitCode
+from ascend_doctor.i18n import gettext as _
 
 _DIFF_FORMATS = ("text", "json", "markdown")
 
@@ -57,7 +58,8 @@ def _not_an_input(output: Optional[str], inputs: List[str]) -> None:
         except OSError:
             same = os.path.abspath(output) == os.path.abspath(path)
         if same:
-            raise click.UsageError(f"-o {output} is the report being read; write the result elsewhere")
+            raise click.UsageError(_("-o {output} is the report being read; write the result elsewhere").format(
+                output=output))
 
 
 @report.command("render")
@@ -126,10 +128,15 @@ def diff(old_file: str, new_file: str, fmt: str, output: Optional[str]) -> None:
     if old_file == "-" and new_file == "-":
         raise click.UsageError("only one of OLD and NEW can be - (standard input)")
     _not_an_input(output, [old_file, new_file])
-    old, new = _read(old_file), _read(new_file)
     from ascend_doctor.cli._common import write_output
     from ascend_doctor.render.diff import render_diff
+    from ascend_doctor.render.localize import localize_report
     from ascend_doctor.reportdiff import diff_reports
+
+    # Both in the chosen language first: a report written in Chinese and one in English compare by
+    # meaning (fix-plan steps are matched by their summary), and the titles and messages shown
+    # read in one language.
+    old, new = localize_report(_read(old_file)), localize_report(_read(new_file))
 
     result = diff_reports(old, new)
     write_output(render_diff(result, fmt), output)

@@ -10,6 +10,7 @@ import click
 from ascend_doctor.cli._common import fail, handle_errors, stderr_console
 from ascend_doctor.exitcodes import ExitCode
 from ascend_doctor.host.base import DEFAULT_TIMEOUT_S
+from ascend_doctor.i18n import gettext as _
 
 
 @click.command("snapshot")
@@ -62,10 +63,12 @@ def snapshot(output: str, timeout: float, python: Optional[str], model_dirs: Tup
     _check_target(output)
     for model_dir in model_dirs:
         if not os.path.isdir(model_dir):
-            fail(f"--model {model_dir}: not a folder", ExitCode.USAGE)
+            fail(_("--model {path}: not a folder").format(path=model_dir), ExitCode.USAGE)
+
+    label = _("snapshot:")
 
     def progress(message: str) -> None:
-        console.print(f"[dim]snapshot:[/dim] {message}")
+        console.print(f"[dim]{label}[/dim] {message}")
 
     try:
         summary = capture_snapshot(output, timeout_s=timeout, python=python, progress=progress,
@@ -73,15 +76,21 @@ def snapshot(output: str, timeout: float, python: Optional[str], model_dirs: Tup
     except safeio.OutputRefused as exc:
         fail(str(exc), ExitCode.USAGE)
     except (FileExistsError, NotADirectoryError) as exc:
-        fail(f"{_message(exc)}; choose a new or empty folder", ExitCode.USAGE)
+        fail(_("{error}; choose a new or empty folder").format(error=_message(exc)), ExitCode.USAGE)
     except OSError as exc:
-        fail(f"cannot write {output}: {_message(exc)}; nothing was written", ExitCode.INCOMPLETE)
+        fail(_("cannot write {path}: {error}; nothing was written").format(path=output, error=_message(exc)),
+             ExitCode.INCOMPLETE)
+    note_label = _("note:")
     for note in summary.notes:
-        console.print(f"[yellow]note:[/yellow] {note}", markup=True, highlight=False)
-    console.print(f"snapshot written to [bold]{summary.output}[/bold] "
-                  f"({summary.commands} commands, {summary.files} files). Secret-looking environment "
-                  "values were redacted" + (", and host names, addresses, user names, serial numbers and bus ids "
-                                            "replaced by placeholders" if redact else "") + "; review before sharing.")
+        console.print(f"[yellow]{note_label}[/yellow] {note}", markup=True, highlight=False)
+    written = _("snapshot written to {path} ({commands} commands, {files} files).").format(
+        path=f"[bold]{summary.output}[/bold]", commands=summary.commands, files=summary.files)
+    if redact:
+        redacted = _("Secret-looking environment values were redacted, and host names, addresses, user names, "
+                     "serial numbers and bus ids replaced by placeholders; review before sharing.")
+    else:
+        redacted = _("Secret-looking environment values were redacted; review before sharing.")
+    console.print(written + " " + redacted)
 
 
 def _finisher(model_dirs: Tuple[str, ...], redact: bool, say: Callable[[str], None]
@@ -94,9 +103,9 @@ def _finisher(model_dirs: Tuple[str, ...], redact: bool, say: Callable[[str], No
         if model_dirs:
             from ascend_doctor.host.model_record import record_models
 
-            say(f"recording model metadata (no weights) of {', '.join(model_dirs)}")
+            say(_("recording model metadata (no weights) of {folders}").format(folders=", ".join(model_dirs)))
             for note in record_models(tree, list(model_dirs)):
-                say(f"note: {note}")
+                say(_("note: {note}").format(note=note))
         if redact:
             _redact_tree(tree)
 
@@ -138,12 +147,13 @@ def _check_target(output: str) -> None:
         try:
             check_folder_target(output)
         except (FileExistsError, NotADirectoryError) as exc:
-            fail(f"{_message(exc)}; choose a new or empty folder", ExitCode.USAGE)
+            fail(_("{error}; choose a new or empty folder").format(error=_message(exc)), ExitCode.USAGE)
         except FileNotFoundError as exc:
-            fail(f"cannot write {output}: {_message(exc)}", ExitCode.USAGE)
+            fail(_("cannot write {path}: {error}").format(path=output, error=_message(exc)), ExitCode.USAGE)
         return
     if os.path.isdir(output):
-        fail(f"{output} is a folder: add a trailing / to write the snapshot into it", ExitCode.USAGE)
+        fail(_("{path} is a folder: add a trailing / to write the snapshot into it").format(path=output),
+             ExitCode.USAGE)
     try:
         safeio.check_output_target(output)
     except safeio.OutputRefused as exc:

@@ -10,6 +10,7 @@ from ascend_doctor.facts import Facts, FactUnavailable, provider
 from ascend_doctor.facts.reads import Reads
 from ascend_doctor.facts.records import ChipSummary
 from ascend_doctor.host.base import CommandResult, CommandStatus
+from ascend_doctor.i18n import gettext as _
 
 if TYPE_CHECKING:
     from ascend_doctor.parsers.npu_smi import NpuSmiInfo
@@ -149,7 +150,7 @@ def npu_boards(facts: Facts) -> NpuBoards:
     info = facts.maybe(Facts.npu_smi)
     ids = sorted({d.npu_id for d in (info.devices if info is not None else ()) if d.npu_id is not None})
     if not ids:
-        raise FactUnavailable("npu-smi lists no NPU to query")
+        raise FactUnavailable(_("npu-smi lists no NPU to query"))
     from ascend_doctor.facts.origin import LIVE, command_absence_known, origin_kind
     from ascend_doctor.host.base import CommandStatus
 

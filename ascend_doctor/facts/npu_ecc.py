@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, Dict, Tuple
 
 from ascend_doctor.facts import Facts, FactUnavailable, provider
 from ascend_doctor.facts.reads import Reads
+from ascend_doctor.i18n import gettext as _
 
 if TYPE_CHECKING:
     from ascend_doctor.parsers.npu_smi_ecc import EccInfo
@@ -44,7 +45,7 @@ def npu_ecc(facts: Facts) -> NpuEcc:
     info = facts.maybe(Facts.npu_smi)
     ids = sorted({d.npu_id for d in (info.devices if info is not None else ()) if d.npu_id is not None})
     if not ids:
-        raise FactUnavailable("npu-smi lists no NPU to query")
+        raise FactUnavailable(_("npu-smi lists no NPU to query"))
     facts.prefetch_commands([ecc_command(i) for i in ids])
     replayed = origin_kind(facts) != LIVE
     by_npu: Dict[int, EccInfo] = {}
@@ -63,5 +64,5 @@ def npu_ecc(facts: Facts) -> NpuEcc:
         except NpuSmiParseError as exc:
             failures[npu_id] = f"`{result.command_line}`: {exc}"
     if not by_npu and not failures:
-        raise FactUnavailable(f"`npu-smi info -t ecc -i N`: {absent_phrase(facts)}")
+        raise FactUnavailable(_("`npu-smi info -t ecc -i N`: {absent}").format(absent=absent_phrase(facts)))
     return NpuEcc(by_npu, failures, tuple(not_recorded))

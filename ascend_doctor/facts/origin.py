@@ -20,12 +20,15 @@ from __future__ import annotations
 from typing import Any
 
 from ascend_doctor.facts import FactUnavailable
+from ascend_doctor.i18n import N_
+from ascend_doctor.i18n import gettext as _
 
 LIVE = "live"
 SNAPSHOT = "snapshot"
 PASTED_TEXT = "pasted-text"
 
-_PHRASES = {LIVE: "not installed", SNAPSHOT: "not recorded in this snapshot", PASTED_TEXT: "not in the pasted text"}
+_PHRASES = {LIVE: N_("not installed"), SNAPSHOT: N_("not recorded in this snapshot"),
+            PASTED_TEXT: N_("not in the pasted text")}
 
 
 def origin_kind(facts_or_host: Any) -> str:
@@ -39,8 +42,9 @@ def origin_kind(facts_or_host: Any) -> str:
 
 
 def absent_phrase(facts_or_host: Any) -> str:
-    """"not installed" (live), "not recorded in this snapshot", "not in the pasted text"."""
-    return _PHRASES[origin_kind(facts_or_host)]
+    """"not installed" (live), "not recorded in this snapshot", "not in the pasted text", in the
+    chosen language (messages take it as a ``{field}``)."""
+    return _(_PHRASES[origin_kind(facts_or_host)])
 
 
 def absence_is_evidence(facts_or_host: Any) -> bool:
@@ -97,7 +101,7 @@ def require_stated(facts_or_host: Any, what: str) -> None:
     Call it where a provider or check is about to turn the absence of ``what`` into a finding.
     """
     if not absence_is_evidence(facts_or_host):
-        raise FactUnavailable(f"{what}: {_PHRASES[PASTED_TEXT]}")
+        raise FactUnavailable(_("{what}: not in the pasted text").format(what=what))
 
 
 def require_model_folder(facts: Any, path: str) -> None:
@@ -115,15 +119,15 @@ def require_model_folder(facts: Any, path: str) -> None:
         return
     if not present:
         if kind == PASTED_TEXT:
-            raise FactUnavailable(f"{path} is {_PHRASES[PASTED_TEXT]}")
-        raise FactUnavailable(f"{path} is not in the snapshot (record it there with "
-                              f"`ascend-doctor snapshot --model {path} -o FILE`)")
+            raise FactUnavailable(_("{path} is not in the pasted text").format(path=path))
+        raise FactUnavailable(_("{path} is not in the snapshot (record it there with "
+                                "`ascend-doctor snapshot --model {path} -o FILE`)").format(path=path))
 
 
 def require_weights(facts: Any, path: str) -> None:
     """``--verify`` hashes the weights; a snapshot records only their sizes and headers: SKIP."""
     recorded = getattr(facts.host, "recorded_model", None)
     if callable(recorded) and recorded(path):
-        raise FactUnavailable(f"the weights of {path} are not in the snapshot (it records their sizes and "
-                              "headers only): run `ascend-doctor check --model DIR --verify MANIFEST` on the "
-                              "machine that holds them")
+        raise FactUnavailable(_("the weights of {path} are not in the snapshot (it records their sizes and "
+                                "headers only): run `ascend-doctor check --model DIR --verify MANIFEST` on the "
+                                "machine that holds them").format(path=path))

@@ -13,7 +13,6 @@ does not keep them, so they are unknown there.
 
 from __future__ import annotations
 
-import hashlib
 import posixpath
 from typing import Any, Collection, Dict, List, Mapping, Optional, Tuple
 
@@ -21,6 +20,7 @@ from ascend_doctor.facts import Facts, FactUnavailable, provider
 from ascend_doctor.facts.reads import Reads
 from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import FileMissing, FileTooLarge, HostFileError
+from ascend_doctor.i18n import gettext as _
 from ascend_doctor.options import RunOptions
 from ascend_doctor.parsers.rank_table import MAX_CHARS, RankTable, RankTableError, RtDevice, RtServer, parse_rank_table
 
@@ -92,8 +92,8 @@ def _read(facts: Facts, path: str, source: str) -> Tuple[bytes, str, Optional[in
         return data, READ_SNAPSHOT, None, "a snapshot does not keep file permissions"
     except FileMissing:
         if source != OPTION:
-            raise FactUnavailable(f"{source}={path} names a file the snapshot does not hold: give a copy with "
-                                  f"{OPTION} FILE") from None
+            raise FactUnavailable(_("{variable}={path} names a file the snapshot does not hold: give a copy with "
+                                    "{option} FILE").format(variable=source, path=path, option=OPTION)) from None
     from ascend_doctor.model.files import LocalFiles
 
     local = LocalFiles()
@@ -107,12 +107,13 @@ def rank_table(facts: Facts) -> RankTableFacts:
     env = facts.maybe(Facts.env) or {}
     found = rank_table_location(facts.options, env)
     if found is None:
-        raise FactUnavailable(f"no rank table given (use {OPTION} FILE, or set "
-                              f"{' / '.join(RANK_TABLE_VARIABLES[:2])})")
+        raise FactUnavailable(_("no rank table given (use {option} FILE, or set {variables})").format(
+            option=OPTION, variables=" / ".join(RANK_TABLE_VARIABLES[:2])))
     path, source = found
     if not path.startswith("/"):
-        raise FactUnavailable(f"{source}={path} is relative to the folder the engine starts in, which is not known "
-                              f"here: give the file with {OPTION} FILE")
+        raise FactUnavailable(_("{variable}={path} is relative to the folder the engine starts in, which is not "
+                                "known here: give the file with {option} FILE").format(
+                                    variable=source, path=path, option=OPTION))
     path = posixpath.normpath(path)
     read_from = READ_HERE
     try:
@@ -124,6 +125,8 @@ def rank_table(facts: Facts) -> RankTableFacts:
         return RankTableFacts(path, source, read_from, error=f"{path}: {exc.message}")
     except OSError as exc:
         return RankTableFacts(path, source, read_from, error=f"{path}: {exc.strerror or exc}")
+    import hashlib  # here: loading OpenSSL costs more than the rest of a run that reads no rank table
+
     digest = hashlib.sha256(data).hexdigest()
     try:
         text = data.decode("utf-8-sig")

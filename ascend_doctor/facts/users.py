@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from ascend_doctor.facts import Facts, FactUnavailable, provider
 from ascend_doctor.facts.reads import Reads
+from ascend_doctor.i18n import gettext as _
 
 if TYPE_CHECKING:
     from ascend_doctor.parsers.id_output import IdInfo
@@ -26,10 +27,10 @@ def run_user(facts: Facts) -> IdInfo:
     result = facts.command(ID_COMMAND)
     if result.status is CommandStatus.NOT_FOUND and origin_kind(facts) != LIVE \
             and not command_absence_known(facts, result.argv):
-        raise FactUnavailable(f"the output of `id` (the run user): {absent_phrase(facts)}")
+        raise FactUnavailable(_("the output of `id` (the run user): {absent}").format(absent=absent_phrase(facts)))
     if not result.ok:
         raise FactUnavailable(result.describe_failure(), result)
     try:
         return parse_id(result.stdout)
     except IdParseError as exc:
-        raise FactUnavailable(f"`id` printed something unexpected: {exc}", result) from exc
+        raise FactUnavailable(_("`id` printed something unexpected: {error}").format(error=exc), result) from exc

@@ -6,6 +6,7 @@ import json
 from typing import Any, Dict, List
 
 from ascend_doctor.i18n import gettext as _
+from ascend_doctor.i18n import translate
 from ascend_doctor.render.common import clean
 from ascend_doctor.render.markdown import cell, escape, fence
 from ascend_doctor.reportdiff import ReportDiff
@@ -45,10 +46,11 @@ def _verdict(diff: ReportDiff) -> str:
 def diff_to_text(diff: ReportDiff) -> str:
     out: List[str] = [f"ascend-doctor report diff  ({_verdict(diff)})",
                       f"  {_('old:')} {clean(_side(diff.old))}", f"  {_('new:')} {clean(_side(diff.new))}"]
-    out.extend(f"{_('note:')} {clean(n)}" for n in diff.notes)
+    out.extend(f"{_('note:')} {clean(translate(n))}" for n in diff.notes)
     if diff.versions:
         out += ["", _("Versions")]
-        out += [f"  {clean(v['name'])}: {clean(v['old'] or '-')} -> {clean(v['new'] or '-')}" for v in diff.versions]
+        out += [f"  {clean(translate(v['name']))}: {clean(v['old'] or '-')} -> {clean(v['new'] or '-')}"
+                for v in diff.versions]
     device_lines = _device_lines(diff)
     if device_lines:
         out += ["", _("Devices")] + [f"  {clean(line)}" for line in device_lines]
@@ -85,10 +87,11 @@ def diff_to_markdown(diff: ReportDiff) -> str:
                       "| | |", "|---|---|", f"| {_('old')} | {cell(_side(diff.old))} |",
                       f"| {_('new')} | {cell(_side(diff.new))} |", ""]
     for note in diff.notes:
-        out += [f"> **{_('note:')}** {escape(note)}", ""]
+        out += [f"> **{_('note:')}** {escape(translate(note))}", ""]
     if diff.versions:
         out += ["## " + _("Versions"), "", f"| {_('Component')} | {_('Old')} | {_('New')} |", "|---|---|---|"]
-        out += [f"| {cell(v['name'])} | {cell(v['old'] or '-')} | {cell(v['new'] or '-')} |" for v in diff.versions]
+        out += [f"| {cell(translate(v['name']))} | {cell(v['old'] or '-')} | {cell(v['new'] or '-')} |"
+                for v in diff.versions]
         out.append("")
     device_lines = _device_lines(diff)
     if device_lines:

@@ -8,8 +8,11 @@ run notes. Ids, statuses, evidence, commands and versions are never touched, so 
 the same for machines; the report records its language in ``lang``.
 
 A report read back from JSON (``report render``) may be in the other language: its texts are
-first mapped back to English through the catalogue, then into the language asked for. Text that
-is not in the catalogue (a message with values filled in) is shown as it is.
+converted through the catalogue, messages with values included (``ascend_doctor.i18n.convert``:
+the catalogue's templates, per line and per "; " piece); text the catalogue does not know (a
+command, a value, a message missing from it) is shown as it is. A report made in this run needs
+no conversion: its messages were written in the chosen language, only the check titles and
+static texts are looked up.
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable
 
-from ascend_doctor.i18n import get_language, gettext, to_english
+from ascend_doctor.i18n import convert as convert_text
+from ascend_doctor.i18n import get_language, translate
 from ascend_doctor.report import Report
 
 
@@ -30,10 +34,13 @@ def localize_report(report: Report) -> Report:
         return report
     convert: Callable[[str], str]
     if source == "en":
-        convert = gettext
+        convert = translate  # exact catalogue entries first; templates only for English left over
+    elif target == source:
+        def convert(text: str) -> str:  # already in this language; English left in it is translated
+            return translate(text, target)
     else:
         def convert(text: str) -> str:
-            return gettext(to_english(text, source))
+            return convert_text(text, source, target)
 
     results = [dataclasses.replace(r, title=convert(r.title), message=convert(r.message),
                                    remediation=convert(r.remediation)) for r in report.results]

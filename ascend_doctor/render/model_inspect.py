@@ -5,25 +5,35 @@ from __future__ import annotations
 
 from typing import List
 
+from ascend_doctor.i18n import N_
+from ascend_doctor.i18n import gettext as _
 from ascend_doctor.model import records as R
 from ascend_doctor.model.manifest import VerifyResult
 from ascend_doctor.model.records import ModelFacts
 from ascend_doctor.model.units import human_bytes
 
 _MODELING = {
-    "hf-original": "HuggingFace original (still imports flash_attn)",
-    "ascend-adapted": "Ascend-adapted (imports torch_npu)",
-    "no-flash-attn": "no flash_attn import",
-    "unreadable": "unreadable",
+    "hf-original": N_("HuggingFace original (still imports flash_attn)"),
+    "ascend-adapted": N_("Ascend-adapted (imports torch_npu)"),
+    "no-flash-attn": N_("no flash_attn import"),
+    "unreadable": N_("unreadable"),
 }
 
 
 def render_model_facts(facts: ModelFacts) -> str:
-    lines: List[str] = [f"Model: {facts.path}"]
+    """``model inspect``'s text. Provenance labels, evidence and problem messages are made in
+    English by ascend_doctor/model (they are also the JSON's and the MDL checks' data) and shown
+    here in the chosen language (``translate``: the catalogue's templates fill their values)."""
+    from ascend_doctor.i18n import translate
+    from ascend_doctor.widewrap import cell_width
+
+    none = _("none")
+    lines: List[str] = [_("Model: {path}").format(path=facts.path)]
     prov = facts.provenance
-    lines.append(f"  provenance: {prov.label}")
+    lines.append("  " + _("provenance: {label}").format(label=translate(prov.label)))
+    why = _("why: ")
     for i, item in enumerate(prov.evidence):
-        lines.append(f"    {'why: ' if i == 0 else '     '}{item}")
+        lines.append("    " + (why if i == 0 else " " * cell_width(why)) + translate(item))
     if facts.exists and facts.is_dir:
         if facts.config is not None:
             cfg = facts.config
@@ -31,26 +41,32 @@ def render_model_facts(facts: ModelFacts) -> str:
                          f"architectures {cfg.get('architectures')}, torch_dtype {cfg.get('torch_dtype')}, "
                          f"transformers {cfg.get('transformers_version')}")
         if facts.modeling.files:
-            state = _MODELING.get(facts.modeling.state, facts.modeling.state)
-            lines.append(f"  modeling code: {', '.join(facts.modeling.files)}: {state}")
+            state = _MODELING.get(facts.modeling.state)
+            lines.append("  " + _("modeling code: {files}: {state}").format(
+                files=", ".join(facts.modeling.files), state=_(state) if state else facts.modeling.state))
             for name, number, text in facts.modeling.flash_attn_imports[:5]:
                 lines.append(f"    {name}:{number}: {text}")
-        lines.append(f"  files: {facts.file_count} ({human_bytes(facts.total_bytes)}); safetensors: "
-                     f"{len(facts.weight_files)}; index: {', '.join(facts.index_files) or 'none'}"
-                     + (f"; description: {', '.join(facts.description_files)}" if facts.description_files else ""))
+        files = _("files: {count} ({size}); safetensors: {weights}; index: {index}").format(
+            count=facts.file_count, size=human_bytes(facts.total_bytes), weights=len(facts.weight_files),
+            index=", ".join(facts.index_files) or none)
+        if facts.description_files:
+            files += "; " + _("description: {files}").format(files=", ".join(facts.description_files))
+        lines.append("  " + files)
         if facts.params_by_dtype:
-            lines.append(f"  tensors: {facts.tensor_count}; parameters: {facts.total_params:,}")
+            lines.append("  " + _("tensors: {tensors}; parameters: {params}").format(
+                tensors=facts.tensor_count, params=f"{facts.total_params:,}"))
+            params = _("params")
             for dtype, count in sorted(facts.params_by_dtype.items(), key=lambda kv: -kv[1]):
                 size = human_bytes(facts.bytes_by_dtype.get(dtype, 0))
-                lines.append(f"    {dtype:<8} {count:>20,} params  {size:>10}")
-        lines.append(f"  tokenizer: {', '.join(facts.tokenizer_files) or 'none'}")
+                lines.append(f"    {dtype:<8} {count:>20,} {params}  {size:>10}")
+        lines.append("  " + _("tokenizer: {files}").format(files=", ".join(facts.tokenizer_files) or none))
     if facts.problems:
-        lines.append(f"Problems ({len(facts.problems)}):")
+        lines.append(_("Problems ({count}):").format(count=len(facts.problems)))
         for problem in facts.problems:
             tag = "ERROR" if problem.severity == R.ERROR else "WARN "
-            lines.append(f"  {tag} [{problem.code}] {problem.message}")
+            lines.append(f"  {tag} [{problem.code}] {translate(problem.message)}")
     else:
-        lines.append("No problems found.")
+        lines.append(_("No problems found."))
     return "\n".join(lines)
 
 
