@@ -52,22 +52,26 @@ def plain_names(nodes: Sequence[str], limit: int = MAX_NAMES) -> str:
 
 
 def count(n: int, what: str = "node") -> str:
-    """``n`` things, in the current language: "1 node", "16 nodes", "3 entries"."""
+    """``n`` things, in the current language: "1 node", "16 nodes", "3 entries" (16 个节点).
+
+    A value of the messages around it. The noun is its own field-less entry on purpose: a
+    catalogue template "{n} node" would match any text that ends in " node" (a command line of a
+    remediation included) when a report is converted between languages (ascend_doctor/i18n.py)."""
     if what == "node":
-        text = ngettext("{n} node", "{n} nodes", n)
+        noun = ngettext("node", "nodes", n)
     elif what == "device":
-        text = ngettext("{n} device", "{n} devices", n)
+        noun = ngettext("device", "devices", n)
     elif what == "subnet":
-        text = ngettext("{n} subnet", "{n} subnets", n)
+        noun = ngettext("subnet", "subnets", n)
     elif what == "entry":
-        text = ngettext("{n} entry", "{n} entries", n)
+        noun = ngettext("entry", "entries", n)
     elif what == "device_ip":
-        text = ngettext("{n} device_ip", "{n} device_ips", n)
+        noun = ngettext("device_ip", "device_ips", n)
     elif what == "server":
-        text = ngettext("{n} server", "{n} servers", n)
+        noun = ngettext("server", "servers", n)
     else:
         raise ValueError(f"count(): no message for {what!r}")
-    return text.format(n=n)
+    return f"{n} {noun}"
 
 
 def label_of(view: DriftView) -> str:
@@ -145,11 +149,13 @@ def drift_findings(ctx: CheckContext, views: Sequence[DriftView], severity: Call
     for view in views:
         label = label_of(view)
         scope = view.spec.label
-        unknown = _(" ({nodes} did not report it)").format(nodes=count(len(view.unknown))) if view.unknown else ""
+        unknown = count(len(view.unknown))  # nodes that did not report the fact
         if not view.differs:
             (value, nodes), = view.groups.items()
-            yield Finding.passed(_("{fact}: all {nodes} on {value}{unknown}").format(
-                                     fact=label, nodes=count(len(nodes)), value=shown_value(value), unknown=unknown),
+            text = (_("{fact}: all {nodes} on {value} ({unknown} did not report it)") if view.unknown else
+                    _("{fact}: all {nodes} on {value}"))
+            yield Finding.passed(text.format(fact=label, nodes=count(len(nodes)), value=shown_value(value),
+                                             unknown=unknown),
                                  fact=view.spec.key, value=value, nodes=len(nodes)).scoped(scope)
             continue
         target, why = target_of(view)
@@ -157,9 +163,11 @@ def drift_findings(ctx: CheckContext, views: Sequence[DriftView], severity: Call
         remediation, actions = fixer(ctx, view, target, odd)
         status = severity(view)
         if view.majority is None:
-            head = _("{fact} differs across the fleet: {spread}{unknown} ({why})")
+            head = (_("{fact} differs across the fleet: {spread} ({unknown} did not report it) ({why})")
+                    if view.unknown else _("{fact} differs across the fleet: {spread} ({why})"))
         else:
-            head = _("{fact} differs across the fleet: {spread}{unknown}")
+            head = (_("{fact} differs across the fleet: {spread} ({unknown} did not report it)") if view.unknown
+                    else _("{fact} differs across the fleet: {spread}"))
         yield Finding(status, head.format(fact=label, spread=spread(view), unknown=unknown, why=why), remediation,
                       view.to_dict(), scope, actions)
 

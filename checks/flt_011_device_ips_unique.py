@@ -42,7 +42,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             devices=count(devices, 'device'), nodes=count(nodes)))
         return
     for ip, who in sorted(shared.items()):
-        places = ", ".join(_("{node} device {device}").format(node=node, device=device) for node, device, _mask in who)
+        # "node03 device 5": a name for the device, the same in every language
+        places = ", ".join(f"{node} device {device}" for node, device, _mask in who)
         keep_node = who[0][0]
         moves = who[1:]
         lines = [f"# on {node}: a free address of the plan for device {device}\n"

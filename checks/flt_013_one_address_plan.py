@@ -58,8 +58,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         odd = [(n, d, a, net) for n, d, a, net in devices if net[1] != ranked[0][0]]
         if odd:
             found = True
-            listed = ", ".join(_("{node} device {device}").format(node=n, device=d) + f" ({a}/{mask_text(net)})"
-                               for n, d, a, net in odd[:12])
+            listed = ", ".join(f"{n} device {d} ({a}/{mask_text(net)})" for n, d, a, net in odd[:12])
             yield Finding(Status.WARN, _("{devices} use another netmask than the fleet's {netmask}: {listed}").format(
                               devices=count(len(odd), 'device'), netmask=masks, listed=listed), (
                               _("Set netmask {netmask} on them (with their address):").format(netmask=masks)
@@ -74,8 +73,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     if alone and len({n for n, _d, _a, _net in devices}) > 1:
         found = True
         odd_nodes = sorted({n for n, _d, _a, _net in alone})
-        listed = ", ".join(_("{node} device {device}").format(node=n, device=d) + f" ({a}, {subnet_text(net)})"
-                           for n, d, a, net in alone[:12])
+        listed = ", ".join(f"{n} device {d} ({a}, {subnet_text(net)})" for n, d, a, net in alone[:12])
         yield Finding(Status.WARN, _("{devices} of {nodes} sit in a subnet no other node uses: {listed}").format(
                           devices=count(len(alone), 'device'), nodes=names(odd_nodes), listed=listed), (
                           _("Readdress them inside the plan the other nodes use (`hccn_tool -i N -ip -s address ADDR "

@@ -112,8 +112,11 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     if not problems:
         gateways = sorted({g for g in (d.gateway for d in usable) if g})
         netmasks = ", ".join(sorted(masks))
-        text = (_("netmask {netmasks} on {count} device(s)").format(netmasks=netmasks, count=len(usable)) if netmasks
-                else _("netmask not reported on {count} device(s)").format(count=len(usable)))
-        yield Finding.passed(text + "; " + (_("gateway {gateways}").format(gateways=", ".join(gateways)) if gateways
-                                            else _("no default gateway set")))
+        if netmasks:
+            text = (_("netmask {netmasks} on {count} device(s); gateway {gateways}") if gateways else
+                    _("netmask {netmasks} on {count} device(s); no default gateway set"))
+        else:
+            text = (_("netmask not reported on {count} device(s); gateway {gateways}") if gateways else
+                    _("netmask not reported on {count} device(s); no default gateway set"))
+        yield Finding.passed(text.format(netmasks=netmasks, count=len(usable), gateways=", ".join(gateways)))
 

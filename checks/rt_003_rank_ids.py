@@ -50,13 +50,16 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         beyond = [i for i in numbers if i >= len(devices)]
         if missing or beyond:
             bad += 1
-            problems = []
-            if missing:
-                problems.append(_("missing {ids}").format(ids=", ".join(map(str, missing[:10]))))
-            if beyond:
-                problems.append(_("beyond the range: {ids}").format(ids=", ".join(map(str, beyond[:10]))))
-            yield Finding.fail(_("rank_id must run 0..{last} for {count} device(s): {problems}").format(
-                                   last=len(devices) - 1, count=len(devices), problems="; ".join(problems)),
+            if missing and beyond:
+                text = _("rank_id must run 0..{last} for {count} device(s): missing {missing}; beyond the range: "
+                         "{beyond}")
+            elif missing:
+                text = _("rank_id must run 0..{last} for {count} device(s): missing {missing}")
+            else:
+                text = _("rank_id must run 0..{last} for {count} device(s): beyond the range: {beyond}")
+            yield Finding.fail(text.format(last=len(devices) - 1, count=len(devices),
+                                           missing=", ".join(map(str, missing[:10])),
+                                           beyond=", ".join(map(str, beyond[:10]))),
                                _("Number the devices of {path} 0..{last}, server after server.").format(
                                    path=facts.path, last=len(devices) - 1),
                                missing=missing[:50], beyond=beyond[:50]).with_actions(fix)

@@ -125,8 +125,8 @@ class Probe:
         else:
             facts.stopped_because = _("no model to ask: /v1/models listed none; name one with --model")
             return False
-        self._say((_("model {model} ({engine})") if facts.engine else _("model {model}")).format(
-            model=facts.model, engine=engines.hints(facts.engine).name))
+        # "model NAME (engine)": names only, the same in every language
+        self._say(f"model {facts.model}" + (f" ({engines.hints(facts.engine).name})" if facts.engine else ""))
         return True
 
     def _health(self, facts: rec.ProbeFacts) -> None:
@@ -352,18 +352,19 @@ class Probe:
         ok = len(phase.succeeded)
         name = _("stress") if phase.name == "stress" else _("concurrency {concurrency}").format(
             concurrency=phase.concurrency)
+        # The optional parts start with ", ": as messages they cannot be mistaken for whole texts.
         parts = [_("{name}: {done}/{planned} done, {ok} ok") if phase.planned else _("{name}: {done} done, {ok} ok")]
         ttft = phase.ttft().p50
         if ttft is not None:
-            parts.append(_("TTFT p50 {ttft} ms"))
+            parts.append(_(", TTFT p50 {ttft} ms"))
         refused = phase.count(rec.REFUSED)
         failed = phase.count(*rec.FAILURES)
         if refused:
-            parts.append(_("{refused} refused"))
+            parts.append(_(", {refused} refused"))
         if failed:
-            parts.append(_("{failed} failed"))
-        self._status(", ".join(parts).format(name=name, done=done, planned=phase.planned, ok=ok, refused=refused,
-                                             failed=failed, ttft=f"{(ttft or 0) * 1000:.0f}"))
+            parts.append(_(", {failed} failed"))
+        self._status("".join(parts).format(name=name, done=done, planned=phase.planned, ok=ok, refused=refused,
+                                           failed=failed, ttft=f"{(ttft or 0) * 1000:.0f}"))
 
 
 def finish(facts: rec.ProbeFacts) -> None:

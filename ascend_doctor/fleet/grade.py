@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Optional, Sequence, cast
 from ascend_doctor import __version__
 from ascend_doctor.checkapi import CheckContext
 from ascend_doctor.fleet.facts import FleetFacts
-from ascend_doctor.i18n import _, ngettext
+from ascend_doctor.i18n import _
 from ascend_doctor.options import RunOptions
 from ascend_doctor.report import Report
 
@@ -44,7 +44,8 @@ def fleet_section(facts: FleetFacts, inputs: Sequence[str]) -> Dict[str, Any]:
     if len(origin) > MAX_ORIGIN_CHARS:
         origin = origin[:MAX_ORIGIN_CHARS - 1] + "…"
     arches = {n.arch for n in facts.readable() if n.arch}
-    return {"source": SOURCE, "hostname": ngettext("{count} node", "{count} nodes", count).format(count=count),
+    # The fleet's name in the report, like a host name: the same in every language.
+    return {"source": SOURCE, "hostname": f"{count} node{'s' if count != 1 else ''}",
             "arch": arches.pop() if len(arches) == 1 else ("mixed" if arches else None), "kernel": None,
             "os": None, "origin": origin or None, "captured_at": None}
 
