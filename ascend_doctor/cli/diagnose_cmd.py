@@ -192,11 +192,11 @@ def render_text(result: Any, notes: List[str], color: bool = False) -> str:
         label_style = "bold red" if sig.fault else "bold"
         out((f"{number}. {_(sig.title)}", label_style), f"  [{sig.id}, {sig.category}]")
         if hit.count == 1:
-            where = _("line {line}").format(line=hit.first_line)
+            where = _("line {line}: ").format(line=hit.first_line)
         else:
-            where = _("line {line} ({count} lines, last {last})").format(
+            where = _("line {line} ({count} lines, last {last}): ").format(
                 line=hit.first_line, count=hit.count, last=hit.last_line)
-        out("   ", (where + ": ", "cyan"), hit.first_text)
+        out("   ", (where, "cyan"), hit.first_text)
         out("   ", (_("What it means: "), "bold"), _(sig.meaning))
         out("   ", (_("Likely causes:"), "bold"))
         for i, cause in enumerate(sig.causes, 1):
