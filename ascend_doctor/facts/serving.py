@@ -12,24 +12,21 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, List, Optional, Tuple
 
 from ascend_doctor import boundedjson
 from ascend_doctor.facts import Facts, FactUnavailable, UnknownFact, provider
 from ascend_doctor.facts.reads import Reads
 from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.host.base import FileMissing, FileTooLarge, Host, HostFileError, ListeningSocket
-from ascend_doctor.model import records as R
-from ascend_doctor.model.arch import ArchError, ModelArch, arch_from_hf_config
-from ascend_doctor.model.families import ModelFamily, family_names, find_family
-from ascend_doctor.model.plan import TensorEntry, WeightTally, tally_shortfall, tally_tensors
-from ascend_doctor.parsers.serving_config import (
-    MAX_CONFIG_BYTES,
-    ServingConfig,
-    failed_config,
-    parse_serving_text,
-    parse_vllm_args,
-)
+
+if TYPE_CHECKING:
+    # Imported where used: other facts ask for serving_config on every run (ASC-CFG-011), and without
+    # --config or --model none of the parsing and planning code is needed (start-up).
+    from ascend_doctor.model.arch import ModelArch
+    from ascend_doctor.model.families import ModelFamily
+    from ascend_doctor.model.plan import WeightTally
+    from ascend_doctor.parsers.serving_config import ServingConfig
 
 MAX_MODEL_CONFIG_BYTES = 4 * 1024 * 1024
 
@@ -93,6 +90,8 @@ class PlanModel:
 
 def tally_from_model_facts(model_facts: Any, num_hidden_layers: int) -> Optional[WeightTally]:
     """Sum the safetensors headers an inspection read; None unless every header was readable."""
+    from ascend_doctor.model.plan import TensorEntry, tally_tensors
+
     headers = getattr(model_facts, "headers", None) or {}
     if not headers or any(getattr(h, "error", None) for h in headers.values()):
         return None
@@ -107,15 +106,15 @@ def tally_from_model_facts(model_facts: Any, num_hidden_layers: int) -> Optional
                          quant_type=getattr(model_facts, "description_quant_type", None))
 
 
-# Inspection problems that mean the directory holds only part of the checkpoint.
-_INCOMPLETE_CODES = (R.SHARD_MISSING, R.SHARD_SERIES_GAP, R.TENSOR_MISSING, R.PARTIAL_DOWNLOAD)
-
-
 def incomplete_weights_reason(model_facts: Any) -> Optional[str]:
     """Why the headers read are not the whole checkpoint: shards or tensors that the index or the
     quantization description names are absent, or a download is unfinished. None when complete."""
+    from ascend_doctor.model import records as R
+
+    # Inspection problems that mean the directory holds only part of the checkpoint.
+    incomplete = (R.SHARD_MISSING, R.SHARD_SERIES_GAP, R.TENSOR_MISSING, R.PARTIAL_DOWNLOAD)
     problems = [p for p in getattr(model_facts, "problems", None) or () if getattr(p, "code", None)
-                in _INCOMPLETE_CODES]
+                in incomplete]
     if not problems:
         return None
     present = len(getattr(model_facts, "weight_files", ()) or ())
@@ -142,6 +141,9 @@ def _unreadable_headers_reason(model_facts: Any) -> Optional[str]:
 
 
 def _from_config_dict(ref: str, kind: str, cfg: Any, tally_source: Any = None) -> PlanModel:
+    from ascend_doctor.model.arch import ArchError, arch_from_hf_config
+    from ascend_doctor.model.plan import tally_shortfall
+
     try:
         arch = arch_from_hf_config(cfg, name=ref.rstrip("/").rsplit("/", 1)[-1] or ref)
     except ArchError as exc:
@@ -204,6 +206,8 @@ def load_plan_model(host: Host, ref: str, model_facts: Any = None) -> PlanModel:
         return _from_config_dict(ref, KIND_DIRECTORY, cfg, inspected)
     if exists:
         return _read_config_file(host, ref, ref, KIND_CONFIG)
+    from ascend_doctor.model.families import family_names, find_family
+
     family = find_family(ref)
     if family is not None:
         return PlanModel(ref, KIND_BUILTIN, family.arch(), family=family, notes=(
@@ -237,6 +241,8 @@ def _read_text(host: Host, path: str) -> str:
     """Through the host; for a snapshot that lacks the file, the doctor's own machine (the
     configuration is an input of this run, like a manifest given with --verify)."""
     from ascend_doctor import safeio
+    from ascend_doctor.parsers.serving_config import MAX_CONFIG_BYTES
+
 
     if getattr(host.info(), "source", "live") == "live" and safeio.on_pseudo_fs(path):
         # /proc/kmsg "is" a regular file, and reading it consumes the kernel log.
@@ -253,6 +259,8 @@ def _read_text(host: Host, path: str) -> str:
 
 def read_serving_config(host: Host, path: str) -> ServingConfig:
     """Read and parse a configuration file through the host; problems become ``error``."""
+    from ascend_doctor.parsers.serving_config import MAX_CONFIG_BYTES, failed_config, parse_serving_text
+
     try:
         text = _read_text(host, path)
     except FileTooLarge:
@@ -278,6 +286,8 @@ def serving_config(facts: Facts) -> ServingConfig:
                 "--vllm-args was also given; only --config is linted",))
         return config
     if options.vllm_args:
+        from ascend_doctor.parsers.serving_config import parse_vllm_args
+
         return parse_vllm_args(options.vllm_args)
     raise FactUnavailable("no serving configuration given (use --config FILE or --vllm-args \"...\")")
 

@@ -23,11 +23,14 @@ saying what was expected when the text is not the output asked for.
 
 from __future__ import annotations
 
-import ipaddress
 import re
-from typing import Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from ascend_doctor.fastdataclass import dataclass, field
+
+if TYPE_CHECKING:
+    import ipaddress
+
 
 # What hccn_tool prints for `-ip -g` on a device whose address was never configured.
 NO_IP_TEXT = "Get ipconf failed, because no ip was preset there!"
@@ -114,6 +117,8 @@ def parse_ip(text: str) -> DeviceIp:
 def is_ipv4(value: Optional[str]) -> bool:
     if not value or not re.fullmatch(r"\d{1,3}(\.\d{1,3}){3}", value):
         return False
+    import ipaddress  # here, as below: a run that reads no address does without it
+
     try:
         ipaddress.IPv4Address(value)
     except ValueError:
@@ -124,6 +129,8 @@ def is_ipv4(value: Optional[str]) -> bool:
 def is_netmask(value: Optional[str]) -> bool:
     if not is_ipv4(value):
         return False
+    import ipaddress
+
     bits = int(ipaddress.IPv4Address(value))
     inverted = (~bits) & 0xFFFFFFFF
     return (inverted & (inverted + 1)) == 0  # ones then zeros
@@ -133,6 +140,8 @@ def network_of(address: Optional[str], netmask: Optional[str]) -> Optional[ipadd
     """The subnet an address lies in, or None when either value is not usable."""
     if not is_ipv4(address) or not is_netmask(netmask):
         return None
+    import ipaddress
+
     return ipaddress.IPv4Network(f"{address}/{netmask}", strict=False)
 
 

@@ -27,7 +27,6 @@ column of a syntax error, and what usually causes it); problems of shape inside 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from typing import Any, Dict, List, Optional, Tuple
@@ -169,6 +168,8 @@ def parse_rank_table(text: str) -> RankTable:
     if not isinstance(data, dict):
         raise RankTableError(f"the rank table is a JSON {_type_name(data)}, not an object with server_list "
                              "(or rank_list, or prefill_device_list/decode_device_list)")
+    import hashlib  # here: loading OpenSSL costs more than a run that reads no rank table
+
     canonical = hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":")).encode("utf-8")).hexdigest()
     if "prefill_device_list" in data or "decode_device_list" in data:
         table = _parse_pd(data)

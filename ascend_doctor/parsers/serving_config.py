@@ -23,7 +23,6 @@ alias-heavy document is refused before it is built. The checks ``checks/cfg_*.py
 
 from __future__ import annotations
 
-import shlex
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ascend_doctor import boundedjson
@@ -468,6 +467,8 @@ VLLM_MULTI_NODE_BACKENDS = ("ray",)
 
 
 def _split_command(cmdline: str) -> List[str]:
+    import shlex  # here: only a vLLM command line is split
+
     cleaned = cmdline.replace("\\\r\n", " ").replace("\\\n", " ")
     try:
         tokens = shlex.split(cleaned, comments=False, posix=True)
