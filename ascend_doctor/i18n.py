@@ -377,12 +377,24 @@ class _Converter:
             return self._split(text, order[1:])
         out: List[str] = []
         left = 0
-        for index, part in enumerate(parts):
-            found = self.one(part)
+        index = 0
+        while index < len(parts):
+            # The longest run of pieces that is one message (a message may hold "; " itself).
+            found: Optional[str] = None
+            end = index + 1
+            for stop in range(min(len(parts), index + 4), index + 1, -1):
+                joined = "".join(parts[k] + separators[k] for k in range(index, stop - 1)) + parts[stop - 1]
+                found = self.one(joined)
+                if found is not None:
+                    end = stop
+                    break
             if found is None:
-                found, missed = self._split(part, order[1:])
+                found = self.one(parts[index])
+            if found is None:
+                found, missed = self._split(parts[index], order[1:])
                 left += missed
-            out.append(found + (separators[index] if index < len(separators) else ""))
+            out.append(found + (separators[end - 1] if end - 1 < len(separators) else ""))
+            index = end
         return "".join(out), left
 
     def convert(self, text: str) -> str:

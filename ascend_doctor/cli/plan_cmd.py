@@ -8,10 +8,13 @@ import click
 
 from ascend_doctor.cli._common import dump_json, fail, guard_output, handle_errors, output_options, write_output
 from ascend_doctor.exitcodes import ExitCode
+from ascend_doctor.i18n import N_, ngettext
 from ascend_doctor.i18n import gettext as _
-from ascend_doctor.i18n import ngettext
+from ascend_doctor.i18n_text import localized
 
 KV_CHOICES = ("bf16", "fp16", "int8", "fp8")
+# Where a plan's weight sizes come from (model/plan.py WeightPlan.source), as shown.
+_WEIGHT_SOURCES = {"architecture": N_("architecture"), "safetensors headers": N_("safetensors headers")}
 PRECISION_CHOICES = ("bf16", "fp16", "w8a8", "w8a16", "w4a8", "fp8")
 
 
@@ -41,8 +44,10 @@ def _resolve_memory(chip: Optional[str], mem_gb: Optional[float]) -> Tuple[int, 
         try:
             info = chip_memory(chip)
         except PlanError as exc:
-            fail(str(exc), ExitCode.USAGE)
-        return (info.hbm_bytes, info.name, "--chip" + (f" ({info.note})" if info.note else ""),
+            fail(localized(exc), ExitCode.USAGE)
+        from ascend_doctor.i18n import translate
+
+        return (info.hbm_bytes, info.name, "--chip" + (f" ({translate(info.note)})" if info.note else ""),
                 info.unsupported_dtypes)
     hbm, name = _host_chip()
     if hbm is None:
@@ -90,11 +95,12 @@ def _render_text(model: Any, chip_label: str, chip_source: str, plan: Any, small
     arch = model.arch
     params = plan.params if plan else None
     lines: List[str] = []
-    head = f"{model.name}: " + "; ".join(describe(arch))
+    head = f"{model.name}: " + "; ".join(localized(line) for line in describe(arch))
     lines.append(head)
     if params is not None:
         lines.append("  " + _("{count}B parameters ({source})").format(count=f"{params.total / 1e9:,.2f}",
-                                                                        source=_(plan.weights.source)))
+                                                                        source=_(_WEIGHT_SOURCES.get(
+                                                                            plan.weights.source, plan.weights.source))))
     lines.append(_("Card: {chip}, {gib} GiB ({source})").format(chip=chip_label, gib=_gib(hbm), source=chip_source))
     if plan is not None:
         card = plan.card
@@ -165,7 +171,7 @@ def _render_text(model: Any, chip_label: str, chip_source: str, plan: Any, small
     if notes:
         lines.append("")
         lines.append(_("Notes:"))
-        lines.extend(f"  - {note}" for note in notes)
+        lines.extend(f"  - {localized(note)}" for note in notes)
     return "\n".join(lines)
 
 
@@ -242,7 +248,8 @@ def plan(model_ref: str, precision: Optional[str], chip: Optional[str], mem_gb: 
         fail(_("cannot open this host: {error}").format(error=exc), ExitCode.INCOMPLETE)
     model = load_plan_model(host, model_ref)
     if model.error or model.arch is None:
-        fail(model.error or _("cannot plan for {model}").format(model=repr(model_ref)), ExitCode.USAGE)
+        fail(localized(model.error) if model.error else _("cannot plan for {model}").format(model=repr(model_ref)),
+             ExitCode.USAGE)
     assert model.arch is not None
     arch = model.arch
     hbm, chip_label, chip_source, unsupported = _resolve_memory(chip, mem_gb)
@@ -252,7 +259,7 @@ def plan(model_ref: str, precision: Optional[str], chip: Optional[str], mem_gb: 
     try:
         prec = parse_precision(prec_name)
     except PlanError as exc:
-        fail(str(exc), ExitCode.USAGE)
+        fail(localized(exc), ExitCode.USAGE)
     if prec.name in unsupported:
         if precision is None:
             # 310P: no BF16. Plan what it can serve (float16, same size) instead of a plan it cannot load.
@@ -284,7 +291,7 @@ def plan(model_ref: str, precision: Optional[str], chip: Optional[str], mem_gb: 
             requested = None
         smallest = smallest_cards_by_precision(arch, hbm, precisions=tuple(PRECISIONS), **common)
     except PlanError as exc:
-        fail(str(exc), ExitCode.USAGE)
+        fail(localized(exc), ExitCode.USAGE)
     notes = dtype_notes + list(model.notes) + (list(the_plan.notes) if the_plan else [])
     fits = bool(the_plan and the_plan.fits)
     if fmt == "json":

@@ -34,6 +34,7 @@ from ascend_doctor.facts.reads import Reads
 from ascend_doctor.facts.stack import CannInstall, ParsedFile, StackFacts, _read_parsed
 from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.host.base import CommandResult, HostFileError, ProcessInfo
+from ascend_doctor.i18n import gettext as _
 
 KERNEL_DIR = "built-in/op_impl/ai_core/tbe/kernel"
 BINARY_INFO = "binary_info_config.json"
@@ -126,7 +127,7 @@ def kernels(facts: Facts) -> KernelsFacts:
     home = cann_home_of(toolkit) if toolkit else None
     opp = (env.get("ASCEND_OPP_PATH") or "").rstrip("/") or (posixpath.join(home, "opp") if home else None)
     if toolkit is None and not opp:
-        raise FactUnavailable("no CANN toolkit found, so there is no kernels package to look for")
+        raise FactUnavailable(_("no CANN toolkit found, so there is no kernels package to look for"))
     opp_kernel = _read_parsed(facts, posixpath.join(home, "opp_kernel", "version.info"),
                               parse_component_version_info) if home else None
     homes = {home} if home else set()
@@ -143,7 +144,7 @@ def kernels(facts: Facts) -> KernelsFacts:
         soc_configs = [s for s in _ascend_dirs(facts, config_dir)
                        if facts.host.exists(posixpath.join(config_dir, s, BINARY_INFO))]
         if not facts.host.is_dir(opp):
-            notes.append(f"{opp} (the operator package directory) does not exist")
+            notes.append(_("{path} (the operator package directory) does not exist").format(path=opp))
     return KernelsFacts(home, toolkit.version if toolkit else None, opp, opp_kernel, ops,
                         tuple(soc_folders), tuple(soc_configs), tbe_present, tuple(notes))
 
@@ -420,7 +421,7 @@ def torch_abi(facts: Facts) -> TorchAbi:
     py = facts.get("python_env")
     version = py.package("torch")
     if not version:
-        raise FactUnavailable("torch is not installed in the target Python")
+        raise FactUnavailable(_("torch is not installed in the target Python"))
     exe = py.executable
     dirs: List[str] = []
     if exe:
@@ -442,10 +443,10 @@ def torch_abi(facts: Facts) -> TorchAbi:
                 return TorchAbi(found[0], f"_GLIBCXX_USE_CXX11_ABI={found[0]} in {found[1]}", False, version)
     abi = abi_from_torch_version(version)
     if abi is None:
-        raise FactUnavailable(f"cannot tell the C++ ABI of torch {version}")
-    return TorchAbi(abi, f"inferred from torch {version} (torch >= 2.6 images use cxx_abi_1, older ones "
-                         "cxx_abi_0); run `python3 -c 'import torch; print(torch.compiled_with_cxx11_abi())'` "
-                         "to confirm", True, version)
+        raise FactUnavailable(_("cannot tell the C++ ABI of torch {version}").format(version=version))
+    return TorchAbi(abi, _("inferred from torch {version} (torch >= 2.6 images use cxx_abi_1, older ones "
+                           "cxx_abi_0); run `python3 -c 'import torch; print(torch.compiled_with_cxx11_abi())'` "
+                           "to confirm").format(version=version), True, version)
 
 
 __all__ = [

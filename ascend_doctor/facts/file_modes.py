@@ -18,6 +18,7 @@ from ascend_doctor.facts import Facts, FactUnavailable, provider
 from ascend_doctor.facts.reads import Reads
 from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.host.base import HostFileError
+from ascend_doctor.i18n import gettext as _
 
 MAX_ENTRIES = 4096
 ROLE_CONFIG = "MindIE config"
@@ -86,7 +87,7 @@ def _targets(facts: Facts) -> List[Tuple[str, str]]:
 def file_modes(facts: Facts) -> FileModes:
     targets = _targets(facts)
     if not targets:
-        raise FactUnavailable("no MindIE configuration (--config) and no model folder (--model) given")
+        raise FactUnavailable(_("no MindIE configuration (--config) and no model folder (--model) given"))
     entries: List[PathMode] = []
     missing: List[str] = []
     truncated = False

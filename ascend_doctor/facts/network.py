@@ -24,6 +24,7 @@ from ascend_doctor.facts import Facts, FactUnavailable, provider
 from ascend_doctor.facts.reads import Reads
 from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import CommandResult, CommandStatus, FileMissing, HostFileError
+from ascend_doctor.i18n import gettext as _
 from ascend_doctor.parsers import hccn as P
 
 Argv = Tuple[str, ...]
@@ -131,10 +132,10 @@ def device_ids_from(npu_smi: Any) -> List[int]:
         chips[device.npu_id] = chips.get(device.npu_id, 0) + 1
     if any(count > 1 for count in chips.values()):
         total = len(devices)
-        raise FactUnavailable(
-            f"each NPU here has several chips ({total} in all); hccn_tool numbers them 0..{total - 1}, which this "
-            f"version does not read yet: run `for i in $(seq 0 {total - 1}); do hccn_tool -i $i -link -g; "
-            "hccn_tool -i $i -net_health -g; hccn_tool -i $i -ip -g; done`")
+        raise FactUnavailable(_(
+            "each NPU here has several chips ({total} in all); hccn_tool numbers them 0..{last}, which this "
+            "version does not read yet: run `for i in $(seq 0 {last}); do hccn_tool -i $i -link -g; "
+            "hccn_tool -i $i -net_health -g; hccn_tool -i $i -ip -g; done`").format(total=total, last=total - 1))
     return sorted(chips)
 
 

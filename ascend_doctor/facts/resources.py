@@ -30,6 +30,7 @@ from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.reads import Reads
 from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import DiskUsage, HostFileError, MemoryInfo
+from ascend_doctor.i18n import gettext as _
 
 GOVERNOR_PATH = "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"
 THP_PATH = "/sys/kernel/mm/transparent_hugepage/enabled"
@@ -201,7 +202,8 @@ def resources(facts: Facts) -> HostResources:
     governor_text = _read_small(facts, GOVERNOR_PATH)
     governor = governor_text.strip().split()[0] if governor_text and governor_text.strip() else None
     if governor_text is None:
-        notes.append(f"{GOVERNOR_PATH} is absent (no cpufreq driver: a VM, a container, or fixed-frequency CPUs)")
+        notes.append(_("{path} is absent (no cpufreq driver: a VM, a container, or fixed-frequency CPUs)").format(
+            path=GOVERNOR_PATH))
     thp_text = _read_small(facts, THP_PATH)
     thp = parse_thp(thp_text) if thp_text else None
 

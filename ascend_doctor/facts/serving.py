@@ -19,6 +19,9 @@ from ascend_doctor.facts import Facts, FactUnavailable, UnknownFact, provider
 from ascend_doctor.facts.reads import Reads
 from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.host.base import FileMissing, FileTooLarge, Host, HostFileError, ListeningSocket
+from ascend_doctor.i18n import N_
+from ascend_doctor.i18n import gettext as _
+from ascend_doctor.i18n_text import Text
 
 if TYPE_CHECKING:
     # Imported where used: other facts ask for serving_config on every run (ASC-CFG-011), and without
@@ -120,15 +123,16 @@ def incomplete_weights_reason(model_facts: Any) -> Optional[str]:
     present = len(getattr(model_facts, "weight_files", ()) or ())
     missing = [p for p in problems if p.code == R.SHARD_MISSING]
     if missing:
-        return (f"{len(missing)} shard(s) named by the index are missing (e.g. {missing[0].path}) and only "
-                f"{present} safetensors file(s) are here")
+        return Text(N_("{count} shard(s) named by the index are missing (e.g. {path}) and only {present} "
+                       "safetensors file(s) are here"), count=len(missing), path=missing[0].path, present=present)
     gap = next((p for p in problems if p.code == R.SHARD_SERIES_GAP), None)
     if gap is not None:
-        return f"the numbered shards have gaps: {gap.message}"
+        return Text(N_("the numbered shards have gaps: {problem}"), problem=gap.message)
     tensors = next((p for p in problems if p.code == R.TENSOR_MISSING), None)
     if tensors is not None:
-        return f"tensors named by the index or the quantization description are absent ({tensors.message})"
-    return f"a download is unfinished ({problems[0].message})"
+        return Text(N_("tensors named by the index or the quantization description are absent ({problem})"),
+                    problem=tensors.message)
+    return Text(N_("a download is unfinished ({problem})"), problem=problems[0].message)
 
 
 def _unreadable_headers_reason(model_facts: Any) -> Optional[str]:
@@ -136,8 +140,8 @@ def _unreadable_headers_reason(model_facts: Any) -> Optional[str]:
     bad = sorted(rel for rel, h in headers.items() if getattr(h, "error", None))
     if not bad:
         return None
-    return (f"{len(bad)} of {len(headers)} safetensors header(s) cannot be read "
-            f"(e.g. {bad[0]}: {getattr(headers[bad[0]], 'error', '')})")
+    return Text(N_("{bad} of {count} safetensors header(s) cannot be read (e.g. {file}: {error})"),
+                bad=len(bad), count=len(headers), file=bad[0], error=getattr(headers[bad[0]], "error", ""))
 
 
 def _from_config_dict(ref: str, kind: str, cfg: Any, tally_source: Any = None) -> PlanModel:
@@ -147,7 +151,7 @@ def _from_config_dict(ref: str, kind: str, cfg: Any, tally_source: Any = None) -
     try:
         arch = arch_from_hf_config(cfg, name=ref.rstrip("/").rsplit("/", 1)[-1] or ref)
     except ArchError as exc:
-        return PlanModel(ref, kind, error=f"{ref}: {exc}")
+        return PlanModel(ref, kind, error=Text(N_("{path}: {error}"), path=ref, error=_text(exc)))
     tally = tally_from_model_facts(tally_source, arch.num_hidden_layers) if tally_source is not None else None
     notes: List[str] = []
     reason: Optional[str] = None
@@ -162,9 +166,10 @@ def _from_config_dict(ref: str, kind: str, cfg: Any, tally_source: Any = None) -
     if tally is not None and reason is not None:
         header_precision, tally = tally.detected_precision, None
     if reason is not None:
-        notes.append(f"weights computed from the architecture, not the safetensors headers: {reason}")
+        notes.append(Text(N_("weights computed from the architecture, not the safetensors headers: {reason}"),
+                          reason=reason))
     elif kind == KIND_DIRECTORY and tally is None:
-        notes.append("no safetensors headers to count: weights computed from the architecture")
+        notes.append(Text(N_("no safetensors headers to count: weights computed from the architecture")))
     torch_dtype = cfg.get("torch_dtype") if isinstance(cfg.get("torch_dtype"), str) else None
     return PlanModel(ref, kind, arch, tally, notes=tuple(notes), torch_dtype=torch_dtype, weights_reason=reason,
                      header_precision=header_precision)
@@ -184,11 +189,11 @@ def load_plan_model(host: Host, ref: str, model_facts: Any = None) -> PlanModel:
     """
     ref = (ref or "").strip()
     if not ref:
-        return PlanModel(ref, error="no model given")
+        return PlanModel(ref, error=Text(N_("no model given")))
     try:
         is_dir, exists = host.is_dir(ref), host.exists(ref)
     except HostFileError as exc:
-        return PlanModel(ref, error=f"{ref}: {exc.message}")
+        return PlanModel(ref, error=Text(N_("{path}: {error}"), path=ref, error=exc.message))
     if is_dir:
         inspected = model_facts
         if inspected is None or getattr(inspected, "path", None) != ref:
@@ -196,13 +201,14 @@ def load_plan_model(host: Host, ref: str, model_facts: Any = None) -> PlanModel:
                 inspected = _inspect_dir(host, ref)
             except Exception as exc:  # an inspection bug must not hide the plan: fall back to config.json
                 inspected = None
-                note = f"model inspection failed ({type(exc).__name__}: {exc}); reading config.json only"
+                note = Text(N_("model inspection failed ({error}); reading config.json only"),
+                            error=f"{type(exc).__name__}: {exc}")
                 plan_model = _read_config_file(host, ref.rstrip("/") + "/config.json", ref, KIND_DIRECTORY)
                 return dataclasses.replace(plan_model, notes=plan_model.notes + (note,))
         cfg = getattr(inspected, "config", None)
         if not isinstance(cfg, dict):
-            why = getattr(inspected, "config_error", None) or "no readable config.json"
-            return PlanModel(ref, KIND_DIRECTORY, error=f"{ref}: {why}")
+            why = getattr(inspected, "config_error", None) or Text(N_("no readable config.json"))
+            return PlanModel(ref, KIND_DIRECTORY, error=Text(N_("{path}: {error}"), path=ref, error=why))
         return _from_config_dict(ref, KIND_DIRECTORY, cfg, inspected)
     if exists:
         return _read_config_file(host, ref, ref, KIND_CONFIG)
@@ -211,26 +217,32 @@ def load_plan_model(host: Host, ref: str, model_facts: Any = None) -> PlanModel:
     family = find_family(ref)
     if family is not None:
         return PlanModel(ref, KIND_BUILTIN, family.arch(), family=family, notes=(
-            f"architecture from built-in data ({family.sources[0]})",), torch_dtype=str(
+            Text(N_("architecture from built-in data ({source})"), source=family.sources[0]),), torch_dtype=str(
             family.config.get("torch_dtype") or "") or None)
-    return PlanModel(ref, error=(
-        f"{ref!r} is not a model directory, a config.json, or a built-in model "
-        f"(built-in: {', '.join(family_names())})"))
+    return PlanModel(ref, error=Text(N_("{name} is not a model directory, a config.json, or a built-in model "
+                                        "(built-in: {names})"), name=repr(ref), names=", ".join(family_names())))
+
+
+def _text(exc: BaseException) -> str:
+    """An exception's message, its ``Text`` kept (so that it can still be shown translated)."""
+    if len(exc.args) == 1 and isinstance(exc.args[0], Text):
+        return exc.args[0]
+    return str(exc)
 
 
 def _read_config_file(host: Host, path: str, ref: str, kind: str) -> PlanModel:
     try:
         text = host.read_text(path, MAX_MODEL_CONFIG_BYTES)
     except HostFileError as exc:
-        return PlanModel(ref, kind, error=f"{path}: {exc.message}")
+        return PlanModel(ref, kind, error=Text(N_("{path}: {error}"), path=path, error=exc.message))
     except (OSError, UnicodeDecodeError) as exc:
-        return PlanModel(ref, kind, error=f"{path}: cannot be read ({exc})")
+        return PlanModel(ref, kind, error=Text(N_("{path}: cannot be read ({error})"), path=path, error=str(exc)))
     try:
         cfg = boundedjson.loads(text, what="config.json")
     except ValueError as exc:
-        return PlanModel(ref, kind, error=f"{path}: invalid JSON ({exc})")
+        return PlanModel(ref, kind, error=Text(N_("{path}: invalid JSON ({error})"), path=path, error=str(exc)))
     if not isinstance(cfg, dict):
-        return PlanModel(ref, kind, error=f"{path}: not a JSON object")
+        return PlanModel(ref, kind, error=Text(N_("{path}: not a JSON object"), path=path))
     return _from_config_dict(ref, kind, cfg)
 
 
@@ -289,7 +301,7 @@ def serving_config(facts: Facts) -> ServingConfig:
         from ascend_doctor.parsers.serving_config import parse_vllm_args
 
         return parse_vllm_args(options.vllm_args)
-    raise FactUnavailable("no serving configuration given (use --config FILE or --vllm-args \"...\")")
+    raise FactUnavailable(_('no serving configuration given (use --config FILE or --vllm-args "...")'))
 
 
 @provider("serving_weight_dirs", reads=Reads(files=("{model}", "{model}/**"), listings=("{model}", "{model}/**")))
@@ -318,8 +330,8 @@ def serving_weight_dirs(facts: Facts) -> List[WeightDir]:
 def listening_sockets(facts: Facts) -> List[ListeningSocket]:
     sockets = facts.host.listening_sockets()
     if sockets is None:
-        raise FactUnavailable("the listening sockets of this host are not known (no permission, or a snapshot "
-                              "without them)")
+        raise FactUnavailable(_("the listening sockets of this host are not known (no permission, or a snapshot "
+                                "without them)"))
     return list(sockets)
 
 
@@ -337,6 +349,6 @@ def plan_model(facts: Facts) -> PlanModel:
         config = facts.try_get("serving_config")
         paths = [m.weight_path for m in getattr(config, "models", ()) if getattr(m, "weight_path", None)]
         if not paths:
-            raise FactUnavailable("no model given (--model) and no weight path in the serving configuration")
+            raise FactUnavailable(_("no model given (--model) and no weight path in the serving configuration"))
         ref = paths[0]
     return load_plan_model(facts.host, ref, inspected)

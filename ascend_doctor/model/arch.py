@@ -366,17 +366,16 @@ def kv_elements_per_token_per_card(arch: ModelArch, tp: int) -> int:
 
 
 def describe(arch: ModelArch) -> List[str]:
-    """Short human lines about the architecture (for plan output)."""
-    lines = [f"{arch.model_type}: {arch.family}, {arch.num_hidden_layers} layers, hidden {arch.hidden_size}"]
+    """Short human lines about the architecture (for plan output; ``Text``, shown with ``localized``)."""
+    lines: List[str] = [Text(N_("{model_type}: {family}, {layers} layers, hidden {hidden}"), model_type=arch.model_type,
+                             family=arch.family, layers=arch.num_hidden_layers, hidden=arch.hidden_size)]
     if arch.is_mla:
         lines.append(f"MLA: kv_lora_rank {arch.kv_lora_rank} + qk_rope_head_dim {arch.qk_rope_head_dim}")
     else:
-        lines.append(
-            f"attention: {arch.num_attention_heads} heads, {arch.num_key_value_heads} KV heads x {arch.head_dim}"
-        )
+        lines.append(Text(N_("attention: {heads} heads, {kv_heads} KV heads x {head_dim}"),
+                          heads=arch.num_attention_heads, kv_heads=arch.num_key_value_heads, head_dim=arch.head_dim))
     if arch.is_moe:
-        lines.append(
-            f"MoE: {arch.n_routed_experts} routed + {arch.n_shared_experts} shared experts in "
-            f"{arch.moe_layer_count} layers ({arch.num_experts_per_tok} per token)"
-        )
+        lines.append(Text(N_("MoE: {routed} routed + {shared} shared experts in {layers} layers ({per_token} per "
+                             "token)"), routed=arch.n_routed_experts, shared=arch.n_shared_experts,
+                          layers=arch.moe_layer_count, per_token=arch.num_experts_per_tok))
     return lines

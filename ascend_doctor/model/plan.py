@@ -123,12 +123,13 @@ class ChipMemory:
 
 
 # Advice the matrix's chip notes do not give: how to plan the other memory variant.
+# (N_: shown translated by the plan command, piece by piece of the joined note.)
 _MEMORY_HINTS = {
-    "910B4": "most 910B4 have 32 GB; a 64 GB variant exists (npu-smi shows 65536 MB): use --mem-gb 64",
-    "910B": "an npu-smi Name of exactly '910B' is a first-generation 910 with 32 GB; for an Atlas A2 910B1-B4 give "
-            "that name (or A2)",
-    "310P3": "Atlas 300I Pro / 300V Pro class, ~21 GiB usable per chip as npu-smi shows; the 96 GB Atlas 300I Duo "
-             "shows ~44280 MB per chip: use --mem-gb 43",
+    "910B4": N_("most 910B4 have 32 GB; a 64 GB variant exists (npu-smi shows 65536 MB): use --mem-gb 64"),
+    "910B": N_("an npu-smi Name of exactly '910B' is a first-generation 910 with 32 GB; for an Atlas A2 910B1-B4 "
+               "give that name (or A2)"),
+    "310P3": N_("Atlas 300I Pro / 300V Pro class, ~21 GiB usable per chip as npu-smi shows; the 96 GB Atlas 300I "
+                "Duo shows ~44280 MB per chip: use --mem-gb 43"),
 }
 
 

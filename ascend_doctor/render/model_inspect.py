@@ -22,18 +22,22 @@ _MODELING = {
 
 def render_model_facts(facts: ModelFacts) -> str:
     """``model inspect``'s text. Provenance labels, evidence and problem messages are made in
-    English by ascend_doctor/model (they are also the JSON's and the MDL checks' data) and shown
-    here in the chosen language (``translate``: the catalogue's templates fill their values)."""
+    English by ascend_doctor/model (they are also the JSON's and the MDL checks' data, ``Text``)
+    and shown here in the chosen language."""
     from ascend_doctor.i18n import translate
+    from ascend_doctor.i18n_text import Text, localized
     from ascend_doctor.widewrap import cell_width
+
+    def shown(value: str) -> str:  # a Text by its own template, other English through the catalogue's
+        return localized(value) if isinstance(value, Text) else translate(value)
 
     none = _("none")
     lines: List[str] = [_("Model: {path}").format(path=facts.path)]
     prov = facts.provenance
-    lines.append("  " + _("provenance: {label}").format(label=translate(prov.label)))
+    lines.append("  " + _("provenance: {label}").format(label=shown(prov.label)))
     why = _("why: ")
     for i, item in enumerate(prov.evidence):
-        lines.append("    " + (why if i == 0 else " " * cell_width(why)) + translate(item))
+        lines.append("    " + (why if i == 0 else " " * cell_width(why)) + shown(item))
     if facts.exists and facts.is_dir:
         if facts.config is not None:
             cfg = facts.config
@@ -64,7 +68,7 @@ def render_model_facts(facts: ModelFacts) -> str:
         lines.append(_("Problems ({count}):").format(count=len(facts.problems)))
         for problem in facts.problems:
             tag = "ERROR" if problem.severity == R.ERROR else "WARN "
-            lines.append(f"  {tag} [{problem.code}] {translate(problem.message)}")
+            lines.append(f"  {tag} [{problem.code}] {shown(problem.message)}")
     else:
         lines.append(_("No problems found."))
     return "\n".join(lines)
