@@ -23,19 +23,21 @@ def hit_finding(hit: SignatureHit, where: str, note: str = "") -> Finding:
     """A finding for one ScanResult hit found at ``where`` (e.g. "dmesg" or a file path)."""
     sig = hit.signature
     status = Status.FAIL if sig.fault else Status.WARN
-    # The signature's title, cause and fix lines are the signature database's own text (data).
+    # The signature database's titles, causes and "# ..." advice lines are in the catalogue
+    # (tools/extract_messages.py DATA_MESSAGES); its commands and the evidence stay as written.
     if hit.count > 1:
         message = _("{title} [{id}] at {where}:{line} ({count} lines): \"{text}\". Likely cause: {cause}.").format(
-            title=sig.title, id=sig.id, where=where, line=hit.first_line, count=hit.count, text=hit.first_text,
-            cause=sig.causes[0])
+            title=_(sig.title), id=sig.id, where=where, line=hit.first_line, count=hit.count, text=hit.first_text,
+            cause=_(sig.causes[0]))
     else:
         message = _("{title} [{id}] at {where}:{line}: \"{text}\". Likely cause: {cause}.").format(
-            title=sig.title, id=sig.id, where=where, line=hit.first_line, text=hit.first_text, cause=sig.causes[0])
+            title=_(sig.title), id=sig.id, where=where, line=hit.first_line, text=hit.first_text,
+            cause=_(sig.causes[0]))
     if note:
         message += f" {note}"
-    remediation = "\n".join(sig.fix)
+    remediation = "\n".join(_(line) if line.startswith("#") else line for line in sig.fix)
     if sig.check_next:
-        remediation += "\n# to confirm first: " + sig.check_next[0]  # a shell comment: stays English
+        remediation += "\n" + _("# to confirm first: {command}").format(command=sig.check_next[0])
     evidence: Dict[str, object] = {
         "signature": sig.id,
         "category": sig.category,
