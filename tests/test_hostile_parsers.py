@@ -276,3 +276,20 @@ def test_signature_files_are_bounded(tmp_path: Path) -> None:
     assert db is None and any("nested too deeply" in p for p in problems)
     db, problems = parse_signatures(_billion_laughs() + "signatures: *a11\n", "bomb.yaml")
     assert db is None and problems
+
+
+def test_row224_a_megabyte_version_in_the_npu_smi_banner_is_not_a_version(tmp_path: Path) -> None:
+    """A 1 MB `Version: 9.9.9...` line before the real table was taken as the running driver and
+    echoed by three checks into a 4 MB report; the real banner's driver version is used instead."""
+    from ascend_doctor.parsers.npu_smi import parse_npu_smi_info
+
+    healthy = Path(__file__).resolve().parent.parent / "fixtures" / "healthy-8x910B3"
+    real = (healthy / "commands" / "npu-smi_info.out").read_text()
+    hostile = "| npu-smi 24.1.rc2 Version: " + "9." * 500_000 + "9\n" + real
+    info = parse_npu_smi_info(hostile)
+    assert info.driver_version == "23.0.7"  # the real banner's, not the megabyte
+    snapshot = tmp_path / "snap"
+    shutil.copytree(healthy, snapshot)
+    (snapshot / "commands" / "npu-smi_info.out").write_text(hostile)
+    result = invoke("check", "--from", str(snapshot))
+    assert "9.9.9.9" not in result.output and len(result.output) < 100_000

@@ -61,6 +61,10 @@ LAYOUT_CHIP_PHY_ID = "chip-phy-id"
 LAYOUT_NPU_ID_COLUMN = "npu-id-column"
 
 _MAX_SHOWN = 120
+# Real banners print versions like "25.0.rc1.1" or "25.6.rc1.b218" (at most 14 characters in the
+# samples). A longer word is not a version: a 1 MB "Version: 9.9.9..." was taken as the running
+# driver and echoed by three checks into a 4 MB report (hostile_inputs.md row 224).
+_MAX_VERSION_CHARS = 64
 
 
 class NpuSmiParseError(ValueError):
@@ -541,11 +545,11 @@ class _TableReader:
         words = cell.split()
         for pos, word in enumerate(words):
             nxt = words[pos + 1] if pos + 1 < len(words) else None
-            if word.lower() == "npu-smi" and nxt and self.version is None:
+            if word.lower() == "npu-smi" and nxt and self.version is None and len(nxt) <= _MAX_VERSION_CHARS:
                 self.version = nxt
             elif word.lower().startswith("version:"):
                 value = word[len("version:"):] or nxt
-                if value and self.driver_version is None:
+                if value and self.driver_version is None and len(value) <= _MAX_VERSION_CHARS:
                     self.driver_version = value
 
     def _process_header(self, cells: List[str], index: int) -> None:
