@@ -44,7 +44,7 @@ RUNNER = textwrap.dedent("""
 """)
 
 
-def _cli(checks_dir: Path, *args: str) -> "subprocess.CompletedProcess[str]":
+def _cli(checks_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-c", RUNNER, str(checks_dir), *args], capture_output=True,
                           text=True, timeout=120, cwd=str(checks_dir))
 

@@ -11,6 +11,7 @@ from typing import Any, Dict, Optional
 
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.origin import require_model_folder, require_weights
+from ascend_doctor.facts.reads import Reads
 from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.model.files import LocalFiles, walk_model_dir
 from ascend_doctor.model.inspect import inspect_model_dir
@@ -31,7 +32,7 @@ class NoModelGiven(ValueError):
     pass
 
 
-@provider("model")
+@provider("model", reads=Reads(files=("{model}", "{model}/**"), listings=("{model}", "{model}/**")))
 def model(facts: Facts) -> ModelFacts:
     path = facts.options.model_dir
     if not path:
@@ -77,7 +78,8 @@ def _progress_flag(facts: Facts) -> Optional[bool]:
     return None
 
 
-@provider("model_manifest_check")
+@provider("model_manifest_check", reads=Reads(files=("{model}", "{model}/**", "{manifest}"),
+                                              listings=("{model}", "{model}/**")))
 def model_manifest_check(facts: Facts) -> ManifestCheck:
     model_dir, manifest_path = facts.options.model_dir, facts.options.verify_manifest
     if not model_dir or not manifest_path:

@@ -192,29 +192,6 @@ def node_row(node: Dict[str, Any]) -> Tuple[str, str, str, str, str, str]:
             clean(node.get("health") or "?"), clean(node.get("verdict") or "?"), listed or "-", finding)
 
 
-def nodes(report: Report) -> List[Dict[str, Any]]:
-    """The per-node table of a fleet report (facts.nodes; malformed entries left out)."""
-    found = (report.facts or {}).get("nodes") or []
-    return [n for n in found if isinstance(n, dict)] if isinstance(found, list) else []
-
-
-def node_row(node: Dict[str, Any]) -> Tuple[str, str, str, str, str, str]:
-    """(node, devices, health, verdict, differs from the fleet in, worst finding) of one fleet node."""
-    devices_count = node.get("devices")
-    worst = node.get("worst") if isinstance(node.get("worst"), dict) else None
-    if node.get("error"):
-        finding = clean(node["error"])
-    elif worst:
-        scope = f" [{clean(worst.get('scope'))}]" if worst.get("scope") else ""
-        finding = f"{clean(worst.get('status'))} {clean(worst.get('id'))}{scope}: {clean(worst.get('title'))}"
-    else:
-        finding = "-"
-    differs = node.get("differs")
-    listed = ", ".join(clean(d) for d in differs) if isinstance(differs, list) else ""
-    return (clean(node.get("name") or "?"), clean(devices_count) if devices_count is not None else "?",
-            clean(node.get("health") or "?"), clean(node.get("verdict") or "?"), listed or "-", finding)
-
-
 def number(value: Any) -> Optional[float]:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
