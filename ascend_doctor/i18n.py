@@ -109,6 +109,18 @@ def translate(text: str, lang: Optional[str] = None) -> str:
     return convert(text, "en", target)
 
 
+def convert_command(text: str, source: str, target: str) -> str:
+    """A command line with its shell comment or its hint after two spaces ("export X=1   # why",
+    "pip install ...  (matrix show lists the pairs)") in ``target``: only that comment or hint,
+    when it is a catalogue message; the command itself is never touched."""
+    if source == target or not text:
+        return text
+    converter = _converter(source, target)
+    if converter is None or ("#" not in text and "  " not in text):
+        return text
+    return "\n".join(converter._comment(line) or line for line in text.split("\n"))
+
+
 def convert(text: str, source: str, target: str) -> str:
     """``text`` from language ``source`` into ``target`` through the catalogue.
 
@@ -125,6 +137,11 @@ def convert(text: str, source: str, target: str) -> str:
     return text if converter is None else converter.convert(text)
 
 
+def has_chinese(text: str) -> bool:
+    """Whether ``text`` holds a Chinese character."""
+    return _has_cjk(text)
+
+
 def _has_cjk(text: str) -> bool:
     return any("\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff" for ch in text)
 
@@ -132,8 +149,8 @@ def _has_cjk(text: str) -> bool:
 class _Template:
     """One catalogue message with fields, as the language it is matched in sees it."""
 
-    __slots__ = ("_regex", "needle", "pieces", "plural_field", "prefix", "source", "suffix", "targets", "weak",
-                 "weight")
+    __slots__ = ("_regex", "bare", "needle", "pieces", "plural_field", "prefix", "source", "suffix", "targets",
+                 "weak", "weight")
 
     def __init__(self, source: str, pieces: List[Tuple[str, Optional[str]]], targets: Tuple[str, ...],
                  plural_field: Optional[str]) -> None:
@@ -151,6 +168,8 @@ class _Template:
         # weak: it is used only when one of its values is itself a message, after every other
         # template (a Chinese character counts as two letters).
         self.weak = sum(2 if _has_cjk(ch) else 1 for ch in literal if ch.isalpha()) < 4
+        # One without a single word ("{subject}: {verdict}") only when every value is a message.
+        self.bare = not any(ch.isalpha() for ch in literal)
         self.weight = (0 if self.weak else len(literal), -sum(1 for _, name in pieces if name is not None))
         self._regex: Any = None
 
@@ -273,8 +292,13 @@ class _Converter:
     PREFIX = 3  # templates are filed under the first characters of their literal prefix
     CACHE = 20000  # converted texts remembered (a fleet's reports repeat the same messages)
 
-    def __init__(self, exact: Dict[str, str], templates: List[_Template]) -> None:
+    def __init__(self, exact: Dict[str, str], templates: List[_Template],
+                 within: Optional[Dict[str, str]] = None, into_english: bool = False) -> None:
         self.exact = exact
+        self.into_english = into_english
+        # Where two messages translate alike but for their first letter's case ("Model weights",
+        # "model weights"), the lower-case one is taken inside a sentence (a value, a list item).
+        self.within: Dict[str, str] = within or {}
         self.buckets: Dict[str, List[_Template]] = {}
         for template in _unambiguous(templates):
             self.buckets.setdefault(template.prefix[:self.PREFIX], []).append(template)
@@ -282,47 +306,85 @@ class _Converter:
             bucket.sort(key=lambda t: t.weight, reverse=True)
         self.max_lines = 1 + max((k.count("\n") for k in list(exact) + [t.source for t in templates]), default=0)
         self.cache: Dict[str, str] = {}
+        self.memo: Dict[Tuple[str, int, bool, bool], Optional[str]] = {}  # one()'s answers
 
     def one(self, text: str, depth: int = 0, whole: bool = False, strong: bool = False) -> Optional[str]:
         """``text`` converted when it is one whole message, else None. Unless ``whole``, a field
-        may not take in a "; " (the text is more likely several messages joined: see ``line``)."""
-        found = self.exact.get(text)
+        takes in a "; " only when its value is a message itself (otherwise the text is more likely
+        several messages joined: see ``line``)."""
+        found = (self.within.get(text) if depth else None) or self.exact.get(text)
         if found is not None:
             return found
         if not text.strip():
             return None
-        best: Optional[Tuple[Tuple[int, int], str]] = None
+        key = (text, depth, whole, strong)
+        if key in self.memo:
+            return self.memo[key]
+        found = self._one(text, depth, whole, strong)
+        if len(self.memo) < self.CACHE:
+            self.memo[key] = found
+        return found
+
+    def _one(self, text: str, depth: int, whole: bool, strong: bool) -> Optional[str]:
+        # Every template that matches is a reading of the text; the one that leaves the least of
+        # the source language behind wins ("{engine} supports Python {pythons}" may take in a
+        # whole "{subject}: {verdict}"), then the most specific.
+        best: Optional[Tuple[Tuple[int, int, int, int], str]] = None
         for size in range(min(self.PREFIX, len(text)), -1, -1):
             for template in self.buckets.get(text[:size], ()):
-                if best is not None and template.weight <= best[0]:
-                    break  # buckets are sorted: nothing more specific follows here
-                if strong and template.weak:
-                    continue
+                if best is not None and best[0][:2] == (0, 0) and template.weight <= (-best[0][2], -best[0][3]):
+                    break  # buckets are sorted: nothing better follows here
+                if (strong and template.weak) or template.needle not in text:
+                    continue  # (the substring test first: most templates fail it)
                 values = template.match(text)
-                if values is None or (not whole and any("; " in v for v in values.values())):
+                if values is None:
                     continue
                 if template.weak and not all(v.strip() for v in values.values()):
-                    continue  # "{what}: {absent}" with nothing on one side is no message of that shape
+                    continue  # "{a} or {b}" with nothing on one side is no message of that shape
                 converted = {k: self._value(v, depth) for k, v in values.items()}
-                if template.weak and converted == values:
+                if not whole and any("; " in v and converted[k] == v for k, v in values.items()):
+                    continue  # a value that takes in "; " must be a message itself, else see line()
+                # Into English, a weak or bare template may keep plain values ("vLLM-Ascend 和
+                # MindIE": the 和 can only come from a translation); into Chinese one of its values
+                # must be a message itself (an English " and " or ": " can be anything).
+                plain = all(converted[k] != v or self._left(v) == 0 for k, v in values.items())
+                if template.weak and converted == values and not (self.into_english and plain):
+                    continue
+                if template.bare and (not plain or (converted == values and not self.into_english)):
                     continue
                 filled = template.fill(converted)
-                if filled is not None:
-                    best = (template.weight, filled)
-                    break
+                if filled is None:
+                    continue
+                # Then the reading whose values do not straddle a colon ("{engine} supports ..."
+                # taking in "Python 3.11 with torch 2.1: PyTorch 2.1"), then the most specific.
+                spans = sum(1 for k, v in values.items() if converted[k] == v and (": " in v or "：" in v))
+                score = (self._left(filled), spans, -template.weight[0], -template.weight[1])
+                if best is None or score < best[0]:
+                    best = (score, filled)
         return best[1] if best is not None else None
+
+    def _left(self, text: str) -> int:
+        """How much of the source language ``text`` still holds: Chinese characters (into
+        English), or English words of three letters or more (into Chinese)."""
+        if self.into_english:  # Chinese characters and full-width punctuation (，：（）)
+            return sum(1 for ch in text if _has_cjk(ch) or "\u3000" <= ch <= "\u303f" or "\uff00" <= ch <= "\uffef")
+        import re
+
+        return len(re.findall(r"(?<![\w./-])[a-z]{3,}(?![\w./-])", text))
 
     def _value(self, value: str, depth: int) -> str:
         """A field's value: a phrase that is itself a message (a translated reason inside "cannot
         be checked here: {reason}") is converted too; values (versions, paths, ids) stay."""
         if depth >= 3 or not (" " in value or _has_cjk(value)):
             return value
-        found = self.one(value, depth + 1)
+        found = self.within.get(value) or self.exact.get(value)
         if found is None and ", " in value:  # a list of messages ("operator compile cache, CANN logs")
             items = value.split(", ")
-            converted = [self.exact.get(item) for item in items]
+            converted = [self.within.get(item) or self.exact.get(item) for item in items]
             if any(c is not None for c in converted):
                 found = ", ".join(c if c is not None else i for c, i in zip(converted, items))
+        if found is None:
+            found = self.one(value, depth + 1)
         return value if found is None else found
 
     def line(self, text: str) -> str:
@@ -333,17 +395,41 @@ class _Converter:
         trail = text[len(text.rstrip()):]
         if body.startswith(("#", "$")) or len(lead) >= 2:
             # A command or a shell comment (remediations indent their commands): only a whole
-            # catalogue entry is converted, never a piece of it.
+            # catalogue entry is converted, or the comment after it ("export X=1   # why").
             found = self.exact.get(body)
+            if found is None:
+                found = self._comment(body)
             return text if found is None else lead + found + trail
+        found = self._comment(body) if "  " in body else None
+        if found is not None:
+            return lead + found + trail
         found = self.one(body)
         if found is None and not body.endswith((":", "：")):
             found = self._without_colon(body)
         if found is None:
-            found = self._pieces(body)
-        if found is None:
-            found = self.one(body, whole=True)  # a message whose value holds "; " (commands)
+            # Several messages joined ("; ", sentences), or one whose value holds "; " (sources,
+            # commands): the pieces when every one of them converts, else the whole message.
+            pieces = self._pieces(body)
+            if pieces is not None and pieces[0] == 0:
+                found = pieces[1]
+            else:
+                found = self.one(body, whole=True)
+                if found is None and pieces is not None:
+                    found = pieces[1]
         return lead + (found if found is not None else body) + trail
+
+    def _comment(self, text: str) -> Optional[str]:
+        """A command line whose shell comment or hint after two spaces is a message ("export X=1
+        # in the engine's environment ...", "pip install ...  (matrix show lists the pairs)"):
+        the command as it is, the comment converted; None otherwise."""
+        import re
+
+        found = re.match(r"(#\s*|.*?\S\s{2,}(?:#\s*)?)(\S.*)$", text)
+        if found is None:
+            return None
+        comment = found.group(2)
+        converted = self.exact.get(comment) or self.one(comment, strong=True)
+        return None if converted is None else found.group(1) + converted
 
     def _without_colon(self, text: str) -> Optional[str]:
         """A message that ends with a colon, quoted without it (the fix plan takes the first line
@@ -354,15 +440,16 @@ class _Converter:
                 return found.rstrip(":：")
         return None
 
-    def _pieces(self, text: str) -> Optional[str]:
-        """``text`` as several messages joined by "; " or as sentences (either cut first; the
-        reading that leaves the least text unconverted wins). None when no piece converts."""
+    def _pieces(self, text: str) -> Optional[Tuple[int, str]]:
+        """(characters left unconverted, ``text`` converted as several messages joined by "; " or
+        as sentences): either cut first, the reading that leaves the least unconverted wins.
+        None when no piece converts."""
         best: Optional[Tuple[int, str]] = None
         for order in (("; ", "."), (".", "; ")):
             out, left = self._split(text, order)
             if left < len(text) and (best is None or left < best[0]):
                 best = (left, out)
-        return best[1] if best is not None else None
+        return best
 
     def _split(self, text: str, order: Tuple[str, ...]) -> Tuple[str, int]:
         """(``text`` converted piece by piece, how many of its characters stayed unconverted)."""
@@ -444,6 +531,7 @@ def _converter(source: str, target: str) -> Optional[_Converter]:
 def _build_converter(pairs: List[Tuple[str, Optional[str], List[str]]], to_foreign: bool) -> _Converter:
     """``pairs``: (English singular, English plural or None, translations)."""
     exact: Dict[str, str] = {}
+    within: Dict[str, str] = {}
     templates: List[_Template] = []
     for singular, plural, translations in pairs:
         if not translations or not translations[0]:
@@ -451,12 +539,12 @@ def _build_converter(pairs: List[Tuple[str, Optional[str], List[str]]], to_forei
         if to_foreign:
             sources = [(singular, translations[0])] + ([(plural, translations[-1])] if plural else [])
             for source, target in sources:
-                _add(exact, templates, source, (target,), None)
+                _add(exact, within, templates, source, (target,), None)
         else:
             targets = (singular, plural) if plural else (singular,)
             for translation in translations:
-                _add(exact, templates, translation, targets, _count_field(singular) if plural else None)
-    return _Converter(exact, templates)
+                _add(exact, within, templates, translation, targets, _count_field(singular) if plural else None)
+    return _Converter(exact, templates, within, into_english=not to_foreign)
 
 
 def _unambiguous(templates: List[_Template]) -> List[_Template]:
@@ -487,19 +575,25 @@ def _meaning(template: _Template) -> Tuple[str, ...]:
     return tuple(out)
 
 
-def _add(exact: Dict[str, str], templates: List[_Template], source: str, targets: Tuple[str, ...],
-         plural_field: Optional[str]) -> None:
+def _add_exact(exact: Dict[str, str], within: Dict[str, str], source: str, target: str) -> None:
+    old = exact.setdefault(source, target)
+    if old != target and old.lower() == target.lower():  # "Model weights" / "model weights"
+        lower, upper = (old, target) if old[:1].islower() else (target, old)
+        exact[source], within[source] = upper, lower
+
+
+def _add(exact: Dict[str, str], within: Dict[str, str], templates: List[_Template], source: str,
+         targets: Tuple[str, ...], plural_field: Optional[str]) -> None:
     if "{" not in source and "}" not in source and len(targets) == 1:
-        exact.setdefault(source, targets[0])
+        _add_exact(exact, within, source, targets[0])
         return
     pieces = _parse_format(source)
     if pieces is None or not any(name for _, name in pieces):
         if len(targets) == 1:
-            exact.setdefault(source.replace("{{", "{").replace("}}", "}"), targets[0])
+            _add_exact(exact, within, source.replace("{{", "{").replace("}}", "}"), targets[0])
         return
-    # A template must say something besides its values: "{a}, {b}" or "{what}: {absent}" would
-    # match any list or label, whatever message it came from.
-    if not any(ch.isalpha() for text, name in pieces if name is None for ch in text):
+    # A template must have some text of its own ("{a} {b}" would match anything).
+    if not "".join(text for text, name in pieces if name is None).strip():
         return
     templates.append(_Template(source, pieces, targets, plural_field))
 

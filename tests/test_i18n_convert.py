@@ -21,8 +21,9 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 PAIRS: List[Tuple[str, Optional[str], List[str]]] = [
     ("Summary", None, ["汇总"]),
+    ("No problems found", None, ["未发现问题"]),
     ("not recorded in this snapshot", None, ["此快照未记录"]),
-    ("{what}: {absent}", None, ["{what}：{absent}"]),  # no word of its own: never a template
+    ("{what}: {absent}", None, ["{what}：{absent}"]),  # no word of its own: a bare template
     ("`id`: {absent}", None, ["`id`：{absent}"]),
     ("cannot be checked here: {reason}", None, ["无法在此检查：{reason}"]),
     ("{name} is not installed", None, ["未安装 {name}"]),
@@ -73,8 +74,13 @@ def test_plural_back_to_english_follows_the_count() -> None:
 
 def test_templates_saying_little_besides_their_values() -> None:
     forward = converter(True)
-    # "{what}: {absent}" has no word: never used (it would turn every "a: b" into "a：b")
-    assert forward.convert("node05: not recorded in this snapshot") == "node05: not recorded in this snapshot"
+    # "{what}: {absent}" has no word of its own: used only when one value is a message and the
+    # others are plain values (else every "a: b" would become "a：b")
+    assert forward.convert("node05: not recorded in this snapshot") == "node05：此快照未记录"
+    assert forward.convert("node05: 23.0.3") == "node05: 23.0.3"
+    assert forward.convert("the old node: not recorded in this snapshot") == \
+        "the old node: not recorded in this snapshot"
+    assert forward.convert("No problems found: not recorded in this snapshot") == "未发现问题：此快照未记录"
     # "{a} or {b}" is weak: used only when one of its values is a message itself
     assert forward.convert("25.0 or 25.3") == "25.0 or 25.3"
     assert forward.convert("not recorded in this snapshot or 25.3") == "此快照未记录 或 25.3"

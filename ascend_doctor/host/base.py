@@ -16,6 +16,7 @@ import enum
 from typing import BinaryIO, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ascend_doctor.fastdataclass import dataclass, field
+from ascend_doctor.i18n import gettext as _
 
 try:  # Protocol is in typing from 3.8; keep the import explicit for readers.
     from typing import Protocol
@@ -61,18 +62,23 @@ class CommandResult:
 
     def describe_failure(self) -> str:
         """One line saying why this command did not give usable output."""
-        cmd = self.command_line
+        cmd = f"`{self.command_line}`"
         if self.status is CommandStatus.NOT_FOUND:
-            return f"`{cmd}`: command not found"
+            return _("{command}: command not found").format(command=cmd)
         if self.status is CommandStatus.TIMEOUT:
-            return f"`{cmd}` did not answer within {self.timeout_s:g} s and was killed"
+            return _("{command} did not answer within {seconds} s and was killed").format(
+                command=cmd, seconds=f"{self.timeout_s:g}")
         if self.status is CommandStatus.PERMISSION_DENIED:
-            return f"`{cmd}`: permission denied" + (f" ({self.detail})" if self.detail else "")
+            if self.detail:
+                return _("{command}: permission denied ({detail})").format(command=cmd, detail=self.detail)
+            return _("{command}: permission denied").format(command=cmd)
         if self.status is CommandStatus.ERROR:
-            return f"`{cmd}` could not be run: {self.detail}"
+            return _("{command} could not be run: {detail}").format(command=cmd, detail=self.detail)
         err = (self.stderr.strip() or self.stdout.strip()).splitlines()
-        tail = f": {err[-1][:200]}" if err else ""
-        return f"`{cmd}` exited with status {self.returncode}{tail}"
+        if err:
+            return _("{command} exited with status {code}: {output}").format(
+                command=cmd, code=self.returncode, output=err[-1][:200])
+        return _("{command} exited with status {code}").format(command=cmd, code=self.returncode)
 
 
 class HostFileError(Exception):
@@ -292,7 +298,7 @@ def parse_env_lines(text: str) -> Dict[str, str]:
     out: Dict[str, str] = {}
     for line in text.splitlines():
         if "=" in line:
-            key, _, value = line.partition("=")
+            key, _sep, value = line.partition("=")
             if key and key.replace("_", "").isalnum():
                 out[key] = value
     return out

@@ -21,7 +21,7 @@ import dataclasses
 from typing import Callable
 
 from ascend_doctor.i18n import convert as convert_text
-from ascend_doctor.i18n import get_language, translate
+from ascend_doctor.i18n import convert_command, get_language, has_chinese, translate
 from ascend_doctor.report import Report
 
 
@@ -32,6 +32,14 @@ def localize_report(report: Report) -> Report:
     source = report.lang or "en"
     if target == "en" and source == "en":
         return report
+
+    def command(text: str) -> str:
+        """A fix-plan command: only its shell comment or the hint after it (a run writes those in
+        its language) is converted, the command never."""
+        if target != "en" and has_chinese(text):
+            return text
+        return convert_command(text, "en" if source == target else source, target)
+
     convert: Callable[[str], str]
     if source == "en":
         convert = translate  # exact catalogue entries first; templates only for English left over
@@ -44,7 +52,7 @@ def localize_report(report: Report) -> Report:
 
     results = [dataclasses.replace(r, title=convert(r.title), message=convert(r.message),
                                    remediation=convert(r.remediation)) for r in report.results]
-    plan = [dataclasses.replace(s, summary=convert(s.summary), why=convert(s.why),
-                                alternative=convert(s.alternative)) for s in report.fix_plan]
+    plan = [dataclasses.replace(s, summary=convert(s.summary), why=convert(s.why), alternative=convert(s.alternative),
+                                commands=tuple(command(c) for c in s.commands)) for s in report.fix_plan]
     return dataclasses.replace(report, results=results, fix_plan=plan, notes=[convert(n) for n in report.notes],
                                lang=target)
