@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import io
 import os
 import sys
-from typing import Any, BinaryIO, Dict, List, Optional
+from typing import BinaryIO, Optional
 
 import click
 
-from ascend_doctor import __version__
-from ascend_doctor.cli._common import dump_json, fail, guard_output, handle_errors, output_options, write_output
+from ascend_doctor.cli._common import fail, guard_output, handle_errors, output_options, write_output
 from ascend_doctor.exitcodes import ExitCode
 from ascend_doctor.i18n import gettext as _
-from ascend_doctor.i18n import ngettext
 
 
 @click.command("diagnose")
@@ -61,17 +58,11 @@ def diagnose(source: str, fmt: str, output: Optional[str]) -> None:
     finally:
         if source != "-":
             stream.close()
-    notes = _notes(result)
     code = ExitCode.FINDINGS if result.found else ExitCode.OK
-    from ascend_doctor.redaction.secrets import redact_json, redact_text
+    from ascend_doctor.render.diagnose import Diagnosis, render_diagnose
 
-    # The quoted log lines may hold tokens or passwords: never echo them (docs/redaction.md).
-    if fmt == "json":
-        text = dump_json(redact_json(_as_json(result, notes, scanner.db, int(code))))
-    else:
-        color = output in (None, "-") and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-        text = redact_text(render_text(result, notes, color=color))
-    write_output(text, output)
+    color = output in (None, "-") and fmt == "text" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    write_output(render_diagnose(Diagnosis(result, scanner.db, int(code)), fmt, color=color), output)
     sys.exit(int(code))
 
 
@@ -116,117 +107,3 @@ def _open_input(source: str) -> BinaryIO:
     except OSError as exc:
         fail(_("cannot read {path}: {error} (use - to read standard input)").format(
             path=source, error=safeio.describe_os_error(exc)), ExitCode.INCOMPLETE)
-
-
-def _notes(result: Any) -> List[str]:
-    notes: List[str] = []
-    if result.bytes_read == 0:
-        notes.append(_("the input is empty"))
-    if result.binary:
-        notes.append(_("the input contains NUL bytes: is it really a text log? (scanned anyway)"))
-    if result.long_lines:
-        notes.append(_("{count} line(s) longer than 1 MiB were scanned in pieces").format(count=result.long_lines))
-    if not result.complete:
-        notes.append(_("scan stopped early ({reason})").format(reason=result.stop_reason))
-    return notes
-
-
-def _as_json(result: Any, notes: List[str], db: Any, code: int) -> Dict[str, Any]:
-    data: Dict[str, Any] = {
-        "tool": "ascend-doctor",
-        "version": __version__,
-        "command": "diagnose",
-        "signatures": {"version": db.version, "date": db.date, "count": len(db)},
-        "input": result.source,
-    }
-    data.update(result.to_dict())
-    data["notes"] = notes
-    data["exit_code"] = code
-    return data
-
-
-def render_text(result: Any, notes: List[str], color: bool = False) -> str:
-    """People-facing report. Log text is passed as plain Text, never parsed as rich markup."""
-    from rich.console import Console
-    from rich.text import Text
-
-    buffer = io.StringIO()
-    console = Console(file=buffer, force_terminal=color, color_system="standard" if color else None,
-                      highlight=False, markup=False, emoji=False, width=100)
-
-    def out(*parts: Any) -> None:
-        line = Text()
-        for part in parts:
-            if isinstance(part, tuple):
-                line.append(part[0], style=part[1])
-            else:
-                line.append(str(part))
-        console.print(line, soft_wrap=True)
-
-    def headed(text: str, head: str, style: str) -> None:
-        """``text`` with its first words ``head`` in ``style`` (the whole line when the translation
-        does not start with them)."""
-        if text.startswith(head):
-            out((head, style), text[len(head):])
-        else:
-            out((text, style))
-
-    size = _human_bytes(result.bytes_read)
-    hits = list(result.hits)
-    specific = [h for h in hits if not h.signature.generic]
-    generic = [h for h in hits if h.signature.generic]
-    if not hits:
-        headed(_("No known Ascend error signature in {source} ({lines} lines, {size}).").format(
-            source=result.source, lines=result.lines, size=size), _("No known Ascend error signature"), "bold green")
-    else:
-        headed(ngettext("Diagnosis of {source} ({lines} lines, {size}): {count} signature found, most specific first.",
-                        "Diagnosis of {source} ({lines} lines, {size}): {count} signatures found, most specific "
-                        "first.", len(hits)).format(source=result.source, lines=result.lines, size=size,
-                                                    count=len(hits)), _("Diagnosis"), "bold")
-    for note in notes:
-        out((_("Note: "), "yellow"), note)
-    shown = specific if specific else generic[:1]
-    for number, hit in enumerate(shown, 1):
-        sig = hit.signature
-        out("")
-        label_style = "bold red" if sig.fault else "bold"
-        out((f"{number}. {_(sig.title)}", label_style), f"  [{sig.id}, {sig.category}]")
-        if hit.count == 1:
-            where = _("line {line}: ").format(line=hit.first_line)
-        else:
-            where = _("line {line} ({count} lines, last {last}): ").format(
-                line=hit.first_line, count=hit.count, last=hit.last_line)
-        out("   ", (where, "cyan"), hit.first_text)
-        out("   ", (_("What it means: "), "bold"), _(sig.meaning))
-        out("   ", (_("Likely causes:"), "bold"))
-        for i, cause in enumerate(sig.causes, 1):
-            out(f"     {i}. {_(cause)}")
-        out("   ", (_("Check next:"), "bold"))
-        for cmd in sig.check_next:
-            out("     ", cmd)
-        out("   ", (_("Fix:"), "bold"))
-        for cmd in sig.fix:  # the "# ..." advice lines are translated (the catalogue has them), commands never
-            out("     ", _(cmd) if cmd.startswith("#") else cmd)
-        out("   ", (_("Source: "), "dim"), "; ".join(sig.source))
-    rest = [h for h in generic if h not in shown]
-    if rest:
-        out("")
-        headed(_("Secondary symptoms (generic wrappers; the cause is the signature above):"),
-               _("Secondary symptoms"), "bold")
-        for hit in rest:
-            if hit.secondary_of:
-                see = _("secondary symptom: see {id}").format(id=hit.secondary_of)
-            else:
-                see = _("generic wrapper")
-            out("   - " + _("{id} {title}, line {line}: ").format(
-                id=hit.signature.id, title=_(hit.signature.title), line=hit.first_line), (see, "dim"))
-    return buffer.getvalue()
-
-
-def _human_bytes(count: int) -> str:
-    value = float(count)
-    for unit in ("bytes", "KiB", "MiB", "GiB"):
-        if value < 1024 or unit == "GiB":
-            return f"{int(value)} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{count} bytes"  # pragma: no cover

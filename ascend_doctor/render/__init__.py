@@ -1,15 +1,34 @@
-"""Renderers: a ``Report`` in, text out. They know nothing of checks.
+"""Renderers: a command's result in, the text it prints out. They know nothing of checks.
 
-``emit_report`` is the one place a command turns a report into its chosen format, so that every
-command that prints results (check, probe, fleet, report render...) offers the same formats.
+Every command hands its result (a typed record, never a dict it built) to the renderer of that
+command together with the ``--format`` chosen, and writes the string it gets back with
+``cli._common.write_output``:
+
+* reports (check, probe, fleet, report render): ``emit_report`` / ``render_report`` below, in every
+  format of ``REPORT_FORMATS`` (text.py, json.py, markdown.py, junit.py, html.py);
+* ``report diff``: diff.py ``render_diff``;
+* ``checks`` and ``explain``: catalogue.py; ``plan``: plan.py; ``diagnose``: diagnose.py;
+* ``matrix show|lookup|plan|validate|bundle|update``: matrix.py;
+* ``model inspect|manifest|verify``: model.py;
+* ``watch`` (plain lines, JSON lines, the live table, the alert line and the ``--on-alert``
+  payload): watch.py.
+
+Each ``render_<command>(result, fmt)`` is the one place that command's formats are told apart. A
+renderer module imports only what every format needs; what one format needs (rich for text, the
+redaction rules...) is imported inside that format's function, so a JSON run never loads rich.
+JSON documents are made by json.py ``json_document``, one layout for all.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Optional, Sequence
 
 if TYPE_CHECKING:
     from ascend_doctor.report import Report
+
+# The formats of the commands whose result is not a report (cli/_common.py output_options' default).
+TEXT = "text"
+JSON = "json"
 
 # Formats every report-printing command accepts (``--format``), with the one-line help of each.
 REPORT_FORMATS = ("text", "json", "markdown", "junit", "html")
@@ -20,6 +39,11 @@ FORMAT_HELP = {
     "junit": "for CI (JUnit XML: Jenkins, GitLab)",
     "html": "as one self-contained page",
 }
+
+
+def unknown_format(fmt: str, formats: Sequence[str] = (TEXT, JSON)) -> ValueError:
+    """The error a renderer raises for a format it does not make (click's choices keep users from it)."""
+    return ValueError(f"unknown format {fmt!r} (choose from {', '.join(formats)})")
 
 
 def emit_report(report: Report, fmt: str, output: Optional[str], verbose: bool = False) -> None:
@@ -65,4 +89,4 @@ def render_report(report: Report, fmt: str, verbose: bool = False) -> str:
         from ascend_doctor.render.text import report_to_text
 
         return report_to_text(report, color=False, verbose=verbose)
-    raise ValueError(f"unknown report format {fmt!r} (choose from {', '.join(REPORT_FORMATS)})")
+    raise unknown_format(fmt, REPORT_FORMATS)

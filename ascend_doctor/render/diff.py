@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, Dict, List
 
 from ascend_doctor.i18n import gettext as _
@@ -16,12 +15,16 @@ DIFF_FORMATS = ("text", "json", "markdown")
 
 def render_diff(diff: ReportDiff, fmt: str) -> str:
     if fmt == "json":
-        return json.dumps(diff.to_dict(), indent=2, ensure_ascii=False)
+        from ascend_doctor.render.json import json_document
+
+        return json_document(diff.to_dict())
     if fmt == "markdown":
         return diff_to_markdown(diff)
     if fmt == "text":
         return diff_to_text(diff)
-    raise ValueError(f"unknown diff format {fmt!r} (choose from {', '.join(DIFF_FORMATS)})")
+    from ascend_doctor.render import unknown_format
+
+    raise unknown_format(fmt, DIFF_FORMATS)
 
 
 def _name(record: Dict[str, Any]) -> str:
