@@ -166,9 +166,11 @@ def _diagnose_cases(work: Path) -> Iterator[Invocation]:
 
 
 def _matrix_cases(work: Path) -> Iterator[Invocation]:
-    from ascend_doctor.matrix.views import COMPONENTS
-
-    for component in [None, *COMPONENTS, "all", "torch_npu", "vllm", "nosuch"]:
+    # The components of `matrix show` when the recording was made (named here, not imported: the
+    # module that lists them may move, the names typed by users do not).
+    components = ("hdk-cann", "releases", "codes", "firmware", "torch-npu", "python", "vllm-ascend", "mindie",
+                  "mindspeed", "chips", "packages", "gaps")
+    for component in [None, *components, "all", "torch_npu", "vllm", "nosuch"]:
         args = ["matrix", "show"] + ([component] if component else [])
         for fmt in ("text", "json"):
             yield Invocation(f"matrix-show/{component}/{fmt}", [*args, "--format", fmt])

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Optional, Tuple
 
 import click
 
-from ascend_doctor.cli._common import dump_json, fail, guard_output, handle_errors, output_options, write_output
+from ascend_doctor.cli._common import fail, guard_output, handle_errors, output_options, write_output
 from ascend_doctor.exitcodes import ExitCode
 
 EXIT_CODES = ("Exit codes: 0 done, 1 validation failed / incompatible / rejected, 2 usage error, "
@@ -90,7 +90,7 @@ def show_cmd(ctx: click.Context, component: Optional[str], fmt: str, output: Opt
       ascend-doctor matrix show torch-npu
       ascend-doctor matrix show hdk-cann --format json | jq '.sections.hdk_cann[0]'
     """
-    from ascend_doctor.matrix.views import COMPONENTS, render_show, resolve_component, show_json
+    from ascend_doctor.matrix.components import COMPONENTS, resolve_component
 
     sections = resolve_component(component) if component else None
     if component and sections is None:
@@ -98,10 +98,9 @@ def show_cmd(ctx: click.Context, component: Optional[str], fmt: str, output: Opt
              ExitCode.USAGE)
     _guard(ctx, output)
     m = load(ctx)
-    if fmt == "json":
-        write_output(dump_json(show_json(m, sections, component)), output)
-    else:
-        write_output(render_show(m, sections), output)
+    from ascend_doctor.render.matrix import MatrixShow, render_matrix_show
+
+    write_output(render_matrix_show(MatrixShow(m, sections, component), fmt), output)
 
 
 # -- lookup -----------------------------------------------------------------------------------
@@ -132,16 +131,13 @@ def lookup_cmd(ctx: click.Context, cann: Optional[str], driver: Optional[str], t
     if not any((cann, driver, torch_npu, vllm_ascend, mindie, chip)):
         fail("give at least one of --cann, --driver, --torch-npu, --vllm-ascend, --mindie, --chip", ExitCode.USAGE)
     from ascend_doctor.matrix.lookup import lookup
-    from ascend_doctor.matrix.views import render_lookup
+    from ascend_doctor.render.matrix import MatrixLookup, render_matrix_lookup
 
     _guard(ctx, output)
     m = load(ctx)
     results = lookup(m, cann=cann, driver=driver, torch_npu=torch_npu, vllm_ascend=vllm_ascend, mindie=mindie,
                      chip=chip)
-    if fmt == "json":
-        write_output(dump_json({"matrix": m.identity(), "results": [r.to_dict() for r in results]}), output)
-    else:
-        write_output(render_lookup(m, results), output)
+    write_output(render_matrix_lookup(MatrixLookup(m, tuple(results)), fmt), output)
 
 
 # -- plan -------------------------------------------------------------------------------------
@@ -183,7 +179,7 @@ def plan_cmd(ctx: click.Context, chip: str, engine: str, driver: Optional[str], 
       ascend-doctor matrix plan --chip 910B4 --engine mindie --format json -o plan.json
     """
     from ascend_doctor.matrix.plan import PlanError
-    from ascend_doctor.matrix.views import render_plan
+    from ascend_doctor.render.matrix import MatrixPlan, render_matrix_plan
 
     _guard(ctx, output)
     m = load(ctx)
@@ -197,10 +193,7 @@ def plan_cmd(ctx: click.Context, chip: str, engine: str, driver: Optional[str], 
                                                      "unknown architecture")) \
             else ExitCode.FINDINGS
         fail(message, code)
-    if fmt == "json":
-        write_output(dump_json({"matrix": m.identity(), "plan": plan.to_dict()}), output)
-    else:
-        write_output(render_plan(m, plan), output)
+    write_output(render_matrix_plan(MatrixPlan(m, plan), fmt), output)
 
 
 # -- validate ---------------------------------------------------------------------------------
@@ -224,34 +217,15 @@ def validate_cmd(ctx: click.Context, files: Tuple[str, ...], as_bundle: bool, fm
       ascend-doctor matrix validate --bundle downloaded.yaml --format json
     """
     from ascend_doctor.matrix.loader import load_document
+    from ascend_doctor.render.matrix import ValidatedFile, render_matrix_validate
 
     _guard(ctx, output, files)
     paths = list(files)
     if not paths:
         paths = [_default_matrix_file(ctx)]
-    reports: List[Dict[str, Any]] = []
-    lines: List[str] = []
-    for path in paths:
-        doc = load_document(path, allow_include=not as_bundle)
-        rows = sum(len(v) for v in doc.sections.values())
-        reports.append({"file": path, "valid": not doc.problems,
-                        "version": doc.meta.version if doc.meta else None,
-                        "date": doc.meta.date if doc.meta else None, "entries": rows,
-                        "files": doc.files,
-                        "problems": [{"file": p.file, "line": p.line, "path": p.path, "message": p.message}
-                                     for p in doc.problems]})
-        if doc.problems:
-            lines.extend(str(p) for p in doc.problems)
-            lines.append(f"{path}: {len(doc.problems)} problem{'s' if len(doc.problems) != 1 else ''}")
-        else:
-            assert doc.meta is not None
-            lines.append(f"{path}: OK — matrix {doc.meta.version} ({doc.meta.date}), {rows} entries in "
-                         f"{len(doc.sections)} sections, {len(doc.files)} file{'s' if len(doc.files) > 1 else ''}")
-    if fmt == "json":
-        write_output(dump_json({"files": reports}), output)
-    else:
-        write_output("\n".join(lines), output)
-    if any(not r["valid"] for r in reports):
+    checked = tuple(ValidatedFile(path, load_document(path, allow_include=not as_bundle)) for path in paths)
+    write_output(render_matrix_validate(checked, fmt), output)
+    if not all(f.valid for f in checked):
         raise SystemExit(int(ExitCode.FINDINGS))
 
 
@@ -287,7 +261,6 @@ def bundle_cmd(ctx: click.Context, fmt: str, output: Optional[str]) -> None:
       ascend-doctor matrix bundle -o matrix-2026.12.01.yaml && sha256sum matrix-2026.12.01.yaml
       ascend-doctor matrix --matrix my/matrix.yaml bundle -o bundle.yaml
     """
-    import hashlib
     import os
 
     from ascend_doctor.matrix.bundle import write_bundle
@@ -301,14 +274,10 @@ def bundle_cmd(ctx: click.Context, fmt: str, output: Optional[str]) -> None:
         text = write_bundle(source, output)
     except MatrixError as exc:
         fail(f"cannot bundle {source}: {exc}", ExitCode.FINDINGS)
-    if fmt == "json":
-        from ascend_doctor.matrix.meta import read_matrix_version
+    from ascend_doctor.matrix.meta import read_matrix_version
+    from ascend_doctor.render.matrix import MatrixBundle, render_matrix_bundle
 
-        data = text.encode("utf-8")
-        write_output(dump_json({"from": source, "version": read_matrix_version(source), "bytes": len(data),
-                                "sha256": hashlib.sha256(data).hexdigest(), "bundle": text}), output)
-    else:
-        write_output(text, output)
+    write_output(render_matrix_bundle(MatrixBundle(source, read_matrix_version(source), text), fmt), output)
 
 
 # -- update -----------------------------------------------------------------------------------
@@ -359,10 +328,6 @@ def update_cmd(url: Optional[str], file_path: Optional[str], sha256: Optional[st
         exit_code = {UpdateFailure.REJECTED: ExitCode.FINDINGS, UpdateFailure.BAD_REQUEST: ExitCode.USAGE,
                      UpdateFailure.UNFINISHED: ExitCode.INCOMPLETE}[exc.failure]
         fail(redact_text(str(exc)), exit_code)  # a URL's user:password never reaches the terminal
-    if fmt == "json":
-        write_output(dump_json(result.to_dict()), output)
-        return
-    replaced = f" (replaced {result.previous})" if result.previous else ""
-    write_output(f"installed matrix {result.version} ({result.date}) from {result.origin}{replaced}\n"
-                 f"  file: {result.path}\n  sha256: {result.sha256}\n"
-                 f"  shipped matrix: {result.shipped}; later runs use the newer of the two", output)
+    from ascend_doctor.render.matrix import render_matrix_update
+
+    write_output(render_matrix_update(result, fmt), output)

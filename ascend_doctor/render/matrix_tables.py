@@ -1,12 +1,11 @@
-"""Text (rich tables) and JSON views of the matrix for the ``matrix`` commands.
+"""``matrix show|lookup|plan`` as text: rich tables, imported only when the text format is chosen.
 
 Text is for a terminal: one table per section, with sources collected as numbered footnotes so
-rows stay narrow. JSON carries every field, and every document states which matrix it came from.
+rows stay narrow. The JSON of the same results is ascend_doctor/render/matrix.py's.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import shutil
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -15,27 +14,12 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ascend_doctor.matrix.components import COMPONENTS
 from ascend_doctor.matrix.lookup import LookupResult
 from ascend_doctor.matrix.model import Matrix
 from ascend_doctor.matrix.plan import StackPlan
-from ascend_doctor.matrix.records import SECTIONS, ChipFamily, Row
+from ascend_doctor.matrix.records import ChipFamily
 from ascend_doctor.matrix.verdict import Verdict, VerdictKind
-
-COMPONENTS: Dict[str, Tuple[Tuple[str, ...], str]] = {
-    "hdk-cann": (("hdk_cann", "hdk_cann_lists", "hdk_cann_caveats"), "driver/firmware (HDK) <-> CANN pairings"),
-    "releases": (("hdk_releases", "cann_releases", "pta_releases"), "known HDK, CANN and PTA releases"),
-    "codes": (("release_codes", "release_code_alignment"), "Innerversion / compatible_version samples"),
-    "firmware": (("firmware_releases",), "firmware numbers per HDK and the drivers they accept"),
-    "torch-npu": (("torch_npu", "torch_npu_cann", "torch_npu_runtime_map"), "torch_npu <-> torch <-> CANN"),
-    "python": (("torch_python", "torch_npu_python"), "PyTorch / torch_npu <-> Python"),
-    "vllm-ascend": (("vllm_ascend", "vllm_ascend_builds", "vllm_ascend_notes"), "vLLM-Ascend release matrix"),
-    "mindie": (("mindie", "mindie_images", "mindie_unconfirmed", "mindie_motor"), "MindIE <-> CANN (<-> HDK, PTA)"),
-    "mindspeed": (("mindspeed", "mindstudio", "mindspore"), "MindSpeed, MindStudio, MindSpore <-> CANN"),
-    "chips": (("chip_families", "chips", "torch_npu_hardware"), "chip names, families, memory, dtypes"),
-    "packages": (("package_conventions", "hdk_packages", "pip_indexes", "pypi_releases"),
-                 "package file names, HDK driver/firmware per family, install order, pip indexes"),
-    "gaps": (("gaps", "snapshots"), "what the sources do not settle; repositories read"),
-}
 
 COLUMNS: Dict[str, Tuple[str, ...]] = {
     "hdk_releases": ("version", "note"),
@@ -85,60 +69,6 @@ VERDICT_STYLE = {
     VerdictKind.INCOMPATIBLE: "bold red",
     VerdictKind.UNKNOWN: "yellow",
 }
-
-
-def resolve_component(name: Optional[str]) -> Optional[Tuple[str, ...]]:
-    """Section names for a component or section name; None when unknown."""
-    if not name:
-        return None
-    key = name.strip().lower()
-    if key == "all":
-        return tuple(SECTIONS)
-    if key in COMPONENTS:  # a component (chips, mindie …) includes the section of the same name
-        return COMPONENTS[key][0]
-    if key in SECTIONS:
-        return (key,)
-    key = key.replace("_", "-")
-    if key in COMPONENTS:
-        return COMPONENTS[key][0]
-    aliases = {"hdk": "hdk-cann", "cann": "hdk-cann", "driver": "hdk-cann", "torch": "torch-npu",
-               "vllm": "vllm-ascend", "chip": "chips", "code": "codes", "pip": "packages", "package": "packages"}
-    if key in aliases:
-        return COMPONENTS[aliases[key]][0]
-    return None
-
-
-# -- JSON -------------------------------------------------------------------------------------
-
-def jsonable(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)
-                if f.name not in ("loc", "lines", "path")}
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    return value
-
-
-def row_dict(row: Row) -> Dict[str, Any]:
-    data = jsonable(row)
-    data["where"] = str(row.loc)
-    return dict(data)
-
-
-def show_json(m: Matrix, sections: Optional[Sequence[str]], component: Optional[str]) -> Dict[str, Any]:
-    data: Dict[str, Any] = {"matrix": m.identity()}
-    if m.warnings:
-        data["warnings"] = list(m.warnings)
-    if sections is None:
-        data["components"] = {name: {"sections": list(secs), "description": desc,
-                                     "rows": sum(len(m.sections.get(s, [])) for s in secs)}
-                              for name, (secs, desc) in COMPONENTS.items()}
-        return data
-    data["component"] = component
-    data["sections"] = {s: [row_dict(r) for r in m.sections.get(s, [])] for s in sections}
-    return data
 
 
 # -- text helpers -----------------------------------------------------------------------------
@@ -200,7 +130,7 @@ def _family_cell(row: ChipFamily, column: str) -> str:
     return _cell(getattr(row, column))
 
 
-def render_show(m: Matrix, sections: Optional[Sequence[str]], width: Optional[int] = None) -> str:
+def show_to_text(m: Matrix, sections: Optional[Sequence[str]], width: Optional[int] = None) -> str:
     con, buffer = console(width)
     con.print(header(m), soft_wrap=True)
     for warning in m.warnings:
@@ -241,7 +171,7 @@ def _verdict_text(verdict: Verdict) -> Text:
     return Text(verdict.label, style=VERDICT_STYLE[verdict.kind])
 
 
-def render_lookup(m: Matrix, results: Sequence[LookupResult], width: Optional[int] = None) -> str:
+def lookup_to_text(m: Matrix, results: Sequence[LookupResult], width: Optional[int] = None) -> str:
     con, buffer = console(width)
     con.print(header(m), soft_wrap=True)
     for warning in m.warnings:
@@ -275,7 +205,7 @@ def render_lookup(m: Matrix, results: Sequence[LookupResult], width: Optional[in
     return buffer.getvalue()
 
 
-def render_plan(m: Matrix, plan: StackPlan, width: Optional[int] = None) -> str:
+def plan_to_text(m: Matrix, plan: StackPlan, width: Optional[int] = None) -> str:
     con, buffer = console(width)
     con.print(header(m), soft_wrap=True)
     fixed = ", ".join(f"{k}={v}" for k, v in plan.fixed.items()) or "nothing fixed"

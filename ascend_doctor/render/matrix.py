@@ -1,0 +1,201 @@
+"""``matrix show|lookup|plan|validate|bundle|update``: each result as text or JSON.
+
+JSON carries every field, and every document states which matrix it came from (the contracts:
+docs/matrix-*-schema.json). The text of show, lookup and plan is rich tables
+(render/matrix_tables.py, imported only for text); validate, bundle and update print plain lines.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+
+from ascend_doctor.fastdataclass import dataclass
+from ascend_doctor.render import JSON, TEXT, unknown_format
+
+if TYPE_CHECKING:
+    from ascend_doctor.matrix.loader import Document
+    from ascend_doctor.matrix.lookup import LookupResult
+    from ascend_doctor.matrix.model import Matrix
+    from ascend_doctor.matrix.plan import StackPlan
+    from ascend_doctor.matrix.records import Row
+    from ascend_doctor.matrix.update import UpdateResult
+
+
+@dataclass(frozen=True)
+class MatrixShow:
+    """``matrix show [COMPONENT]``: the sections asked for (None: the list of components)."""
+
+    matrix: Matrix
+    sections: Optional[Tuple[str, ...]]
+    component: Optional[str]
+
+
+@dataclass(frozen=True)
+class MatrixLookup:
+    """``matrix lookup``: what goes with each version asked about."""
+
+    matrix: Matrix
+    results: Tuple[LookupResult, ...]
+
+
+@dataclass(frozen=True)
+class MatrixPlan:
+    """``matrix plan``: a recommended stack and its install order."""
+
+    matrix: Matrix
+    plan: StackPlan
+
+
+@dataclass(frozen=True)
+class ValidatedFile:
+    """One file ``matrix validate`` read: the path as given and what the loader made of it."""
+
+    path: str
+    document: Document
+
+    @property
+    def valid(self) -> bool:
+        return not self.document.problems
+
+
+@dataclass(frozen=True)
+class MatrixBundle:
+    """``matrix bundle``: the self-contained bundle made from a split matrix."""
+
+    source: str
+    version: Optional[str]
+    text: str
+
+
+def render_matrix_show(result: MatrixShow, fmt: str) -> str:
+    if fmt == JSON:
+        from ascend_doctor.render.json import json_document
+
+        return json_document(_show_json(result))
+    if fmt == TEXT:
+        from ascend_doctor.render.matrix_tables import show_to_text
+
+        return show_to_text(result.matrix, result.sections)
+    raise unknown_format(fmt)
+
+
+def render_matrix_lookup(result: MatrixLookup, fmt: str) -> str:
+    if fmt == JSON:
+        from ascend_doctor.render.json import json_document
+
+        return json_document({"matrix": result.matrix.identity(), "results": [r.to_dict() for r in result.results]})
+    if fmt == TEXT:
+        from ascend_doctor.render.matrix_tables import lookup_to_text
+
+        return lookup_to_text(result.matrix, result.results)
+    raise unknown_format(fmt)
+
+
+def render_matrix_plan(result: MatrixPlan, fmt: str) -> str:
+    if fmt == JSON:
+        from ascend_doctor.render.json import json_document
+
+        return json_document({"matrix": result.matrix.identity(), "plan": result.plan.to_dict()})
+    if fmt == TEXT:
+        from ascend_doctor.render.matrix_tables import plan_to_text
+
+        return plan_to_text(result.matrix, result.plan)
+    raise unknown_format(fmt)
+
+
+def render_matrix_validate(files: Tuple[ValidatedFile, ...], fmt: str) -> str:
+    """Every problem as ``file:line key.path: message``, then one verdict line per file."""
+    if fmt == JSON:
+        from ascend_doctor.render.json import json_document
+
+        return json_document({"files": [_validated_json(f) for f in files]})
+    if fmt == TEXT:
+        lines: List[str] = []
+        for checked in files:
+            doc, path = checked.document, checked.path
+            if doc.problems:
+                lines.extend(str(p) for p in doc.problems)
+                lines.append(f"{path}: {len(doc.problems)} problem{'s' if len(doc.problems) != 1 else ''}")
+            else:
+                assert doc.meta is not None
+                lines.append(f"{path}: OK — matrix {doc.meta.version} ({doc.meta.date}), {_entries(doc)} entries in "
+                             f"{len(doc.sections)} sections, {len(doc.files)} file{'s' if len(doc.files) > 1 else ''}")
+        return "\n".join(lines)
+    raise unknown_format(fmt)
+
+
+def render_matrix_bundle(bundle: MatrixBundle, fmt: str) -> str:
+    """The bundle itself (text), or the bundle with its size and SHA-256 (JSON)."""
+    if fmt == JSON:
+        import hashlib
+
+        from ascend_doctor.render.json import json_document
+
+        data = bundle.text.encode("utf-8")
+        return json_document({"from": bundle.source, "version": bundle.version, "bytes": len(data),
+                              "sha256": hashlib.sha256(data).hexdigest(), "bundle": bundle.text})
+    if fmt == TEXT:
+        return bundle.text
+    raise unknown_format(fmt)
+
+
+def render_matrix_update(result: UpdateResult, fmt: str) -> str:
+    if fmt == JSON:
+        from ascend_doctor.render.json import json_document
+
+        return json_document(result.to_dict())
+    if fmt == TEXT:
+        replaced = f" (replaced {result.previous})" if result.previous else ""
+        return (f"installed matrix {result.version} ({result.date}) from {result.origin}{replaced}\n"
+                f"  file: {result.path}\n  sha256: {result.sha256}\n"
+                f"  shipped matrix: {result.shipped}; later runs use the newer of the two")
+    raise unknown_format(fmt)
+
+
+# -- JSON -------------------------------------------------------------------------------------
+
+def _jsonable(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)
+                if f.name not in ("loc", "lines", "path")}
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def _row_json(row: Row) -> Dict[str, Any]:
+    data = _jsonable(row)
+    data["where"] = str(row.loc)
+    return dict(data)
+
+
+def _show_json(result: MatrixShow) -> Dict[str, Any]:
+    from ascend_doctor.matrix.components import COMPONENTS
+
+    m, sections = result.matrix, result.sections
+    data: Dict[str, Any] = {"matrix": m.identity()}
+    if m.warnings:
+        data["warnings"] = list(m.warnings)
+    if sections is None:
+        data["components"] = {name: {"sections": list(secs), "description": desc,
+                                     "rows": sum(len(m.sections.get(s, [])) for s in secs)}
+                              for name, (secs, desc) in COMPONENTS.items()}
+        return data
+    data["component"] = result.component
+    data["sections"] = {s: [_row_json(r) for r in m.sections.get(s, [])] for s in sections}
+    return data
+
+
+def _entries(doc: Document) -> int:
+    return sum(len(v) for v in doc.sections.values())
+
+
+def _validated_json(checked: ValidatedFile) -> Dict[str, Any]:
+    doc = checked.document
+    return {"file": checked.path, "valid": checked.valid, "version": doc.meta.version if doc.meta else None,
+            "date": doc.meta.date if doc.meta else None, "entries": _entries(doc), "files": doc.files,
+            "problems": [{"file": p.file, "line": p.line, "path": p.path, "message": p.message}
+                         for p in doc.problems]}
