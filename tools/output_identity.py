@@ -26,7 +26,7 @@ import shutil
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence
+from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -48,6 +48,7 @@ class Invocation(NamedTuple):
     env: Optional[Dict[str, str]] = None
     output: bool = False  # add -o FILE and record the file
     setup: Optional[Callable[[], Callable[[], None]]] = None  # returns its undo
+    files: Tuple[str, ...] = ()  # other files the command writes (--prometheus FILE), recorded too
 
 
 def _swap_format(args: Sequence[str], fmt: str) -> List[str]:
@@ -276,6 +277,18 @@ def _watch_cases(work: Path) -> Iterator[Invocation]:
     # The --on-alert payload: the hook appends what it reads to a file, recorded as this case's output.
     yield Invocation("watch/on-alert", ["watch", "--replay", str(planted), "--interval", "300", "--format", "json",
                                         "--on-alert", f"sh -c 'cat >> {hook_out}'"])
+    # The --prometheus textfile after the last sample: a leak and alerts active, mid-way, and stale.
+    prom = str(work / "watch" / "metrics.prom")
+    stale = work / "watch" / "stale"
+    stale.mkdir()
+    for name in ("0001.txt", "0002.txt", "0005.txt"):
+        shutil.copy(planted / name, stale / name)
+    (stale / "0006.timeout").write_text("10\n", encoding="utf-8")
+    for name, args in (("full", ["--replay", str(planted), "--interval", "300"]),
+                       ("count-5", ["--replay", str(planted), "--interval", "300", "--count", "5"]),
+                       ("stale-last", ["--replay", str(stale), "--interval", "60"])):
+        yield Invocation(f"watch/prometheus/{name}", ["watch", *args, "--format", "json", "--prometheus", prom],
+                         files=(prom,))
 
 
 def _report_cases(work: Path) -> Iterator[Invocation]:
@@ -315,6 +328,9 @@ def run_case(case: Invocation, work: Path) -> Dict[str, Any]:
             target.unlink()
         args += ["-o", str(target)]
     undo = case.setup() if case.setup else None
+    for path in case.files:
+        if os.path.exists(path):
+            os.unlink(path)
     hook = work / "watch" / "hook.jsonl"
     if hook.exists():
         hook.unlink()
@@ -332,6 +348,8 @@ def run_case(case: Invocation, work: Path) -> Dict[str, Any]:
         record["exception"] = f"{type(result.exception).__name__}: {result.exception}"
     if case.output:
         record["file"] = normalise(target.read_text(encoding="utf-8")) if target.exists() else None
+    for index, path in enumerate(case.files):
+        record[f"file{index + 1}"] = normalise(Path(path).read_text(encoding="utf-8")) if os.path.exists(path) else None
     if hook.exists():
         for _attempt in range(50):  # the hook's last run may still be writing
             if hook.read_text(encoding="utf-8").count("\n") >= 1:
