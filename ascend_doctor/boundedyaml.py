@@ -213,7 +213,8 @@ def _checked_node(loader: Any, what: str, max_depth: int, max_expanded: int,
         measure(node, max_depth=max_depth, max_expanded=max_expanded, max_aliases=max_aliases)
     except TooComplex as exc:
         raise TooComplex(f"{what} {exc}") from None
-    return node
+    checked: yaml.Node = node
+    return checked
 
 
 def _check_size(text: str, what: str, max_chars: int) -> None:

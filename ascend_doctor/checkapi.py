@@ -27,6 +27,7 @@ from ascend_doctor.fastdataclass import dataclass, field
 
 if TYPE_CHECKING:
     from ascend_doctor.facts import Facts
+    from ascend_doctor.matrix.model import Matrix
     from ascend_doctor.options import RunOptions
 
 CHECK_ID_RE = re.compile(r"^ASC-[A-Z0-9]{2,6}-\d{3}$")
@@ -179,7 +180,7 @@ class CheckContext:
     """What a check's ``run`` receives."""
 
     facts: Facts
-    matrix: Any  # ascend_doctor.matrix.Matrix; typed loosely to keep imports lazy
+    matrix: Matrix  # imported for type checking only: a run that needs no matrix does not load it
     options: RunOptions
 
 

@@ -47,7 +47,7 @@ def shipped_dir() -> str:
     """The folder of the shipped data (``compat_matrix/`` in a checkout)."""
     import ascend_doctor.compat_matrix as pkg
 
-    return os.path.dirname(os.path.abspath(pkg.__file__))
+    return os.path.dirname(os.path.abspath(str(pkg.__file__)))
 
 
 # -- loading ----------------------------------------------------------------------------------
@@ -165,7 +165,7 @@ def _source_path(folder: str, name: str) -> str:
 def _checks_dir() -> str:
     import ascend_doctor.checks as pkg
 
-    return os.path.abspath(next(iter(pkg.__path__)))
+    return os.path.abspath(str(next(iter(pkg.__path__))))
 
 
 def _sources_match(folder: str, sources: Dict[str, List[int]]) -> bool:

@@ -27,7 +27,7 @@ import dataclasses
 import re
 import sys
 from types import MemberDescriptorType
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Tuple
 
 if TYPE_CHECKING:
     from dataclasses import dataclass as dataclass
@@ -81,7 +81,7 @@ if not TYPE_CHECKING:
 
 
 def _process(cls: Any, *, init: bool, repr_: bool, eq: bool, frozen: bool) -> type:
-    fields: Dict[str, dataclasses.Field] = {}
+    fields: Dict[str, dataclasses.Field[Any]] = {}
     any_frozen_base = False
     has_dataclass_bases = False
     for base in cls.__mro__[-1:0:-1]:
@@ -143,10 +143,11 @@ def _process(cls: Any, *, init: bool, repr_: bool, eq: bool, frozen: bool) -> ty
         import abc
 
         abc.update_abstractmethods(cls)  # as dataclasses does on 3.10+
-    return cls
+    processed: type = cls
+    return processed
 
 
-def _make_field(cls: type, name: str, annotation: Any) -> dataclasses.Field:
+def _make_field(cls: type, name: str, annotation: Any) -> dataclasses.Field[Any]:
     default = getattr(cls, name, _MISSING)  # as dataclasses: a base class attribute is a default too
     if isinstance(default, dataclasses.Field):
         f = default
@@ -204,7 +205,7 @@ def _annotation_kind(cls: type, annotation: Any) -> str:
     return ""
 
 
-def _check_default_order(fields: List[dataclasses.Field]) -> None:
+def _check_default_order(fields: List[dataclasses.Field[Any]]) -> None:
     seen_default = False
     for f in fields:
         if not f.init:
@@ -230,7 +231,7 @@ def _set_method(cls: type, name: str, fn: Any) -> None:
     setattr(cls, name, fn)
 
 
-def _getter(names: Tuple[str, ...]) -> Callable[[Any], tuple]:
+def _getter(names: Tuple[str, ...]) -> Callable[[Any], Tuple[Any, ...]]:
     """A function returning the tuple of these attributes (what the generated methods build)."""
     from operator import attrgetter
 
@@ -245,7 +246,7 @@ def _getter(names: Tuple[str, ...]) -> Callable[[Any], tuple]:
 # -- methods --------------------------------------------------------------------------------------
 
 
-def _lazy_init(cls: type, fields: List[dataclasses.Field], frozen: bool) -> Callable[..., None]:
+def _lazy_init(cls: type, fields: List[dataclasses.Field[Any]], frozen: bool) -> Callable[..., None]:
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         real = _compile_init(cls, fields, frozen)
         _set_method(cls, "__init__", real)
@@ -254,7 +255,7 @@ def _lazy_init(cls: type, fields: List[dataclasses.Field], frozen: bool) -> Call
     return __init__
 
 
-def _compile_init(cls: type, fields: List[dataclasses.Field], frozen: bool) -> Callable[..., None]:
+def _compile_init(cls: type, fields: List[dataclasses.Field[Any]], frozen: bool) -> Callable[..., None]:
     """The ``__init__`` dataclasses would generate (dataclasses._init_fn), compiled now."""
     self_name = "__dataclass_self__" if any(f.name == "self" for f in fields) else "self"
     namespace: Dict[str, Any] = {"__name__": cls.__module__, "_HAS_DEFAULT_FACTORY": _HAS_DEFAULT_FACTORY,
@@ -309,7 +310,7 @@ def _repr_fn(names: Tuple[str, ...]) -> Callable[[Any], str]:
     return wrapped
 
 
-def _eq_fn(values: Callable[[Any], tuple]) -> Callable[[Any, Any], Any]:
+def _eq_fn(values: Callable[[Any], Tuple[Any, ...]]) -> Callable[[Any, Any], Any]:
     def __eq__(self: Any, other: Any) -> Any:
         if other.__class__ is self.__class__:
             return values(self) == values(other)
@@ -318,14 +319,14 @@ def _eq_fn(values: Callable[[Any], tuple]) -> Callable[[Any, Any], Any]:
     return __eq__
 
 
-def _hash_fn(values: Callable[[Any], tuple]) -> Callable[[Any], int]:
+def _hash_fn(values: Callable[[Any], Tuple[Any, ...]]) -> Callable[[Any], int]:
     def __hash__(self: Any) -> int:
         return hash(values(self))
 
     return __hash__
 
 
-def _frozen_setattr(cls: Any, names: frozenset) -> Callable[[Any, str, Any], None]:
+def _frozen_setattr(cls: Any, names: FrozenSet[str]) -> Callable[[Any, str, Any], None]:
     def __setattr__(self: Any, name: str, value: Any) -> None:
         if type(self) is cls or name in names:
             raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
@@ -334,7 +335,7 @@ def _frozen_setattr(cls: Any, names: frozenset) -> Callable[[Any, str, Any], Non
     return __setattr__
 
 
-def _frozen_delattr(cls: Any, names: frozenset) -> Callable[[Any, str], None]:
+def _frozen_delattr(cls: Any, names: FrozenSet[str]) -> Callable[[Any, str], None]:
     def __delattr__(self: Any, name: str) -> None:
         if type(self) is cls or name in names:
             raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")

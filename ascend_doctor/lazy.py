@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import importlib
 import re
-from typing import Any, Optional
+from typing import Any, Optional, cast
 
 
 class _LazyModule:
@@ -60,5 +60,4 @@ class _LazyPattern:
 
 def lazy_re(pattern: str, flags: int = 0) -> re.Pattern[str]:
     """``re.compile(pattern, flags)``, done when the pattern is first used."""
-    found: Any = _LazyPattern(pattern, flags)
-    return found  # typed as the pattern it stands for
+    return cast("re.Pattern[str]", _LazyPattern(pattern, flags))  # typed as the pattern it stands for

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 from ascend_doctor.checkapi import Check, CheckContext, CheckSpec, Finding, validate_spec
 
 # Ids that were used once and must never be given to another check.
-RETIRED_IDS: frozenset = frozenset({
+RETIRED_IDS: FrozenSet[str] = frozenset({
     # "Paged KV cache is enabled": judged seed 003's invented `models:` file; MindIE and vLLM always page the KV
     # cache, so it could never fire on a real deployment (advice review row 17). ASC-CFG-001 now says the file
     # is no engine's format.

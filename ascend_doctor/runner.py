@@ -88,7 +88,7 @@ def with_model_from_serving_config(host: Host, options: RunOptions) -> RunOption
     import dataclasses
 
     facts = Facts(host, options)
-    for weight_dir in facts.try_get("serving_weight_dirs") or []:
+    for weight_dir in facts.maybe(Facts.serving_weight_dirs) or []:
         if weight_dir.is_dir and weight_dir.has_config:
             return dataclasses.replace(options, model_dir=weight_dir.path)
     return options

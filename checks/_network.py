@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable, List, Optional, Sequence
 
 from ascend_doctor.checkapi import CheckContext, FixAction, NotApplicable
+from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ def devices(ctx: CheckContext) -> List[HccnDevice]:
 
 
 def conf(ctx: CheckContext) -> Optional[HccnConf]:
-    info = ctx.facts.try_get("hccn_conf")
+    info = ctx.facts.maybe(Facts.hccn_conf)
     return getattr(info, "conf", None)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Dict, Optional, Set, Tuple
 
 from ascend_doctor.checkapi import CheckContext, FixAction, NotApplicable
+from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ def local_addresses(ctx: CheckContext) -> Dict[int, str]:
     """Device id -> the address hccn_tool reports here (valid IPv4 only); {} when not known."""
     from ascend_doctor.parsers.hccn import is_ipv4
 
-    hccn = ctx.facts.try_get("hccn")
+    hccn = ctx.facts.maybe(Facts.hccn)
     out: Dict[int, str] = {}
     for device_id, device in (getattr(hccn, "devices", None) or {}).items():
         ip = device.ip
@@ -49,7 +50,7 @@ def local_addresses(ctx: CheckContext) -> Dict[int, str]:
 def local_device_ids(ctx: CheckContext) -> Optional[Set[int]]:
     """The device ids a rank table may name on this node: the NPU ids (one chip per NPU), else the
     chips' physical ids (A3: 0-15); None when npu-smi does not say."""
-    smi = ctx.facts.try_get("npu_smi")
+    smi = ctx.facts.maybe(Facts.npu_smi)
     devices = list(getattr(smi, "devices", None) or [])
     if not devices:
         return None
@@ -66,6 +67,6 @@ def this_node(ctx: CheckContext, table: RankTable) -> NodeMatch:
     """This node's servers in the table (ascend_doctor/facts/ranktable.py match_node)."""
     from ascend_doctor.facts.ranktable import match_node, node_names
 
-    info = ctx.facts.try_get("host_info")
-    names = node_names(ctx.facts.try_get("env") or {}, getattr(info, "hostname", None))
+    info = ctx.facts.maybe(Facts.host_info)
+    names = node_names(ctx.facts.maybe(Facts.env) or {}, getattr(info, "hostname", None))
     return match_node(table, names, set(local_addresses(ctx).values()))

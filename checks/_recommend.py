@@ -10,12 +10,13 @@ from __future__ import annotations
 from typing import Dict, List, Sequence
 
 from ascend_doctor.checkapi import CheckContext, Finding, FixAction, NotApplicable
+from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 
 
 def serving_engines(ctx: CheckContext) -> List[str]:
     """The DeepSeek serving engines installed here; NotApplicable when there is none."""
-    engines = ctx.facts.get("engines")
+    engines = ctx.facts.engines
     found = [e for e in engines.installed_engines() if e in ("MindIE", "vLLM-Ascend")]
     if not found:
         raise NotApplicable(_("no DeepSeek serving engine (MindIE, vLLM-Ascend) is installed here"))
@@ -23,7 +24,7 @@ def serving_engines(ctx: CheckContext) -> List[str]:
 
 
 def environment(ctx: CheckContext) -> Dict[str, str]:
-    return dict(ctx.facts.try_get("env") or {})
+    return dict(ctx.facts.maybe(Facts.env) or {})
 
 
 def recommend(variable: str, value: str, current: str, why: str, sources: Sequence[str]) -> Finding:

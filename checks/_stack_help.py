@@ -10,6 +10,7 @@ import posixpath
 from typing import Any, Iterable, List, Optional, Tuple
 
 from ascend_doctor.checkapi import CheckContext
+from ascend_doctor.facts import Facts
 from ascend_doctor.versions import AscendVersion
 
 GIB = 1024 ** 3
@@ -28,12 +29,12 @@ def normalize_arch(arch: Optional[str]) -> Optional[str]:
 
 
 def machine_arch(ctx: CheckContext) -> Optional[str]:
-    info = ctx.facts.try_get("host_info")
+    info = ctx.facts.maybe(Facts.host_info)
     return normalize_arch(getattr(info, "arch", None))
 
 
 def chip_family(ctx: CheckContext) -> Optional[str]:
-    chip = ctx.facts.try_get("npu_chip")
+    chip = ctx.facts.maybe(Facts.npu_chip)
     return getattr(chip, "family", None)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence
 
 from ascend_doctor.checkapi import CheckContext, Finding, FixAction, Status
+from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 from ascend_doctor.i18n_text import localized
 
@@ -63,22 +64,22 @@ def verdict_finding(verdict: Any, subject: str, remediation: str, unknown_status
 def in_scope(ctx: CheckContext, npu_id: int, chip_id: Optional[int]) -> bool:
     """Whether a chip is one this run is about (see facts/scope.py: container and visible-device
     variables). Faults outside the scope are somebody else's and are reported as information."""
-    scope = ctx.facts.try_get("npu_scope")
+    scope = ctx.facts.maybe(Facts.npu_scope)
     return True if scope is None else bool(scope.owns(npu_id, chip_id))
 
 
 def scope_reason(ctx: CheckContext) -> str:
-    scope = ctx.facts.try_get("npu_scope")
+    scope = ctx.facts.maybe(Facts.npu_scope)
     return str(getattr(scope, "reason", "") or "")
 
 
 def host_arch(ctx: CheckContext) -> Optional[str]:
-    info = ctx.facts.try_get("host_info")
+    info = ctx.facts.maybe(Facts.host_info)
     return getattr(info, "arch", None)
 
 
 def in_container(ctx: CheckContext) -> bool:
-    info = ctx.facts.try_get("container")
+    info = ctx.facts.maybe(Facts.container)
     return bool(getattr(info, "in_container", False))
 
 
@@ -88,8 +89,8 @@ def driver_install_hint(ctx: CheckContext) -> str:
     matrix cannot name the release."""
     from ._stack_help import chip_family, hdk_commands
 
-    stack = ctx.facts.try_get("stack")
-    toolkit = stack.active_toolkit(ctx.facts.try_get("env") or {}) if stack else None
+    stack = ctx.facts.maybe(Facts.stack)
+    toolkit = stack.active_toolkit(ctx.facts.maybe(Facts.env) or {}) if stack else None
     cann = getattr(toolkit, "version", None)
     family = chip_family(ctx)
     driver = firmware = None
@@ -124,7 +125,6 @@ CONTAINER_DRIVER_MOUNTS = f"{_CONTROL_DEVICES} {_DRIVER_MOUNTS}"
 def job_devices(ctx: CheckContext) -> List[int]:
     """The /dev/davinciN numbers of the job: ASCEND_VISIBLE_DEVICES when set, else the NPUs npu-smi
     lists (physical ids on A3), else the device nodes present."""
-    from ascend_doctor.facts import Facts
 
     visible = ctx.facts.maybe(Facts.visible_devices)
     if visible is not None and visible.visible:
@@ -170,8 +170,8 @@ def code_text(code: Any) -> str:
 def pip_pair_action(ctx: CheckContext) -> Optional[FixAction]:
     """The torch + torch_npu pair of the active CANN as a fix-plan step (None when the matrix has no pair)."""
 
-    stack = ctx.facts.try_get("stack")
-    toolkit = stack.active_toolkit(ctx.facts.try_get("env") or {}) if stack else None
+    stack = ctx.facts.maybe(Facts.stack)
+    toolkit = stack.active_toolkit(ctx.facts.maybe(Facts.env) or {}) if stack else None
     cann = getattr(toolkit, "version", None)
     if not cann:
         return None
@@ -195,8 +195,8 @@ def pip_pair_hint(ctx: CheckContext) -> str:
     """`pip install torch==X torch-npu==Y` for the active CANN when the matrix knows the pair, with
     the index it needs on this machine (the PyTorch CPU index on x86_64, where torch_npu dev builds
     come from); torch never without its torch_npu."""
-    stack = ctx.facts.try_get("stack")
-    toolkit = stack.active_toolkit(ctx.facts.try_get("env") or {}) if stack else None
+    stack = ctx.facts.maybe(Facts.stack)
+    toolkit = stack.active_toolkit(ctx.facts.maybe(Facts.env) or {}) if stack else None
     cann = getattr(toolkit, "version", None)
     if cann:
         try:

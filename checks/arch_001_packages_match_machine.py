@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator, List, Optional, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 
 from ._stack_help import kernels_package_file, machine_arch, normalize_arch
@@ -28,7 +29,7 @@ _RUN_NAMES = {"toolkit": "Ascend-cann-toolkit", "nnae": "Ascend-cann-nnae", "ops
 def _packages(ctx: CheckContext) -> List[Tuple[str, str, Optional[str], str]]:
     """(description, where, arch, .run name stem) of everything that records an arch."""
     found: List[Tuple[str, str, Optional[str], str]] = []
-    stack = ctx.facts.try_get("stack")
+    stack = ctx.facts.maybe(Facts.stack)
     for install in getattr(stack, "cann", ()) or ():
         if install.error:
             continue
@@ -39,11 +40,11 @@ def _packages(ctx: CheckContext) -> List[Tuple[str, str, Optional[str], str]]:
             stem = known.split("_")[0] if known else stem
         found.append((f"CANN {install.kind} {install.version}", install.path, install.arch,
                       f"{stem}_{install.version}"))
-    nnal = ctx.facts.try_get("nnal")
+    nnal = ctx.facts.maybe(Facts.nnal)
     if nnal is not None and nnal.installed and nnal.platform:
         found.append((f"NNAL/ATB {nnal.full_version}", str(nnal.root), nnal.platform,
                       f"Ascend-cann-nnal_{nnal.version}"))
-    mindie = ctx.facts.try_get("mindie")
+    mindie = ctx.facts.maybe(Facts.mindie)
     if mindie is not None and mindie.installed:
         if mindie.platform:
             found.append((f"MindIE {mindie.full_version}", f"{mindie.root}/mindie", mindie.platform,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import require_stated
 from ascend_doctor.i18n import _
 
@@ -27,9 +28,9 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    stack = ctx.facts.get("stack")
+    stack = ctx.facts.stack
     arch = host_arch(ctx)
-    env = ctx.facts.try_get("env") or {}
+    env = ctx.facts.maybe(Facts.env) or {}
     broken = [c for c in stack.cann if c.kind == "toolkit" and c.error]
     for install in broken:
         yield Finding.fail(_("{path} cannot be read: {error}").format(path=install.info_file, error=install.error),

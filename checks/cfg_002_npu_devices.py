@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 from ascend_doctor.i18n_text import localized
 
@@ -30,7 +31,7 @@ CHECK = CheckSpec(
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
     config = usable_config(ctx)
-    host = host_npus_from(ctx.facts.try_get("npu_smi"), _visible(ctx))
+    host = host_npus_from(ctx.facts.maybe(Facts.npu_smi), _visible(ctx))
     if host is None:
         raise NotApplicable(_("npu-smi lists no NPU on this host, so the configured devices cannot be compared"))
     findings = judge(config, host)
@@ -41,7 +42,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
 
 def _visible(ctx: CheckContext) -> Optional[Tuple[int, ...]]:
     """ASCEND_RT_VISIBLE_DEVICES renumbers the ids MindIE sees (0 = the first listed chip)."""
-    devices = ctx.facts.try_get("visible_devices")
+    devices = ctx.facts.maybe(Facts.visible_devices)
     ids = getattr(devices, "rt_visible", None)
     return tuple(int(i) for i in ids) if ids else None
 

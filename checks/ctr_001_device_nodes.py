@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator, List
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import require_stated
 from ascend_doctor.i18n import _
 
@@ -27,10 +28,10 @@ CONTROL_NODES = ("/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc")
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    nodes = ctx.facts.get("device_nodes")
-    container = ctx.facts.try_get("container")
+    nodes = ctx.facts.device_nodes
+    container = ctx.facts.maybe(Facts.container)
     in_container = bool(getattr(container, "in_container", False))
-    stack = ctx.facts.try_get("stack")
+    stack = ctx.facts.maybe(Facts.stack)
     has_driver = bool(getattr(stack, "drivers", ()))
     present_control = [n for n, ok in nodes.control.items() if ok]
     if not nodes.davinci and not present_control and not has_driver and not in_container:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator, List, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
+from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 
 CHECK = CheckSpec(
@@ -41,13 +42,13 @@ def _expected(driver_root: str) -> List[Tuple[Tuple[str, ...], str, Status, str]
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    container = ctx.facts.get("container")
+    container = ctx.facts.container
     if not container.in_container:
         raise NotApplicable(_("not running inside a container"))
-    stack = ctx.facts.try_get("stack")
+    stack = ctx.facts.maybe(Facts.stack)
     driver_root = getattr(stack, "driver_root", None) or "/usr/local/Ascend"
-    mounted = ctx.facts.get("mount_paths")
-    smi = ctx.facts.try_get("npu_smi_result")
+    mounted = ctx.facts.mount_paths
+    smi = ctx.facts.maybe(Facts.npu_smi_result)
     smi_found = smi is not None and getattr(getattr(smi, "status", None), "value", "") != "not_found"
     missing: List[Tuple[str, str, Status, str]] = []
     present: List[str] = []
@@ -56,7 +57,6 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             present.append(paths[0])
         else:
             missing.append((paths[0], flag, status, breaks))
-    from ascend_doctor.facts import Facts
 
     listed = ctx.facts.maybe(Facts.npu_smi)
     smi_works = listed is not None and bool(listed.devices)

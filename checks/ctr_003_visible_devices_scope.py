@@ -22,8 +22,8 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    visible = ctx.facts.get("visible_devices")
-    scope = ctx.facts.get("npu_scope")
+    visible = ctx.facts.visible_devices
+    scope = ctx.facts.npu_scope
     raw = visible.visible_raw
     bad = [e for e in visible.errors if e.startswith("ASCEND_VISIBLE_DEVICES")]
     if bad:
@@ -36,7 +36,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                                   "scope"))
         yield Finding.passed(_("scope of this run: {reason}").format(reason=scope.reason))
         return
-    nodes = ctx.facts.get("device_nodes")
+    nodes = ctx.facts.device_nodes
     present = set(nodes.davinci)
     if not present:
         raise NotApplicable(_("no /dev/davinciN node to compare with (see ASC-CTR-001)"))

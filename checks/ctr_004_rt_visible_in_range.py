@@ -21,7 +21,7 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    visible = ctx.facts.get("visible_devices")
+    visible = ctx.facts.visible_devices
     raw = visible.rt_visible_raw
     bad = [e for e in visible.errors if e.startswith("ASCEND_RT_VISIBLE_DEVICES")]
     if bad:
@@ -31,7 +31,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         return
     if visible.rt_visible is None:
         raise NotApplicable(_("ASCEND_RT_VISIBLE_DEVICES is not set"))
-    scope = ctx.facts.get("npu_scope")
+    scope = ctx.facts.npu_scope
     count = scope.visible_chip_count
     if count is None:
         raise NotApplicable(_("cannot count the devices this process sees (no /dev/davinciN, no npu-smi table)"))

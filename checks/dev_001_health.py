@@ -25,7 +25,7 @@ _SEVERITY = {"WARNING": Status.FAIL, "ALARM": Status.FAIL, "CRITICAL": Status.FA
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    info = ctx.facts.get("npu_smi")
+    info = ctx.facts.npu_smi
     bad = 0
     for dev in info.devices:
         health = dev.health_status

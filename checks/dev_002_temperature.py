@@ -25,7 +25,7 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    info = ctx.facts.get("npu_smi")
+    info = ctx.facts.npu_smi
     hot = [d for d in info.devices if d.temp_c is not None and d.temp_c > HOT_C and in_scope(ctx, d.npu_id, d.chip_id)]
     for dev in hot:
         yield Finding.warn(_("NPU {npu} chip {chip} is at {temp} °C (> {limit} °C).").format(

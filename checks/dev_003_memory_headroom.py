@@ -24,7 +24,7 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    info = ctx.facts.get("npu_smi")
+    info = ctx.facts.npu_smi
     full = []
     for dev in info.devices:
         used, cap = dev.in_use_mb, dev.capacity_mb

@@ -20,7 +20,7 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    info = ctx.facts.get("npu_smi")
+    info = ctx.facts.npu_smi
     names = Counter(d.name for d in info.devices)
     if len(names) <= 1:
         count = len(info.devices)

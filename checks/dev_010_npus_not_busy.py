@@ -6,6 +6,7 @@ import re
 from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import N_, _
 
 CHECK = CheckSpec(
@@ -54,7 +55,7 @@ def _describe(plist: List[Any], visible_pids: Optional[Set[int]]) -> str:
 
 
 def _dcmi_busy(ctx: CheckContext) -> Optional[Finding]:
-    result = ctx.facts.get("npu_smi_result")
+    result = ctx.facts.npu_smi_result
     text = f"{result.stdout}\n{result.stderr}"
     match = _DCMI_BUSY.search(text)
     if not match:
@@ -79,14 +80,14 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     if busy is not None:
         yield busy
         return
-    smi = ctx.facts.try_get("npu_smi")
+    smi = ctx.facts.maybe(Facts.npu_smi)
     if smi is None:
         raise NotApplicable(_("npu-smi gave no table to read (see ASC-SMI-001)"))
     if not smi.process_table_present and not smi.idle_npus:
         raise NotApplicable(_("npu-smi printed no process table (cut off or an old layout)"))
-    scope = ctx.facts.get("npu_scope")
+    scope = ctx.facts.npu_scope
     visible_pids: Optional[Set[int]] = None
-    procs = ctx.facts.try_get("processes")
+    procs = ctx.facts.maybe(Facts.processes)
     if procs is not None:
         visible_pids = {p.pid for p in procs}
     capacity: Dict[Tuple[int, int], int] = {(d.npu_id, d.chip_id): d.capacity_mb or 0 for d in smi.devices}

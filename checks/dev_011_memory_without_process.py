@@ -31,10 +31,10 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    smi = ctx.facts.get("npu_smi")
+    smi = ctx.facts.npu_smi
     if not smi.process_table_present and not smi.idle_npus:
         raise NotApplicable(_("npu-smi printed no process table, so held memory cannot be attributed"))
-    scope = ctx.facts.get("npu_scope")
+    scope = ctx.facts.npu_scope
     listed: Dict[Tuple[int, int], int] = {}
     for p in smi.processes:
         key = (p.npu_id, p.chip_id if p.chip_id is not None else 0)

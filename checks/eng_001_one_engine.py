@@ -56,7 +56,7 @@ def _split(ctx: CheckContext) -> str:
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    engines = ctx.facts.get("engines")
+    engines = ctx.facts.engines
     installed = engines.installed_engines()
     serving = [e for e in installed if e in ("MindIE", "vLLM-Ascend", "vLLM")]
     running = engines.running_engines()

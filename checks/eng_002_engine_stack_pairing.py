@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator, List, Optional, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
+from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 
 from ._engines import cann_upgrade_action
@@ -26,13 +27,13 @@ CHECK = CheckSpec(
 
 
 def _installed(ctx: CheckContext) -> List[Tuple[str, str]]:
-    engines = ctx.facts.get("engines")
-    py = ctx.facts.try_get("python_env")
+    engines = ctx.facts.engines
+    py = ctx.facts.maybe(Facts.python_env)
     found: List[Tuple[str, str]] = []
     vllm_ascend = py.package("vllm-ascend") if py is not None else None
     if vllm_ascend:
         found.append(("vllm-ascend", vllm_ascend))
-    mindie = ctx.facts.try_get("mindie")
+    mindie = ctx.facts.maybe(Facts.mindie)
     mindie_version: Optional[str] = getattr(mindie, "version", None) or engines.installed.get("MindIE", {}).get(
         "mindie")
     if mindie_version:
@@ -52,9 +53,9 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     query = getattr(ctx.matrix, "engine_vs_stack", None)
     if not callable(query):
         raise NotApplicable(_("the compatibility matrix in use has no engine table"))
-    py = ctx.facts.try_get("python_env")
-    stack = ctx.facts.try_get("stack")
-    toolkit = stack.active_toolkit(ctx.facts.try_get("env") or {}) if stack else None
+    py = ctx.facts.maybe(Facts.python_env)
+    stack = ctx.facts.maybe(Facts.stack)
+    toolkit = stack.active_toolkit(ctx.facts.maybe(Facts.env) or {}) if stack else None
     stack_args = {
         "cann": getattr(toolkit, "version", None),
         "torch": py.package("torch") if py is not None else None,

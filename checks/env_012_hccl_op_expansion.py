@@ -32,7 +32,7 @@ CHECK = CheckSpec(
 def run(ctx: CheckContext) -> Iterator[Finding]:
     serving_engines(ctx)
     current = environment(ctx).get("HCCL_OP_EXPANSION_MODE", "")
-    engines = ctx.facts.get("engines")
+    engines = ctx.facts.engines
     mindie = engines.mindie_on_disk or ""
     if mindie and any(mindie == v or mindie.startswith(v + ".B") for v in MINDIE_AIV_CRASH):
         if current.upper() == "AIV":

@@ -116,7 +116,9 @@ def _why_ok(by: str, fw_ranges: List[Any], fw_hdk: Optional[str]) -> str:
 
 def _from_boards(ctx: CheckContext, verdicts: Dict[str, List[int]], driver: str, firmware: str,
                  fw_hdk: Optional[str], by: str, fw_ranges: List[Any], evidence: Dict[str, Any]) -> Iterator[Finding]:
-    ids = lambda key: ", ".join(str(i) for i in verdicts.get(key, []))  # noqa: E731
+    def ids(key: str) -> str:
+        return ", ".join(str(i) for i in verdicts.get(key, []))
+
     evidence = dict(evidence, board_compatibility={k: list(v) for k, v in verdicts.items()})
     if NOK in verdicts:
         text, actions = align_hdk(ctx, driver, fw_hdk)

@@ -30,7 +30,7 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    scan = ctx.facts.get("dmesg")
+    scan = ctx.facts.dmesg
     if scan.status == "permission_denied":
         yield Finding.skip(_("dmesg is restricted for this user ({detail}); the kernel log was not checked").format(
                                detail=localized(scan.detail)),

@@ -31,7 +31,7 @@ def _run_as_root() -> str:
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    scan = ctx.facts.get("log_files")
+    scan = ctx.facts.log_files
     if not scan.files:
         if scan.denied and not scan.candidates:
             yield Finding.skip(_("could not list {paths}: permission denied").format(paths=", ".join(scan.denied[:3])),

@@ -49,7 +49,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
     from ascend_doctor.model import records as R
 
-    facts: ModelFacts = ctx.facts.get("model")
+    facts: ModelFacts = ctx.facts.model
     fatal = facts.problems_with(R.NOT_FOUND, R.NOT_A_DIRECTORY, R.NO_MODEL)
     if fatal or facts.provenance.kind == R.NONE:
         message = localized(fatal[0].message) if fatal else f"{facts.path}: {localized(facts.provenance.label)}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 from ascend_doctor.i18n_text import localized
 
@@ -32,7 +33,7 @@ _NO_FP8 = ("A2", "A3", "310P", "310B", "910")
 
 def _chip(ctx: CheckContext) -> Any:
     try:
-        return ctx.facts.try_get("npu_chip")
+        return ctx.facts.maybe(Facts.npu_chip)
     except KeyError:  # provider not available in this build
         return None
 
@@ -43,7 +44,7 @@ def _architecture_params(ctx: CheckContext) -> int:
     from ascend_doctor.model.arch import count_params
 
     try:
-        model = ctx.facts.try_get("plan_model")
+        model = ctx.facts.maybe(Facts.plan_model)
     except KeyError:  # provider not available in this build
         return 0
     arch = getattr(model, "arch", None)
@@ -59,7 +60,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
 
     from ._model_fixes import fp8_conversion_commands
 
-    facts: ModelFacts = ctx.facts.get("model")
+    facts: ModelFacts = ctx.facts.model
     require_model(facts)
     if facts.provenance.kind != R.HF_FP8:
         yield Finding.passed(_("weights are not FP8 ({provenance})").format(

@@ -6,6 +6,7 @@ import shlex
 from typing import TYPE_CHECKING, Any, Iterator, Optional, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
+from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import N_, _
 
 from ._model import require_model
@@ -35,7 +36,7 @@ _BF16 = ("bfloat16", "bf16")
 
 def _chip(ctx: CheckContext) -> Any:
     try:
-        return ctx.facts.try_get("npu_chip")
+        return ctx.facts.maybe(Facts.npu_chip)
     except KeyError:
         return None
 
@@ -67,7 +68,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
     from ascend_doctor.model.units import human_params
 
-    facts: ModelFacts = ctx.facts.get("model")
+    facts: ModelFacts = ctx.facts.model
     require_model(facts)
     chip = _chip(ctx)
     if chip is None or getattr(chip, "family", None) != "310P":
@@ -80,7 +81,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         return
     what = (_("{count} BF16 parameters").format(count=human_params(bf16)) if bf16
             else "config.json torch_dtype=bfloat16")
-    config = ctx.facts.try_get("serving_config")
+    config = ctx.facts.maybe(Facts.serving_config)
     chosen, how, shown = fp16_choice(config, config_dtype if isinstance(config_dtype, str) else None)
     if chosen:
         yield Finding.passed(_("{what} on {chip}, served in float16 ({how})").format(what=what, chip=chip.name,

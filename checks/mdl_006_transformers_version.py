@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 
 from ._model import require_model
@@ -28,7 +29,7 @@ CHECK = CheckSpec(
 
 def _env(ctx: CheckContext) -> Any:
     try:
-        return ctx.facts.try_get("python_env")
+        return ctx.facts.maybe(Facts.python_env)
     except KeyError:
         return None
 
@@ -37,7 +38,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
     from packaging.version import InvalidVersion, Version
 
-    facts: ModelFacts = ctx.facts.get("model")
+    facts: ModelFacts = ctx.facts.model
     require_model(facts)
     wanted = facts.config_value("transformers_version")
     if not isinstance(wanted, str) or not wanted:

@@ -43,7 +43,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
     from ascend_doctor.model import records as R
 
-    facts: ModelFacts = ctx.facts.get("model")
+    facts: ModelFacts = ctx.facts.model
     require_model(facts)
     problems = facts.problems_with(R.SHARD_MISSING, R.SHARD_SERIES_GAP, R.INDEX_INVALID, R.SHARD_EXTRA)
     if problems:

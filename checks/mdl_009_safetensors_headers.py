@@ -42,7 +42,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     from ascend_doctor.model import records as R
     from ascend_doctor.model.units import human_bytes, human_params
 
-    facts: ModelFacts = ctx.facts.get("model")
+    facts: ModelFacts = ctx.facts.model
     require_model(facts)
     problems = facts.problems_with(R.HEADER_INVALID, R.SIZE_MISMATCH, R.HEADER_UNREADABLE)
     if problems:

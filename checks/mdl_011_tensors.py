@@ -45,7 +45,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
     from ascend_doctor.model import records as R
 
-    facts: ModelFacts = ctx.facts.get("model")
+    facts: ModelFacts = ctx.facts.model
     require_model(facts)
     problems = facts.problems_with(R.TENSOR_MISSING, R.TENSOR_UNDESCRIBED, R.DESCRIPTION_MISSING,
                                    R.DESCRIPTION_INVALID)

@@ -40,7 +40,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     from ascend_doctor.model import records as R
     from ascend_doctor.parsers.engine_args import parse_engine_args
 
-    facts: ModelFacts = ctx.facts.get("model")
+    facts: ModelFacts = ctx.facts.model
     require_model(facts)
     problems = facts.problems_with(R.TOKENIZER_MISSING, R.TOKENIZER_CONFIG_MISSING)
     tokenizer_arg = parse_engine_args(ctx.options.vllm_args).tokenizer

@@ -28,14 +28,15 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
     from ascend_doctor.model.units import human_bytes
 
-    check = ctx.facts.get("model_manifest_check")
-    if check.error:
+    check = ctx.facts.model_manifest_check
+    result = check.result
+    if check.error or result is None:  # the fact holds an error or a result, never neither
         yield Finding.fail(_("manifest {manifest} cannot be used: {error}").format(
-                               manifest=check.manifest_path, error=localized(check.error)),
+                               manifest=check.manifest_path,
+                               error=localized(check.error) if check.error else _("no comparison was made")),
                            _("Write a manifest on a good node: `ascend-doctor model manifest DIR -o manifest.json` "
                              "(or `cd DIR && sha256sum * > manifest.sha256`)."))
         return
-    result = check.result
     here = check.model_dir.rstrip("/")
     fix_copy = _("Copy the file again from the node the manifest was made on, e.g. `{command}`, then verify "
                  "again.").format(command=f"rsync -a GOOD_NODE:{here}/FILE {here}/")

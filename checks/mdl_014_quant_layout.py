@@ -35,7 +35,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     from ascend_doctor.model import records as R
     from ascend_doctor.parsers.engine_args import parse_engine_args
 
-    facts: ModelFacts = ctx.facts.get("model")
+    facts: ModelFacts = ctx.facts.model
     require_model(facts)
     prov = facts.provenance
     if prov.kind != R.MSMODELSLIM:

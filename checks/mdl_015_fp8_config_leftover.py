@@ -32,7 +32,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
 
     from ._model_fixes import drop_quantization_config_command
 
-    facts: ModelFacts = ctx.facts.get("model")
+    facts: ModelFacts = ctx.facts.model
     require_model(facts)
     if facts.provenance.kind == R.HF_FP8:
         raise NotApplicable(_("the weights are FP8: the block is correct for them (see ASC-MDL-002)"),

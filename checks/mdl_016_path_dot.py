@@ -30,7 +30,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
 
     from ._model_fixes import rename_action, sibling
 
-    facts: ModelFacts = ctx.facts.get("model")
+    facts: ModelFacts = ctx.facts.model
     require_model(facts)
     parts = [p for p in facts.path.split("/") if p not in ("", ".", "..")]
     dotted = [p for p in parts if "." in p]

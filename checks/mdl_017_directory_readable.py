@@ -47,7 +47,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
 
     from ._model_fixes import hf_cache_copy_fix, is_hf_blob_link
 
-    facts: ModelFacts = ctx.facts.get("model")
+    facts: ModelFacts = ctx.facts.model
     problems = facts.problems_with(R.UNREADABLE, R.SYMLINK_BROKEN, R.SYMLINK_LOOP, R.SPECIAL_FILE,
                                    R.LISTING_TRUNCATED)
     if not problems:

@@ -35,7 +35,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     from ascend_doctor.model import records as R
     from ascend_doctor.model.units import human_bytes, human_params
 
-    facts: ModelFacts = ctx.facts.get("model")
+    facts: ModelFacts = ctx.facts.model
     require_model(facts)
     pickles = facts.problems_with(R.PICKLE_WEIGHTS)
     if pickles:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 from ascend_doctor.i18n_text import localized
 
@@ -47,7 +48,7 @@ def _serving(ctx: CheckContext) -> Optional[ServingConfig]:
 
     if not (ctx.options.serving_config or ctx.options.vllm_args):
         return None
-    config = ctx.facts.try_get("serving_config")
+    config = ctx.facts.maybe(Facts.serving_config)
     return config if isinstance(config, ServingConfig) and config.ok else None
 
 
@@ -152,12 +153,12 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     )
     from ascend_doctor.model.serving_plan import plan_inputs
 
-    model = ctx.facts.get("plan_model")
+    model = ctx.facts.plan_model
     if model.error or model.arch is None:
         raise NotApplicable(_("cannot plan memory: {error}").format(
             error=localized(model.error) if model.error else _("no architecture")))
     arch = model.arch
-    chip = ctx.facts.try_get("npu_chip")
+    chip = ctx.facts.maybe(Facts.npu_chip)
     hbm_mb = getattr(chip, "hbm_mb", None)
     if not hbm_mb:
         raise NotApplicable(_("npu-smi reports no NPU memory on this host; plan offline with `{command}`").format(

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from typing import Iterator, Mapping, Optional
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 
 from ._stack_help import package_command
@@ -25,14 +26,14 @@ CHECK = CheckSpec(
 )
 
 
-def _home(env: dict) -> Optional[str]:
+def _home(env: Mapping[str, str]) -> Optional[str]:
     value = env.get("ASCEND_HOME_PATH") or env.get("ASCEND_TOOLKIT_HOME")
     return value.rstrip("/") if value else None
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    stack = ctx.facts.get("stack")
-    env = ctx.facts.try_get("env") or {}
+    stack = ctx.facts.stack
+    env = ctx.facts.maybe(Facts.env) or {}
     toolkits = stack.toolkits()
     if not toolkits:
         raise NotApplicable(_("no CANN toolkit installed (see ASC-CANN-001)"))
@@ -52,7 +53,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         return
     selected = stack.active_toolkit(env)
     matches_home = selected is not None and (selected.path == home or selected.path.startswith(home + "/"))
-    if not matches_home:
+    if selected is None or not matches_home:
         yield Finding.warn(
             _("ASCEND_HOME_PATH={home} is none of the {count} installed toolkits ({toolkits}).").format(
                 home=home, count=len(toolkits), toolkits=listing),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 
 from ._stack_help import package_command, same_release
@@ -22,8 +23,8 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    stack = ctx.facts.get("stack")
-    env = ctx.facts.try_get("env") or {}
+    stack = ctx.facts.stack
+    env = ctx.facts.maybe(Facts.env) or {}
     nnaes = [c for c in stack.cann if c.kind == "nnae" and not c.error]
     toolkit = stack.active_toolkit(env)
     if not nnaes:

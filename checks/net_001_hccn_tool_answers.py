@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
+from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 
 from ._network import SRC_MINDIE_RANKTABLE, SRC_VLLM_MULTINODE, scope, system_fix
@@ -38,8 +39,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
 
     hccn = ctx.facts.hccn
     if hccn.binary is None:
-        container = getattr(ctx.facts.try_get("container"), "in_container", False)
-        multi_node = rank_table_location(ctx.options, ctx.facts.try_get("env") or {}) is not None
+        container = getattr(ctx.facts.maybe(Facts.container), "in_container", False)
+        multi_node = rank_table_location(ctx.options, ctx.facts.maybe(Facts.env) or {}) is not None
         where = (_("mount it into the container: {command}").format(command="docker run ... " + MOUNTS + " ...")
                  if container else
                  _("it is installed with the NPU driver as /usr/local/Ascend/driver/tools/hccn_tool: if the driver "

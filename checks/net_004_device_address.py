@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator, List
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
+from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 
 from ._network import SRC_MINDIE_RANKTABLE, SRC_TOOLBOX, SRC_VLLM_MULTINODE, conf, devices, ids, scope, system_fix
@@ -34,7 +35,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     if not answered:
         raise NotApplicable(_("no device answered `hccn_tool -i N -ip -g` (see ASC-NET-001)"))
     plan = conf(ctx)
-    conf_info = ctx.facts.try_get("hccn_conf")
+    conf_info = ctx.facts.maybe(Facts.hccn_conf)
     bad: List[int] = []
     for device in answered:
         n, ip = device.device_id, device.ip
@@ -75,7 +76,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                           if plan is not None else
                           _("{count} device(s) have their address (no /etc/hccn.conf to compare with): {addresses}")
                           ).format(count=len(answered), addresses=addresses))
-    if plan is None and getattr(ctx.facts.try_get("container"), "in_container", False):
+    if plan is None and getattr(ctx.facts.maybe(Facts.container), "in_container", False):
         error = getattr(conf_info, "error", None)
         yield Finding(Status.INFO, (_("/etc/hccn.conf is unusable ({error}): the addresses cannot be compared with "
                                       "the node's plan.") if error else
@@ -83,7 +84,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                                       "with the node's plan.")).format(error=error),
                       _("Mount it read-only: {command}").format(
                           command="docker run ... -v /etc/hccn.conf:/etc/hccn.conf ..."))
-    elif plan is None and getattr(conf_info, "error", None):
+    elif plan is None and conf_info is not None and conf_info.error:
         yield Finding(Status.WARN, _("/etc/hccn.conf cannot be used: {error}").format(error=conf_info.error),
                       _("Look at /etc/hccn.conf: hccn_tool keeps one key_N=value line per setting and device "
                         "(devices here: {devices}).").format(devices=ids(d.device_id for d in answered)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import require_stated
 from ascend_doctor.i18n import _
 
@@ -26,15 +27,15 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    engines = ctx.facts.get("engines")
+    engines = ctx.facts.engines
     needing = [e for e in engines.installed_engines() if e in ("vLLM-Ascend", "MindIE")]
     if not needing:
         raise NotApplicable(_("neither vLLM-Ascend nor MindIE is installed, so nothing needs NNAL/ATB"))
-    stack = ctx.facts.get("stack")
-    toolkit = stack.active_toolkit(ctx.facts.try_get("env") or {})
+    stack = ctx.facts.stack
+    toolkit = stack.active_toolkit(ctx.facts.maybe(Facts.env) or {})
     cann = getattr(toolkit, "version", None)
     install = package_command(ctx, "nnal", cann) + "\nsource /usr/local/Ascend/nnal/atb/set_env.sh"
-    nnal = ctx.facts.get("nnal")
+    nnal = ctx.facts.nnal
     who = needing[0] if len(needing) == 1 else _("{first} and {second}").format(first=needing[0], second=needing[1])
     if not nnal.installed:
         require_stated(ctx.facts, _("NNAL/ATB (nnal/atb/latest/version.info)"))

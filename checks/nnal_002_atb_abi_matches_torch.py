@@ -26,10 +26,10 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    nnal = ctx.facts.get("nnal")
+    nnal = ctx.facts.nnal
     if not nnal.installed:
         raise NotApplicable(_("NNAL/ATB is not installed (ASC-NNAL-001 says whether it should be)"))
-    torch = ctx.facts.get("torch_abi")
+    torch = ctx.facts.torch_abi
     script = f"{nnal.root}/set_env.sh"
     fix = f"source {script} --cxx_abi={torch.abi}"
     evidence = {"torch_abi": torch.abi, "torch_abi_source": torch.source, "abi_dirs": list(nnal.abi_dirs),

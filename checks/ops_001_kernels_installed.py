@@ -29,7 +29,7 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    k = ctx.facts.get("kernels")
+    k = ctx.facts.kernels
     install = package_command(ctx, "kernels", k.cann_version)
     if not k.installed and not k.tbe_present:
         # Every toolkit has <opp>/built-in/op_impl/ai_core/tbe (its operator implementations): without it

@@ -47,13 +47,13 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     # "kernels" provider, loaded only when that fact is asked for).
     from ascend_doctor.facts.engines import SOC_FOLDER_BY_FAMILY
 
-    chip = ctx.facts.get("npu_chip")
+    chip = ctx.facts.npu_chip
     family = getattr(chip, "family", None)
     soc = SOC_FOLDER_BY_FAMILY.get(str(family))
     if chip is None or soc is None:
         raise NotApplicable(_("no kernel folder known for chip {chip} (family {family})").format(
             chip=getattr(chip, "name", "?"), family=family))
-    k = ctx.facts.get("kernels")
+    k = ctx.facts.kernels
     if not k.installed:
         raise NotApplicable(_("no kernels package installed (ASC-OPS-001)"))
     package = kernels_package_file(ctx, k.cann_version)

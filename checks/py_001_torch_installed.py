@@ -22,7 +22,7 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    py = ctx.facts.get("python_env")
+    py = ctx.facts.python_env
     if py.error:
         require_stated(ctx.facts, _("the Python packages"))
         yield Finding(Status.WARN, _("could not inspect the Python interpreter {python}: {error}").format(

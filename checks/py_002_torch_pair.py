@@ -20,7 +20,7 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    py = ctx.facts.get("python_env")
+    py = ctx.facts.python_env
     torch, torch_npu = py.package("torch"), py.package("torch-npu")
     if not torch or not torch_npu:
         raise NotApplicable(_("needs both torch and torch_npu (see ASC-PY-001)"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 
 from ._support import pip_pair_action, pip_pair_hint, verdict_finding
@@ -20,10 +21,10 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    py = ctx.facts.get("python_env")
+    py = ctx.facts.python_env
     torch_npu = py.package("torch-npu")
-    stack = ctx.facts.get("stack")
-    toolkit = stack.active_toolkit(ctx.facts.try_get("env") or {})
+    stack = ctx.facts.stack
+    toolkit = stack.active_toolkit(ctx.facts.maybe(Facts.env) or {})
     if not torch_npu or toolkit is None or not toolkit.version:
         raise NotApplicable(_("needs torch_npu and a CANN toolkit (see ASC-PY-001, ASC-CANN-001)"))
     verdict = ctx.matrix.torch_npu_vs_cann(torch_npu, toolkit.version)

@@ -20,7 +20,7 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    py = ctx.facts.get("python_env")
+    py = ctx.facts.python_env
     torch = py.package("torch")
     if not py.version or not torch:
         raise NotApplicable(_("needs the interpreter version and torch (see ASC-PY-001)"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Dict, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 
 from ._rank_table import SRC_MINDIE, SRC_VLLM_PD, config_fix, loaded, local_addresses, local_device_ids, this_node
@@ -35,7 +36,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     local_ids = local_device_ids(ctx)
     addresses: Dict[int, str] = local_addresses(ctx)
     owner = {ip: device_id for device_id, ip in addresses.items()}
-    family = getattr(ctx.facts.try_get("npu_chip"), "family", None)
+    family = getattr(ctx.facts.maybe(Facts.npu_chip), "family", None)
     compare_ips = bool(addresses) and not (table.kind == "vllm-pd" and family == "A3")
     fix = config_fix(_("Correct this node's entries in {path}").format(path=facts.path), facts.path)
     bad = 0

@@ -32,7 +32,7 @@ _DEVICE_USED = re.compile(r"ret is -80(20|05)|device is used", re.I)
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    result: CommandResult = ctx.facts.get("npu_smi_result")
+    result: CommandResult = ctx.facts.npu_smi_result
     text = f"{result.stdout}\n{result.stderr}"
     if result.status is CommandStatus.NOT_FOUND:
         require_stated(ctx.facts, _("the output of `npu-smi info`"))  # pasted text without the table: SKIP
@@ -87,7 +87,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                              "HDK release and reboot if the error persists."), output=text.strip()[-500:])
         return
     try:
-        info = ctx.facts.get("npu_smi")
+        info = ctx.facts.npu_smi
     except FactUnavailable as exc:
         yield Finding(Status.WARN, exc.reason,
                       _("ascend-doctor does not know this npu-smi layout. Please attach the output of "

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator, List, Optional
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 
 from ._stack_help import GIB, gib
@@ -28,8 +29,8 @@ CHECK = CheckSpec(
 
 
 def _hbm_in_scope(ctx: CheckContext) -> Optional[int]:
-    smi = ctx.facts.try_get("npu_smi")
-    scope = ctx.facts.try_get("npu_scope")
+    smi = ctx.facts.maybe(Facts.npu_smi)
+    scope = ctx.facts.maybe(Facts.npu_scope)
     total = 0
     for dev in getattr(smi, "devices", None) or []:
         if scope is not None and not scope.owns(dev.npu_id, dev.chip_id):
@@ -39,7 +40,7 @@ def _hbm_in_scope(ctx: CheckContext) -> Optional[int]:
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    res = ctx.facts.get("resources")
+    res = ctx.facts.resources
     mem = res.memory
     if mem is None:
         raise NotApplicable(_("host memory figures are not available"))

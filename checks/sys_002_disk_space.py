@@ -36,7 +36,7 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    res = ctx.facts.get("resources")
+    res = ctx.facts.resources
     if not res.disks:
         raise NotApplicable(_("no disk usage figures for the cache, log or model paths"))
     for disk in res.disks:

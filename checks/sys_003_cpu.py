@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator, Optional
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 
 CPUS_PER_CHIP = 4
@@ -26,15 +27,15 @@ CHECK = CheckSpec(
 
 
 def _chips(ctx: CheckContext) -> Optional[int]:
-    smi = ctx.facts.try_get("npu_smi")
-    scope = ctx.facts.try_get("npu_scope")
+    smi = ctx.facts.maybe(Facts.npu_smi)
+    scope = ctx.facts.maybe(Facts.npu_scope)
     devices = [d for d in getattr(smi, "devices", None) or []
                if scope is None or scope.owns(d.npu_id, d.chip_id)]
     return len(devices) or None
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    res = ctx.facts.get("resources")
+    res = ctx.facts.resources
     if res.cpu_count is None and res.governor is None:
         raise NotApplicable(_("neither the CPU count nor the frequency governor is known"))
     chips = _chips(ctx)

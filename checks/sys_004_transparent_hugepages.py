@@ -23,7 +23,7 @@ CHECK = CheckSpec(
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    res = ctx.facts.get("resources")
+    res = ctx.facts.resources
     if res.thp is None:
         raise NotApplicable(_("/sys/kernel/mm/transparent_hugepage/enabled is not readable here"))
     if res.thp == "always":

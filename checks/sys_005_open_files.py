@@ -27,7 +27,7 @@ def _show(value: int) -> str:
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
-    res = ctx.facts.get("resources")
+    res = ctx.facts.resources
     soft, hard = res.nofile_soft, res.nofile_hard
     if soft is None:
         raise NotApplicable(_("the open-file limit could not be read (no `ulimit -n` answer, no /proc/self/limits)"))

@@ -390,13 +390,13 @@ def live_facts(**options: Any) -> Facts:
 def test_provider_reads_a_file_and_reports_missing_ones(tmp_path: Path) -> None:
     path = tmp_path / "config.json"
     path.write_text(body(CONFIGS / "mindie-llm-default-config.json.txt"), encoding="utf-8")
-    cfg = live_facts(serving_config=str(path)).get("serving_config")
+    cfg = live_facts(serving_config=str(path)).serving_config
     assert cfg.ok and cfg.kind == P.KIND_MINDIE
-    missing = live_facts(serving_config=str(tmp_path / "nope.json")).get("serving_config")
+    missing = live_facts(serving_config=str(tmp_path / "nope.json")).serving_config
     assert not missing.ok and "nope.json" in (missing.error or "")
-    directory = live_facts(serving_config=str(tmp_path)).get("serving_config")
+    directory = live_facts(serving_config=str(tmp_path)).serving_config
     assert not directory.ok
-    vllm = live_facts(vllm_args="vllm serve /m -tp 2").get("serving_config")
+    vllm = live_facts(vllm_args="vllm serve /m -tp 2").serving_config
     assert vllm.kind == P.KIND_VLLM and vllm.models[0].tp == 2
 
 
@@ -415,7 +415,7 @@ def test_provider_weight_dirs(tmp_path: Path) -> None:
     path = tmp_path / "config.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     facts = live_facts(serving_config=str(path))
-    findings = cfg010.judge(facts.get("serving_config"), facts.get("serving_weight_dirs"))
+    findings = cfg010.judge(facts.serving_config, facts.serving_weight_dirs)
     assert statuses(findings) == [Status.PASS, Status.FAIL, Status.FAIL]
     assert "no config.json" in findings[1].message and "does not exist" in findings[2].message
 
@@ -427,11 +427,11 @@ def test_listening_sockets_fact_sees_a_bound_port() -> None:
     port = server.getsockname()[1]
     try:
         facts = live_facts(vllm_args=f"vllm serve /m --host 127.0.0.1 --port {port}")
-        sockets = facts.try_get("listening_sockets")
+        sockets = facts.maybe(Facts.listening_sockets)
         if sockets is None:
             pytest.skip("psutil cannot list sockets here")
         listeners = [cfg008.Listener(s.address, s.port, s.pid) for s in sockets]
-        findings = cfg008.judge(facts.get("serving_config"), listeners)
+        findings = cfg008.judge(facts.serving_config, listeners)
         assert worst(findings) is Status.FAIL and str(port) in findings[0].message
     finally:
         server.close()

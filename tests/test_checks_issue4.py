@@ -144,7 +144,7 @@ def test_rt_visible_devices_map_to_a3_dies(tmp_path: Path) -> None:
     snap = snapshot(tmp_path, files=devices(16), commands={"npu-smi_info": A3_BUSY_SMI},
                     env={"ASCEND_RT_VISIBLE_DEVICES": "2,3"})
     facts = Facts(SnapshotHost(str(snap)))
-    scope = facts.get("npu_scope")
+    scope = facts.npu_scope
     # logical devices are the 16 dies in npu-smi order: 2 and 3 are NPU 1's two chips
     assert scope.owned == frozenset({(1, 0), (1, 1)})
     assert scope.visible_chip_count == 16 and scope.out_of_range == ()

@@ -144,7 +144,7 @@ def test_file_limit_keeps_the_newest(tmp_path: Path) -> None:
     }
     host = SnapshotHost(str(make_snapshot(tmp_path / "s", files=files)))
     facts = Facts(host, RunOptions(log_max_files=1))
-    scan = facts.get("log_files")
+    scan = facts.log_files
     assert [f.path for f in scan.files] == ["/root/ascend/log/debug/plog/plog-1_new.log"]
     assert scan.candidates == 2 and any("newest 1 of 2" in limit for limit in scan.limits_hit)
     findings = run_check("log_002_cann_logs", host, RunOptions(log_max_files=1))
@@ -157,7 +157,7 @@ def test_large_file_is_read_from_its_tail(tmp_path: Path) -> None:
     files = {"/root/ascend/log/debug/plog/plog-1_big.log": (text, NOW)}
     host = SnapshotHost(str(make_snapshot(tmp_path / "s", files=files)))
     options = RunOptions(log_max_bytes=64 * 1024)
-    scan = Facts(host, options).get("log_files")
+    scan = Facts(host, options).log_files
     entry = scan.files[0]
     assert entry.start_offset > 0 and entry.result is not None
     assert [h.id for h in entry.result.hits] == ["SIG-OOM-NPU-OUT-OF-MEMORY"]

@@ -411,13 +411,13 @@ def test_plan_model_fact_reads_the_model_option(tmp_path: Path) -> None:
 
     model, data_bytes = tiny_model_dir(tmp_path)
     facts = Facts(LiveHost(timeout_s=5.0), RunOptions(model_dir=str(model)))
-    resolved = facts.get("plan_model")
+    resolved = facts.plan_model
     assert resolved.kind == "directory" and resolved.tally is not None
     assert resolved.tally.total_bytes == data_bytes and resolved.checkpoint_precision == "bf16"
     broken = tmp_path / "broken"
     broken.mkdir()
     (broken / "config.json").write_text("[]", encoding="utf-8")
-    bad = Facts(LiveHost(timeout_s=5.0), RunOptions(model_dir=str(broken))).get("plan_model")
+    bad = Facts(LiveHost(timeout_s=5.0), RunOptions(model_dir=str(broken))).plan_model
     assert bad.error and bad.arch is None
 
 

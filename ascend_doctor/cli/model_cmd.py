@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import List, Optional
+from typing import Any, Callable, List, Optional, TypeVar
 
 import click
 
@@ -64,12 +64,15 @@ def inspect_cmd(directory: str, fmt: str, output: Optional[str]) -> None:
         raise SystemExit(int(ExitCode.FINDINGS))
 
 
-def _jobs_option(func):  # type: ignore[no-untyped-def]
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _jobs_option(func: F) -> F:
     return click.option("-j", "--jobs", type=click.IntRange(1, 64), default=None,
                         help="Files hashed in parallel (default: the number of CPUs, at most 16).")(func)
 
 
-def _progress_option(func):  # type: ignore[no-untyped-def]
+def _progress_option(func: F) -> F:
     return click.option("--progress/--no-progress", "progress", default=None,
                         help="Progress bar on stderr (default: only when stderr is a terminal).")(func)
 

@@ -25,7 +25,7 @@ def _host_chip() -> Tuple[Optional[int], Optional[str]]:
         from ascend_doctor.host.factory import make_host
 
         host = make_host(None)
-        chip = Facts(host).try_get("npu_chip")
+        chip = Facts(host).maybe(Facts.npu_chip)
     except Exception:  # no usable npu-smi is an answer here, not a crash
         return None, None
     hbm_mb = getattr(chip, "hbm_mb", None)

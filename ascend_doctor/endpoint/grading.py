@@ -24,8 +24,8 @@ def probe_report(facts: ProbeFacts, options: RunOptions, duration_s: float,
     from ascend_doctor.runner import run_suite
 
     # CheckContext.facts is typed for the host suite; the probe suite's checks read a ProbeFacts
-    # (checks/_probe.py probe_facts() asserts it).
-    ctx = CheckContext(facts=cast(Any, facts), matrix=None, options=options)
+    # (checks/_probe.py probe_facts() asserts it), and no probe check reads the matrix.
+    ctx = CheckContext(facts=cast(Any, facts), matrix=cast(Any, None), options=options)
     results = run_suite("probe", ctx, options, progress)
     report = Report(tool_version=__version__, matrix={}, host=endpoint_section(facts.settings.url),
                     facts=facts.to_dict(), results=results, fail_on=options.fail_on, duration_s=duration_s,

@@ -14,7 +14,7 @@ The threshold a reply is judged against is not from that paper: see
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.lazy import lazy_re
@@ -69,7 +69,7 @@ def repetition(text: str, n: int = DEFAULT_N, min_ngrams: int = MIN_NGRAMS) -> R
     return RepetitionScore(n, len(seq), len(grams), len(counts), ratio, _join(top), top_count)
 
 
-def _join(gram: tuple) -> str:
+def _join(gram: Tuple[str, ...]) -> str:
     """CJK characters read naturally without spaces; words need them."""
     out = ""
     for unit in gram:

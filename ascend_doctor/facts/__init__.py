@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import importlib
 import threading
-from typing import TYPE_CHECKING, Any, Callable, Dict, Generic, List, Optional, Sequence, Tuple, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Callable, Dict, Generic, List, Optional, Sequence, Tuple, TypeVar, cast, overload
 
 from ascend_doctor.facts.reads import Reads
 from ascend_doctor.host.base import CommandResult, Host
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from ascend_doctor.facts.file_modes import FileModes
     from ascend_doctor.facts.logs import DmesgScan, LogFilesScan
     from ascend_doctor.facts.mindie_env import MindieEnv
-    from ascend_doctor.facts.model import ManifestCheck, ModelFacts
+    from ascend_doctor.facts.model import ManifestCheck
     from ascend_doctor.facts.network import HccnConfFacts, HccnFacts
     from ascend_doctor.facts.npu import NpuBoards
     from ascend_doctor.facts.npu_ecc import NpuEcc
@@ -42,15 +42,20 @@ if TYPE_CHECKING:
     from ascend_doctor.facts.resources import HostResources
     from ascend_doctor.facts.running import RunningStack
     from ascend_doctor.facts.scope import NpuScope
-    from ascend_doctor.facts.serving import PlanModel, ServingConfig, WeightDir
+    from ascend_doctor.facts.serving import PlanModel, WeightDir
     from ascend_doctor.facts.serving_mounts import ServingMounts
     from ascend_doctor.facts.stack import StackFacts
     from ascend_doctor.facts.system import ContainerInfo, DeviceNodes, VisibleDevices
     from ascend_doctor.host.base import HostInfo, ListeningSocket, ProcessInfo, PythonEnv
+    from ascend_doctor.model.records import ModelFacts
     from ascend_doctor.parsers.id_output import IdInfo
     from ascend_doctor.parsers.npu_smi import NpuSmiInfo
+    from ascend_doctor.parsers.serving_config import ServingConfig
 
 T = TypeVar("T")
+# Fact is covariant: a Fact[Dict[str, str]] may be read where a Fact[Mapping[str, str]] is asked for
+# (it is only ever read, never written through).
+T_co = TypeVar("T_co", covariant=True)
 ProviderFunc = Callable[["Facts"], Any]
 
 __all__ = ["Fact", "FactUnavailable", "Facts", "Reads", "UnknownFact", "provider"]
@@ -88,7 +93,7 @@ class FactUnavailable(Exception):
         self.detail = detail
 
 
-class Fact(Generic[T]):
+class Fact(Generic[T_co]):
     """The declaration of one fact: read on an instance it is the value, on the class the key."""
 
     __slots__ = ("module", "name")
@@ -101,10 +106,10 @@ class Fact(Generic[T]):
         self.name = name
 
     @overload
-    def __get__(self, obj: None, owner: type) -> Fact[T]: ...
+    def __get__(self, obj: None, owner: type) -> Fact[T_co]: ...
 
     @overload
-    def __get__(self, obj: Facts, owner: type) -> T: ...
+    def __get__(self, obj: Facts, owner: type) -> T_co: ...
 
     def __get__(self, obj: Optional[Facts], owner: type) -> Any:
         if obj is None:
@@ -234,7 +239,7 @@ class Facts:
             if name in self._values:
                 ok, value = self._values[name]
                 if ok:
-                    return value
+                    return cast(T, value)  # stored by this method for this fact, so of its type
                 raise value
         try:
             value = fact.provider()(self)
@@ -244,7 +249,7 @@ class Facts:
             raise
         with self._lock:
             self._values.setdefault(name, (True, value))
-            return self._values[name][1]
+            return cast(T, self._values[name][1])
 
     def maybe(self, fact: Fact[T]) -> Optional[T]:
         """The value of a fact, or None when its provider failed."""
@@ -252,20 +257,6 @@ class Facts:
             return self.value(fact)
         except Exception:
             return None
-
-    def get(self, name: str) -> Any:
-        """The value of a fact by name (prefer the typed attributes)."""
-        fact = self.declared().get(name)
-        if fact is None:
-            raise UnknownFact(name)
-        return self.value(fact)
-
-    def try_get(self, name: str) -> Any:
-        """The value of a fact by name, or None if its provider failed (prefer ``maybe``)."""
-        fact = self.declared().get(name)
-        if fact is None:
-            raise UnknownFact(name)
-        return self.maybe(fact)
 
     def known(self) -> Dict[str, Any]:
         """Facts computed so far (successful ones only)."""

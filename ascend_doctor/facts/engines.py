@@ -120,7 +120,7 @@ _OPP_HOMES = ("{env_path}", "{root}/*/opp", "{root}/*/*/opp")
 def kernels(facts: Facts) -> KernelsFacts:
     from ascend_doctor.parsers.cann_component_info import parse_component_version_info
 
-    stack: StackFacts = facts.get("stack")
+    stack: StackFacts = facts.stack
     env = dict(facts.host.env())
     toolkit = stack.active_toolkit(env)
     notes: List[str] = []
@@ -209,7 +209,7 @@ def nnal(facts: Facts) -> NnalFacts:
     from ascend_doctor.parsers.colon_version_info import parse_colon_version_info
 
     host = facts.host
-    stack: StackFacts = facts.get("stack")
+    stack: StackFacts = facts.stack
     env = dict(host.env())
     atb_home = env.get("ATB_HOME_PATH") or None
     candidates = [posixpath.join(r, "nnal", "atb") for r in stack.roots]
@@ -255,7 +255,7 @@ class MindieFacts(_ColonVersionFile):
 def mindie(facts: Facts) -> MindieFacts:
     from ascend_doctor.parsers.colon_version_info import parse_colon_version_info
 
-    stack: StackFacts = facts.get("stack")
+    stack: StackFacts = facts.stack
     for root in stack.roots:
         found = _read_parsed(facts, posixpath.join(root, "mindie", "latest", "version.info"),
                              parse_colon_version_info)
@@ -333,7 +333,7 @@ def classify_process(proc: ProcessInfo) -> Optional[str]:
 
 @provider("engines", reads=Reads(host=("python", "processes")))
 def engines(facts: Facts) -> EnginesFacts:
-    py = facts.try_get("python_env")
+    py = facts.maybe(Facts.python_env)
     installed: Dict[str, Dict[str, str]] = {}
     for engine, dists in ENGINE_PACKAGES.items():
         found = {}
@@ -342,7 +342,7 @@ def engines(facts: Facts) -> EnginesFacts:
             if version:
                 found[dist] = version
         installed[engine] = found
-    mindie_facts = facts.try_get("mindie")
+    mindie_facts = facts.maybe(Facts.mindie)
     procs = facts.host.processes()
     running: List[RunningEngine] = []
     for proc in procs or []:
@@ -418,7 +418,7 @@ def _abi_from_config(facts: Facts, torch_dir: str) -> Optional[Tuple[int, str]]:
     present=("{python}",),
     host=("python",), adaptive=True))
 def torch_abi(facts: Facts) -> TorchAbi:
-    py = facts.get("python_env")
+    py = facts.python_env
     version = py.package("torch")
     if not version:
         raise FactUnavailable(_("torch is not installed in the target Python"))

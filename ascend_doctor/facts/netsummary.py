@@ -29,13 +29,13 @@ HCCL_VARIABLES = ("HCCL_IF_IP", "HCCL_CONNECT_TIMEOUT", "HCCL_EXEC_TIMEOUT", "HC
 
 
 def hccl_env(facts: Facts) -> Dict[str, Optional[str]]:
-    env = facts.try_get("env") or {}
+    env = facts.maybe(Facts.env) or {}
     return {name: (str(env[name]) if name in env else None) for name in HCCL_VARIABLES}
 
 
 def network(facts: Facts) -> Dict[str, Any]:
     """hccn_tool's view of the devices (only when this run queried it) and /etc/hccn.conf."""
-    conf_info = facts.try_get("hccn_conf")
+    conf_info = facts.maybe(Facts.hccn_conf)
     conf = getattr(conf_info, "conf", None)
     out: Dict[str, Any] = {"read": False, "hccn_tool": None, "unavailable": None, "tls": [], "fec": [],
                            "devices": []}
@@ -69,7 +69,7 @@ def network(facts: Facts) -> Dict[str, Any]:
         from ascend_doctor.facts.network import device_ids_from
 
         try:
-            device_ids_from(facts.try_get("npu_smi"))
+            device_ids_from(facts.maybe(Facts.npu_smi))
         except FactUnavailable as exc:
             out["unavailable"] = exc.reason
     if conf_info is not None:
@@ -85,7 +85,7 @@ def network(facts: Facts) -> Dict[str, Any]:
 
 def rank_table(facts: Facts, net: Optional[Dict[str, Any]] = None) -> Optional[Dict[str, Any]]:
     """The rank table's summary (its device entries included: the fleet keeps them once per table)."""
-    info = facts.try_get("rank_table")
+    info = facts.maybe(Facts.rank_table)
     if info is None:
         return None
     out: Dict[str, Any] = {"path": info.path, "source": info.source, "read_from": info.read_from,
@@ -96,10 +96,10 @@ def rank_table(facts: Facts, net: Optional[Dict[str, Any]] = None) -> Optional[D
         return out
     from ascend_doctor.facts.ranktable import match_node, node_names
 
-    host = facts.try_get("host_info")
+    host = facts.maybe(Facts.host_info)
     devices = (net if net is not None else network(facts))["devices"]
     addresses = {d["address"] for d in devices if d["address"] and not d["missing"]}
-    match = match_node(table, node_names(facts.try_get("env") or {}, getattr(host, "hostname", None)), addresses)
+    match = match_node(table, node_names(facts.maybe(Facts.env) or {}, getattr(host, "hostname", None)), addresses)
     out.update({
         "canonical_sha256": table.canonical_sha256, "kind": table.kind, "version": table.version,
         "status": table.status, "server_count": table.server_count, "rank_count": table.rank_count,

@@ -53,11 +53,11 @@ class NpuScope:
 
 @provider("npu_scope", reads=Reads())
 def npu_scope(facts: Facts) -> NpuScope:
-    container = facts.try_get("container")
+    container = facts.maybe(Facts.container)
     in_container = bool(getattr(container, "in_container", False))
-    visible = facts.try_get("visible_devices")
-    nodes = facts.try_get("device_nodes")
-    smi = facts.try_get("npu_smi")
+    visible = facts.maybe(Facts.visible_devices)
+    nodes = facts.maybe(Facts.device_nodes)
+    smi = facts.maybe(Facts.npu_smi)
     devices: List[Any] = list(getattr(smi, "devices", None) or [])
     davinci = list(getattr(nodes, "davinci", None) or [])
     # Each /dev/davinciN is one logical device for the runtime; without nodes, count npu-smi's chips.

@@ -342,11 +342,11 @@ def plan_model(facts: Facts) -> PlanModel:
     inspected = None
     if ref:
         try:
-            inspected = facts.try_get("model")
+            inspected = facts.maybe(Facts.model)
         except UnknownFact:  # the model fact is optional here
             inspected = None
     else:
-        config = facts.try_get("serving_config")
+        config = facts.maybe(Facts.serving_config)
         paths = [m.weight_path for m in getattr(config, "models", ()) if getattr(m, "weight_path", None)]
         if not paths:
             raise FactUnavailable(_("no model given (--model) and no weight path in the serving configuration"))

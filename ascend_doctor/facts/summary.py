@@ -16,16 +16,16 @@ REPORTED_PACKAGES = (
 
 def report_facts(facts: Facts) -> Dict[str, Any]:
     out: Dict[str, Any] = {}
-    smi = facts.try_get("npu_smi")
+    smi = facts.maybe(Facts.npu_smi)
     out["npu_smi_version"] = getattr(smi, "version", None)
     out["devices"] = [jsonable(d) for d in (getattr(smi, "devices", None) or [])]
     out["processes"] = [jsonable(p) for p in (getattr(smi, "processes", None) or [])]
-    chip = facts.try_get("npu_chip")
+    chip = facts.maybe(Facts.npu_chip)
     out["chip"] = jsonable(chip) if chip else None
 
-    stack = facts.try_get("stack")
+    stack = facts.maybe(Facts.stack)
     # The installed versions of what runs (with two stacks, the running one's), and what runs.
-    running = facts.try_get("running_stack")
+    running = facts.maybe(Facts.running_stack)
     out["driver_version"] = running.driver.installed if running else (stack.driver_version if stack else None)
     out["firmware_version"] = running.firmware.installed if running else (stack.firmware_version if stack else None)
     out["running"] = jsonable(running) if running else None
@@ -37,14 +37,14 @@ def report_facts(facts: Facts) -> Dict[str, Any]:
     out["cann"] = cann
     # Releases `ascend-doctor fleet` compares across nodes besides the toolkit (None: not installed
     # or not recorded; the nodes' own checks say which).
-    kernels = facts.try_get("kernels")
+    kernels = facts.maybe(Facts.kernels)
     out["kernels_version"] = kernels.kernels_version if kernels is not None else None
-    nnal = facts.try_get("nnal")
+    nnal = facts.maybe(Facts.nnal)
     out["nnal_version"] = nnal.version if nnal is not None else None
-    mindie = facts.try_get("mindie")
+    mindie = facts.maybe(Facts.mindie)
     out["mindie_version"] = mindie.version if mindie is not None else None
 
-    py = facts.try_get("python_env")
+    py = facts.maybe(Facts.python_env)
     if py is not None:
         packages = {name: py.package(name) for name in REPORTED_PACKAGES}
         out["python"] = {
@@ -55,14 +55,14 @@ def report_facts(facts: Facts) -> Dict[str, Any]:
         }
     else:
         out["python"] = None
-    container = facts.try_get("container")
+    container = facts.maybe(Facts.container)
     out["container"] = jsonable(container) if container else None
     # Model facts only when the run was asked about a model (computing them reads the weights' headers).
     if facts.options.model_dir:
-        model = facts.try_get("model")
+        model = facts.maybe(Facts.model)
         out["model"] = jsonable(model) if model is not None else None
     if facts.options.verify_manifest:
-        manifest = facts.try_get("model_manifest_check")
+        manifest = facts.maybe(Facts.model_manifest_check)
         out["model_manifest"] = jsonable(manifest) if manifest is not None else None
     # The NPU network, HCCL's variables and the rank table: what `ascend-doctor fleet` compares across nodes.
     from ascend_doctor.facts import netsummary

@@ -139,7 +139,7 @@ HOST_MOUNT_PATHS = ("/etc/ascend_install.info", "/usr/local/dcmi", "/usr/local/b
 @provider("mount_paths", reads=Reads(present=("{root}/driver/lib64", "{root}/driver/version.info", *HOST_MOUNT_PATHS)))
 def mount_paths(facts: Facts) -> Dict[str, bool]:
     """Whether each host-provided path the stack expects exists here (inside a container: is mounted)."""
-    stack = facts.try_get("stack")
+    stack = facts.maybe(Facts.stack)
     root = getattr(stack, "driver_root", None) or "/usr/local/Ascend"
     paths = (f"{root}/driver/lib64", f"{root}/driver/version.info", *HOST_MOUNT_PATHS)
     present: Dict[str, bool] = {}

@@ -178,7 +178,7 @@ class _Recorder:
                 self.notes.append(f"{host_path}: header of {length} bytes, larger than the "
                                   f"{MAX_HEADER_BYTES // (1024 * 1024)} MiB recorded")
             return 8  # the length alone tells the checks what is wrong (or that it is too large)
-        return 8 + length
+        return 8 + int(length)
 
     def read(self, host_path: str, count: int) -> Optional[bytes]:
         try:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import replace
-from typing import Any, BinaryIO, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, BinaryIO, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.logscan.literals import compile_pivot_regex, plan_needles
@@ -293,7 +293,7 @@ class _Run:
         self.matched_lines = 0
         self._last_matched_line = 0
         self._acc: Dict[str, _Accumulator] = {}
-        self.long_line_numbers: set = set()
+        self.long_line_numbers: Set[int] = set()
 
     def hits(self) -> List[SignatureHit]:
         by_id = {sig.id: sig for sig in self.scanner.db.signatures}
@@ -397,7 +397,7 @@ class _Run:
         is reported as SIG-DRV-EL0004 alone, an undocumented ``EL0016: ...`` as its family.
         """
         others = [sig for sig in candidates if not sig.family]
-        recorded: set = set()
+        recorded: Set[str] = set()
         matched_any = False
         for text in logical:
             specific_here = False

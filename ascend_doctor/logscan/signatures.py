@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import os
 import re
-from typing import Any, Dict, FrozenSet, List, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.logscan.literals import can_match_empty, parse_pattern, required_literals_of
@@ -125,7 +125,7 @@ def _load_uncached(path: str) -> SignatureDB:
     if path == default_path():  # the shipped database: its compiled form while it matches the YAML
         from ascend_doctor.compiled_data import signature_db
 
-        compiled = signature_db(path)
+        compiled: Optional[SignatureDB] = signature_db(path)
         if compiled is not None:
             return compiled
     try:
@@ -193,7 +193,7 @@ class _Converter:
         self.yaml = yaml
         self.path = path
         self.problems: List[str] = []
-        self.seen: set = set()
+        self.seen: Set[int] = set()
         # One constructor for the whole file is enough: each node is converted once (aliases
         # are refused), so no constructed value carries over from one scalar to another.
         self.constructor = yaml.constructor.SafeConstructor()

@@ -266,7 +266,8 @@ def _load_config(src: FileSource, path: str, root_names: List[str], limits: Insp
         facts.add(R.CONFIG_DUPLICATE_KEY, R.WARNING, Text(N_("config.json sets \"{key}\" more than once; loaders "
                                                              "keep only the last value"), key=key), "config.json")
     facts.config = doc
-    return doc
+    config: Dict[str, Any] = doc
+    return config
 
 
 def _scan_lfs_pointers(src: FileSource, path: str, model_files: List[Any], limits: InspectLimits,

@@ -143,7 +143,7 @@ def header_length(first8: bytes, file_size: int) -> int:
         )
     if length < 2:
         raise HeaderError("json-invalid", Text(N_("header length {length} is too small to hold JSON"), length=length))
-    return length
+    return int(length)
 
 
 def _int_list(value: Any) -> Optional[List[int]]:

@@ -37,7 +37,7 @@ is pure: text in, records out.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from ascend_doctor.fastdataclass import dataclass, field
 
@@ -615,7 +615,7 @@ _FIRMWARE_KEYS = ("firmware_version", "compatible_version_drv")
 _INSTALL_KEYS = ("driver_install_path_param", "firmware_install_path_param", "driver_install_type", "username")
 
 
-def _kv_parser(keys: set, pairs: List[Tuple[str, str]], hint: str
+def _kv_parser(keys: Set[str], pairs: List[Tuple[str, str]], hint: str
                ) -> Optional[Tuple[str, Callable[[str], Any]]]:
     from ascend_doctor.parsers import driver_firmware_info as dfi
     from ascend_doctor.parsers import install_info as ii

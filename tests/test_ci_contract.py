@@ -1,0 +1,33 @@
+"""The README's test command is what CI runs (.ci/run), so a contributor who runs the README's
+line locally runs exactly the gate: ruff, mypy --strict, the import contracts, the suite."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _readme_test_command() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Run the tests", 1)[1]
+    block = re.search(r"```sh\n(.*?)\n```", section, flags=re.S)
+    assert block, "README: no sh block under 'Run the tests'"
+    return block.group(1).strip()
+
+
+def test_ci_runs_exactly_the_readme_test_command() -> None:
+    readme = _readme_test_command()
+    prefix = "python3 -m venv .venv && . .venv/bin/activate && "
+    assert readme.startswith(prefix), readme
+    lines = [line.strip() for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()]
+    assert "python3 -m venv .venv" in lines and ". .venv/bin/activate" in lines
+    assert lines[-1] == readme[len(prefix):], "the last line of .ci/run must be the README's command"
+
+
+def test_the_gate_includes_every_tool() -> None:
+    command = _readme_test_command()
+    for tool in ("ruff check .", "mypy", "lint-imports", "python -m pytest"):
+        assert tool in command, tool
+    assert 'strict = true' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
