@@ -147,7 +147,8 @@ def test_capture_fake_machine_and_read_back(fake_root: Path, tmp_path: Path,
     board = ("npu-smi", "info", "-t", "board", "-i", "24")
     hung = CommandResult(ecc, CommandStatus.TIMEOUT, stdout="partial", duration_s=1.0, timeout_s=1.0)
     denied = CommandResult(("dmesg",), CommandStatus.PERMISSION_DENIED, returncode=1,
-                           stderr="dmesg: read kernel buffer failed: Operation not permitted\n")
+                           stderr="dmesg: read kernel buffer failed: Operation not permitted\n",
+                           detail="permission denied; stdout truncated at 4194304 bytes")
     fake = FakeLiveHost({
         ("npu-smi", "info"): ok(["npu-smi", "info"], NPU_SMI_INFO_310P3),
         ecc: hung,
@@ -195,6 +196,7 @@ def test_capture_fake_machine_and_read_back(fake_root: Path, tmp_path: Path,
         with pytest.raises(FileMissing):
             host.read_text("/usr/local/Ascend/mindie/latest/version.info")
         notes = " ".join(host.metadata["capture_notes"])
+        assert "`dmesg`: stdout truncated at 4194304 bytes" in notes  # hostile review row 198
         assert "outside the declared reads" in notes and "more than" in notes
         assert "symlink loop" in notes and "hung" in notes
         # env (redacted), python, host facts

@@ -64,6 +64,9 @@ class SnapshotTree:
         self.commands[result.argv] = result
         if result.status is CommandStatus.TIMEOUT:
             self.note(f"`{result.command_line}` hung and was killed after {result.timeout_s or 0:g} s")
+        for piece in (result.detail or "").split("; "):
+            if "truncated at" in piece:  # the host kept only the first bytes: the snapshot says so
+                self.note(f"`{result.command_line}`: {piece}")
         write_command(self.tree, result)
 
     # -- paths --------------------------------------------------------------------------
