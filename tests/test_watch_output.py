@@ -15,11 +15,12 @@ from prometheus_client.parser import text_string_to_metric_families
 from rich.console import Console
 
 from ascend_doctor.parsers.npu_smi import parse_npu_smi_info
+from ascend_doctor.render.prometheus import render_metrics
+from ascend_doctor.render.watch import build_table, sample_lines
 from ascend_doctor.watch.alerts import AlertTracker
 from ascend_doctor.watch.model import Sample, chips_from_info
 from ascend_doctor.watch.notify import AlertHook
-from ascend_doctor.watch.output import build_table, sample_lines
-from ascend_doctor.watch.prometheus import PrometheusFileError, render_metrics, write_atomically
+from ascend_doctor.watch.prometheus import PrometheusFileError, write_atomically
 from ascend_doctor.watch.thresholds import Thresholds
 
 from .samples_util import sample_body
@@ -93,12 +94,12 @@ def test_hook_never_blocks_the_caller_and_reports_failures() -> None:
     hook = AlertHook([sys.executable, "-c", "import time; time.sleep(5)"], 0.5, reports.append)
     started = time.monotonic()
     for seq in range(3):
-        hook.submit({"event": "raise", "kind": "temperature", "seq": seq})
+        hook.submit(f'{{"event": "raise", "kind": "temperature", "seq": {seq}}}\n', "raise temperature")
     assert time.monotonic() - started < 0.2  # submit returns at once
     assert hook.drain(0.1) is False  # still running
     hook.close()  # the watch ends: the running command is killed, the queued ones never run
     assert hook.drain(2.0)
     assert len(reports) == 1 and "stopped, the watch is ending" in reports[0]
     timing_out = AlertHook([sys.executable, "-c", "import time; time.sleep(5)"], 0.2, reports.append)
-    timing_out.submit({"event": "clear", "kind": "memory"})
+    timing_out.submit('{"event": "clear", "kind": "memory"}\n', "clear memory")
     assert timing_out.drain(5.0) and "(clear memory): no exit within 0.2 s, killed" in reports[-1]

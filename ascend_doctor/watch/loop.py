@@ -21,11 +21,12 @@ from ascend_doctor.exitcodes import ExitCode
 from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.host.base import CommandStatus
 from ascend_doctor.i18n import _
+from ascend_doctor.render.prometheus import render_metrics
+from ascend_doctor.render.watch import alert_line, alert_payload, build_table, render_watch_sample
 from ascend_doctor.watch.alerts import Alert, AlertTracker
 from ascend_doctor.watch.model import Sample
 from ascend_doctor.watch.notify import AlertHook
-from ascend_doctor.watch.output import alert_line, build_table, json_line, sample_lines
-from ascend_doctor.watch.prometheus import PrometheusFileError, render_metrics, write_atomically
+from ascend_doctor.watch.prometheus import PrometheusFileError, write_atomically
 from ascend_doctor.watch.source import Clock, CommandHost, Sampler
 from ascend_doctor.watch.thresholds import Thresholds
 
@@ -129,23 +130,17 @@ class Watch:
 
     # -- publishing -----------------------------------------------------------------------
     def _publish(self, sample: Sample, events: List[Alert]) -> None:
-        if self.settings.fmt == FORMAT_JSON:
-            lines = [json_line(sample.to_dict())] + [json_line(event.to_dict()) for event in events]
-            self._write(lines)
-        elif self._live is not None:
+        if self._live is not None and self.settings.fmt != FORMAT_JSON:
             self._live.update(build_table(sample, self.last_fresh, self.tracker.active_alerts()), refresh=True)
         else:
-            self._write(sample_lines(sample))
+            self.out.write(render_watch_sample(sample, events, self.settings.fmt))
+            self.out.flush()
         for event in events:
             self.report(alert_line(event))
             if self.hook is not None:
-                self.hook.submit(event.to_dict())
+                self.hook.submit(alert_payload(event), f"{event.event} {event.kind}")
         if self.settings.prometheus:
             self._export(sample)
-
-    def _write(self, lines: List[str]) -> None:
-        self.out.write("".join(line + "\n" for line in lines))
-        self.out.flush()
 
     def _export(self, sample: Sample) -> None:
         assert self.settings.prometheus is not None

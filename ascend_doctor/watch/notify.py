@@ -1,5 +1,7 @@
 """``--on-alert CMD``: run a command for each alert event, with the alert as JSON on its stdin.
 
+The JSON is made by ascend_doctor/render/watch.py ``alert_payload``; this module only delivers it.
+
 The sampling loop never waits for it: events go into a bounded queue that one worker thread
 drains, running the command once per event (in order) with a timeout. A command that fails,
 hangs or is missing is *reported* on stderr, one line, and the watch goes on. When the queue
@@ -14,7 +16,6 @@ when the watch ends.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import queue
 import shlex
@@ -23,7 +24,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, List, Optional, Tuple
 
 from ascend_doctor.i18n import _
 
@@ -50,7 +51,7 @@ class AlertHook:
         self.argv = list(argv)
         self.timeout_s = timeout_s
         self.report = report
-        self.queue: queue.Queue[Dict[str, Any]] = queue.Queue(maxsize=QUEUE_SIZE)
+        self.queue: queue.Queue[Tuple[str, str]] = queue.Queue(maxsize=QUEUE_SIZE)
         self.dropped = 0
         self.ran = 0
         self.failed = 0
@@ -62,12 +63,13 @@ class AlertHook:
         self._worker = threading.Thread(target=self._work, name="ascend-doctor-on-alert", daemon=True)
         self._worker.start()
 
-    def submit(self, alert: Dict[str, Any]) -> None:
-        """Queue one alert; never blocks."""
+    def submit(self, payload: str, label: str) -> None:
+        """Queue one alert; never blocks. ``payload`` is what the command reads on its stdin,
+        ``label`` names the alert in messages (``raise temperature``)."""
         with self._lock:
             self._pending += 1
         try:
-            self.queue.put_nowait(alert)
+            self.queue.put_nowait((payload, label))
         except queue.Full:
             with self._lock:
                 self._pending -= 1
@@ -105,11 +107,12 @@ class AlertHook:
                     self._pending -= 1
                     self._done.notify_all()
 
-    def _run_one(self, alert: Dict[str, Any]) -> None:
+    def _run_one(self, alert: Tuple[str, str]) -> None:
         if self._closed:
             return
-        payload = (json.dumps(alert, ensure_ascii=False) + "\n").encode("utf-8")
-        what = f"--on-alert `{shlex.join(self.argv)}` ({alert.get('event')} {alert.get('kind')})"
+        text, label = alert
+        payload = text.encode("utf-8")
+        what = f"--on-alert `{shlex.join(self.argv)}` ({label})"
         try:
             proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=_hook_stdout(),
                                     start_new_session=True, close_fds=True)

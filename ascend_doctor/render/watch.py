@@ -1,19 +1,21 @@
-"""How samples and alerts are shown: plain lines, JSON lines, or a live table on a terminal.
+"""``watch``: how samples and alerts are shown (docs/watch.md; JSON contract: docs/watch-schema.json).
 
 * plain (text format, not a terminal, or ``-o FILE``): one line per chip per sample;
 * JSON (``--format json``): one object per line, ``"type": "sample"`` or ``"type": "alert"``;
 * table (text format on a terminal): one rich table per chip row, redrawn at each sample.
 
-Alerts always go to stderr as one human line each, whatever the format.
+Alerts always go to stderr as one human line each, whatever the format, and to ``--on-alert CMD``
+as one JSON object on its stdin (``alert_payload``). The ``--prometheus`` textfile is
+render/prometheus.py's.
 """
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any, Dict, List, Optional, Sequence
 
 from ascend_doctor.i18n import N_, _
+from ascend_doctor.render import JSON, TEXT, unknown_format
 from ascend_doctor.watch.alerts import EVENT_RAISE, Alert
 from ascend_doctor.watch.model import ChipSample, Sample
 
@@ -74,8 +76,26 @@ def alert_line(alert: Alert) -> str:
     return f"{clock_text(alert.time)} #{alert.seq} {word} {alert.level} {alert.kind}: {alert.message}"
 
 
-def json_line(data: Dict[str, Any]) -> str:
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+def render_watch_sample(sample: Sample, events: Sequence[Alert], fmt: str) -> str:
+    """What the sample stream (stdout or -o FILE) gets for one sample: one line per chip (text), or
+    the sample and the alert events it raised or cleared, one JSON object a line; newline-ended."""
+    if fmt == JSON:
+        from ascend_doctor.render.json import json_line
+
+        lines = [json_line(sample.to_dict())] + [json_line(event.to_dict()) for event in events]
+    elif fmt == TEXT:
+        lines = sample_lines(sample)
+    else:
+        raise unknown_format(fmt)
+    return "".join(line + "\n" for line in lines)
+
+
+def alert_payload(alert: Alert) -> str:
+    """What ``--on-alert CMD`` reads on its stdin: the alert's JSON object on one line, as in the
+    stream but with the default separators (docs/watch.md)."""
+    from ascend_doctor.render.json import json_payload
+
+    return json_payload(alert.to_dict())
 
 
 def build_table(sample: Sample, last_fresh: Optional[Sample], active: Sequence[Alert]) -> Any:
