@@ -6,15 +6,12 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import click
 
-from ascend_doctor.cli._common import dump_json, fail, guard_output, handle_errors, output_options, write_output
+from ascend_doctor.cli._common import fail, guard_output, handle_errors, output_options, write_output
 from ascend_doctor.exitcodes import ExitCode
-from ascend_doctor.i18n import N_, ngettext
 from ascend_doctor.i18n import gettext as _
 from ascend_doctor.i18n_text import localized
 
 KV_CHOICES = ("bf16", "fp16", "int8", "fp8")
-# Where a plan's weight sizes come from (model/plan.py WeightPlan.source), as shown.
-_WEIGHT_SOURCES = {"architecture": N_("architecture"), "safetensors headers": N_("safetensors headers")}
 PRECISION_CHOICES = ("bf16", "fp16", "w8a8", "w8a16", "w4a8", "fp8")
 
 
@@ -63,116 +60,6 @@ def _resolve_memory(chip: Optional[str], mem_gb: Optional[float]) -> Tuple[int, 
     except Exception:  # an unknown npu-smi name still plans by its memory
         unsupported = ()
     return hbm, str(name), _("npu-smi on this host"), unsupported
-
-
-def _gib(value: int) -> str:
-    return f"{value / (1024 ** 3):,.1f}"
-
-
-def _layout_line(layout: Any, moe: bool) -> str:
-    line = ngettext("{count} card: TP {tp} x DP {dp}", "{count} cards: TP {tp} x DP {dp}", layout.cards).format(
-        count=layout.cards, tp=layout.tp, dp=layout.dp)
-    if moe:
-        line += _(", routed experts over EP {ep} x MoE-TP {moe_tp}").format(ep=layout.ep, moe_tp=layout.moe_tp)
-    return line
-
-
-def _row(label: str, value: str = "", detail: str = "") -> str:
-    """One line of the per-card table: the label padded to 21 terminal cells (a Chinese label is
-    two cells a character), the value right-aligned in 10."""
-    from ascend_doctor.widewrap import cell_width
-
-    line = "  " + label + " " * max(1, 21 - cell_width(label)) + f"{value:>10}"
-    return line + (f"   {detail}" if detail else "")
-
-
-def _render_text(model: Any, chip_label: str, chip_source: str, plan: Any, smallest: Dict[str, Optional[int]],
-                 requested_cards: Optional[int], hbm: int, notes: List[str], weights_fit: Any = None,
-                 unsupported: Tuple[str, ...] = ()) -> str:
-    from ascend_doctor.model.arch import describe
-    from ascend_doctor.model.plan import PRECISIONS, VERDICT_FEWER, VERDICT_FITS
-
-    arch = model.arch
-    params = plan.params if plan else None
-    lines: List[str] = []
-    head = f"{model.name}: " + "; ".join(localized(line) for line in describe(arch))
-    lines.append(head)
-    if params is not None:
-        lines.append("  " + _("{count}B parameters ({source})").format(count=f"{params.total / 1e9:,.2f}",
-                                                                        source=_(_WEIGHT_SOURCES.get(
-                                                                            plan.weights.source, plan.weights.source))))
-    lines.append(_("Card: {chip}, {gib} GiB ({source})").format(chip=chip_label, gib=_gib(hbm), source=chip_source))
-    if plan is not None:
-        card = plan.card
-        kv_token = card.kv_per_sequence_bytes / plan.max_seq_len if plan.max_seq_len else 0
-        heading = (_("Plan (requested): {precision} weights, {kv} KV cache, max_seq_len {seq}, batch {batch}; {layout}")
-                   if requested_cards else
-                   _("Plan (smallest that fits): {precision} weights, {kv} KV cache, max_seq_len {seq}, batch {batch}; "
-                     "{layout}"))
-        lines.append(heading.format(precision=plan.precision.name, kv=plan.kv_dtype, seq=plan.max_seq_len,
-                                    batch=plan.batch, layout=_layout_line(plan.layout, arch.is_moe)))
-        lines.append("")
-        lines.append(_row(_("per card"), "GiB"))
-        if plan.weights.expert_bytes:
-            weights = _("(model {total} GiB: {dense} / TP {tp} + experts {experts} / {shards})").format(
-                total=_gib(plan.weights.total_bytes), dense=_gib(plan.weights.non_expert_bytes), tp=plan.layout.tp,
-                experts=_gib(plan.weights.expert_bytes), shards=plan.layout.expert_shards)
-        else:
-            weights = _("(model {total} GiB: {dense} / TP {tp})").format(
-                total=_gib(plan.weights.total_bytes), dense=_gib(plan.weights.non_expert_bytes), tp=plan.layout.tp)
-        lines.append(_row(_("weights"), _gib(card.weights_bytes), weights))
-        if plan.kv_budget_bytes is not None:
-            lines.append(_row(_("KV cache"), _gib(card.kv_bytes), _("(fixed pool, npuMemSize)")))
-        else:
-            lines.append(_row(_("KV cache"), _gib(card.kv_bytes), _(
-                "({sequences} sequence(s) x {tokens} tokens x {kib} KiB/token)").format(
-                    sequences=card.sequences_requested, tokens=plan.max_seq_len, kib=f"{kv_token / 1024:,.1f}")))
-        lines.append(_row(_("runtime reserve"), _gib(card.reserve_bytes), _(
-            "({fixed} GiB fixed + {fraction} of the card)").format(
-                fixed=_gib(plan.reserve.fixed_bytes), fraction=f"{plan.reserve.fraction:.0%}")))
-        lines.append(_row(_("free"), _gib(card.free_bytes)))
-        lines.append("")
-        if card.verdict == VERDICT_FITS:
-            lines.append(_("Verdict: fits, margin {gib} GiB ({fraction} of the card); room for {sequences} sequence(s) "
-                           "of {tokens} tokens per replica").format(
-                gib=_gib(card.free_bytes), fraction=f"{card.margin_fraction:.0%}", sequences=card.sequences_fit,
-                tokens=plan.max_seq_len))
-        elif card.verdict == VERDICT_FEWER:
-            lines.append(_("Verdict: does not fit as asked: the weights fit, but the KV cache holds only {fit} of the "
-                           "{requested} sequence(s) of {tokens} tokens per replica; lower --batch/--max-seq-len, use "
-                           "an 8-bit KV cache, or add cards").format(
-                fit=card.sequences_fit, requested=card.sequences_requested, tokens=plan.max_seq_len))
-        else:
-            lines.append(_("Verdict: does not fit: short by {gib} GiB per card").format(gib=_gib(-card.free_bytes)))
-    elif weights_fit is not None:
-        card = weights_fit.card
-        lines.append(_("Verdict: does not fit as asked on up to 128 cards: the weights need {cards} card(s) "
-                       "({layout}); there the KV cache holds {fit} of the {requested} sequence(s) of {tokens} tokens "
-                       "per replica. Engines queue the rest (MindIE and vLLM size their KV pool from the memory "
-                       "left); lower --batch/--max-seq-len or use an 8-bit KV cache").format(
-            cards=weights_fit.layout.cards, layout=_layout_line(weights_fit.layout, arch.is_moe),
-            fit=card.sequences_fit, requested=card.sequences_requested, tokens=weights_fit.max_seq_len))
-    else:
-        lines.append(_("Verdict: does not fit on up to 128 cards of this size (not even the weights)"))
-    lines.append("")
-    lines.append(_("Smallest card count that fits ({gib} GiB cards; TP, and EP for MoE, over every card):").format(
-        gib=_gib(hbm)))
-    from ascend_doctor.widewrap import cell_width
-
-    for name, count in smallest.items():
-        extra = "" if PRECISIONS[name].ascend_loadable else "   " + _("(not loadable on Ascend)")
-        if name in unsupported and PRECISIONS[name].ascend_loadable:
-            extra = "   " + _("(not loadable on {chip}: no {dtype})").format(chip=chip_label, dtype=name.upper())
-        if not count:
-            label = _("over 128 cards")
-        else:
-            label = ngettext("{count} card", "{count} cards", count).format(count=count)
-        lines.append(f"  {name:<6} " + " " * max(0, 10 - cell_width(label)) + label + extra)
-    if notes:
-        lines.append("")
-        lines.append(_("Notes:"))
-        lines.extend(f"  - {localized(note)}" for note in notes)
-    return "\n".join(lines)
 
 
 @click.command("plan")
@@ -292,23 +179,14 @@ def plan(model_ref: str, precision: Optional[str], chip: Optional[str], mem_gb: 
         smallest = smallest_cards_by_precision(arch, hbm, precisions=tuple(PRECISIONS), **common)
     except PlanError as exc:
         fail(localized(exc), ExitCode.USAGE)
-    notes = dtype_notes + list(model.notes) + (list(the_plan.notes) if the_plan else [])
-    fits = bool(the_plan and the_plan.fits)
-    if fmt == "json":
-        data = {
-            "model": {"ref": model.ref, "name": model.name, "kind": model.kind,
-                      "checkpoint_precision": model.checkpoint_precision,
-                      "sources": list(model.family.sources) if model.family else []},
-            "card": {"name": chip_label, "hbm_bytes": hbm, "source": chip_source},
-            "plan": the_plan.as_dict() if the_plan else None,
-            "weights_fit": weights_fit.as_dict() if weights_fit else None,
-            "smallest_cards": smallest,
-            "not_loadable": sorted({n for n in PRECISIONS if not PRECISIONS[n].ascend_loadable} | set(unsupported)),
-            "fits": fits,
-            "notes": notes,
-        }
-        write_output(dump_json(data), output)
-    else:
-        write_output(_render_text(model, chip_label, chip_source, the_plan, smallest, requested, hbm, notes,
-                                  weights_fit, unsupported), output)
-    raise SystemExit(int(ExitCode.OK if fits else ExitCode.FINDINGS))
+    from ascend_doctor.render.plan import PlanOutcome, render_plan
+
+    outcome = PlanOutcome(
+        model_ref=model.ref, model_name=model.name, model_kind=model.kind,
+        checkpoint_precision=model.checkpoint_precision,
+        model_sources=tuple(model.family.sources) if model.family else (), arch=arch,
+        card_name=chip_label, card_source=chip_source, hbm_bytes=hbm, plan=the_plan, weights_fit=weights_fit,
+        smallest_cards=smallest, requested_cards=requested, unsupported=unsupported,
+        notes=tuple(dtype_notes + list(model.notes) + (list(the_plan.notes) if the_plan else [])))
+    write_output(render_plan(outcome, fmt), output)
+    raise SystemExit(int(ExitCode.OK if outcome.fits else ExitCode.FINDINGS))
