@@ -31,7 +31,7 @@ import contextlib
 import errno
 import os
 import stat
-from typing import BinaryIO, Dict, Iterable, Iterator, Optional, Tuple
+from typing import BinaryIO, Iterable, Iterator, Optional, Tuple
 
 # Pseudo file systems: their "regular files" are kernel interfaces (``/proc/kmsg`` blocks and
 # consumes the kernel log, ``/proc/self/mem`` fails, ``/sys`` files may trigger actions).
@@ -303,35 +303,3 @@ def _fsync_folder(folder: str) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
-
-
-# -- folders ---------------------------------------------------------------------------------------
-
-
-def remove_tree(path: str) -> None:
-    """Remove a folder tree we created, without recursion (a 10,000-level tree is fine) and
-    without following symlinks. Errors are ignored: this is clean-up."""
-    stack = [path]
-    pending: Dict[str, bool] = {}
-    while stack:
-        current = stack[-1]
-        if pending.get(current):
-            stack.pop()
-            with contextlib.suppress(OSError):
-                os.rmdir(current)
-            continue
-        pending[current] = True
-        try:
-            entries = list(os.scandir(current))
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                is_dir = entry.is_dir(follow_symlinks=False)
-            except OSError:
-                is_dir = False
-            if is_dir:
-                stack.append(entry.path)
-            else:
-                with contextlib.suppress(OSError):
-                    os.unlink(entry.path)

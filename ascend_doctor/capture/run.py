@@ -31,6 +31,7 @@ from ascend_doctor.host.base import DEFAULT_TIMEOUT_S
 from ascend_doctor.host.live import LiveHost
 from ascend_doctor.host.snapshot import SNAPSHOT_FORMAT
 from ascend_doctor.redaction.secrets import redact_snapshot_files
+from ascend_doctor.tempdirs import remove_tree
 
 Progress = Callable[[str], None]
 
@@ -94,7 +95,7 @@ def capture_snapshot(output: str, timeout_s: float = DEFAULT_TIMEOUT_S, python: 
             os.chmod(staging, 0o777 & ~_umask())
             os.rename(staging, target)  # over a missing name or an empty folder: all or nothing
         except BaseException:
-            safeio.remove_tree(staging)
+            remove_tree(staging)
             raise
         return summary
     target = safeio.check_output_target(output)
@@ -208,7 +209,6 @@ def _umask() -> int:
 @contextlib.contextmanager
 def _staging_tree(stem: str) -> Iterator[str]:
     """A private folder in the system temp directory to build an archive's tree in."""
-    from ascend_doctor import safeio
 
     staging = tempfile.mkdtemp(prefix="ascend-doctor-capture-")
     try:
@@ -216,7 +216,7 @@ def _staging_tree(stem: str) -> Iterator[str]:
         os.mkdir(tree)
         yield tree
     finally:
-        safeio.remove_tree(staging)
+        remove_tree(staging)
 
 
 def _archive_stem(output: str) -> str:
