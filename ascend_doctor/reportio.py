@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import stat
 import sys
 from typing import Any, Dict, List, Mapping, Optional, Tuple
@@ -23,8 +22,6 @@ from ascend_doctor.report import REPORT_SCHEMA_VERSION, FixStep, Report, Result
 MAX_REPORT_BYTES = 64 * 1024 * 1024
 MAX_JSON_DEPTH = 64
 
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_BRACKET = re.compile(r"[\[\]{}]")
 
 
 class ReportReadError(Exception):
@@ -47,7 +44,9 @@ def read_report_file(path: str) -> Report:
 def parse_report_text(text: str, label: str = "report") -> Report:
     if not text.strip():
         raise ReportReadError(f"{label} is empty, not a JSON report")
-    depth = json_depth(text)
+    from ascend_doctor.boundedjson import measure
+
+    depth, _containers, _values = measure(text, MAX_JSON_DEPTH)
     if depth > MAX_JSON_DEPTH:
         raise ReportReadError(f"{label} nests deeper than {MAX_JSON_DEPTH} levels: not an ascend-doctor report")
     try:
@@ -57,18 +56,6 @@ def parse_report_text(text: str, label: str = "report") -> Report:
     except (RecursionError, ValueError) as exc:
         raise ReportReadError(f"{label} is not usable JSON: {exc}") from None
     return report_from_dict(data, label)
-
-
-def json_depth(text: str) -> int:
-    """Deepest nesting of arrays/objects in JSON text (strings skipped), without parsing it."""
-    depth = deepest = 0
-    for match in _BRACKET.finditer(_STRING.sub("", text)):
-        if match.group() in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        else:
-            depth -= 1
-    return deepest
 
 
 def _read_bounded(path: str, label: str) -> bytes:
