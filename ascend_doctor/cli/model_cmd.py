@@ -7,7 +7,7 @@ from typing import Any, Callable, List, Optional, TypeVar
 
 import click
 
-from ascend_doctor.cli._common import dump_json, fail, guard_output, handle_errors, output_options, write_output
+from ascend_doctor.cli._common import fail, guard_output, handle_errors, output_options, write_output
 from ascend_doctor.exitcodes import ExitCode
 from ascend_doctor.i18n import gettext as _
 from ascend_doctor.model.files import DEFAULT_MAX_ENTRIES as DEFAULT_MAX_FILES
@@ -54,12 +54,11 @@ def inspect_cmd(directory: str, fmt: str, output: Optional[str]) -> None:
     from ascend_doctor.model import records as R
     from ascend_doctor.model.files import LocalFiles
     from ascend_doctor.model.inspect import inspect_model_dir
-    from ascend_doctor.render.model_inspect import render_model_facts
+    from ascend_doctor.render.model import render_model_inspect
 
     guard_output(output, folders=[directory])
     facts = inspect_model_dir(LocalFiles(), _dir_arg(directory))
-    text = dump_json(facts.to_dict()) if fmt == "json" else render_model_facts(facts)
-    write_output(text, output)
+    write_output(render_model_inspect(facts, fmt), output)
     if any(p.severity == R.ERROR for p in facts.problems):
         raise SystemExit(int(ExitCode.FINDINGS))
 
@@ -131,7 +130,9 @@ def manifest_cmd(directory: str, output: Optional[str], as_sha256sum: bool, max_
         _echo_problems(problems)
         fail(_("{count} file(s) could not be hashed; no manifest written").format(count=len(problems)),
              ExitCode.INCOMPLETE)
-    write_output(manifest.to_sha256sum() if as_sha256sum else manifest.to_json(), output)
+    from ascend_doctor.render.model import render_model_manifest
+
+    write_output(render_model_manifest(manifest, "sha256sum" if as_sha256sum else "json"), output)
     click.echo(_("{count} files, {size} bytes").format(count=len(manifest.entries), size=manifest.total_bytes),
                err=True)
 
@@ -208,7 +209,7 @@ def verify_cmd(directory: str, manifest_path: str, fmt: str, output: Optional[st
         verify_plan,
     )
     from ascend_doctor.model.progress import byte_progress, progress_wanted
-    from ascend_doctor.render.model_inspect import render_verify
+    from ascend_doctor.render.model import render_model_verify
 
     root = _dir_arg(directory)
     guard_output(output, files=[manifest_path], folders=[directory])
@@ -225,7 +226,6 @@ def verify_cmd(directory: str, manifest_path: str, fmt: str, output: Optional[st
     plan = verify_plan(manifest, listing, ignore=own)
     with byte_progress(hash_total(plan[0]), "verifying", progress_wanted(progress)) as advance:
         result = verify_manifest(src, root, manifest, jobs, advance, listing, plan)
-    text = dump_json(result.to_dict()) if fmt == "json" else render_verify(result, manifest_path)
-    write_output(text, output)
+    write_output(render_model_verify(result, fmt, manifest_path), output)
     if not result.ok:
         raise SystemExit(int(ExitCode.FINDINGS))

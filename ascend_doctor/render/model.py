@@ -1,5 +1,11 @@
-"""Plain-text views of ``ModelFacts`` and ``VerifyResult`` for the ``model inspect`` and ``model verify``
-commands (their JSON is the records' ``to_dict()``)."""
+"""``model inspect|manifest|verify``: what a model folder holds, its manifest, and a verification.
+
+JSON contracts: docs/model-inspect-schema.json, docs/model-manifest-schema.json and
+docs/model-verify-schema.json; the JSON is the records' ``to_dict()``. The manifest is also a file
+the tool reads back (``model verify``, ``check --verify``): its two forms, JSON and ``sha256sum``
+lines, are written by ascend_doctor/model/manifest.py beside the parser that reads them, and
+chosen here.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +14,12 @@ from typing import List
 from ascend_doctor.i18n import N_
 from ascend_doctor.i18n import gettext as _
 from ascend_doctor.model import records as R
-from ascend_doctor.model.manifest import VerifyResult
+from ascend_doctor.model.manifest import Manifest, VerifyResult
 from ascend_doctor.model.records import ModelFacts
 from ascend_doctor.model.units import human_bytes
+from ascend_doctor.render import JSON, TEXT, unknown_format
+
+MANIFEST_FORMATS = (JSON, "sha256sum")
 
 _MODELING = {
     "hf-original": N_("HuggingFace original (still imports flash_attn)"),
@@ -20,7 +29,37 @@ _MODELING = {
 }
 
 
-def render_model_facts(facts: ModelFacts) -> str:
+def render_model_inspect(facts: ModelFacts, fmt: str) -> str:
+    if fmt == JSON:
+        from ascend_doctor.render.json import json_document
+
+        return json_document(facts.to_dict())
+    if fmt == TEXT:
+        return model_facts_to_text(facts)
+    raise unknown_format(fmt)
+
+
+def render_model_manifest(manifest: Manifest, fmt: str) -> str:
+    """The manifest as ``model manifest`` writes it: JSON, or ``sha256sum`` lines (``--sha256sum``)."""
+    if fmt == JSON:
+        return manifest.to_json()
+    if fmt == "sha256sum":
+        return manifest.to_sha256sum()
+    raise unknown_format(fmt, MANIFEST_FORMATS)
+
+
+def render_model_verify(result: VerifyResult, fmt: str, manifest_path: str) -> str:
+    """``model verify``: every difference, then a verdict line naming the manifest checked against."""
+    if fmt == JSON:
+        from ascend_doctor.render.json import json_document
+
+        return json_document(result.to_dict())
+    if fmt == TEXT:
+        return verify_to_text(result, manifest_path)
+    raise unknown_format(fmt)
+
+
+def model_facts_to_text(facts: ModelFacts) -> str:
     """``model inspect``'s text. Provenance labels, evidence and problem messages are made in
     English by ascend_doctor/model (they are also the JSON's and the MDL checks' data, ``Text``)
     and shown here in the chosen language."""
@@ -74,7 +113,7 @@ def render_model_facts(facts: ModelFacts) -> str:
     return "\n".join(lines)
 
 
-def render_verify(result: VerifyResult, manifest_path: str) -> str:
+def verify_to_text(result: VerifyResult, manifest_path: str) -> str:
     lines: List[str] = []
     for mismatch in result.mismatched:
         if mismatch.reason == "size":
