@@ -25,7 +25,6 @@ import subprocess
 import sys
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from typing import IO, Any, BinaryIO, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ascend_doctor import interrupt
@@ -268,6 +267,8 @@ class LiveHost:
         if len(todo) == 1:
             return [self.run(todo[0], timeout)]
         workers = min(MAX_PARALLEL_COMMANDS, len(todo))
+        from concurrent.futures import ThreadPoolExecutor  # here: it brings logging and queue along
+
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ascend-doctor-run") as pool:
             return list(pool.map(lambda argv: self.run(argv, timeout), todo))
 
