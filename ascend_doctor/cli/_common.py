@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 import os
 import sys
 from typing import Any, Callable, Iterable, NoReturn, Optional, TypeVar
@@ -113,10 +112,6 @@ def guard_output(output: Optional[str], files: Iterable[Optional[str]] = (),
         safeio.check_not_an_input(output, files, folders)
     except safeio.OutputRefused as exc:
         fail(str(exc), ExitCode.USAGE)
-
-
-def dump_json(data: Any) -> str:
-    return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False)
 
 
 def fail(message: str, code: int = ExitCode.USAGE) -> NoReturn:
