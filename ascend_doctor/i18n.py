@@ -185,7 +185,7 @@ class _Template:
         # fields take the longest match instead, fewest first.
         import itertools
 
-        names = list(dict.fromkeys(name for _, name in self.pieces if name is not None))[:4]
+        names = list(dict.fromkeys(name for _, name in self.pieces if name is not None))[:6]
         for count in range(1, len(names) + 1):
             for greedy in itertools.combinations(names, count):
                 values = self._values(text, greedy)
@@ -235,7 +235,18 @@ _BRACKETS = (("(", ")"), ("（", "）"), ("[", "]"), ("【", "】"))
 
 
 def _balanced(value: str) -> bool:
-    return all(value.count(opening) == value.count(closing) for opening, closing in _BRACKETS)
+    """Whether every bracket ``value`` opens it also closes, in order ("a) (b" is not)."""
+    for opening, closing in _BRACKETS:
+        if opening not in value and closing not in value:
+            continue
+        depth = 0
+        for ch in value:
+            depth += 1 if ch == opening else -1 if ch == closing else 0
+            if depth < 0:
+                return False
+        if depth:
+            return False
+    return True
 
 
 def _group(name: str) -> str:
@@ -341,15 +352,17 @@ class _Converter:
                     continue
                 if template.weak and not all(v.strip() for v in values.values()):
                     continue  # "{a} or {b}" with nothing on one side is no message of that shape
-                converted = {k: self._value(v, depth) for k, v in values.items()}
+                converted = {k: self._value(v, depth, lists=not template.weak) for k, v in values.items()}
                 if not whole and any("; " in v and converted[k] == v for k, v in values.items()):
                     continue  # a value that takes in "; " must be a message itself, else see line()
                 # Into English, a weak or bare template may keep plain values ("vLLM-Ascend 和
                 # MindIE": the 和 can only come from a translation); into Chinese one of its values
                 # must be a message itself (an English " and " or ": " can be anything).
-                plain = all(converted[k] != v or self._left(v) == 0 for k, v in values.items())
-                if template.weak and converted == values and not (self.into_english and plain):
-                    continue
+                plain = all(converted[k] != v or self._left(v) <= (0 if self.into_english else 1)
+                            for k, v in values.items())
+                counted = len(values) == 1 and all(v.replace(",", "").isdigit() for v in values.values())
+                if template.weak and converted == values and not (self.into_english and plain) and not counted:
+                    continue  # ("{count} NPU" with a number is that message, "{a} and {b}" may be anything)
                 if template.bare and (not plain or (converted == values and not self.into_english)):
                     continue
                 filled = template.fill(converted)
@@ -372,7 +385,7 @@ class _Converter:
 
         return len(re.findall(r"(?<![\w./-])[a-z]{3,}(?![\w./-])", text))
 
-    def _value(self, value: str, depth: int) -> str:
+    def _value(self, value: str, depth: int, lists: bool = False) -> str:
         """A field's value: a phrase that is itself a message (a translated reason inside "cannot
         be checked here: {reason}") is converted too; values (versions, paths, ids) stay."""
         if depth >= 3 or not (" " in value or _has_cjk(value)):
@@ -383,6 +396,10 @@ class _Converter:
             converted = [self.within.get(item) or self.exact.get(item) for item in items]
             if any(c is not None for c in converted):
                 found = ", ".join(c if c is not None else i for c, i in zip(converted, items))
+        if found is None and lists and "; " in value:  # messages joined, each converted (not for a weak
+            parts = [self.one(item, depth + 1) for item in value.split("; ")]  # template: it would take any)
+            if all(p is not None for p in parts):
+                found = "; ".join(p for p in parts if p is not None)
         if found is None:
             found = self.one(value, depth + 1)
         return value if found is None else found
@@ -397,6 +414,8 @@ class _Converter:
             # A command or a shell comment (remediations indent their commands): only a whole
             # catalogue entry is converted, or the comment after it ("export X=1   # why").
             found = self.exact.get(body)
+            if found is None and body.startswith("#"):
+                found = self.one(body, strong=True)  # a "# ..." advice line that is a message itself
             if found is None:
                 found = self._comment(body)
             return text if found is None else lead + found + trail
