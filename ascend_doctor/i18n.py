@@ -79,6 +79,12 @@ def ngettext(singular: str, plural: str, count: int) -> str:
     return singular if count == 1 else plural
 
 
+def N_plural(singular: str, plural: str) -> Tuple[str, str]:
+    """Mark a plural message pair for the catalogue without translating it here (one translated
+    by someone else's ``ngettext``, e.g. click's)."""
+    return singular, plural
+
+
 def N_(message: str) -> str:  # the gettext convention the extractor looks for
     """Mark ``message`` for the catalogue without translating it here (module-level tables whose
     values are translated where they are shown)."""

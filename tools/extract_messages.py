@@ -58,7 +58,7 @@ PO_PATH = os.path.join(ROOT, "ascend_doctor", "locale", "zh", "LC_MESSAGES", "as
 MO_PATH = PO_PATH[:-3] + ".mo"
 SPEC_FIELDS = ("title", "what", "why", "fix")
 GETTEXT_NAMES = {"_", "gettext", "N_"}
-PLURAL_NAMES = {"ngettext"}
+PLURAL_NAMES = {"ngettext", "N_plural"}
 # Calls whose literal first argument is shown to the user translated (the CLI's one-line errors).
 DISPLAYED_CALLS = {"fail", "UsageError", "ClickException", "BadParameter"}
 CLI_DIR = os.path.join("ascend_doctor", "cli") + os.sep

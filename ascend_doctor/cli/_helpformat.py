@@ -13,12 +13,60 @@ from typing import Iterable, List, Optional, Tuple
 import click
 
 from ascend_doctor import i18n
-from ascend_doctor.i18n import N_
+from ascend_doctor.i18n import N_, N_plural
 
 # Click's own words that appear in --help (click translates them with its own domain, which has
 # no Chinese; these are looked up in ours).
 CLICK_WORDS = (N_("Usage:"), N_("Options"), N_("Commands"), N_("Arguments"), N_("Show this message and exit."),
                N_("default:"), N_("required"), N_("env var:"))
+
+
+# Click's own messages for a command line it cannot parse (click 8.x; it looks them up through
+# module globals named _ and ngettext, pointed at our catalogue by localize_click_messages).
+CLICK_MESSAGES = (
+    N_("Error: {message}"), N_("Try '{command} {option}' for help."), N_("Invalid value: {message}"),
+    N_("Invalid value for {param_hint}: {message}"), N_("Missing argument"), N_("Missing option"),
+    N_("Missing parameter"), N_("Missing {param_type}"), N_("Missing parameter: {param_name}"),
+    N_("No such option {name!r}."), N_("No such command {name!r}."), N_("Missing command."),
+    N_("Could not open file {filename!r}: {message}"), N_("unknown error"), N_("Aborted!"),
+    N_("Option {name!r} does not take a value."), N_("Argument {name!r} takes {nargs} values."),
+    N_("{value} is not in the range {range}."), N_("{value!r} is not a valid {number_type}."),
+    N_("{value!r} is not a valid boolean. Recognized values: {states}"),
+    N_("{name} {filename!r} does not exist."), N_("{name} {filename!r} is a file."),
+    N_("{name} {filename!r} is a directory."), N_("{name} {filename!r} is not readable."),
+    N_("{name} {filename!r} is not writable."), N_("file"), N_("directory"), N_("path"),
+)
+CLICK_PLURALS = (
+    N_plural("Did you mean {possibility}?", "(Did you mean one of: {possibilities}?)"),
+    N_plural("Option {name!r} requires an argument.", "Option {name!r} requires {nargs} arguments."),
+    N_plural("Got unexpected extra argument ({args})", "Got unexpected extra arguments ({args})"),
+    N_plural("{value!r} is not {choice}.", "{value!r} is not one of {choices}."),
+    N_plural("Takes {nargs} values but 1 was given.", "Takes {nargs} values but {len} were given."),
+)
+
+
+def _click_gettext(message: str) -> str:
+    return i18n.gettext(message)
+
+
+def _click_ngettext(singular: str, plural: str, count: int) -> str:
+    return i18n.ngettext(singular, plural, count)
+
+
+def localize_click_messages() -> None:
+    """click's parse errors ("No such option", "Missing option", "Try ... for help.") in the current
+    language, looked up in our catalogue (a message it lacks stays click's English). In English our
+    lookups return the text unchanged, so patching once is harmless for later English runs."""
+    import click.core
+    import click.exceptions
+    import click.parser
+    import click.types
+
+    for module in (click.core, click.exceptions, click.parser, click.types):
+        if getattr(module, "_", None) is not None:
+            setattr(module, "_", _click_gettext)  # noqa: B010 - click's own module global
+        if getattr(module, "ngettext", None) is not None:
+            setattr(module, "ngettext", _click_ngettext)  # noqa: B010
 
 
 class LocalizedHelpFormatter(click.HelpFormatter):

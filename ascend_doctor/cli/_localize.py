@@ -99,6 +99,10 @@ def localize_command(command: click.Command) -> None:
     for param, text in saved["params"]:
         if text is not None and isinstance(param, click.Option):
             param.help = translate_help(text)
+    if lang != "en":
+        from ascend_doctor.cli._helpformat import localize_click_messages
+
+        localize_click_messages()
     if command.context_class is click.Context:  # only ever in another language: English stays click's own
         from ascend_doctor.cli._helpformat import LocalizedContext
 
