@@ -11,6 +11,9 @@ import dataclasses
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from ascend_doctor.fastdataclass import dataclass
+from ascend_doctor.i18n import gettext as _
+from ascend_doctor.i18n import ngettext
+from ascend_doctor.i18n_text import localized
 from ascend_doctor.render import JSON, TEXT, unknown_format
 
 if TYPE_CHECKING:
@@ -115,12 +118,17 @@ def render_matrix_validate(files: Tuple[ValidatedFile, ...], fmt: str) -> str:
         for checked in files:
             doc, path = checked.document, checked.path
             if doc.problems:
-                lines.extend(str(p) for p in doc.problems)
-                lines.append(f"{path}: {len(doc.problems)} problem{'s' if len(doc.problems) != 1 else ''}")
+                lines.extend(localized(p) for p in doc.problems)
+                lines.append(ngettext("{path}: {count} problem", "{path}: {count} problems", len(doc.problems)).format(
+                    path=path, count=len(doc.problems)))
             else:
                 assert doc.meta is not None
-                lines.append(f"{path}: OK — matrix {doc.meta.version} ({doc.meta.date}), {_entries(doc)} entries in "
-                             f"{len(doc.sections)} sections, {len(doc.files)} file{'s' if len(doc.files) > 1 else ''}")
+                lines.append(ngettext("{path}: OK — matrix {version} ({date}), {entries} entries in {sections} "
+                                      "sections, {files} file",
+                                      "{path}: OK — matrix {version} ({date}), {entries} entries in {sections} "
+                                      "sections, {files} files", len(doc.files)).format(
+                    path=path, version=doc.meta.version, date=doc.meta.date, entries=_entries(doc),
+                    sections=len(doc.sections), files=len(doc.files)))
         return "\n".join(lines)
     raise unknown_format(fmt)
 
@@ -146,10 +154,14 @@ def render_matrix_update(result: UpdateResult, fmt: str) -> str:
 
         return json_document(result.to_dict())
     if fmt == TEXT:
-        replaced = f" (replaced {result.previous})" if result.previous else ""
-        return (f"installed matrix {result.version} ({result.date}) from {result.origin}{replaced}\n"
-                f"  file: {result.path}\n  sha256: {result.sha256}\n"
-                f"  shipped matrix: {result.shipped}; later runs use the newer of the two")
+        if result.previous:
+            installed = _("installed matrix {version} ({date}) from {origin} (replaced {previous})").format(
+                version=result.version, date=result.date, origin=result.origin, previous=result.previous)
+        else:
+            installed = _("installed matrix {version} ({date}) from {origin}").format(
+                version=result.version, date=result.date, origin=result.origin)
+        return (installed + "\n  " + _("file: {path}").format(path=result.path) + f"\n  sha256: {result.sha256}\n  "
+                + _("shipped matrix: {version}; later runs use the newer of the two").format(version=result.shipped))
     raise unknown_format(fmt)
 
 

@@ -14,6 +14,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ascend_doctor.i18n import N_
+from ascend_doctor.i18n import gettext as _
+from ascend_doctor.i18n_text import localized
 from ascend_doctor.matrix.components import COMPONENTS
 from ascend_doctor.matrix.lookup import LookupResult
 from ascend_doctor.matrix.model import Matrix
@@ -58,10 +61,19 @@ COLUMNS: Dict[str, Tuple[str, ...]] = {
 }
 
 INFERENCE_NOTE = "inference from release codes"
-LEGEND_INFERRED = ("  (inferred) = from the packages' release codes (Innerversion / compatible_version), not from "
-                   "a published pairing")
-LEGEND_UNCERTAIN = ("  (uncertain) = the source's own wording leaves open whether it means \"runs with\"; checks "
-                    "grade it WARN, not PASS")
+LEGEND_INFERRED = N_("(inferred) = from the packages' release codes (Innerversion / compatible_version), not from "
+                     "a published pairing")
+LEGEND_UNCERTAIN = N_("(uncertain) = the source's own wording leaves open whether it means \"runs with\"; checks "
+                      "grade it WARN, not PASS")
+# Verdict words and column headings as shown (the JSON keeps the English values).
+VERDICT_WORDS = {"recommended": N_("recommended"), "compatible": N_("compatible"), "incompatible": N_("incompatible"),
+                 "unknown": N_("unknown")}
+HEADINGS = {"component": N_("component"), "rows": N_("rows"), "what": N_("what"), "version": N_("version"),
+            "verdict": N_("verdict"), "why": N_("why"), "src": N_("src"), "pair": N_("pair"), "note": N_("note")}
+
+
+def _heading(name: str) -> str:
+    return _(HEADINGS[name]) if name in HEADINGS else name
 
 VERDICT_STYLE = {
     VerdictKind.RECOMMENDED: "bold green",
@@ -72,6 +84,13 @@ VERDICT_STYLE = {
 
 
 # -- text helpers -----------------------------------------------------------------------------
+
+def translate_command(command: str) -> str:
+    """A command line with its "# ..." comment in the current language (the command never)."""
+    from ascend_doctor.i18n import convert_command, get_language
+
+    return command if get_language() == "en" else convert_command(command, "en", get_language())
+
 
 def console(width: Optional[int] = None) -> Tuple[Console, io.StringIO]:
     buffer = io.StringIO()
@@ -103,7 +122,8 @@ class Footnotes:
 
 
 def header(m: Matrix) -> Text:
-    return Text(f"compatibility matrix {m.version} ({m.date}, {m.origin})", style="bold")
+    return Text(_("compatibility matrix {version} ({date}, {origin})").format(version=m.version, date=m.date,
+                                                                            origin=m.origin), style="bold")
 
 
 def _cell(value: Any) -> str:
@@ -134,26 +154,27 @@ def show_to_text(m: Matrix, sections: Optional[Sequence[str]], width: Optional[i
     con, buffer = console(width)
     con.print(header(m), soft_wrap=True)
     for warning in m.warnings:
-        con.print(Text(f"warning: {warning}", style="yellow"), soft_wrap=True)
+        con.print(Text(_("warning: {warning}").format(warning=localized(warning)), style="yellow"), soft_wrap=True)
     if sections is None:
-        table = Table(title="components (ascend-doctor matrix show COMPONENT)", title_justify="left")
+        table = Table(title=_("components (ascend-doctor matrix show COMPONENT)"), title_justify="left")
         for col in ("component", "rows", "what"):
-            table.add_column(col)
+            table.add_column(_heading(col))
         for name, (secs, desc) in COMPONENTS.items():
-            table.add_row(name, str(sum(len(m.sections.get(s, [])) for s in secs)), desc)
+            table.add_row(name, str(sum(len(m.sections.get(s, [])) for s in secs)), _(desc))
         con.print(table)
-        con.print(Text("Sections can be named directly too (e.g. torch_npu, hdk_cann); `all` shows everything.",
+        con.print(Text(_("Sections can be named directly too (e.g. torch_npu, hdk_cann); `all` shows everything."),
                        style="dim"))
         return buffer.getvalue()
     for section in sections:
         rows = m.sections.get(section, [])
         notes = Footnotes()
-        table = Table(title=f"{section} ({len(rows)} rows)", title_justify="left", show_lines=False)
+        table = Table(title=_("{section} ({count} rows)").format(section=section, count=len(rows)),
+                      title_justify="left", show_lines=False)
         columns = COLUMNS.get(section, ("source",))
         for col in columns:
             table.add_column(col, overflow="fold")
-        table.add_column("note", overflow="fold")
-        table.add_column("src", no_wrap=True)
+        table.add_column(_heading("note"), overflow="fold")
+        table.add_column(_heading("src"), no_wrap=True)
         for row in rows:
             cells = [_family_cell(row, c) if isinstance(row, ChipFamily) else _cell(getattr(row, c, None))
                      for c in columns]
@@ -168,30 +189,37 @@ def show_to_text(m: Matrix, sections: Optional[Sequence[str]], width: Optional[i
 
 
 def _verdict_text(verdict: Verdict) -> Text:
-    return Text(verdict.label, style=VERDICT_STYLE[verdict.kind])
+    word = _(VERDICT_WORDS.get(verdict.kind.value, verdict.kind.value))
+    if verdict.uncertain:
+        label = _("{verdict} (uncertain)").format(verdict=word)
+    elif verdict.inferred:
+        label = _("{verdict} (inferred)").format(verdict=word)
+    else:
+        label = word
+    return Text(label, style=VERDICT_STYLE[verdict.kind])
 
 
 def lookup_to_text(m: Matrix, results: Sequence[LookupResult], width: Optional[int] = None) -> str:
     con, buffer = console(width)
     con.print(header(m), soft_wrap=True)
     for warning in m.warnings:
-        con.print(Text(f"warning: {warning}", style="yellow"), soft_wrap=True)
+        con.print(Text(_("warning: {warning}").format(warning=localized(warning)), style="yellow"), soft_wrap=True)
     for result in results:
         con.print()
-        con.print(Text(result.subject, style="bold underline"), soft_wrap=True)
+        con.print(Text(localized(result.subject), style="bold underline"), soft_wrap=True)
         for name, value in result.facts:
-            con.print(Text(f"  {name}: {value}"), soft_wrap=True)
+            con.print(Text(f"  {localized(name)}: {localized(value)}"), soft_wrap=True)
         if not result.answers:
             if result.found:
-                con.print(Text("  the matrix pairs nothing with it", style="yellow"), soft_wrap=True)
+                con.print(Text("  " + _("the matrix pairs nothing with it"), style="yellow"), soft_wrap=True)
             continue
         notes = Footnotes()
         table = Table(show_header=True, box=None, pad_edge=False)
         for col in ("component", "version", "verdict", "why", "src"):
-            table.add_column(col, overflow="fold", no_wrap=col in ("verdict", "src"))
+            table.add_column(_heading(col), overflow="fold", no_wrap=col in ("verdict", "src"))
         for answer in result.answers:
-            why = answer.verdict.message
-            notes_shown = [n for n in answer.verdict.notes if not n.startswith(INFERENCE_NOTE)]
+            why = localized(answer.verdict.message)
+            notes_shown = [localized(n) for n in answer.verdict.notes if not n.startswith(INFERENCE_NOTE)]
             if notes_shown:
                 why += "  (" + "; ".join(notes_shown) + ")"
             table.add_row(Text(answer.component), Text(answer.version), _verdict_text(answer.verdict), Text(why),
@@ -199,23 +227,24 @@ def lookup_to_text(m: Matrix, results: Sequence[LookupResult], width: Optional[i
         con.print(table)
         notes.render(con)
         if any(a.verdict.inferred for a in result.answers):
-            con.print(Text(LEGEND_INFERRED, style="dim"), soft_wrap=True)
+            con.print(Text("  " + _(LEGEND_INFERRED), style="dim"), soft_wrap=True)
         if any(a.verdict.uncertain for a in result.answers):
-            con.print(Text(LEGEND_UNCERTAIN, style="dim"), soft_wrap=True)
+            con.print(Text("  " + _(LEGEND_UNCERTAIN), style="dim"), soft_wrap=True)
     return buffer.getvalue()
 
 
 def plan_to_text(m: Matrix, plan: StackPlan, width: Optional[int] = None) -> str:
     con, buffer = console(width)
     con.print(header(m), soft_wrap=True)
-    fixed = ", ".join(f"{k}={v}" for k, v in plan.fixed.items()) or "nothing fixed"
-    title = f"Plan for {plan.chip} ({plan.family}) with {plan.engine} ({fixed})"
+    fixed = ", ".join(f"{k}={v}" for k, v in plan.fixed.items()) or _("nothing fixed")
+    title = _("Plan for {chip} ({family}) with {engine} ({fixed})").format(chip=plan.chip, family=plan.family,
+                                                                          engine=plan.engine, fixed=fixed)
     con.print(Text(title, style="bold underline"), soft_wrap=True)
     if len(plan.arches) > 1:
-        con.print(Text(f"package names for {' and '.join(plan.arches)} (pass --arch to print one)", style="dim"),
-                  soft_wrap=True)
+        con.print(Text(_("package names for {arches} (pass --arch to print one)").format(
+            arches=_(" and ").join(plan.arches)), style="dim"), soft_wrap=True)
     else:
-        con.print(Text(f"package names for {plan.arches[0]}", style="dim"), soft_wrap=True)
+        con.print(Text(_("package names for {arch}").format(arch=plan.arches[0]), style="dim"), soft_wrap=True)
     versions = Table(box=None, show_header=False, pad_edge=False)
     versions.add_column("part", style="bold")
     versions.add_column("version", overflow="fold")
@@ -223,36 +252,39 @@ def plan_to_text(m: Matrix, plan: StackPlan, width: Optional[int] = None) -> str
         versions.add_row(part, version)
     con.print(versions)
     con.print()
-    con.print(Text("Install order", style="bold"), soft_wrap=True)
+    con.print(Text(_("Install order"), style="bold"), soft_wrap=True)
     for index, step in enumerate(plan.steps, 1):
-        con.print(Text(f"{index}. {step.title}"), soft_wrap=True)
-        for command in step.commands:
-            con.print(Text(f"     {command}"), soft_wrap=True)
+        con.print(Text(f"{index}. {localized(step.title)}"), soft_wrap=True)
+        for command in step.commands:  # a command as it is; the comment after it is read by people
+            con.print(Text(f"     {translate_command(command)}"), soft_wrap=True)
         if step.note:
-            con.print(Text(f"     ({step.note})", style="dim"), soft_wrap=True)
+            con.print(Text(f"     ({localized(step.note)})", style="dim"), soft_wrap=True)
     con.print()
-    con.print(Text("Why these versions", style="bold"), soft_wrap=True)
+    con.print(Text(_("Why these versions"), style="bold"), soft_wrap=True)
     notes = Footnotes()
     table = Table(box=None, pad_edge=False)
     for col in ("pair", "verdict", "why", "src"):
-        table.add_column(col, overflow="fold", no_wrap=col in ("verdict", "src"))
+        table.add_column(_heading(col), overflow="fold", no_wrap=col in ("verdict", "src"))
     for name, verdict in plan.pairings:
-        table.add_row(Text(name), _verdict_text(verdict), Text(verdict.message), Text(notes.ref(verdict.sources)))
+        table.add_row(Text(name), _verdict_text(verdict), Text(localized(verdict.message)),
+                      Text(notes.ref(verdict.sources)))
     con.print(table)
     notes.render(con)
-    if any(v.inferred for _, v in plan.pairings):
-        con.print(Text(LEGEND_INFERRED, style="dim"), soft_wrap=True)
+    if any(v.inferred for _name, v in plan.pairings):
+        con.print(Text("  " + _(LEGEND_INFERRED), style="dim"), soft_wrap=True)
     if plan.notes:
         con.print()
-        con.print(Text("Notes", style="bold"), soft_wrap=True)
+        con.print(Text(_("Notes"), style="bold"), soft_wrap=True)
         for note in plan.notes:
-            con.print(Text(f"  - {note}"), soft_wrap=True)
+            con.print(Text(f"  - {localized(note)}"), soft_wrap=True)
     if plan.skipped:
         con.print()
-        con.print(Text(f"Higher releases that did not fit ({len(plan.skipped)}):", style="bold"), soft_wrap=True)
+        con.print(Text(_("Higher releases that did not fit ({count}):").format(count=len(plan.skipped)), style="bold"),
+                  soft_wrap=True)
         for line in plan.skipped[:8]:
-            con.print(Text(f"  - {line}", style="dim"), soft_wrap=True)
+            con.print(Text(f"  - {localized(line)}", style="dim"), soft_wrap=True)
         if len(plan.skipped) > 8:
             more = len(plan.skipped) - 8
-            con.print(Text(f"  … and {more} more (--format json lists all)", style="dim"), soft_wrap=True)
+            con.print(Text("  " + _("… and {count} more (--format json lists all)").format(count=more), style="dim"),
+                      soft_wrap=True)
     return buffer.getvalue()
