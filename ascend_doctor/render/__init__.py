@@ -11,12 +11,13 @@ command together with the ``--format`` chosen, and writes the string it gets bac
 * ``matrix show|lookup|plan|validate|bundle|update``: matrix.py;
 * ``model inspect|manifest|verify``: model.py;
 * ``watch`` (plain lines, JSON lines, the live table, the alert line and the ``--on-alert``
-  payload): watch.py.
+  payload): watch.py; its ``--prometheus`` textfile: prometheus.py.
 
 Each ``render_<command>(result, fmt)`` is the one place that command's formats are told apart. A
 renderer module imports only what every format needs; what one format needs (rich for text, the
 redaction rules...) is imported inside that format's function, so a JSON run never loads rich.
-JSON documents are made by json.py ``json_document``, one layout for all.
+JSON documents are made by json.py ``json_document``, one layout for all (the model manifest, a file
+the tool also reads back, is written by model/manifest.py beside its parser; render/model.py picks it).
 """
 
 from __future__ import annotations
