@@ -20,6 +20,8 @@ from typing import Any, Dict, List, Optional, Tuple
 from ascend_doctor import __version__
 from ascend_doctor.checkapi import Status
 from ascend_doctor.fastdataclass import dataclass, field
+from ascend_doctor.i18n import N_
+from ascend_doctor.i18n_text import Text
 from ascend_doctor.report import FixStep, Report, Result
 
 DIFF_SCHEMA_VERSION = 1
@@ -83,11 +85,11 @@ def diff_reports(old: Report, new: Report) -> ReportDiff:
     diff = ReportDiff(old=_identity(old), new=_identity(new))
     old_host, new_host = diff.old["hostname"], diff.new["hostname"]
     if old_host and new_host and old_host != new_host:
-        diff.notes.append(f"the reports are of different hosts ({old_host} and {new_host}): "
-                          "differences may be the machines', not an upgrade's")
+        diff.notes.append(Text(N_("the reports are of different hosts ({old} and {new}): differences may be the "
+                                  "machines', not an upgrade's"), old=old_host, new=new_host))
     old_time, new_time = _when(old.started_at), _when(new.started_at)
     if old_time and new_time and new_time < old_time:
-        diff.notes.append("OLD was run after NEW (by started_at): were the arguments swapped?")
+        diff.notes.append(Text(N_("OLD was run after NEW (by started_at): were the arguments swapped?")))
     diff.versions = _version_changes(old, new)
     _device_changes(old, new, diff)
     _result_changes(old, new, diff)
@@ -121,12 +123,12 @@ def versions_of(report: Report) -> Dict[str, str]:
     found: Dict[str, str] = {"ascend-doctor": report.tool_version}
     matrix_version = (report.matrix or {}).get("version")
     if matrix_version:
-        found["compatibility matrix"] = str(matrix_version)
-    for key, name in (("os", "OS"), ("kernel", "kernel")):
+        found[N_("compatibility matrix")] = str(matrix_version)
+    for key, name in (("os", N_("OS")), ("kernel", N_("kernel"))):
         if host.get(key):
             found[name] = str(host[key])
-    for key, name in (("npu_smi_version", "npu-smi"), ("driver_version", "driver"),
-                      ("firmware_version", "firmware")):
+    for key, name in (("npu_smi_version", "npu-smi"), ("driver_version", N_("driver")),
+                      ("firmware_version", N_("firmware"))):
         if facts.get(key):
             found[name] = str(facts[key])
     chip = facts.get("chip")

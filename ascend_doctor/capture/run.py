@@ -30,6 +30,7 @@ from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import DEFAULT_TIMEOUT_S
 from ascend_doctor.host.live import LiveHost
 from ascend_doctor.host.snapshot import SNAPSHOT_FORMAT
+from ascend_doctor.i18n import gettext as _
 from ascend_doctor.redaction.secrets import redact_snapshot_files
 from ascend_doctor.tempdirs import remove_tree
 
@@ -80,7 +81,7 @@ def capture_snapshot(output: str, timeout_s: float = DEFAULT_TIMEOUT_S, python: 
         summary = CaptureSummary(output="<stdout>")
         with _staging_tree("ascend-snapshot") as tree:
             _build(tree, machine, timeout_s, say, summary, finish)
-            say("writing the archive to standard output")
+            say(_("writing the archive to standard output"))
             stdout = sys.stdout.buffer
             _write_archive(tree, "ascend-snapshot", stdout, "ascend-snapshot.tar.gz")
             stdout.flush()
@@ -103,7 +104,7 @@ def capture_snapshot(output: str, timeout_s: float = DEFAULT_TIMEOUT_S, python: 
     stem = _archive_stem(target)
     with _staging_tree(stem) as tree:
         _build(tree, machine, timeout_s, say, summary, finish)
-        say(f"writing {output}")
+        say(_("writing {path}").format(path=output))
         with safeio.atomic_output(output) as fh:
             _write_archive(tree, stem, fh, os.path.basename(target))
     return summary
@@ -115,7 +116,7 @@ def _build(tree_dir: str, machine: Any, timeout_s: float, say: Progress, summary
     from ascend_doctor.facts.variables import read_variables
     from ascend_doctor.options import RunOptions
 
-    say("reading what the checks declare they read")
+    say(_("reading what the checks declare they read"))
     variables = D.machine_variables(read_variables(machine, RunOptions()))
     static = D.declarations(adaptive=False)
     adaptive = D.declarations(adaptive=True)
@@ -126,13 +127,13 @@ def _build(tree_dir: str, machine: Any, timeout_s: float, say: Progress, summary
     capturing = CapturingHost(machine, tree)
     facts = Facts(capturing, RunOptions(timeout_s=timeout_s))
 
-    say("running commands (npu-smi, dmesg, ...)")
+    say(_("running commands (npu-smi, dmesg, ...)"))
     smi = facts.maybe(Facts.npu_smi)
     npu_ids = sorted({d.npu_id for d in smi.devices if d.npu_id is not None}) if smi is not None else []
     argvs = [a for a in static.argvs(variables, npu_ids) if a not in tree.commands]
     capturing.run_many(argvs, timeout=timeout_s)
 
-    say("recording the declared files, folders and devices")
+    say(_("recording the declared files, folders and devices"))
     glob_notes: List[str] = []
     for kind, record in (("listings", tree.listing), ("files", tree.copy), ("present", tree.present)):
         for pattern in paths[kind]:
@@ -141,14 +142,14 @@ def _build(tree_dir: str, machine: Any, timeout_s: float, say: Progress, summary
     for note in glob_notes:
         tree.note(note)
 
-    say("running the probes whose reads depend on the answers (hccn_tool, torch, disks)")
+    say(_("running the probes whose reads depend on the answers (hccn_tool, torch, disks)"))
     for fact in D.adaptive_facts():
         facts.maybe(fact)  # a provider that fails has still recorded what it read
 
-    say("copying the tails of the newest CANN logs")
+    say(_("copying the tails of the newest CANN logs"))
     file_times = capture_tails(machine, tree, paths["tails"])
 
-    say("recording the environment, Python packages and system facts")
+    say(_("recording the environment, Python packages and system facts"))
     sources = sorted(set(static.host) | set(adaptive.host))
     write_json(os.path.join(tree_dir, "env.json"), env_record(machine.env()))
     write_json(os.path.join(tree_dir, "python.json"), python_record(machine))

@@ -6,6 +6,7 @@ from typing import Any, Dict, List
 
 from ascend_doctor.i18n import gettext as _
 from ascend_doctor.i18n import translate
+from ascend_doctor.i18n_text import Text, localized
 from ascend_doctor.render.common import clean
 from ascend_doctor.render.markdown import cell, escape, fence
 from ascend_doctor.reportdiff import ReportDiff
@@ -25,6 +26,11 @@ def render_diff(diff: ReportDiff, fmt: str) -> str:
     from ascend_doctor.render import unknown_format
 
     raise unknown_format(fmt, DIFF_FORMATS)
+
+
+def _shown(text: str) -> str:
+    """A note of the diff (a ``Text``: English data in the JSON) in the current language."""
+    return localized(text) if isinstance(text, Text) else translate(text)
 
 
 def _name(record: Dict[str, Any]) -> str:
@@ -49,7 +55,7 @@ def _verdict(diff: ReportDiff) -> str:
 def diff_to_text(diff: ReportDiff) -> str:
     out: List[str] = [f"ascend-doctor report diff  ({_verdict(diff)})",
                       f"  {_('old:')} {clean(_side(diff.old))}", f"  {_('new:')} {clean(_side(diff.new))}"]
-    out.extend(f"{_('note:')} {clean(translate(n))}" for n in diff.notes)
+    out.extend(f"{_('note:')} {clean(_shown(n))}" for n in diff.notes)
     if diff.versions:
         out += ["", _("Versions")]
         out += [f"  {clean(translate(v['name']))}: {clean(v['old'] or '-')} -> {clean(v['new'] or '-')}"
@@ -90,7 +96,7 @@ def diff_to_markdown(diff: ReportDiff) -> str:
                       "| | |", "|---|---|", f"| {_('old')} | {cell(_side(diff.old))} |",
                       f"| {_('new')} | {cell(_side(diff.new))} |", ""]
     for note in diff.notes:
-        out += [f"> **{_('note:')}** {escape(translate(note))}", ""]
+        out += [f"> **{_('note:')}** {escape(_shown(note))}", ""]
     if diff.versions:
         out += ["## " + _("Versions"), "", f"| {_('Component')} | {_('Old')} | {_('New')} |", "|---|---|---|"]
         out += [f"| {cell(translate(v['name']))} | {cell(v['old'] or '-')} | {cell(v['new'] or '-')} |"
