@@ -41,6 +41,8 @@ from ascend_doctor import __version__
 from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import command_file_name
 from ascend_doctor.host.snapshot import SnapshotHost
+from ascend_doctor.i18n import gettext as _
+from ascend_doctor.i18n import translate
 from ascend_doctor.parsers import pasted as P
 
 ORIGIN_KIND = "pasted-text"
@@ -61,9 +63,9 @@ class PastedSnapshot:
 
     def notes(self) -> List[str]:
         """One line per recognised part, then the unrecognised ones: for ``report.notes``."""
-        out = [f"pasted text: recognised {r}" for r in self.recognised]
-        out += [f"pasted text: recognised but not graded: {r}" for r in self.ignored]
-        out += [f"pasted text: not recognised, {r}" for r in self.unrecognised]
+        out = [_("pasted text: recognised {part}").format(part=r) for r in self.recognised]
+        out += [_("pasted text: recognised but not graded: {part}").format(part=r) for r in self.ignored]
+        out += [_("pasted text: not recognised, {part}").format(part=r) for r in self.unrecognised]
         return out
 
 
@@ -274,8 +276,9 @@ def open_pasted_text(source: str) -> Tuple[PastedTextHost, List[str]]:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    notes = written.notes() + [f"pasted text: {w}" for w in list(pasted.warnings) + list(written.facts.notes
-                                                                                       if written.facts else [])]
+    # The parser's warnings and notes are English data (N_-marked templates), shown translated.
+    parsed = list(pasted.warnings) + list(written.facts.notes if written.facts else [])
+    notes = written.notes() + [_("pasted text: {note}").format(note=translate(w)) for w in parsed]
     return host, notes
 
 

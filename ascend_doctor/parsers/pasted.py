@@ -40,6 +40,10 @@ import re
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from ascend_doctor.fastdataclass import dataclass, field
+from ascend_doctor.i18n import N_
+
+# The parser's notes and warnings are English data (the snapshot written from the paste keeps
+# them); their templates are N_-marked so the report shows them in the run's language.
 
 MAX_PASTE_BYTES = 4 * 1024 * 1024
 MAX_LINES = 100_000
@@ -430,7 +434,7 @@ class _Cutter:
         info = tables[0]
         warnings = list(info.warnings)
         if len(tables) > 1:
-            warnings.append(f"{len(tables)} tables in one block; the first one is used")
+            warnings.append(N_("{count} tables in one block; the first one is used").format(count=len(tables)))
         self._add(KIND_NPU_SMI_INFO, i, j, info, ("npu-smi", "info"),
                   detail=f"{len(info.devices)} chip(s)", warnings=warnings)
         return j
@@ -652,7 +656,8 @@ def parse_pasted_text(text: str, truncated: bool = False) -> PastedText:
     unrecognised = _ranges(cutter.unrecognised, lines)
     warnings = list(cutter.warnings)
     if truncated or cut:
-        warnings.append(f"only the first {MAX_PASTE_BYTES // (1024 * 1024)} MiB / {MAX_LINES} lines were read")
+        warnings.append(N_("only the first {mib} MiB / {lines} lines were read").format(
+            mib=MAX_PASTE_BYTES // (1024 * 1024), lines=MAX_LINES))
     segments = tuple(sorted(cutter.segments, key=lambda s: s.first_line))
     return PastedText(segments, unrecognised, len(lines), truncated or cut, tuple(warnings))
 
@@ -772,7 +777,7 @@ def summarise(pasted: PastedText) -> PastedFacts:
 
 def _from_table(info: Any, facts: PastedFacts) -> None:
     if facts.chips:
-        facts.notes.append("a second npu-smi table was pasted; the first one is used")
+        facts.notes.append(N_("a second npu-smi table was pasted; the first one is used"))
         return
     facts.chips = tuple(d.name or "?" for d in info.devices)
     facts.npu_ids = tuple(info.npu_ids)
@@ -786,15 +791,15 @@ def _from_collect_env(record: Any, facts: PastedFacts) -> None:
     if facts.env_dumps > 1:
         # Two dumps may come from two machines or two venvs: mixing their packages would grade a
         # Python that exists nowhere. The first one speaks for the Python side.
-        facts.notes.append(f"a second environment dump ({record.layout}) was pasted; its Python, packages and "
-                           "OS are not used (the first dump's are)")
+        facts.notes.append(N_("a second environment dump ({layout}) was pasted; its Python, packages and OS are "
+                              "not used (the first dump's are)").format(layout=record.layout))
     if record.npu_smi_text:
         from ascend_doctor.parsers.npu_smi import NpuSmiParseError, parse_npu_smi_info
 
         try:
             _from_table(parse_npu_smi_info(record.npu_smi_text), facts)
         except NpuSmiParseError as exc:
-            facts.notes.append(f"the NPU table of the environment dump cannot be read: {exc}")
+            facts.notes.append(N_("the NPU table of the environment dump cannot be read: {error}").format(error=exc))
     facts.npu_type = facts.npu_type or _value(record.npu_type)
     facts.cann_version = facts.cann_version or _value(record.cann_version)
     if facts.env_dumps > 1:
@@ -838,7 +843,8 @@ def _elided(value: str) -> bool:
 def _add_env(env: Dict[str, str], facts: PastedFacts) -> None:
     for name, value in env.items():
         if _elided(value):
-            facts.notes.append(f"{name} was shortened in the pasted text ({_preview(value)}); not used")
+            facts.notes.append(N_("{name} was shortened in the pasted text ({preview}); not used").format(
+                name=name, preview=_preview(value)))
             continue
         facts.env.setdefault(name, value)
 
