@@ -78,6 +78,18 @@ def write_output(text: str, output: Optional[str]) -> None:
             path=output, error=safeio.describe_os_error(exc)), ExitCode.INCOMPLETE)
 
 
+def emit_report(report: Any, fmt: str, output: Optional[str], verbose: bool = False) -> None:
+    """Print a report in ``fmt`` (coloured text on a terminal) or write it atomically to ``output``;
+    secrets redacted and human text in the chosen language first (render.prepare_report)."""
+    from ascend_doctor.render import prepare_report, report_as_text, report_for_terminal
+
+    report = prepare_report(report)
+    if fmt == "text" and not (output and output != "-"):
+        report_for_terminal(report, verbose)
+        return
+    write_output(report_as_text(report, fmt, verbose), output)
+
+
 def expand_node_pattern(output: Optional[str]) -> Optional[str]:
     """``-o reports/%N.json`` names one file per node, as Slurm's ``srun --output`` does: ``%N`` is this
     machine's short host name and ``%%`` a ``%``; any other ``%`` sequence is a usage error (exit 2).

@@ -161,7 +161,7 @@ def check(snapshot: Optional[str], from_text: Optional[str], fmt: str, output: O
         if callable(close):
             close()
 
-    from ascend_doctor.render import emit_report
+    from ascend_doctor.cli._common import emit_report
 
     report.notes.extend(pasted_notes)
     if report.results and all(r.status.value in ("SKIP", "INFO") for r in report.results):

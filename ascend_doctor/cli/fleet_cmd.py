@@ -78,7 +78,7 @@ def fleet(inputs: Tuple[str, ...], fmt: str, output: Optional[str], fail_on: str
     report = fleet_report(facts, matrix, matrix_info, options, inputs, time.monotonic() - started)
     if redact:
         report = _redacted(report)
-    from ascend_doctor.render import emit_report
+    from ascend_doctor.cli._common import emit_report
 
     emit_report(report, fmt, output, verbose)
     sys.exit(int(report.exit_code))

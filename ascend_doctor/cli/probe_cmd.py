@@ -140,8 +140,8 @@ def probe(url: str, model: Optional[str], api_key: Optional[str], health_url: Op
     started = time.monotonic()
     interrupted = _measure(facts, root, api_key, health_url, verify, redactor, progress)
 
+    from ascend_doctor.cli._common import emit_report
     from ascend_doctor.endpoint.grading import probe_report
-    from ascend_doctor.render import emit_report
 
     report = probe_report(facts, options, time.monotonic() - started)
     emit_report(report, fmt, output, verbose)

@@ -94,7 +94,7 @@ def render(report_file: str, fmt: str, output: Optional[str], redact: bool, verb
         from ascend_doctor.redaction.identity import redact_report
 
         loaded = redact_report(loaded)
-    from ascend_doctor.render import emit_report
+    from ascend_doctor.cli._common import emit_report
 
     emit_report(loaded, fmt, output, verbose)
 

@@ -4,8 +4,9 @@ Every command hands its result (a typed record, never a dict it built) to the re
 command together with the ``--format`` chosen, and writes the string it gets back with
 ``cli._common.write_output``:
 
-* reports (check, probe, fleet, report render): ``emit_report`` / ``render_report`` below, in every
-  format of ``REPORT_FORMATS`` (text.py, json.py, markdown.py, junit.py, html.py);
+* reports (check, probe, fleet, report render): ``prepare_report`` (redaction, language) then
+  ``report_as_text`` / ``report_for_terminal`` below, in every format of ``REPORT_FORMATS`` (text.py,
+  json.py, markdown.py, junit.py, html.py); ``cli._common.emit_report`` strings these together;
 * ``report diff``: diff.py ``render_diff``;
 * ``checks`` and ``explain``: catalogue.py; ``plan``: plan.py; ``diagnose``: diagnose.py;
 * ``matrix show|lookup|plan|validate|bundle|update``: matrix.py;
@@ -22,7 +23,7 @@ the tool also reads back, is written by model/manifest.py beside its parser; ren
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 if TYPE_CHECKING:
     from ascend_doctor.report import Report
@@ -47,25 +48,29 @@ def unknown_format(fmt: str, formats: Sequence[str] = (TEXT, JSON)) -> ValueErro
     return ValueError(f"unknown format {fmt!r} (choose from {', '.join(formats)})")
 
 
-def emit_report(report: Report, fmt: str, output: Optional[str], verbose: bool = False) -> None:
-    """Print ``report`` in ``fmt`` to standard output, or write it atomically to ``output``."""
+def prepare_report(report: Report) -> Report:
+    """What every format shows of ``report``: secrets redacted (docs/redaction.md) and the human text
+    in the chosen language (--lang; ids, statuses and evidence unchanged)."""
     from ascend_doctor.redaction.secrets import redact_report
-
-    report = redact_report(report)  # no secret reaches any format (docs/redaction.md)
     from ascend_doctor.render.localize import localize_report
 
-    report = localize_report(report)  # human text in the chosen language (--lang), ids and statuses unchanged
-    from ascend_doctor.cli._common import write_output
+    return localize_report(redact_report(report))
 
-    if fmt != "text":
-        write_output(render_report(report, fmt, verbose), output)
-        return
-    from ascend_doctor.render.text import make_console, render_text, report_to_text
 
-    if output and output != "-":
-        write_output(report_to_text(report, color=False, verbose=verbose), output)
-        return
+def report_for_terminal(report: Report, verbose: bool = False) -> None:
+    """The text report on this terminal (rich: colours, width); a prepared report."""
+    from ascend_doctor.render.text import make_console, render_text
+
     render_text(report, make_console(), verbose=verbose)
+
+
+def report_as_text(report: Report, fmt: str, verbose: bool = False) -> str:
+    """A prepared report in ``fmt`` as one string (plain text for ``text``: a file or a pipe)."""
+    if fmt != "text":
+        return render_report(report, fmt, verbose)
+    from ascend_doctor.render.text import report_to_text
+
+    return report_to_text(report, color=False, verbose=verbose)
 
 
 def render_report(report: Report, fmt: str, verbose: bool = False) -> str:
