@@ -6,6 +6,7 @@ from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, Status
 from ascend_doctor.i18n import _
+from ascend_doctor.i18n_text import localized
 
 from ._rank_table import SRC_HCCL, SRC_MINDIE, SRC_VLLM_PD, config_fix
 
@@ -43,7 +44,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     table = facts.table
     for problem in table.problems[:SHOWN]:
         status = Status.FAIL if problem.severity == "error" else Status.WARN
-        yield Finding(status, f"{problem.path} {problem.message}",
+        yield Finding(status, f"{problem.path} {localized(problem.message)}",  # the JSON path, then what is wrong
                       _("Correct {json_path} in {path} ({label} {version} layout).").format(
                           json_path=problem.path, path=facts.path, label=table.label, version=table.version or '?'),
                       {"path": problem.path, "file": facts.path}).with_actions(

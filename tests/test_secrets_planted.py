@@ -255,7 +255,8 @@ def test_reports_carry_no_planted_secret(fmt: str, machine: Tuple[Path, PlantedH
 
 def test_the_live_report_had_secrets_to_hide(machine: Tuple[Path, PlantedHost],
                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    """Without the redaction of prepare_report (every report goes through it), the report above would carry planted secrets."""
+    """Without the redaction of prepare_report (every report goes through it), the report above would carry
+    planted secrets."""
     _root, host = machine
     import ascend_doctor.host.factory as factory
     import ascend_doctor.redaction.secrets as secrets

@@ -33,6 +33,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ascend_doctor import boundedjson
 from ascend_doctor.fastdataclass import dataclass
+from ascend_doctor.i18n import N_
+from ascend_doctor.i18n_text import Text
 
 KIND_HCCL = "hccl"
 KIND_HCCL_2 = "hccl-2.0"
@@ -200,43 +202,45 @@ class _Reader:
         where = f"{path}.{key}" if path else key
         if key not in obj:
             if required:
-                self.problem(where, "is missing")
+                self.problem(where, Text(N_("is missing")))
             return None
         value = obj[key]
         if isinstance(value, bool) or value is None or isinstance(value, (list, dict)):
-            self.problem(where, f"is a JSON {_type_name(value)}, not a string")
+            self.problem(where, Text(N_("is a JSON {kind}, not a string"), kind=_type_name(value)))
             return None
         if isinstance(value, (int, float)):
-            self.problem(where, f"is the number {value!r}; the HCCL templates write it as a string (\"{value}\")",
+            self.problem(where, Text(N_("is the number {value}; the HCCL templates write it as a string (\"{value}\")"),
+                                     value=value),
                          WARNING)
             text = str(value)
         else:
             text = str(value)
         if numeric and not re.fullmatch(r"\d{1,9}", text.strip()):
-            self.problem(where, f"is {text!r}, not a whole number")
+            self.problem(where, Text(N_("is {value}, not a whole number"), value=repr(text)))
         return text
 
     def array(self, obj: Dict[str, Any], key: str, path: str, required: bool = True) -> List[Any]:
         where = f"{path}.{key}" if path else key
         if key not in obj:
             if required:
-                self.problem(where, "is missing")
+                self.problem(where, Text(N_("is missing")))
             return []
         value = obj[key]
         if not isinstance(value, list):
-            self.problem(where, f"is a JSON {_type_name(value)}, not an array")
+            self.problem(where, Text(N_("is a JSON {kind}, not an array"), kind=_type_name(value)))
             return []
         return value
 
     def head(self, data: Dict[str, Any], kind: str) -> Tuple[Optional[str], Optional[str]]:
         status = self.text(data, "status", "")
         if status is not None and status != "completed":
-            self.problem("status", f"is {status!r}: HCCL uses a rank table only when it is \"completed\"")
+            self.problem("status", Text(N_("is {value}: HCCL uses a rank table only when it is \"completed\""),
+                                         value=repr(status)))
         version = self.text(data, "version", "")
         known = KNOWN_VERSIONS[kind]
         if version is not None and version not in known:
-            self.problem("version", f"is {version!r}; a {KIND_LABELS[kind]} table is version "
-                         + " or ".join(repr(v) for v in known), WARNING)
+            self.problem("version", Text(N_("is {value}; a {label} table is version {known}"), value=repr(version),
+                                         label=KIND_LABELS[kind], known=" or ".join(repr(v) for v in known)), WARNING)
         return status, version
 
 
@@ -248,7 +252,7 @@ def _parse_hccl(data: Dict[str, Any]) -> RankTable:
     for i, server in enumerate(r.array(data, "server_list", "")):
         path = f"server_list[{i}]"
         if not isinstance(server, dict):
-            r.problem(path, f"is a JSON {_type_name(server)}, not an object")
+            r.problem(path, Text(N_("is a JSON {kind}, not an object"), kind=_type_name(server)))
             continue
         server_id = r.text(server, "server_id", path)
         host_ip = r.text(server, "host_ip", path, required=False)
@@ -257,7 +261,7 @@ def _parse_hccl(data: Dict[str, Any]) -> RankTable:
         for j, device in enumerate(r.array(server, "device", path)):
             dpath = f"{path}.device[{j}]"
             if not isinstance(device, dict):
-                r.problem(dpath, f"is a JSON {_type_name(device)}, not an object")
+                r.problem(dpath, Text(N_("is a JSON {kind}, not an object"), kind=_type_name(device)))
                 continue
             devices.append(RtDevice(
                 dpath, server_id, r.text(device, "device_id", dpath, numeric=True),
@@ -269,13 +273,13 @@ def _parse_hccl(data: Dict[str, Any]) -> RankTable:
     for i, pod in enumerate(r.array(data, "super_pod_list", "", required=False)):
         path = f"super_pod_list[{i}]"
         if not isinstance(pod, dict):
-            r.problem(path, f"is a JSON {_type_name(pod)}, not an object")
+            r.problem(path, Text(N_("is a JSON {kind}, not an object"), kind=_type_name(pod)))
             continue
         pod_id = r.text(pod, "super_pod_id", path) or ""
         for j, member in enumerate(r.array(pod, "server_list", path)):
             mpath = f"{path}.server_list[{j}]"
             if not isinstance(member, dict):
-                r.problem(mpath, f"is a JSON {_type_name(member)}, not an object")
+                r.problem(mpath, Text(N_("is a JSON {kind}, not an object"), kind=_type_name(member)))
                 continue
             member_id = r.text(member, "server_id", mpath)
             if member_id is not None:
@@ -295,7 +299,7 @@ def _parse_pd(data: Dict[str, Any]) -> RankTable:
         for i, entry in enumerate(r.array(data, key, "")):
             path = f"{key}[{i}]"
             if not isinstance(entry, dict):
-                r.problem(path, f"is a JSON {_type_name(entry)}, not an object")
+                r.problem(path, Text(N_("is a JSON {kind}, not an object"), kind=_type_name(entry)))
                 continue
             server_id = r.text(entry, "server_id", path)
             device = RtDevice(path, server_id, r.text(entry, "device_id", path, numeric=True),
@@ -320,14 +324,15 @@ def _parse_v2(data: Dict[str, Any]) -> RankTable:
     for i, entry in enumerate(r.array(data, "rank_list", "")):
         path = f"rank_list[{i}]"
         if not isinstance(entry, dict):
-            r.problem(path, f"is a JSON {_type_name(entry)}, not an object")
+            r.problem(path, Text(N_("is a JSON {kind}, not an object"), kind=_type_name(entry)))
             continue
         rank_id = r.text(entry, "rank_id", path, numeric=True)
         device_id = r.text(entry, "device_id", path, numeric=True)
         r.text(entry, "local_id", path, numeric=True)
         for j, level in enumerate(r.array(entry, "level_list", path)):
             if not isinstance(level, dict):
-                r.problem(f"{path}.level_list[{j}]", f"is a JSON {_type_name(level)}, not an object")
+                r.problem(f"{path}.level_list[{j}]",
+                          Text(N_("is a JSON {kind}, not an object"), kind=_type_name(level)))
         ranks.append(RtDevice(path, None, device_id, None, rank_id))
     return RankTable(KIND_HCCL_2, version, status, None, (), tuple(r.problems), rank_count=rank_count,
                      ranks=tuple(ranks))
