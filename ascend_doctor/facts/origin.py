@@ -52,47 +52,36 @@ def absence_is_evidence(facts_or_host: Any) -> bool:
     return origin_kind(facts_or_host) != PASTED_TEXT
 
 
-def absence_known(facts_or_host: Any, path: str) -> bool:
-    """Whether "``path`` does not exist here" is a fact about the machine.
-
-    Live: yes. Pasted text: no. A snapshot: only when its capture covered the path (new snapshots
-    record which declared reads they covered; for older ones, and for paths outside those reads,
-    the snapshot cannot tell, and a message must say "not recorded in this snapshot").
-    """
+def _looked_for(facts_or_host: Any, question: str, what: Any) -> bool:
+    """Live: yes. Pasted text: no. A snapshot: what its capture answers to ``question`` (the
+    SnapshotHost method ``captured``, ``captured_command`` or ``captured_disk``) for ``what``;
+    hand-built and older snapshots record nothing of the kind, so: no."""
     kind = origin_kind(facts_or_host)
     if kind == LIVE:
         return True
     if kind == PASTED_TEXT:
         return False
     host = getattr(facts_or_host, "host", facts_or_host)
-    captured = getattr(host, "captured", None)
-    return bool(captured(path)) if callable(captured) else False
+    captured = getattr(host, question, None)
+    return bool(captured(what)) if callable(captured) else False
+
+
+def absence_known(facts_or_host: Any, path: str) -> bool:
+    """Whether "``path`` does not exist here" is a fact about the machine: a snapshot says so only
+    for paths its capture covered (for others a message must say "not recorded in this snapshot")."""
+    return _looked_for(facts_or_host, "captured", path)
 
 
 def command_absence_known(facts_or_host: Any, argv: Any) -> bool:
-    """Whether "``argv`` is not installed here" is a fact about the machine: live yes, pasted text
-    no, a snapshot only when its capture ran that command (and so recorded that it was missing)."""
-    kind = origin_kind(facts_or_host)
-    if kind == LIVE:
-        return True
-    if kind == PASTED_TEXT:
-        return False
-    host = getattr(facts_or_host, "host", facts_or_host)
-    captured = getattr(host, "captured_command", None)
-    return bool(captured(argv)) if callable(captured) else False
+    """Whether "``argv`` is not installed here" is a fact about the machine: a snapshot says so only
+    when its capture ran that command (and so recorded that it was missing)."""
+    return _looked_for(facts_or_host, "captured_command", argv)
 
 
 def disk_absence_known(facts_or_host: Any, path: str) -> bool:
-    """Whether "the usage of ``path``'s own file system is not known" is a fact about the machine:
-    live yes, pasted text no, a snapshot only when its capture asked that folder's usage."""
-    kind = origin_kind(facts_or_host)
-    if kind == LIVE:
-        return True
-    if kind == PASTED_TEXT:
-        return False
-    host = getattr(facts_or_host, "host", facts_or_host)
-    captured = getattr(host, "captured_disk", None)
-    return bool(captured(path)) if callable(captured) else False
+    """Whether "the usage of ``path``'s own file system is not known" is a fact about the machine: a
+    snapshot says so only when its capture asked that folder's usage."""
+    return _looked_for(facts_or_host, "captured_disk", path)
 
 
 def require_stated(facts_or_host: Any, what: str) -> None:
