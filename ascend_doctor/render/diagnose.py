@@ -78,13 +78,18 @@ def diagnosis_to_text(result: ScanResult, color: bool = False) -> str:
     """People-facing report. Log text is passed as plain Text, never parsed as rich markup."""
     import io
 
-    from rich.console import Console
-    from rich.text import Text
+    from ascend_doctor.render.plainconsole import PlainConsole, Text
 
     notes = scan_notes(result)
     buffer = io.StringIO()
-    console = Console(file=buffer, force_terminal=color, color_system="standard" if color else None,
-                      highlight=False, markup=False, emoji=False, width=100)
+
+    def make_rich() -> Any:
+        from rich.console import Console
+
+        return Console(file=buffer, force_terminal=color, color_system="standard" if color else None,
+                       highlight=False, markup=False, emoji=False, width=100)
+
+    console = PlainConsole(make_rich, buffer, 100, plain=not color)  # rich only for a line it would change
 
     def out(*parts: Any) -> None:
         line = Text()

@@ -10,14 +10,12 @@ import io
 import os
 import re
 import textwrap
-from typing import IO, Dict, List, Optional
-
-from rich.console import Console
-from rich.text import Text
+from typing import IO, Any, Dict, List, Optional
 
 from ascend_doctor.checkapi import Status
 from ascend_doctor.i18n import N_, get_language, ngettext
 from ascend_doctor.i18n import gettext as _
+from ascend_doctor.render.plainconsole import PlainConsole, Text, is_a_terminal
 from ascend_doctor.report import Report, Result
 
 STATUS_STYLE = {
@@ -47,18 +45,27 @@ def clean(text: str) -> str:
 
 
 def make_console(file: Optional[IO[str]] = None, color: Optional[bool] = None, width: Optional[int] = None
-                 ) -> Console:
-    no_color = bool(os.environ.get("NO_COLOR")) if color is None else not color
-    console = Console(file=file, no_color=no_color, highlight=False, emoji=False, soft_wrap=False,
-                      force_terminal=True if color else None, width=width,
-                      color_system=None if no_color else "auto")
-    if width is None and not console.is_terminal:
-        # Piped into a file or a ticket: rich's 80-column default would wrap every remediation.
-        console.width = 120
-    return console
+                 ) -> PlainConsole:
+    """The report's console: rich's, imported only for a line a file or a pipe would not get as it is
+    (render/plainconsole.py: the same bytes)."""
+
+    def make_rich() -> Any:
+        from rich.console import Console
+
+        no_color = bool(os.environ.get("NO_COLOR")) if color is None else not color
+        console = Console(file=file, no_color=no_color, highlight=False, emoji=False, soft_wrap=False,
+                          force_terminal=True if color else None, width=width,
+                          color_system=None if no_color else "auto")
+        if width is None and not console.is_terminal:
+            # Piped into a file or a ticket: rich's 80-column default would wrap every remediation.
+            console.width = 120
+        return console
+
+    plain = not color and not is_a_terminal(file)
+    return PlainConsole(make_rich, file, 120 if width is None else width, plain)
 
 
-def render_text(report: Report, console: Console, verbose: bool = False) -> None:
+def render_text(report: Report, console: PlainConsole, verbose: bool = False) -> None:
     host = report.host
     header = Text()
     header.append("ascend-doctor ", style="bold")
@@ -107,7 +114,7 @@ _WHERE_LABEL = {"host": N_("on the host"), "container": N_("in the container"), 
 _VERDICT_STYLE = {"READY": "green", "NOT READY": "bold red", "INCOMPLETE": "magenta", "UNREADABLE": "magenta"}
 
 
-def _print_nodes(report: Report, console: Console) -> None:
+def _print_nodes(report: Report, console: PlainConsole) -> None:
     """A fleet report's table of nodes: one line each, worst finding last (cut, never wrapped)."""
     from ascend_doctor.render.common import node_row, nodes
 
@@ -129,7 +136,7 @@ def _print_nodes(report: Report, console: Console) -> None:
 
 
 
-def _print_fix_plan(report: Report, console: Console) -> None:
+def _print_fix_plan(report: Report, console: PlainConsole) -> None:
     """Every remediation of the report as one ordered plan (never re-wrapped: commands are pasted)."""
     console.print(Text(_("Fix plan"), style="bold underline"))
     for step in report.fix_plan:
@@ -160,7 +167,7 @@ def _not_asked_for(result: Result) -> bool:
         result.evidence.get("precondition") in _PRECONDITION_FLAGS
 
 
-def _print_facts_line(report: Report, console: Console) -> None:
+def _print_facts_line(report: Report, console: PlainConsole) -> None:
     facts = report.facts
     parts = []
     chip = facts.get("chip") or {}
@@ -182,7 +189,7 @@ def _print_facts_line(report: Report, console: Console) -> None:
         console.print(Text(" · ".join(parts), style="dim"), soft_wrap=True)
 
 
-def _print_result(result: Result, console: Console, verbose: bool) -> None:
+def _print_result(result: Result, console: PlainConsole, verbose: bool) -> None:
     line = Text()
     line.append(f"{result.status.value:<5} ", style=STATUS_STYLE[result.status])
     line.append(f"{result.id} ", style="bold")
@@ -208,7 +215,7 @@ def _print_result(result: Result, console: Console, verbose: bool) -> None:
             console.print(Text(f"      {key}: {clean(str(value))[:500]}", style="dim"), soft_wrap=True)
 
 
-def _print_summary(report: Report, console: Console) -> None:
+def _print_summary(report: Report, console: PlainConsole) -> None:
     summary = report.summary()
     line = Text(_("Summary:") + " ", style="bold")
     for status in (Status.FAIL, Status.WARN, Status.ERROR, Status.INFO, Status.PASS, Status.SKIP):
