@@ -29,6 +29,13 @@ class BuildPyWithCatalogue(build_py):
                               env=env, cwd=self.build_lib, capture_output=True, text=True, check=False)
         if done.returncode != 0:
             print(f"warning: check catalogue not compiled: {done.stderr.strip()[-500:]}", file=sys.stderr)
+        # The records' generated __init__s, compiled by this Python (ascend_doctor/fastdataclass.py).
+        inits = os.path.abspath(os.path.join(self.build_lib, "ascend_doctor", "compat_matrix",
+                                             "dataclass_inits.marshal"))
+        done = subprocess.run([sys.executable, "-m", "ascend_doctor.compiled_data", "--inits", inits],
+                              env=env, cwd=self.build_lib, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            print(f"warning: record __init__s not compiled: {done.stderr.strip()[-500:]}", file=sys.stderr)
 
 
 setup(packages=[*find_packages(include=["ascend_doctor", "ascend_doctor.*"]),

@@ -384,6 +384,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ascend_doctor.compiled_data", description=main.__doc__)
     parser.add_argument("--check", action="store_true", help="exit 1 when the compiled file is stale")
     parser.add_argument("--catalogue", metavar="FILE", help="write the check catalogue to FILE (package build)")
+    parser.add_argument("--inits", metavar="FILE", help="write the records' compiled __init__s to FILE (package build)")
     args = parser.parse_args(argv)
     if os.environ.get("PYTHONHASHSEED") != "0":
         # The scanner's indexes are built by iterating sets: a fixed hash seed makes the file the same
@@ -395,6 +396,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.catalogue:
         _write(args.catalogue, build_catalogue())
         print(f"{args.catalogue}: check catalogue written")
+        return 0
+    if args.inits:
+        count = _import_every_module()
+        from ascend_doctor import fastdataclass
+
+        _write(args.inits, fastdataclass.compiled_inits())
+        print(f"{args.inits}: __init__ of the records of {count} modules compiled")
         return 0
     folder = shipped_dir()
     target = os.path.join(folder, COMPILED_FILE)
@@ -411,6 +419,27 @@ def main(argv: Optional[List[str]] = None) -> int:
         _write(target, data)
     print(f"{target}: {len(data)} bytes, {'unchanged' if current == data else 'written'}")
     return 0
+
+
+def _import_every_module() -> int:
+    """Import every module of the package (checks included) that imports here; the package build's
+    environment may lack a runtime dependency: those modules are left out (their records compile
+    their __init__ at first use, as in a checkout)."""
+    import importlib
+    import pkgutil
+
+    import ascend_doctor
+
+    count = 0
+    for info in pkgutil.walk_packages(ascend_doctor.__path__, "ascend_doctor.", onerror=lambda _name: None):
+        if info.name.endswith("__main__"):
+            continue
+        try:
+            importlib.import_module(info.name)
+        except Exception:  # a missing dependency, or a module that needs a live system
+            continue
+        count += 1
+    return count
 
 
 def _write(target: str, data: bytes) -> None:

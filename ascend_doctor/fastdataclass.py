@@ -24,10 +24,12 @@ Type checkers see ``dataclasses.dataclass`` itself.
 from __future__ import annotations
 
 import dataclasses
+import marshal
+import os
 import re
 import sys
 from types import MemberDescriptorType
-from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Optional, Tuple
 
 if TYPE_CHECKING:
     from dataclasses import dataclass as dataclass
@@ -252,11 +254,56 @@ def _lazy_init(cls: type, fields: List[dataclasses.Field[Any]], frozen: bool) ->
         _set_method(cls, "__init__", real)
         real(self, *args, **kwargs)
 
+    _DEFINED.append((cls, fields, frozen))
     return __init__
 
 
+# Every class given a lazy __init__ in this process (what the package build precompiles).
+_DEFINED: List[Tuple[type, List[dataclasses.Field[Any]], bool]] = []
+# The generated __init__ sources compiled by the package build (setup.py): source -> marshalled code.
+INITS_FILE = os.path.join("compat_matrix", "dataclass_inits.marshal")
+_prebuilt: Optional[Dict[str, bytes]] = None
+
+
 def _compile_init(cls: type, fields: List[dataclasses.Field[Any]], frozen: bool) -> Callable[..., None]:
-    """The ``__init__`` dataclasses would generate (dataclasses._init_fn), compiled now."""
+    """The ``__init__`` dataclasses would generate (dataclasses._init_fn), compiled now (or by the
+    package build, for this very source and this very Python)."""
+    source, namespace = _init_source(cls, fields, frozen)
+    code = _prebuilt_inits().get(source)
+    # the same generated code as dataclasses, compiled once per used class
+    exec(marshal.loads(code) if code is not None else source, namespace)
+    init: Callable[..., None] = namespace["__init__"]
+    return init
+
+
+def _prebuilt_inits() -> Dict[str, bytes]:
+    """The build's compiled __init__ sources, when they were compiled by this Python (bytecode
+    differs between versions); else none, and every __init__ is compiled at its first use."""
+    global _prebuilt
+    if _prebuilt is None:
+        _prebuilt = {}
+        try:
+            with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), INITS_FILE), "rb") as fh:
+                version, tag, inits = marshal.loads(fh.read())
+            if version == sys.hexversion and tag == sys.implementation.cache_tag and isinstance(inits, dict):
+                _prebuilt = inits
+        except (OSError, ValueError, EOFError, TypeError):
+            pass
+    return _prebuilt
+
+
+def compiled_inits() -> bytes:
+    """The file of INITS_FILE for the classes defined so far (the package build imports every module
+    first): each generated ``__init__`` source with its code, compiled by this Python."""
+    inits: Dict[str, bytes] = {}
+    for cls, fields, frozen in _DEFINED:
+        source, _namespace = _init_source(cls, fields, frozen)
+        inits[source] = marshal.dumps(compile(source, "<string>", "exec"))
+    return marshal.dumps((sys.hexversion, sys.implementation.cache_tag, dict(sorted(inits.items()))))
+
+
+def _init_source(cls: type, fields: List[dataclasses.Field[Any]], frozen: bool) -> Tuple[str, Dict[str, Any]]:
+    """The source of the ``__init__`` of ``cls`` and the namespace it runs in."""
     self_name = "__dataclass_self__" if any(f.name == "self" for f in fields) else "self"
     namespace: Dict[str, Any] = {"__name__": cls.__module__, "_HAS_DEFAULT_FACTORY": _HAS_DEFAULT_FACTORY,
                                  "_setattr": object.__setattr__}
@@ -287,9 +334,7 @@ def _compile_init(cls: type, fields: List[dataclasses.Field[Any]], frozen: bool)
     if hasattr(cls, "__post_init__"):
         body.append(f"{self_name}.__post_init__()")
     source = f"def __init__({', '.join(params)}):\n" + "".join(f"    {line}\n" for line in body or ["pass"])
-    exec(source, namespace)  # the same generated code as dataclasses, compiled once per used class
-    init: Callable[..., None] = namespace["__init__"]
-    return init
+    return source, namespace
 
 
 class _HasDefaultFactory:

@@ -267,3 +267,45 @@ def test_package_records_use_the_cheap_decorator() -> None:
             if pattern.search(path.read_text(encoding="utf-8")):
                 offenders.append(str(path.relative_to(ROOT)))
     assert not offenders, f"use `from ascend_doctor.fastdataclass import dataclass, field` in {offenders}"
+
+
+def test_the_builds_compiled_inits_are_the_generated_sources_compiled(tmp_path: Path, monkeypatch: Any) -> None:
+    """setup.py stores each record's generated __init__ compiled (compiled_data --inits); a class uses
+    it only for its very source and on the Python that compiled it, and behaves the same."""
+    import marshal
+
+    @fastdataclass.dataclass(frozen=True)
+    class Point:
+        x: int
+        y: int = 2
+        tags: List[str] = dataclasses.field(default_factory=list)
+
+    blob = fastdataclass.compiled_inits()
+    version, tag, inits = marshal.loads(blob)
+    assert (version, tag) == (sys.hexversion, sys.implementation.cache_tag)
+    source = next(s for s in inits if "tags" in s and "'x'" in s)
+    assert marshal.loads(inits[source]).co_filename == "<string>"
+
+    compiled: List[str] = []
+    monkeypatch.setattr(fastdataclass, "_prebuilt", {source: inits[source]})
+    real_loads = marshal.loads
+    monkeypatch.setattr(fastdataclass.marshal, "loads", lambda data: compiled.append("used") or real_loads(data))
+    point = Point(1, tags=["a"])
+    assert compiled == ["used"]
+    assert (point.x, point.y, point.tags) == (1, 2, ["a"]) and Point(1) == Point(1, 2, [])
+    with pytest.raises(TypeError):
+        Point()  # type: ignore[call-arg]
+
+
+def test_compiled_inits_of_another_python_are_not_used(tmp_path: Path, monkeypatch: Any) -> None:
+    import marshal
+
+    target = tmp_path / fastdataclass.INITS_FILE
+    target.parent.mkdir(parents=True)
+    target.write_bytes(marshal.dumps((sys.hexversion - 1, sys.implementation.cache_tag, {"x": b""})))
+    monkeypatch.setattr(fastdataclass, "__file__", str(tmp_path / "fastdataclass.py"))
+    monkeypatch.setattr(fastdataclass, "_prebuilt", None)
+    assert fastdataclass._prebuilt_inits() == {}
+    target.write_bytes(b"damaged")
+    monkeypatch.setattr(fastdataclass, "_prebuilt", None)
+    assert fastdataclass._prebuilt_inits() == {}

@@ -56,6 +56,7 @@ def test_wheel_installs_and_runs_from_elsewhere(tmp_path: Path) -> None:
     assert not any(n.startswith(("checks/", "compat_matrix/", "tests/", "fixtures/")) for n in names), \
         "top-level packages leaked into the wheel"
     assert "ascend_doctor/compat_matrix/catalogue.pickle" in names, "the build did not compile the check catalogue"
+    assert "ascend_doctor/compat_matrix/dataclass_inits.marshal" in names, "the build did not compile the __init__s"
     missing = sorted(set(source_files()) - set(names))
     assert not missing, f"modules of the source tree missing from the wheel: {missing}"
 
