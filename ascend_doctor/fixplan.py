@@ -8,7 +8,9 @@ Findings propose ``FixAction``s (component, target version, commands, where). Th
 * resolves findings that pull one component in different directions: it picks the version that
   the most findings accept (``FixAction.accepts``), preferring one that keeps what runs and does
   not downgrade, says why, and keeps the other direction as the stated alternative;
-* puts one reboot after the last host package step when any step needs it.
+* puts one reboot after the last host package step when any step needs it;
+* makes one ``docker run`` of every container re-creation the findings ask for (the union of their
+  flags), since a container is re-created once, with all of them.
 
 Findings that carry no structured action still get a step, built from their remediation text and
 filed under their area's component, so the plan covers every FAIL and WARN of the report.
@@ -99,7 +101,7 @@ def _fallback_action(result: Result) -> Optional[FixAction]:
             break  # an alternative or a note follows the first block of commands
         prose.append(line)
     # A remediation that is only commands is summarised by what it restores (the check's title).
-    summary = prose[0] if prose else _("Restore: {title}").format(title=_(result.title))
+    summary = prose[0] if prose else _("Goal: {title}").format(title=_(result.title))
     area = result.id.split("-")[1] if result.id.count("-") >= 2 else "CORE"
     return FixAction(component=AREA_COMPONENT.get(area, "other"), summary=summary.rstrip(":："),
                      commands=tuple(commands), where="either")
@@ -124,10 +126,13 @@ def build_fix_plan(results: Sequence[Result]) -> List[FixStep]:
             if ref not in entry.refs:
                 entry.refs.append(ref)
                 entry.statuses.append(result.status)
-    chosen = _resolve_conflicts(list(entries.values()))
+    chosen = _resolve_conflicts(_same_commands_once(list(entries.values())))
     chosen = _restate_dependents(chosen)
     chosen = _one_reboot(chosen)
-    chosen.sort(key=lambda e: (_component_order(e[0].action.component), _severity(e[0]), e[0].action.subject))
+    chosen = _one_container(chosen)
+    # A re-created container comes before what is set inside it.
+    chosen.sort(key=lambda e: (_component_order(e[0].action.component), not _is_docker_run(e[0]), _severity(e[0]),
+                               e[0].action.subject))
     return [FixStep(order=n, component=e.action.component, summary=e.action.summary, commands=e.action.commands,
                     where=e.action.where, fixes=tuple(e.refs), target=e.action.target, why=why,
                     alternative=alternative, subject=e.action.subject)
@@ -256,3 +261,85 @@ def _one_reboot(chosen: List[Tuple[_Entry, str, str]]) -> List[Tuple[_Entry, str
     for extra in reboots[1:]:
         _absorb(keep[0], extra[0])
     return [c for c in chosen if c[0].action.component != "reboot"] + [keep]
+
+
+# docker run options that take their value as the next word (``--device /dev/x``; ``--shm-size=1g``
+# is one word either way).
+_VALUE_FLAGS = frozenset({"--device", "-v", "--volume", "-e", "--env", "--ulimit", "--group-add", "--net",
+                          "--network", "--shm-size", "-u", "--user", "--mount", "--cap-add", "--security-opt"})
+_PLACEHOLDER_DEVICE = "/dev/davinci<N>"
+
+
+def _docker_flags(command: str) -> Tuple[List[str], str]:
+    """(the options of a ``docker run`` line, each with its value, in order; its trailing comment)."""
+    body, _sep, comment = command.partition("  #")
+    words = body.split()
+    flags: List[str] = []
+    i = 2  # after "docker run"
+    while i < len(words):
+        word = words[i]
+        if word in ("...", "<image>") or not word.startswith("-"):
+            i += 1
+            continue
+        if word in _VALUE_FLAGS and i + 1 < len(words):
+            flags.append(f"{word} {words[i + 1]}")
+            i += 2
+            continue
+        flags.append(word)
+        i += 1
+    return flags, comment.strip()
+
+
+def _is_docker_run(entry: _Entry) -> bool:
+    """A step that is one ``docker run`` line (whichever check asked for it: SMI-001 and DRV-001 inside a
+    container ask for a re-created container too)."""
+    return len(entry.action.commands) == 1 and entry.action.commands[0].startswith("docker run ")
+
+
+def _one_container(chosen: List[Tuple[_Entry, str, str]]) -> List[Tuple[_Entry, str, str]]:
+    """Every container re-creation becomes one ``docker run`` with the union of the flags asked for."""
+    runs = [c for c in chosen if _is_docker_run(c[0])]
+    if len(runs) <= 1:
+        return chosen
+    flags: List[str] = []
+    comments: List[str] = []
+    for entry, _why, _alternative in runs:
+        found, comment = _docker_flags(entry.action.commands[0])
+        flags.extend(f for f in found if f not in flags)
+        if comment and comment not in comments:
+            comments.append(comment)
+    if any(f.startswith("--device /dev/davinci") and _PLACEHOLDER_DEVICE not in f for f in flags):
+        # The NPUs of the job are known from one finding: the placeholder of another adds nothing.
+        flags = [f for f in flags if _PLACEHOLDER_DEVICE not in f]
+        comments = [c for c in comments if "davinci" not in c]
+    command = "docker run " + " ".join(flags) + " <image> ..."
+    if comments:
+        command += "   # " + "; ".join(c.lstrip("# ") for c in comments)
+    merged = _Entry(FixAction("container", _("Re-create the container with every flag these findings need"),
+                              (command,), where="host"))
+    for entry, _why, _alternative in runs:
+        _absorb(merged, entry)
+    why = _("{count} steps asked for a re-created container: one docker run carries all their flags").format(
+        count=len(runs))
+    return [c for c in chosen if not _is_docker_run(c[0])] + [(merged, why, "")]
+
+
+def _same_commands_once(entries: List[_Entry]) -> List[_Entry]:
+    """Two findings that word a step differently but give the same commands are one step (the first
+    wording kept, both findings named): a person pastes the commands once."""
+    out: List[_Entry] = []
+    seen: Dict[Tuple[str, Tuple[str, ...], str, Optional[str]], _Entry] = {}
+    for entry in entries:
+        action = entry.action
+        if not action.commands or action.target or action.accepts:  # versioned steps meet in the conflict step
+            out.append(entry)
+            continue
+        key = (action.component, action.commands, action.where, action.subject or None)
+        first = seen.get(key)
+        if first is None:
+            seen[key] = entry
+            out.append(entry)
+        else:
+            _absorb(first, entry)
+    return out
+

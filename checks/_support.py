@@ -146,10 +146,12 @@ def container_mount_command(ctx: CheckContext, parts: Sequence[str] = ("devices"
     the control devices, the host's driver mounts and, for serving, shared memory, host networking and the
     hccn_tool / hccn.conf mounts that multi-node HCCL needs. Run on the host when re-creating the container."""
     flags: List[str] = []
+    devices: List[int] = []
     if "devices" in parts:
         devices = job_devices(ctx)
+        # Unknown NPUs: a placeholder, and the note as a shell comment after the command (never in it).
         flags.append(" ".join(f"--device /dev/davinci{n}" for n in devices) if devices else
-                     "--device /dev/davinci<N> (one per NPU of the job)")
+                     "--device /dev/davinci<N>")
         flags.append(_CONTROL_DEVICES)
     if "driver" in parts or "npu-smi" in parts:
         flags.append(_DRIVER_MOUNTS)
@@ -158,7 +160,10 @@ def container_mount_command(ctx: CheckContext, parts: Sequence[str] = ("devices"
                      "-v /etc/ascend_install.info:/etc/ascend_install.info")
     if "serving" in parts:
         flags.append(_SERVING)
-    return "docker run " + " ".join(flags) + " <image> ..."
+    command = "docker run " + " ".join(flags) + " <image> ..."
+    if "devices" in parts and not devices:
+        command += "   # one --device /dev/davinciN per NPU of the job"
+    return command
 
 
 def code_text(code: Any) -> str:

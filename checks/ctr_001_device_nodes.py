@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Iterator, List
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import require_stated
 from ascend_doctor.i18n import _
 
 from ._stack_help import hdk_commands
+from ._support import container_mount_command
 
 CHECK = CheckSpec(
     id="ASC-CTR-001",
@@ -50,14 +51,15 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                              davinci=list(nodes.davinci))
         return
     if in_container:
-        flags = [f"--device {n}" for n in missing]
-        if not nodes.davinci:
-            flags.insert(0, "--device /dev/davinci0   # one --device /dev/davinciN per NPU this container gets")
+        # Every device node of the job and the control nodes, on one line (a comment never sits inside it).
+        command = container_mount_command(ctx, ("devices",))
         yield Finding.fail(
             _("inside this container {problems}: the NPU runtime cannot open the devices.").format(
                 problems="; ".join(problems)),
-            _("Recreate the container with:") + "\n  docker run " + " \\\n    ".join(flags) + " ...",
-            missing=missing, davinci=list(nodes.davinci))
+            _("Re-create the container (on the host) with the NPU device nodes:") + "\n  " + command,
+            missing=missing, davinci=list(nodes.davinci)).with_actions(
+                FixAction("container", _("Re-create the container with the NPU device nodes"),
+                          (command,), where="host"))
         return
     reinstall = hdk_commands(ctx, getattr(stack, "driver_version", None), "upgrade")
     yield Finding.fail(

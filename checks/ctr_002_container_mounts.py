@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator, List, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 
@@ -66,10 +66,12 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             status = Status.INFO
             breaks = _("npu-smi works here, but tools built on DCMI (npu-exporter, some engines' health probes) "
                        "look for its libraries there")
+        command = f"docker run ... {flag} ..."
         yield Finding(status, _("{path} is not mounted in this container: {breaks}.").format(path=path, breaks=breaks),
-                      _("Re-create the container (on the host) with: {command}").format(
-                          command=f"docker run ... {flag} ..."),
-                      {"path": path, "flag": flag}, path)
+                      _("Re-create the container (on the host) with: {command}").format(command=command),
+                      {"path": path, "flag": flag}, path).with_actions(
+            FixAction("container", _("Re-create the container with the host's {path} mounted").format(
+                path=path), (command,), where="host"))
     if not missing:
         yield Finding.passed(_("container ({runtime}) has the driver mounts: {paths}").format(
             runtime=container.runtime or _("unknown runtime"), paths=", ".join(present)))

@@ -84,7 +84,7 @@ def test_findings_without_actions_get_a_step_from_their_text() -> None:
 
 def test_only_commands_are_summarised_by_the_title() -> None:
     plan = build_fix_plan([result("ASC-ENV-010", Status.INFO, remediation="export A=1\nexport A=1")])
-    assert plan[0].summary == "Restore: title of ASC-ENV-010"
+    assert plan[0].summary == "Goal: title of ASC-ENV-010"
     assert plan[0].commands == ("export A=1",)
 
 
@@ -100,3 +100,26 @@ def test_scoped_findings_are_named_with_their_scope() -> None:
     action = FixAction("system", "Stop what holds the NPU", ("kill 123",))
     plan = build_fix_plan([result("ASC-DEV-010", Status.WARN, action, scope="NPU 0 chip 0")])
     assert plan[0].fixes == ("ASC-DEV-010 [NPU 0 chip 0]",)
+
+
+def test_every_container_re_creation_is_one_docker_run_with_all_flags() -> None:
+    devices = FixAction("container", "Re-create the container with the NPU device nodes",
+                        ("docker run --device /dev/davinci0 --device /dev/davinci1 --device /dev/davinci_manager "
+                         "<image> ...",), where="host")
+    dcmi = FixAction("container", "Re-create the container with the host's /usr/local/dcmi mounted",
+                     ("docker run ... -v /usr/local/dcmi:/usr/local/dcmi ...",), where="host")
+    placeholder = FixAction("system", "npu-smi cannot work here",
+                            ("docker run --device /dev/davinci<N> --device /dev/davinci_manager --shm-size=1g "
+                             "<image> ...   # one --device /dev/davinciN per NPU of the job",), where="host")
+    plan = build_fix_plan([result("ASC-CTR-001", Status.FAIL, devices),
+                           result("ASC-CTR-002", Status.WARN, dcmi, scope="/usr/local/dcmi"),
+                           result("ASC-SMI-001", Status.FAIL, placeholder),
+                           result("ASC-ENV-001", Status.WARN, FixAction("environment", "Load CANN",
+                                                                        ("source /x/set_env.sh",), where="either"))])
+    runs = [s for s in plan if s.commands and s.commands[0].startswith("docker run")]
+    assert len(runs) == 1 and runs[0].order == 1  # before what is set inside the new container
+    assert runs[0].commands == (
+        "docker run --device /dev/davinci0 --device /dev/davinci1 --device /dev/davinci_manager "
+        "-v /usr/local/dcmi:/usr/local/dcmi --shm-size=1g <image> ...",)
+    assert runs[0].fixes == ("ASC-CTR-001", "ASC-CTR-002 [/usr/local/dcmi]", "ASC-SMI-001")
+    assert "3 steps" in runs[0].why

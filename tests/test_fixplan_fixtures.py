@@ -92,5 +92,14 @@ def test_fix_plan_agrees_with_itself(scenario: Path) -> None:
     # at most one reboot, after every host package step, in install order
     components = [s["component"] for s in plan]
     assert components.count("reboot") <= 1
+    # a container is re-created once: one docker run, whichever checks asked for it (a plan that sets up
+    # one container per engine is one step of several docker run lines)
+    runs = [s for s in plan if len(s["commands"]) == 1 and s["commands"][0].startswith("docker run ")]
+    assert len(runs) <= 1, [s["summary"] for s in runs]
+    # the same commands are pasted once, however many findings word them
+    unversioned = [tuple(s["commands"]) for s in plan if s["commands"] and not s.get("target")]
+    assert len(unversioned) == len(set(unversioned)), [s["summary"] for s in plan]
+    for step in plan:  # a pasted line never hides a continuation or a note inside a command
+        assert not any("(one per" in c or c.rstrip().endswith("\\") for c in step["commands"]), step
     order = [FIX_COMPONENTS.index(c) for c in components if c in FIX_COMPONENTS]
     assert order == sorted(order), components
