@@ -385,6 +385,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 when the compiled file is stale")
     parser.add_argument("--catalogue", metavar="FILE", help="write the check catalogue to FILE (package build)")
     parser.add_argument("--inits", metavar="FILE", help="write the records' compiled __init__s to FILE (package build)")
+    parser.add_argument("--regexes", metavar="FILE", help="write the package's compiled patterns to FILE (package "
+                        "build; with --inits, both from one import of every module)")
     args = parser.parse_args(argv)
     if os.environ.get("PYTHONHASHSEED") != "0":
         # The scanner's indexes are built by iterating sets: a fixed hash seed makes the file the same
@@ -397,12 +399,18 @@ def main(argv: Optional[List[str]] = None) -> int:
         _write(args.catalogue, build_catalogue())
         print(f"{args.catalogue}: check catalogue written")
         return 0
-    if args.inits:
-        count = _import_every_module()
-        from ascend_doctor import fastdataclass
+    if args.inits or args.regexes:
+        if args.regexes:
+            from ascend_doctor import regexcache
 
-        _write(args.inits, fastdataclass.compiled_inits())
-        print(f"{args.inits}: __init__ of the records of {count} modules compiled")
+            _write(args.regexes, regexcache.build())  # imports every module, recording their patterns
+            print(f"{args.regexes}: patterns compiled")
+        if args.inits:
+            from ascend_doctor import fastdataclass
+
+            _import_every_module()
+            _write(args.inits, fastdataclass.compiled_inits())
+            print(f"{args.inits}: __init__s of the records compiled")
         return 0
     folder = shipped_dir()
     target = os.path.join(folder, COMPILED_FILE)

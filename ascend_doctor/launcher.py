@@ -19,6 +19,9 @@ def main() -> None:
             sys.stdout.write(version_line() + "\n")
             sys.stdout.flush()
             sys.exit(0)
+    from ascend_doctor.regexcache import install
+
+    install()  # the patterns the package build compiled: re finds them in its cache (regexcache.py)
     from ascend_doctor.cli import main as cli_main
 
     cli_main()
