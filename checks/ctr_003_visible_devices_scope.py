@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
 from ascend_doctor.i18n import _, ngettext
 
 CHECK = CheckSpec(
@@ -52,7 +52,13 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             _("Recreate the container with those NPUs: docker run -e ASCEND_VISIBLE_DEVICES={value} ... (Ascend "
               "container runtime) or docker run {flags} ...; or set ASCEND_VISIBLE_DEVICES to the devices present: "
               "{present}").format(value=raw, flags=flags, present=",".join(str(i) for i in sorted(present))),
-            absent=absent, present=sorted(present))
+            absent=absent, present=sorted(present)).with_actions(
+            # One docker run line, so the fix plan folds it into the single container re-creation with
+            # the other findings' flags; setting the variable to what is there is the stated alternative.
+            FixAction("container", _("Re-create the container with the NPUs ASCEND_VISIBLE_DEVICES names"),
+                      (f"docker run {flags} <image> ...",), where="host",
+                      alternative=_("set ASCEND_VISIBLE_DEVICES to the devices present: {present}").format(
+                          present=",".join(str(i) for i in sorted(present)))))
         return
     yield Finding.passed(_("ASCEND_VISIBLE_DEVICES={value}: every id has its /dev/davinciN; scope of this run: "
                            "{reason}. Faults on other NPUs are reported as information.").format(value=raw,

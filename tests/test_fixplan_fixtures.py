@@ -96,6 +96,11 @@ def test_fix_plan_agrees_with_itself(scenario: Path) -> None:
     # one container per engine is one step of several docker run lines)
     runs = [s for s in plan if len(s["commands"]) == 1 and s["commands"][0].startswith("docker run ")]
     assert len(runs) <= 1, [s["summary"] for s in runs]
+    # ...and no other step asks for a second re-creation in prose (CTR-003 once did, beside the docker run)
+    if runs:
+        recreations = [s["summary"] for s in plan
+                       if re.match(r"(?i)re-?create the container", s["summary"]) and s not in runs]
+        assert not recreations, recreations
     # the same commands are pasted once, however many findings word them
     unversioned = [tuple(s["commands"]) for s in plan if s["commands"] and not s.get("target")]
     assert len(unversioned) == len(set(unversioned)), [s["summary"] for s in plan]
