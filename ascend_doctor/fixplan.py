@@ -18,6 +18,7 @@ filed under their area's component, so the plan covers every FAIL and WARN of th
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ascend_doctor.checkapi import FIX_COMPONENTS, FixAction, Status
@@ -126,7 +127,7 @@ def build_fix_plan(results: Sequence[Result]) -> List[FixStep]:
             if ref not in entry.refs:
                 entry.refs.append(ref)
                 entry.statuses.append(result.status)
-    chosen = _resolve_conflicts(_same_commands_once(list(entries.values())))
+    chosen = _resolve_conflicts(_same_commands_once(_same_goal_once(list(entries.values()))))
     chosen = _restate_dependents(chosen)
     chosen = _one_reboot(chosen)
     chosen = _one_container(chosen)
@@ -322,6 +323,38 @@ def _one_container(chosen: List[Tuple[_Entry, str, str]]) -> List[Tuple[_Entry, 
     why = _("{count} steps asked for a re-created container: one docker run carries all their flags").format(
         count=len(runs))
     return [c for c in chosen if not _is_docker_run(c[0])] + [(merged, why, "")]
+
+
+def _same_goal_once(entries: List[_Entry]) -> List[_Entry]:
+    """Findings that ask for the same thing in the same words are one step with all their commands,
+    each once: one check's finding per NPU ("Find and stop what holds the busy NPUs", one line per
+    process), or two checks that see the same missing driver. A person reads the goal once and pastes
+    every line under it, instead of eight steps that differ in a pid."""
+    out: List[_Entry] = []
+    seen: Dict[Tuple[str, str, Optional[str]], _Entry] = {}
+    for entry in entries:
+        action = entry.action
+        if action.target or action.accepts or _is_docker_run(entry):  # versions and containers merge later
+            out.append(entry)
+            continue
+        key = (action.summary, action.where, action.subject or None)
+        first = seen.get(key)
+        if first is None:
+            seen[key] = entry
+            out.append(entry)
+            continue
+        # A line is pasted once even when two findings comment it differently.
+        have = {_command_body(c) for c in first.action.commands}
+        added = tuple(c for c in action.commands if _command_body(c) not in have)
+        if added:
+            first.action = dataclasses.replace(first.action, commands=first.action.commands + added)
+        _absorb(first, entry)
+    return out
+
+
+def _command_body(command: str) -> str:
+    """A command without its trailing ``  # comment``: what the shell runs."""
+    return command.partition("  #")[0].strip()
 
 
 def _same_commands_once(entries: List[_Entry]) -> List[_Entry]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import N_, _
 
@@ -34,6 +34,17 @@ def _find_container_hint(pid: int) -> str:
     return _("on the host: {commands}   # a docker-<id>.scope / kubepods line names the container; then docker stop "
              "<id> (or kubectl delete pod ...), or kill {pid}").format(commands=f"ps -fp {pid}; cat /proc/{pid}/cgroup",
                                                                        pid=pid)
+
+
+def _stop_holders(plist: List[Any]) -> FixAction:
+    """One step for every busy NPU of the report (the plan joins them: same goal, one line per process)."""
+    return FixAction(
+        "system", _("Find and stop what holds the busy NPUs"),
+        tuple(f"ps -fp {p.pid}; cat /proc/{p.pid}/cgroup   # docker-<id>.scope or kubepods names its container: "
+              f"docker stop <id> (kubectl delete pod ...), or kill {p.pid}" for p in plist[:3]),
+        where="host",
+        alternative=_("deploy on free NPUs: export ASCEND_RT_VISIBLE_DEVICES=<free logical ids> (containers: -e "
+                      "ASCEND_VISIBLE_DEVICES=<free ids>)"))
 
 
 def _describe(plist: List[Any], visible_pids: Optional[Set[int]]) -> str:
@@ -116,14 +127,13 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                    "ASCEND_VISIBLE_DEVICES=<free ids>)"))
         evidence = {"pids": [p.pid for p in plist], "held_mb": held, "capacity_mb": cap}
         if cap and held > HALF * cap:
-            yield Finding.fail(_("{npu} is busy: {processes} -- {held} of {capacity} MB, more than half, so a DeepSeek "
-                                 "deployment on it fails with EL0004 Memory Allocation Failure.").format(
-                                   npu=shown, processes=text, held=held, capacity=cap), fix,
-                               **evidence).scoped(label)
+            finding = Finding.fail(_("{npu} is busy: {processes} -- {held} of {capacity} MB, more than half, so a "
+                                     "DeepSeek deployment on it fails with EL0004 Memory Allocation Failure.").format(
+                                       npu=shown, processes=text, held=held, capacity=cap), fix, **evidence)
         else:
-            yield Finding.warn(_("{npu} is in use: {processes} ({held} of {capacity} MB).").format(
-                                   npu=shown, processes=text, held=held, capacity=cap or "?"), fix,
-                               **evidence).scoped(label)
+            finding = Finding.warn(_("{npu} is in use: {processes} ({held} of {capacity} MB).").format(
+                                       npu=shown, processes=text, held=held, capacity=cap or "?"), fix, **evidence)
+        yield finding.scoped(label).with_actions(_stop_holders(plist))
     if outside:
         yield Finding.passed(_("outside this run's NPUs ({reason}), in use: {npus} -- information only").format(
             reason=scope.reason, npus="; ".join(outside_shown)), outside=outside)

@@ -123,3 +123,44 @@ def test_every_container_re_creation_is_one_docker_run_with_all_flags() -> None:
         "-v /usr/local/dcmi:/usr/local/dcmi --shm-size=1g <image> ...",)
     assert runs[0].fixes == ("ASC-CTR-001", "ASC-CTR-002 [/usr/local/dcmi]", "ASC-SMI-001")
     assert "3 steps" in runs[0].why
+
+
+def test_one_goal_per_npu_is_one_step_with_every_line() -> None:
+    """Eight busy NPUs were eight steps that differed in a pid: the same goal is one step, each line once."""
+    def stop(*pids: int) -> FixAction:
+        return FixAction("system", "Find and stop what holds the busy NPUs",
+                         tuple(f"ps -fp {pid}; cat /proc/{pid}/cgroup" for pid in pids), where="host",
+                         alternative="deploy on free NPUs")
+    plan = build_fix_plan([result("ASC-DEV-010", Status.FAIL, stop(11, 12), scope="NPU 0 chip 0"),
+                           result("ASC-DEV-010", Status.WARN, stop(12, 13), scope="NPU 1 chip 0")])
+    assert len(plan) == 1
+    assert plan[0].commands == ("ps -fp 11; cat /proc/11/cgroup", "ps -fp 12; cat /proc/12/cgroup",
+                                "ps -fp 13; cat /proc/13/cgroup")
+    assert plan[0].fixes == ("ASC-DEV-010 [NPU 0 chip 0]", "ASC-DEV-010 [NPU 1 chip 0]")
+    assert plan[0].alternative == "deploy on free NPUs"
+
+
+def test_a_line_is_pasted_once_whatever_its_comment() -> None:
+    """plog-aicore-error: two log findings ask for the same export with different comments."""
+    plan = build_fix_plan([
+        result("ASC-LOG-002", Status.WARN, remediation="export ASCEND_LAUNCH_BLOCKING=1   # find the op", scope="a"),
+        result("ASC-LOG-002", Status.WARN, remediation="export ASCEND_LAUNCH_BLOCKING=1   # then align", scope="b")])
+    assert len(plan) == 1
+    assert plan[0].commands == ("export ASCEND_LAUNCH_BLOCKING=1   # find the op",)
+
+
+def test_two_checks_giving_the_same_words_are_one_step() -> None:
+    """no-driver: SMI-001 and DRV-001 both say 'install the driver, then the firmware' (areas system and hdk)."""
+    text = "Install the driver, then the firmware, of one Ascend HDK release, and reboot once:\n  # which release: ..."
+    plan = build_fix_plan([result("ASC-SMI-001", Status.FAIL, remediation=text),
+                           result("ASC-DRV-001", Status.FAIL, remediation=text)])
+    assert len(plan) == 1
+    assert set(plan[0].fixes) == {"ASC-SMI-001", "ASC-DRV-001"}
+
+
+def test_versioned_steps_with_the_same_words_are_left_to_the_conflict_step() -> None:
+    plan = build_fix_plan([result("ASC-MIX-003", Status.WARN, hdk("25.0.rc1.1", summary="Install the HDK")),
+                           result("ASC-FW-002", Status.WARN, hdk("25.5.0", summary="Install the HDK"))])
+    assert len([s for s in plan if s.component == "hdk"]) == 1
+    assert plan[0].target == "25.0.rc1.1" or plan[0].target == "25.5.0"
+    assert plan[0].commands in (("./driver_25.0.rc1.1.run --upgrade",), ("./driver_25.5.0.run --upgrade",))
