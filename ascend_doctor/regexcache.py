@@ -4,10 +4,11 @@ A ``check`` run compiles about a hundred patterns (module constants of the parse
 and matrix, ``lazy_re`` patterns when used, and those of click and the standard library): 10 ms of
 the run, all in the pure-Python parser and compiler of ``re``. Their compiled form depends only on
 the pattern, the flags and the Python version, so the package build (setup.py) compiles those it
-can find (every pattern compiled while every module of the package is imported, and every
-``lazy_re`` pattern) into ``compat_matrix/regex_cache.marshal``, and the console script
-(launcher.py) hands them to ``re``'s own cache of compiled patterns: ``re.compile(p)`` then finds
-``p`` there instead of compiling it. Each is made at its first use, from the code the build's
+can find (every pattern compiled while every module of the package is imported, every
+``lazy_re`` pattern, and the log scanner's prefilter patterns of the shipped signatures) into
+``compat_matrix/regex_cache.marshal``, and the console script (launcher.py) hands them to
+``re``'s own cache of compiled patterns: ``re.compile(p)`` then finds ``p`` there instead of
+compiling it. Each is made at its first use, from the code the build's
 compiler produced (checked at build time to equal ``re.compile``'s), through the same
 ``_sre.compile`` call ``re`` makes.
 
@@ -89,7 +90,8 @@ def install(path: Optional[str] = None) -> bool:
 
 def build() -> bytes:
     """The file of CACHE_FILE: every pattern compiled while every module of the package is
-    imported, and every ``lazy_re`` pattern of their globals, compiled by this Python."""
+    imported, every ``lazy_re`` pattern of their globals and the log scanner's prefilter patterns,
+    compiled by this Python."""
     import marshal
 
     engine = _engine()
@@ -111,6 +113,7 @@ def build() -> bytes:
     finally:
         re._compile = original  # type: ignore[attr-defined]
     keys |= _lazy_patterns()
+    keys |= _pivot_patterns()
     prebuilt: Dict[Tuple[str, Any, int], _Entry] = {}
     for kind, pattern, flags in sorted(keys, key=repr):
         entry = _compile(pattern, flags)
@@ -129,6 +132,17 @@ def _lazy_patterns() -> set:  # type: ignore[type-arg]
                 if isinstance(value, _LazyPattern):
                     found.add((str, value._pattern, int(value._flags)))
     return found
+
+
+def _pivot_patterns() -> set:  # type: ignore[type-arg]
+    """The log scanner's prefilter patterns for the shipped signature database: ``diagnose``
+    compiles those of the pivot bytes found in its input (several ms for one dmesg)."""
+    try:
+        from ascend_doctor.logscan.scanner import default_scanner
+
+        return {(bytes, pattern, 0) for pattern in default_scanner().pivot_patterns()}
+    except Exception:  # an unusable database in the build: diagnose compiles them as before
+        return set()
 
 
 def _compile(pattern: Any, flags: int) -> Optional[_Entry]:

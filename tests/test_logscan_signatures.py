@@ -6,9 +6,11 @@ import shutil
 import subprocess
 import textwrap
 from pathlib import Path
-from typing import List
+from typing import Any, Dict, List
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ascend_doctor.logscan.literals import MIN_NEEDLE, plan_needles, required_literals, trie_pattern
 from ascend_doctor.logscan.signatures import (
@@ -126,6 +128,43 @@ def test_needle_plan_covers_every_literal() -> None:
         assert needles and all(n in lit for n in needles), lit
     for pivot, group in plan.by_pivot.items():
         assert all(n.startswith(pivot) for n in group)
+
+
+def _nested_trie_pattern(words: List[str]) -> str:
+    """The pattern trie_pattern makes, the obvious way: a trie of nested dicts."""
+    import re
+
+    root: Dict[str, Any] = {}
+    for word in words:
+        node = root
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: Dict[str, Any]) -> str:
+        keys = sorted(k for k in node if k)
+        if not keys:
+            return ""
+        alternatives = [re.escape(k) + build(node[k]) for k in keys]
+        body = alternatives[0] if len(alternatives) == 1 else "(?:" + "|".join(alternatives) + ")"
+        return "(?:" + body + ")?" if "" in node else body
+
+    return build(root)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.text(alphabet="ab.(\\é\n", max_size=5), max_size=8))
+def test_trie_pattern_is_the_nested_trie(words: List[str]) -> None:
+    assert trie_pattern(words) == _nested_trie_pattern(words)
+
+
+def test_trie_pattern_of_the_shipped_needles_is_the_nested_trie() -> None:
+    from ascend_doctor.logscan.scanner import default_scanner
+
+    scanner = default_scanner()
+    for needles in scanner._pivot_needles.values():
+        words = [n.decode("utf-8") for n in needles]
+        assert trie_pattern(words) == _nested_trie_pattern(words)
 
 
 def test_trie_pattern_matches_exactly_its_words() -> None:

@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any, BinaryIO, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from ascend_doctor.fastdataclass import dataclass
-from ascend_doctor.logscan.literals import compile_pivot_regex, plan_needles
+from ascend_doctor.logscan.literals import pivot_pattern, plan_needles
 from ascend_doctor.logscan.normalize import expand_line
 from ascend_doctor.logscan.signatures import Signature, SignatureDB, load_signatures
 
@@ -197,9 +197,18 @@ class LogScanner:
         if regex is None:
             if len(data) <= SMALL_INPUT and not self._any_needle_in(pivot, data):
                 return None
-            needles = self._pivot_needles[pivot]
-            regex = self._pivot_regexes[pivot] = compile_pivot_regex(n.decode("utf-8") for n in needles)
+            regex = self._pivot_regexes[pivot] = re.compile(self.pivot_pattern(pivot))
         return regex
+
+    def pivot_pattern(self, pivot: bytes) -> bytes:
+        """The prefilter pattern of one pivot byte: a trie of its needles, which starts with that
+        fixed byte (a fast engine scan). The package build compiles those of the shipped database
+        (regexcache.py), so that ``re.compile`` finds them compiled."""
+        return pivot_pattern(n.decode("utf-8") for n in self._pivot_needles[pivot])
+
+    def pivot_patterns(self) -> List[bytes]:
+        """Every pivot's pattern (what the package build compiles)."""
+        return [self.pivot_pattern(pivot) for pivot in self._pivots]
 
     def _any_needle_in(self, pivot: bytes, data: bytes) -> bool:
         for head, needles in self._pivot_heads[pivot].items():
