@@ -1,7 +1,10 @@
-"""``matrix show|lookup|plan`` as text: rich tables, imported only when the text format is chosen.
+"""``matrix show|lookup|plan`` as text: tables as rich makes them, imported only for the text format.
 
 Text is for a terminal: one table per section, with sources collected as numbered footnotes so
-rows stay narrow. The JSON of the same results is ascend_doctor/render/matrix.py's.
+rows stay narrow. The JSON of the same results is ascend_doctor/render/matrix.py's. In a file or a
+pipe the lines and the borderless tables of lookup and plan are written without importing rich
+(render/plainconsole.py, render/plaintable.py: the same characters, rich only for what they cannot
+be sure of); ``show``'s bordered tables are always rich's.
 """
 
 from __future__ import annotations
@@ -9,10 +12,6 @@ from __future__ import annotations
 import io
 import shutil
 from typing import Any, Dict, List, Optional, Sequence, Tuple
-
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from ascend_doctor.i18n import N_
 from ascend_doctor.i18n import gettext as _
@@ -23,6 +22,8 @@ from ascend_doctor.matrix.model import Matrix
 from ascend_doctor.matrix.plan import StackPlan
 from ascend_doctor.matrix.records import ChipFamily
 from ascend_doctor.matrix.verdict import Verdict, VerdictKind
+from ascend_doctor.render.plainconsole import PlainConsole, Text
+from ascend_doctor.render.plaintable import PlainTable, print_table
 
 COLUMNS: Dict[str, Tuple[str, ...]] = {
     "hdk_releases": ("version", "note"),
@@ -92,14 +93,20 @@ def translate_command(command: str) -> str:
     return command if get_language() == "en" else convert_command(command, "en", get_language())
 
 
-def console(width: Optional[int] = None) -> Tuple[Console, io.StringIO]:
+def console(width: Optional[int] = None) -> Tuple[PlainConsole, io.StringIO]:
     buffer = io.StringIO()
     if width is None:
         width = shutil.get_terminal_size((120, 40)).columns
-    # plain text: the result may go to a file (-o) or a pipe; styles are dropped, layout is kept
-    con = Console(file=buffer, width=max(60, width), no_color=True, highlight=False, emoji=False,
-                  soft_wrap=False, color_system=None)
-    return con, buffer
+    width = max(60, width)
+
+    def make_rich() -> Any:
+        from rich.console import Console
+
+        # plain text: the result may go to a file (-o) or a pipe; styles are dropped, layout is kept
+        return Console(file=buffer, width=width, no_color=True, highlight=False, emoji=False, soft_wrap=False,
+                       color_system=None)
+
+    return PlainConsole(make_rich, buffer, width, plain=True), buffer
 
 
 class Footnotes:
@@ -116,7 +123,7 @@ class Footnotes:
             refs.append(str(self.items.index(source) + 1))
         return "[" + ",".join(refs) + "]" if refs else ""
 
-    def render(self, con: Console) -> None:
+    def render(self, con: PlainConsole) -> None:
         for index, source in enumerate(self.items, 1):
             con.print(Text(f"  [{index}] {source}", style="dim"), soft_wrap=True)
 
@@ -151,6 +158,9 @@ def _family_cell(row: ChipFamily, column: str) -> str:
 
 
 def show_to_text(m: Matrix, sections: Optional[Sequence[str]], width: Optional[int] = None) -> str:
+    from rich.table import Table
+    from rich.text import Text as RichText
+
     con, buffer = console(width)
     con.print(header(m), soft_wrap=True)
     for warning in m.warnings:
@@ -161,7 +171,7 @@ def show_to_text(m: Matrix, sections: Optional[Sequence[str]], width: Optional[i
             table.add_column(_heading(col))
         for name, (secs, desc) in COMPONENTS.items():
             table.add_row(name, str(sum(len(m.sections.get(s, [])) for s in secs)), _(desc))
-        con.print(table)
+        con.rich.print(table)
         con.print(Text(_("Sections can be named directly too (e.g. torch_npu, hdk_cann); `all` shows everything."),
                        style="dim"))
         return buffer.getvalue()
@@ -181,8 +191,8 @@ def show_to_text(m: Matrix, sections: Optional[Sequence[str]], width: Optional[i
             note = getattr(row, "note", None)
             cells.append(_cell(note) if "note" not in columns else "")
             cells.append(notes.ref(getattr(row, "source", ())))
-            table.add_row(*[Text(c) for c in cells])
-        con.print(table)
+            table.add_row(*[RichText(c) for c in cells])
+        con.rich.print(table)
         notes.render(con)
         con.print()
     return buffer.getvalue()
@@ -214,7 +224,7 @@ def lookup_to_text(m: Matrix, results: Sequence[LookupResult], width: Optional[i
                 con.print(Text("  " + _("the matrix pairs nothing with it"), style="yellow"), soft_wrap=True)
             continue
         notes = Footnotes()
-        table = Table(show_header=True, box=None, pad_edge=False)
+        table = PlainTable(show_header=True)
         for col in ("component", "version", "verdict", "why", "src"):
             table.add_column(_heading(col), overflow="fold", no_wrap=col in ("verdict", "src"))
         for answer in result.answers:
@@ -224,7 +234,7 @@ def lookup_to_text(m: Matrix, results: Sequence[LookupResult], width: Optional[i
                 why += "  (" + "; ".join(notes_shown) + ")"
             table.add_row(Text(answer.component), Text(answer.version), _verdict_text(answer.verdict), Text(why),
                           Text(notes.ref(answer.verdict.sources)))
-        con.print(table)
+        print_table(con, buffer, table)
         notes.render(con)
         if any(a.verdict.inferred for a in result.answers):
             con.print(Text("  " + _(LEGEND_INFERRED), style="dim"), soft_wrap=True)
@@ -245,12 +255,12 @@ def plan_to_text(m: Matrix, plan: StackPlan, width: Optional[int] = None) -> str
             arches=_(" and ").join(plan.arches)), style="dim"), soft_wrap=True)
     else:
         con.print(Text(_("package names for {arch}").format(arch=plan.arches[0]), style="dim"), soft_wrap=True)
-    versions = Table(box=None, show_header=False, pad_edge=False)
+    versions = PlainTable(show_header=False)
     versions.add_column("part", style="bold")
     versions.add_column("version", overflow="fold")
     for part, version in plan.versions.items():
         versions.add_row(part, version)
-    con.print(versions)
+    print_table(con, buffer, versions)
     con.print()
     con.print(Text(_("Install order"), style="bold"), soft_wrap=True)
     for index, step in enumerate(plan.steps, 1):
@@ -262,13 +272,13 @@ def plan_to_text(m: Matrix, plan: StackPlan, width: Optional[int] = None) -> str
     con.print()
     con.print(Text(_("Why these versions"), style="bold"), soft_wrap=True)
     notes = Footnotes()
-    table = Table(box=None, pad_edge=False)
+    table = PlainTable()
     for col in ("pair", "verdict", "why", "src"):
         table.add_column(_heading(col), overflow="fold", no_wrap=col in ("verdict", "src"))
     for name, verdict in plan.pairings:
         table.add_row(Text(name), _verdict_text(verdict), Text(localized(verdict.message)),
                       Text(notes.ref(verdict.sources)))
-    con.print(table)
+    print_table(con, buffer, table)
     notes.render(con)
     if any(v.inferred for _name, v in plan.pairings):
         con.print(Text("  " + _(LEGEND_INFERRED), style="dim"), soft_wrap=True)
