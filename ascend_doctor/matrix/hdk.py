@@ -81,7 +81,7 @@ def recommended_driver(m: Matrix, cann: AscendVersion, flavor: Optional[str] = N
     """The HDK release a CANN release is paired with, preferring official > installer; without
     either, the driver the quick-install page installs with it (a working pairing, not "recommended")."""
     candidates = []
-    for index, row in enumerate(best_rank_rows(m.hdk_cann, cann)):
+    for index, row in enumerate(m.hdk_cann_rows(cann)):
         usable = row.verdict == "recommended" or (row.origin == "quick_install" and row.verdict == "compatible")
         if not usable or not _applies(row, product, flavor):
             continue
@@ -185,7 +185,7 @@ def cann_vs_driver(m: Matrix, cann: str, driver: str, *, cann_innerversion: Opti
         notes.append(f"community/pre-release {cann} is read as CANN {cann_v.release}")
     exhaustive: List[HdkCannRow] = []
     official_hit = False
-    for row in best_rank_rows(m.hdk_cann, cann_v):
+    for row in m.hdk_cann_rows(cann_v):
         if row.exhaustive and _applies(row, product, flavor):
             exhaustive.append(row)
         if not any(spec_matches(spec, driver_v) for spec in row.hdk):
@@ -338,10 +338,9 @@ def _colisting(m: Matrix, cann_v: AscendVersion, driver_v: AscendVersion, cann: 
     """Co-existence lists naming both: a note only. They list which CANN and which HDK releases a
     product works with, not which HDK a CANN works with (compat_facts §1.1), so they decide nothing."""
     result = []
-    for listing in m.hdk_cann_lists:
-        cann_hit = any(release_rank(v, cann_v) >= 0 for v in (try_ascend(c) for c in listing.cann) if v)
+    for listing in m.lists_naming_cann(cann_v):
         hdk_hit = any(release_rank(v, driver_v) >= 0 for v in (try_ascend(h) for h in listing.hdk) if v)
-        if cann_hit and hdk_hit:
+        if hdk_hit:
             result.append(f"{listing.product} lists both CANN {cann} and HDK {driver} (a co-existence list, not a "
                           f"compatibility statement; {'; '.join(listing.source)})")
     return result

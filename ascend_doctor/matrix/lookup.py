@@ -62,7 +62,7 @@ def lookup_cann(m: Matrix, cann: str) -> LookupResult:
         result.facts.append(("status", f"CANN {cann} is not in the matrix" if cann_v else "not an Ascend version"))
         return result
     seen = set()
-    for hrow in sorted(hdk.best_rank_rows(m.hdk_cann, cann_v), key=lambda r: hdk.ORIGIN_PRIORITY[r.origin]):
+    for hrow in sorted(m.hdk_cann_rows(cann_v), key=lambda r: hdk.ORIGIN_PRIORITY[r.origin]):
         for spec in hrow.hdk:
             message = hdk._row_message(hrow, spec)
             result.answers.append(Answer("driver", spec, Verdict(VerdictKind(hrow.verdict), message, hrow.source,
@@ -304,7 +304,7 @@ def lookup_vllm_ascend(m: Matrix, version: str) -> LookupResult:
 def _lowest_documented_hdk(m: Matrix, cann_v: Any) -> Optional[str]:
     """The oldest exact HDK release a pairing row names for this CANN, with where it comes from."""
     found = []
-    for row in hdk.best_rank_rows(m.hdk_cann, cann_v):
+    for row in m.hdk_cann_rows(cann_v):
         if row.verdict == "incompatible" or row.products:
             continue
         for spec in row.hdk:

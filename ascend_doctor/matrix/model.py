@@ -101,6 +101,12 @@ class Matrix:
         self.hdk_packages: List[HdkPackageRow] = rows("hdk_packages", HdkPackageRow)
         self.pip_indexes: List[PipIndex] = rows("pip_indexes", PipIndex)
         self.pypi_releases: List[PypiReleases] = rows("pypi_releases", PypiReleases)
+        # Answers that depend only on one CANN release, kept for this Matrix's life: `matrix lookup
+        # --cann` asks cann_vs_driver about every HDK release, each of which used to scan the CANN
+        # spellings and the HDK/CANN table again (a few thousand version comparisons per lookup).
+        self._known_canns: Dict[AscendVersion, bool] = {}
+        self._hdk_cann_rows: Dict[AscendVersion, List[HdkCannRow]] = {}
+        self._lists_naming_cann: Dict[AscendVersion, List[HdkCannList]] = {}
 
     # -- identity ---------------------------------------------------------------------------
     @property
@@ -128,7 +134,26 @@ class Matrix:
 
     # -- tables -----------------------------------------------------------------------------
     def knows_cann(self, cann: AscendVersion) -> bool:
-        return any(self._cann_spellings_match(r, cann) for r in self.cann_releases)
+        known = self._known_canns.get(cann)
+        if known is None:
+            known = self._known_canns[cann] = any(self._cann_spellings_match(r, cann) for r in self.cann_releases)
+        return known
+
+    def hdk_cann_rows(self, cann: AscendVersion) -> List[HdkCannRow]:
+        """The HDK/CANN rows naming ``cann``, only the most specific spelling's (``hdk.best_rank_rows``)."""
+        rows = self._hdk_cann_rows.get(cann)
+        if rows is None:
+            rows = self._hdk_cann_rows[cann] = hdk.best_rank_rows(self.hdk_cann, cann)
+        return list(rows)
+
+    def lists_naming_cann(self, cann: AscendVersion) -> List[HdkCannList]:
+        """The co-existence lists (``hdk_cann_lists``) that name ``cann``, in table order."""
+        lists = self._lists_naming_cann.get(cann)
+        if lists is None:
+            lists = self._lists_naming_cann[cann] = [
+                listing for listing in self.hdk_cann_lists
+                if any(release_rank(v, cann) >= 0 for v in (try_ascend(c) for c in listing.cann) if v)]
+        return list(lists)
 
     def knows_cann_exactly(self, cann: AscendVersion) -> bool:
         """True when ``cann`` (with its alpha/beta suffix) is itself a listed spelling."""

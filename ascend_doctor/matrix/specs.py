@@ -258,6 +258,17 @@ def parse_code_list(value: Union[str, Sequence[str], None]) -> List[CodeRange]:
     Accepts the raw ``compatible_version=`` value, or a sequence of its items (with or without
     brackets). Raises VersionError on anything that is not a release code.
     """
+    if isinstance(value, (str, tuple)):  # the matrix's own values: parsed once per process
+        return list(_parse_code_list_cached(value))
+    return _parse_code_list(value)
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_code_list_cached(value: Union[str, Tuple[str, ...]]) -> Tuple[CodeRange, ...]:
+    return tuple(_parse_code_list(value))
+
+
+def _parse_code_list(value: Union[str, Sequence[str], None]) -> List[CodeRange]:
     if value is None:
         return []
     items: List[str]
