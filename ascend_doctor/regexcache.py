@@ -90,14 +90,17 @@ def install(path: Optional[str] = None) -> bool:
 
 def build() -> bytes:
     """The file of CACHE_FILE: every pattern compiled while every module of the package is
-    imported, every ``lazy_re`` pattern of their globals and the log scanner's prefilter patterns,
-    compiled by this Python."""
+    imported (and those of the standard library compiled before), every ``lazy_re`` pattern of
+    their globals and the log scanner's patterns, compiled by this Python."""
     import marshal
 
     engine = _engine()
     if engine is None:
         raise RuntimeError("this Python's re keeps no cache this module can fill")
-    keys = set()
+    # The standard library's module patterns compiled before the recording starts (tokenize, gettext,
+    # locale... imported by this very process): a run compiles them too, when click imports them.
+    keys = {key for key in re._cache if isinstance(key, tuple) and len(key) == 3  # type: ignore[attr-defined]
+            and isinstance(key[1], (str, bytes))}
     original = re._compile  # type: ignore[attr-defined]
 
     def recording(pattern: Any, flags: Any) -> Any:
@@ -110,10 +113,10 @@ def build() -> bytes:
         from ascend_doctor.compiled_data import _import_every_module
 
         _import_every_module()
+        keys |= _log_scanner_patterns()  # recording: loading the database compiles patterns too
     finally:
         re._compile = original  # type: ignore[attr-defined]
     keys |= _lazy_patterns()
-    keys |= _pivot_patterns()
     prebuilt: Dict[Tuple[str, Any, int], _Entry] = {}
     for kind, pattern, flags in sorted(keys, key=repr):
         entry = _compile(pattern, flags)
@@ -134,13 +137,16 @@ def _lazy_patterns() -> set:  # type: ignore[type-arg]
     return found
 
 
-def _pivot_patterns() -> set:  # type: ignore[type-arg]
-    """The log scanner's prefilter patterns for the shipped signature database: ``diagnose``
-    compiles those of the pivot bytes found in its input (several ms for one dmesg)."""
+def _log_scanner_patterns() -> set:  # type: ignore[type-arg]
+    """The log scanner's prefilter patterns and the signatures' own patterns, for the shipped
+    signature database: ``diagnose`` compiles the prefilter of each pivot byte found in its input
+    (several ms for one dmesg) and the pattern of each signature that may match a line."""
     try:
         from ascend_doctor.logscan.scanner import default_scanner
 
-        return {(bytes, pattern, 0) for pattern in default_scanner().pivot_patterns()}
+        scanner = default_scanner()
+        found = {(bytes, pattern, 0) for pattern in scanner.pivot_patterns()}
+        return found | {(str, signature.pattern, 0) for signature in scanner.db.signatures}
     except Exception:  # an unusable database in the build: diagnose compiles them as before
         return set()
 

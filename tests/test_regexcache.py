@@ -50,15 +50,17 @@ def test_every_compiled_pattern_is_what_re_compiles(tmp_path: Path) -> None:
     assert int(done.stdout) > 100  # the parsers', facts', checks' and matrix' patterns at least
 
 
-def test_the_log_scanners_prefilter_patterns_are_compiled_by_the_build(tmp_path: Path) -> None:
+def test_the_log_scanners_patterns_are_compiled_by_the_build(tmp_path: Path) -> None:
     # diagnose compiles the trie pattern of every pivot byte found in its input (several ms)
     from ascend_doctor.logscan.scanner import default_scanner
 
     path = tmp_path / "regex_cache.marshal"
     _build(path)
     _engine, table = marshal.loads(path.read_bytes())
-    patterns = default_scanner().pivot_patterns()
+    scanner = default_scanner()
+    patterns = scanner.pivot_patterns()
     assert patterns and all(("bytes", pattern, 0) in table for pattern in patterns)
+    assert all(("str", signature.pattern, 0) in table for signature in scanner.db.signatures)
 
 
 def test_a_file_of_another_python_or_a_damaged_one_is_not_used(tmp_path: Path) -> None:
