@@ -121,3 +121,16 @@ def test_matrix_text_to_a_pipe_imports_no_rich(argv: List[str]) -> None:
                           env={**os.environ, "COLUMNS": "100"})
     assert done.returncode == 0, done.stderr
     assert "compatibility matrix" in done.stdout
+
+
+@pytest.mark.parametrize("columns", [None, "77", " 90 ", "0", "-3", "wide"])
+def test_terminal_columns_are_shutils(columns: Optional[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    from ascend_doctor.render.matrix_tables import terminal_columns
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert terminal_columns() == shutil.get_terminal_size((120, 40)).columns

@@ -10,20 +10,22 @@ be sure of); ``show``'s bordered tables are always rich's.
 from __future__ import annotations
 
 import io
-import shutil
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+import os
+import sys
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from ascend_doctor.i18n import N_
 from ascend_doctor.i18n import gettext as _
 from ascend_doctor.i18n_text import localized
-from ascend_doctor.matrix.components import COMPONENTS
-from ascend_doctor.matrix.lookup import LookupResult
-from ascend_doctor.matrix.model import Matrix
-from ascend_doctor.matrix.plan import StackPlan
 from ascend_doctor.matrix.records import ChipFamily
 from ascend_doctor.matrix.verdict import Verdict, VerdictKind
 from ascend_doctor.render.plainconsole import PlainConsole, Text
 from ascend_doctor.render.plaintable import PlainTable, print_table
+
+if TYPE_CHECKING:
+    from ascend_doctor.matrix.lookup import LookupResult
+    from ascend_doctor.matrix.model import Matrix
+    from ascend_doctor.matrix.plan import StackPlan
 
 COLUMNS: Dict[str, Tuple[str, ...]] = {
     "hdk_releases": ("version", "note"),
@@ -93,10 +95,33 @@ def translate_command(command: str) -> str:
     return command if get_language() == "en" else convert_command(command, "en", get_language())
 
 
+def terminal_columns() -> int:
+    """``shutil.get_terminal_size((120, 40)).columns`` without importing shutil (which imports
+    bz2, lzma and fnmatch): $COLUMNS when it is a positive number, else the width of the terminal
+    on standard output, else 120. The one case whose answer differs between Python versions, a
+    terminal that reports 0 columns, is left to shutil itself."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    stdout: Any = sys.__stdout__
+    try:
+        columns = os.get_terminal_size(stdout.fileno()).columns
+    except (AttributeError, ValueError, OSError):  # no standard output, or not a terminal
+        return 120
+    if columns > 0:
+        return columns
+    import shutil
+
+    return shutil.get_terminal_size((120, 40)).columns
+
+
 def console(width: Optional[int] = None) -> Tuple[PlainConsole, io.StringIO]:
     buffer = io.StringIO()
     if width is None:
-        width = shutil.get_terminal_size((120, 40)).columns
+        width = terminal_columns()
     width = max(60, width)
 
     def make_rich() -> Any:
@@ -160,6 +185,8 @@ def _family_cell(row: ChipFamily, column: str) -> str:
 def show_to_text(m: Matrix, sections: Optional[Sequence[str]], width: Optional[int] = None) -> str:
     from rich.table import Table
     from rich.text import Text as RichText
+
+    from ascend_doctor.matrix.components import COMPONENTS
 
     con, buffer = console(width)
     con.print(header(m), soft_wrap=True)
