@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 from ascend_doctor.checkapi import Check, CheckContext, CheckSpec, Finding, validate_spec
@@ -62,6 +61,8 @@ def _run_on_import(module_name: str) -> Callable[[CheckContext], Iterable[Findin
 
 def import_catalogue() -> Tuple[List[Check], List[str]]:
     """The catalogue as importing every module of ``ascend_doctor.checks`` gives it."""
+    import pkgutil  # (with importlib.util) only where the catalogue is not compiled: start-up
+
     import ascend_doctor.checks as pkg
 
     found: List[Check] = []

@@ -7,7 +7,6 @@ SKIP, any other exception gives ERROR (with the exception named) and the run goe
 from __future__ import annotations
 
 import time
-import traceback
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ascend_doctor import __version__
@@ -126,6 +125,8 @@ def _run_one(check: Check, ctx: CheckContext) -> List[Result]:
                          "it again with `ascend-doctor snapshot -o FILE.tar.gz` on the machine."),
                        {"exception": "PathRefused"})]
     except Exception as exc:
+        import traceback  # only a check that failed needs it (start-up)
+
         tb = traceback.extract_tb(exc.__traceback__)
         where = f"{tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno}" if tb else "?"
         return [result(Status.ERROR, _("the check itself failed: {error}").format(error=f"{type(exc).__name__}: {exc}"),

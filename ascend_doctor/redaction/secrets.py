@@ -25,7 +25,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ascend_doctor.lazy import lazy_re
 
@@ -464,16 +465,82 @@ def redact_json(data: Any, key: str = "") -> Any:
     return data
 
 
+def _redact_plain(data: Any, key: str, text: Callable[[str], str]) -> Any:
+    """What redact_json gives for the plain JSON value ``data`` (jsonable's dicts, lists, strings),
+    strings redacted through ``text`` (a report's memo of redact_text), but ``data`` itself when
+    nothing in it changes and otherwise the changed containers only: a report with nothing to hide
+    is walked without copying or comparing its facts and evidence."""
+    if isinstance(data, str):
+        if key and is_secret_name(key) and not _is_placeholder(data):
+            new = REDACTED
+        else:
+            new = text(data)
+        return data if new == data else new
+    if isinstance(data, Mapping):
+        out: Optional[Dict[Any, Any]] = None
+        for k, v in data.items():
+            new = _redact_plain(v, str(k), text)
+            if new is not v:
+                if out is None:
+                    out = dict(data)
+                out[k] = new
+        return data if out is None else out
+    if isinstance(data, (list, tuple)):
+        if key.lower() in _ARGV_KEYS and all(isinstance(v, str) for v in data):
+            argv = redact_cmdline(list(data))
+            return data if argv == list(data) else argv
+        items: Optional[List[Any]] = None
+        for index, v in enumerate(data):
+            new = _redact_plain(v, key, text)
+            if new is not v:
+                if items is None:
+                    items = list(data)
+                items[index] = new
+        return data if items is None else items
+    return data
+
+
 def redact_report(report: Report) -> Report:
     """``report`` with secrets redacted in every field (messages, evidence, facts, fix plan...).
 
     Fields without a secret keep their objects, so a report with nothing to hide is returned
     as it is, and renderers see the same types as before."""
-    changed = _redacted_fields(report)
+    changed = _redacted_fields(report, _ReportText())
     return dataclasses.replace(report, **changed) if changed else report
 
 
-def _redacted_fields(record: Any) -> Dict[str, Any]:
+# Every literal one of redact_text's rules needs before it can change a text: "PRIVATE KEY", "://",
+# each token shape's literal, "--" and "=" as written; the line rules' needles in the lower-cased
+# text (as _apply_line_rules looks for them).
+_RULE_LITERALS = lazy_re("|".join(re.escape(literal) for literal in (
+    "PRIVATE KEY", "://", "--", "=", *(literal for literal, _shape_re in _TOKEN_SHAPES))))
+_RULE_NEEDLES = lazy_re("|".join(re.escape(needle) for needles, _rule, _kind in _LINE_RULES for needle in needles))
+_SHORT = 4096  # longer texts go straight to redact_text (its str.find scans beat a regex over megabytes)
+
+
+class _ReportText:
+    """redact_text for the strings of one report (some 650 for a healthy machine, half of them
+    repeated: check ids, titles, versions), each distinct string redacted once. A short string
+    holding none of the literals every rule of redact_text starts from is returned as it is,
+    which is what redact_text returns for it (each of its steps is guarded by one of them)."""
+
+    def __init__(self) -> None:
+        self.done: Dict[str, str] = {}
+        self.literal = _RULE_LITERALS.search
+        self.needle = _RULE_NEEDLES.search
+
+    def __call__(self, text: str) -> str:
+        found = self.done.get(text)
+        if found is None:
+            if len(text) < _SHORT and self.literal(text) is None and self.needle(text.lower()) is None:
+                found = text
+            else:
+                found = redact_text(text)
+            self.done[text] = found
+        return found
+
+
+def _redacted_fields(record: Any, text: _ReportText) -> Dict[str, Any]:
     from ascend_doctor.jsonutil import jsonable
 
     changed: Dict[str, Any] = {}
@@ -481,30 +548,31 @@ def _redacted_fields(record: Any) -> Dict[str, Any]:
         if not field.init:
             continue
         value = getattr(record, field.name)
-        new = _redacted(value, field.name, jsonable)
+        new = _redacted(value, field.name, jsonable, text)
         if new is not value:
             changed[field.name] = new
     return changed
 
 
-def _redacted(value: Any, name: str, jsonable: Any) -> Any:
+def _redacted(value: Any, name: str, jsonable: Any, text: _ReportText) -> Any:
     """``value`` redacted, or ``value`` itself when it holds no secret."""
     if isinstance(value, str):
-        new = redact_json(value, name)
-        return value if new == value else new
+        return _redact_plain(value, name, text)
+    if value is None or isinstance(value, (int, float)):  # most fields that are not text (bool is an int)
+        return value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        changed = _redacted_fields(value)
+        changed = _redacted_fields(value, text)
         return dataclasses.replace(value, **changed) if changed else value
     if isinstance(value, (list, tuple)) and value and all(
             dataclasses.is_dataclass(v) and not isinstance(v, type) for v in value):
-        items = [_redacted(v, name, jsonable) for v in value]
+        items = [_redacted(v, name, jsonable, text) for v in value]
         if all(a is b for a, b in zip(items, value)):
             return value
         return type(value)(items) if isinstance(value, tuple) else items
     if isinstance(value, (Mapping, list, tuple)):
         plain = jsonable(value)
-        new = redact_json(plain, name)
-        if new == plain:
+        new = _redact_plain(plain, name, text)
+        if new is plain:
             return value
         return tuple(new) if isinstance(value, tuple) else new
     return value
