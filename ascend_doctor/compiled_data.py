@@ -61,6 +61,15 @@ def matrix_document(path: str) -> Any:
     return _load("matrix", folder)
 
 
+def matrix_chips(path: str) -> Any:
+    """``(chips rows, chip_families rows)`` of the shipped matrix ``path`` as loading it gives them,
+    or None: what resolving a chip name needs (``plan --chip``), without the rest of the matrix."""
+    folder, name = os.path.split(path)
+    if name != MATRIX_FILE or not os.path.isabs(path):
+        return None
+    return _load("matrix:chips", folder)
+
+
 def signature_db(path: str) -> Any:
     """The shipped signature database at ``path`` as the YAML loader returns it, or None."""
     folder, name = os.path.split(path)
@@ -201,11 +210,16 @@ def _unpickle(blob: bytes, folder: str) -> Any:
     import io
     import pickle
 
+    paths: Dict[str, str] = {}  # every row names its file: join each name once (~4,000 rows)
+
     class _Unpickler(pickle.Unpickler):
         def persistent_load(self, pid: Any) -> Any:
             # Paths inside the shipped folder are stored relative to it (the folder of this install).
             if isinstance(pid, tuple) and len(pid) == 2 and pid[0] == _PATH_TAG:
-                return os.path.join(folder, pid[1])
+                path = paths.get(pid[1])
+                if path is None:
+                    path = paths[pid[1]] = os.path.join(folder, pid[1])
+                return path
             if isinstance(pid, tuple) and len(pid) == 2 and pid[0] == _SET_TAG:
                 return frozenset(pid[1])
             raise pickle.UnpicklingError("unknown persistent id")
@@ -222,6 +236,8 @@ def build(folder: str) -> bytes:
     parts: Dict[str, Tuple[Any, List[str]]] = {}
     matrix = _yaml_matrix(os.path.join(folder, MATRIX_FILE))
     parts["matrix"] = (matrix, list(matrix.files))
+    chips = (matrix.sections.get("chips", []), matrix.sections.get("chip_families", []))
+    parts["matrix:chips"] = (chips, list(matrix.files))
     signatures = _yaml_signatures(os.path.join(folder, SIGNATURES_FILE))
     parts["signatures"] = ((signatures, _scanner_state(signatures)), [os.path.join(folder, SIGNATURES_FILE)])
     for name in DATA_FILES:

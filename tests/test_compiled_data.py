@@ -38,7 +38,8 @@ def test_every_part_is_current() -> None:
     compiled_data.forget()
     header, _ = compiled_data._read(str(SHIPPED / compiled_data.COMPILED_FILE)) or ({}, b"")
     assert header, STALE
-    expected = {"matrix", "signatures"} | {f"data:{n}" for n in compiled_data.DATA_FILES if (SHIPPED / n).exists()}
+    expected = ({"matrix", "matrix:chips", "signatures"}
+                | {f"data:{n}" for n in compiled_data.DATA_FILES if (SHIPPED / n).exists()})
     assert set(header["parts"]) == expected, STALE
     for part in expected:
         assert compiled_data._load(part, str(SHIPPED)) is not None, f"{part}: {STALE}"
@@ -50,6 +51,46 @@ def test_the_matrix_part_equals_the_yaml() -> None:
     assert compiled is not None, STALE
     assert plain(compiled) == plain(load_document(path, cross_check=False)), STALE
     assert compiled.sections["chips"][0].loc.file == str(SHIPPED / "chips.yaml")  # paths of this install
+
+
+def test_the_chips_part_equals_the_yamls_chip_tables() -> None:
+    path = str(SHIPPED / "matrix.yaml")
+    compiled = compiled_data.matrix_chips(path)
+    assert compiled is not None, STALE
+    doc = load_document(path, cross_check=False)
+    assert plain(compiled) == plain((doc.sections["chips"], doc.sections["chip_families"])), STALE
+
+
+def test_chip_names_resolve_as_the_whole_matrix_resolves_them(monkeypatch: pytest.MonkeyPatch,
+                                                              tmp_path: Path) -> None:
+    from ascend_doctor.matrix.chips import ChipIndex
+    from ascend_doctor.matrix.select import load_chip_index, load_matrix
+    from ascend_doctor.model.plan import PlanError, chip_memory
+
+    monkeypatch.delenv("ASCEND_DOCTOR_MATRIX", raising=False)
+    matrix = load_matrix()
+    index = load_chip_index()
+    names = [e.name for e in matrix.chip_entries] + [a for e in matrix.chip_entries for a in e.aliases]
+    names += [f.family for f in matrix.chip_families] + ["Ascend910_9392", "ascend910b3", " 910b4 ", "A5", "nope"]
+    for name in names:
+        assert plain(index.lookup(name)) == plain(matrix.chip(name)), name
+        try:
+            expected: Any = chip_memory(name, matrix)
+        except PlanError as exc:
+            expected = str(exc)
+        try:
+            got: Any = chip_memory(name)
+        except PlanError as exc:
+            got = str(exc)
+        assert plain(got) == plain(expected), name
+    # another matrix in use (here $ASCEND_DOCTOR_MATRIX) is loaded whole, never the compiled tables
+    folder = _copy(tmp_path)
+    chips = folder / "chips.yaml"
+    chips.write_text(chips.read_text(encoding="utf-8").replace("910B3", "910B9"), encoding="utf-8")
+    monkeypatch.setenv("ASCEND_DOCTOR_MATRIX", str(folder / "matrix.yaml"))
+    other = load_chip_index()
+    assert isinstance(other, ChipIndex)
+    assert other.lookup("910B9") is not None and other.lookup("910B3") is None
 
 
 def test_the_signature_part_equals_the_yaml() -> None:

@@ -4,7 +4,7 @@ than the shipped one > the shipped matrix. Every Matrix carries its ``origin`` f
 from __future__ import annotations
 
 import os
-from typing import Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from packaging.version import InvalidVersion, Version
 
@@ -16,7 +16,10 @@ from ascend_doctor.matrix.meta import (
     shipped_matrix_path,
     user_matrix_path,
 )
-from ascend_doctor.matrix.model import Matrix
+
+if TYPE_CHECKING:  # imported where a Matrix is made: resolving a chip name needs only the chip tables
+    from ascend_doctor.matrix.chips import ChipIndex
+    from ascend_doctor.matrix.model import Matrix
 
 _CACHE: Dict[Tuple[str, bool, bool], Tuple[Tuple[Tuple[str, int, int], ...], Document]] = {}
 
@@ -50,6 +53,8 @@ def load_document_cached(path: str, *, allow_include: bool = True, cross_check: 
 
 
 def open_matrix(path: str, origin: str, *, allow_include: bool = True) -> Matrix:
+    from ascend_doctor.matrix.model import Matrix
+
     # The shipped matrix is cross-checked by the test suite (tests/test_matrix_validate.py).
     doc = load_document_cached(path, allow_include=allow_include, cross_check=origin != "shipped")
     if doc.problems or doc.meta is None:
@@ -71,6 +76,28 @@ def is_newer(candidate: Optional[str], reference: Optional[str]) -> bool:
         return True
 
 
+def _updated_copy_in_use(shipped: str, user: str) -> bool:
+    """Whether the updated copy (``matrix update``) is newer than the shipped matrix, so tried first."""
+    return os.path.isfile(user) and is_newer(read_matrix_version(user), read_matrix_version(shipped))
+
+
+def load_chip_index(path: Optional[str] = None) -> ChipIndex:
+    """The chip names of the matrix ``load_matrix(path)`` gives (its ``chip_index``). For the shipped
+    matrix, only its compiled chip tables are read (plan --chip needs no more); any other matrix,
+    or a compiled file that no longer matches the YAML, is loaded whole as before."""
+    if not path and not os.environ.get(ENV_MATRIX, "").strip():
+        shipped = shipped_matrix_path()
+        if not _updated_copy_in_use(shipped, user_matrix_path()):
+            from ascend_doctor.compiled_data import matrix_chips
+
+            tables = matrix_chips(shipped)
+            if tables is not None:
+                from ascend_doctor.matrix.chips import ChipIndex
+
+                return ChipIndex(*tables)
+    return load_matrix(path).chip_index
+
+
 def load_matrix(path: Optional[str] = None) -> Matrix:
     """The matrix for this run. Raises MatrixError when an explicitly chosen file is invalid."""
     if path:
@@ -81,7 +108,7 @@ def load_matrix(path: Optional[str] = None) -> Matrix:
     shipped = shipped_matrix_path()
     user = user_matrix_path()
     warnings: List[str] = []
-    if os.path.isfile(user) and is_newer(read_matrix_version(user), read_matrix_version(shipped)):
+    if _updated_copy_in_use(shipped, user):
         try:
             return open_matrix(user, f"user: {user}", allow_include=False)
         except MatrixError as exc:

@@ -137,19 +137,21 @@ def chip_memory(name: str, matrix: Any = None) -> ChipMemory:
     """Memory of one chip by any name the compatibility matrix resolves (the one chip resolver of
     every command): an npu-smi Name (910B3, Ascend910, 910C1), a SoC (Ascend910_9392) or a family
     (A2, A3, 310P). Source of the numbers: the matrix's chips table (compat_facts.md §6.2)."""
-    if matrix is None:
-        from ascend_doctor.matrix import load_matrix
+    if matrix is None:  # the shipped matrix's chip tables alone, when that is the matrix in use
+        from ascend_doctor.matrix.select import load_chip_index
 
-        matrix = load_matrix()
-    info = matrix.chip(name)
+        index = load_chip_index()
+    else:
+        index = matrix.chip_index
+    info = index.lookup(name)
     if info is None:
-        known = sorted({e.name for e in matrix.chip_entries} | {f.family for f in matrix.chip_families})
+        known = sorted({e.name for e in index.entries} | {f.family for f in index.families.values()})
         raise PlanError(Text(N_("unknown chip {name}; known: {known} (or give --mem-gb)"), name=repr(name),
                              known=", ".join(known)))
     notes: List[str] = []
     memory = info.memory_mb
     if not memory:  # a SoC pattern names the family only: size it as the family
-        family = matrix.chip(info.family)
+        family = index.lookup(info.family)
         memory = family.memory_mb if family is not None else ()
         notes.append(Text(N_("{name} is sized as the {family} family"), name=repr(name), family=info.family))
     if not memory:

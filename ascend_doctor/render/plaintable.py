@@ -175,24 +175,17 @@ def _extent(text: str) -> Tuple[int, int]:
 
 
 def _measure_padded(extent: Tuple[int, int], extra: int, max_width: int) -> Tuple[int, int]:
-    """rich's Measurement.get of a Padding (``extra`` cells) around a Text of that extent."""
+    """rich's Measurement.get of a Padding (``extra`` cells) around a Text of that extent: the
+    Text's (word, line) at most max_width, (0, 0) when empty, plus the padding, at most max_width.
+    (rich also normalises each step; a word is never wider than its line, so that changes nothing.)"""
     if max_width < 1:
         return 0, 0
     if max_width - extra < 1:
-        minimum, maximum = max_width, max_width
-    else:  # the Text's measurement, then the padding's
-        minimum, maximum = _normalize(*extent)
-        minimum, maximum = min(minimum, max_width), min(maximum, max_width)
-        minimum, maximum = (0, 0) if maximum < 1 else _normalize(minimum, maximum)
-        minimum, maximum = min(minimum + extra, max_width), min(maximum + extra, max_width)
-    minimum, maximum = _normalize(minimum, maximum)
-    minimum, maximum = min(minimum, max_width), min(maximum, max_width)
-    return (0, 0) if maximum < 1 else _normalize(minimum, maximum)
-
-
-def _normalize(minimum: int, maximum: int) -> Tuple[int, int]:
-    minimum = min(max(0, minimum), maximum)
-    return max(0, minimum), max(0, max(minimum, maximum))
+        return max_width, max_width
+    minimum, maximum = min(extent[0], max_width), min(extent[1], max_width)
+    if maximum < 1:
+        minimum = maximum = 0
+    return min(minimum + extra, max_width), min(maximum + extra, max_width)
 
 
 def _measure_column(extents: Sequence[Tuple[int, int]], extra: int, max_width: int) -> Tuple[int, int]:
@@ -265,9 +258,10 @@ def _wrap(text: str, width: int, no_wrap: bool, overflow: str) -> Optional[List[
         pieces = [text[start:end] for start, end in zip([0, *breaks], [*breaks, len(text)])]
     lines = []
     for piece in pieces:
-        if _cells(piece) > width and overflow not in ("fold", "crop"):
+        size = len(piece) if piece.isascii() else _cells(piece)
+        if size > width and overflow not in ("fold", "crop"):
             return None
-        lines.append(_set_cell_size(piece, width))
+        lines.append(piece + " " * (width - size) if size <= width else _set_cell_size(piece, width))
     return lines
 
 
