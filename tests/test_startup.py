@@ -133,3 +133,42 @@ def test_version_from_the_console_script_is_the_commands_line(tmp_path: Path, en
     assert slow.stdout.startswith("ascend-doctor ")
     english = "LANG" not in env
     assert ("click" in json.loads(listing.read_text(encoding="utf-8"))) is not english
+
+
+_COLLECTOR = """
+import gc, json, sys
+sys.argv = ["ascend-doctor", *sys.argv[2:]]
+from ascend_doctor import launcher
+seen = []
+resume = launcher.end_of_startup
+def end_of_startup():
+    seen.append(gc.isenabled())  # paused during the start-up
+    resume()
+launcher.end_of_startup = end_of_startup
+try:
+    launcher.main()
+finally:
+    with open(LISTING, "w") as fh:
+        json.dump({"during": seen, "after": gc.isenabled(), "frozen": gc.get_freeze_count()}, fh)
+"""
+
+
+def test_the_collector_is_paused_for_the_start_up_only(tmp_path: Path) -> None:
+    """The console script pauses the cyclic garbage collector while the tool starts and resumes it
+    (start-up objects frozen) before the command runs; the CLI called in a process of its own
+    (tests, python -m) leaves the collector alone."""
+    from click.testing import CliRunner
+
+    from ascend_doctor.cli import main
+
+    state = tmp_path / "gc.json"
+    done = subprocess.run([sys.executable, "-c", _COLLECTOR.replace("LISTING", repr(str(state))), "-", "checks"],
+                          capture_output=True, text=True, cwd=tmp_path, check=False)
+    assert done.returncode in (0, 3), done.stderr
+    found = json.loads(state.read_text(encoding="utf-8"))
+    assert found["during"] == [False] and found["after"] is True and found["frozen"] > 1000
+    import gc
+
+    frozen = gc.get_freeze_count()
+    CliRunner().invoke(main, ["checks"])
+    assert gc.isenabled() and gc.get_freeze_count() == frozen

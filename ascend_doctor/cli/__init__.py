@@ -60,6 +60,9 @@ class LazyGroup(click.Group):
         command: click.Command = getattr(module, attr)
         add_lang_option(command)
         localize_command(command)
+        from ascend_doctor.launcher import end_of_startup
+
+        end_of_startup()  # the garbage collector runs again (paused by the console script)
         return command
 
     def invoke(self, ctx: click.Context) -> Any:
