@@ -19,8 +19,9 @@ tests/test_plaintable.py compares both with rich on any table (property-based).
 
 from __future__ import annotations
 
-from typing import IO, Any, Dict, List, Optional, Pattern, Sequence, Tuple, Union
+from typing import IO, Any, Dict, List, Optional, Sequence, Tuple, Union
 
+from ascend_doctor.lazy import lazy_re
 from ascend_doctor.render.plainconsole import PlainConsole, Text
 
 Cell = Union[str, Text]  # a str is rich markup (rich parses "[...]"), a Text is taken as it is
@@ -29,6 +30,17 @@ Cell = Union[str, Text]  # a str is rich markup (rich parses "[...]"), a Text is
 # up to the first range's end, two in the second; tests/test_plaintable.py checks each against rich.
 ONE_CELL: Tuple[Tuple[int, int], ...] = ((0x20, 0x7E), (0xA0, 0xAC), (0xAE, 0xFF), (0x2010, 0x2027))
 TWO_CELLS: Tuple[Tuple[int, int], ...] = ((0x3001, 0x3003), (0x4E00, 0x9FFF), (0xFF01, 0xFF60))
+
+
+def _char_class(spans: Tuple[Tuple[int, int], ...]) -> str:
+    return "".join(f"\\u{low:04x}-\\u{high:04x}" for low, high in spans)
+
+
+# Character classes this large take re's compiler milliseconds: lazy_re, so that the package build
+# compiles them (regexcache) and a run that never meets such text never compiles them at all.
+_KNOWN = lazy_re(f"[{_char_class(ONE_CELL + TWO_CELLS)}]*")
+_WIDE = lazy_re(f"[{_char_class(TWO_CELLS)}]")
+_WORD = lazy_re(r" *[^ ]+ *")  # rich's word (r"\s*\S+\s*"); the only white space of a measured text is " "
 
 
 class PlainColumn:
@@ -142,22 +154,9 @@ def _width(text: str) -> Optional[int]:
         return None
     if text.isascii():
         return len(text)
-    global _KNOWN, _WIDE
-    if _KNOWN is None or _WIDE is None:
-        import re
-
-        def ranges(spans: Tuple[Tuple[int, int], ...]) -> str:
-            return "".join(f"\\u{low:04x}-\\u{high:04x}" for low, high in spans)
-
-        _KNOWN = re.compile(f"[{ranges(ONE_CELL + TWO_CELLS)}]*")
-        _WIDE = re.compile(f"[{ranges(TWO_CELLS)}]")
     if _KNOWN.fullmatch(text) is None:
         return None
     return len(text) + len(_WIDE.findall(text))
-
-
-_KNOWN: Optional[Pattern[str]] = None
-_WIDE: Optional[Pattern[str]] = None
 
 
 def _cells(text: str) -> int:
@@ -268,15 +267,7 @@ def _wrap(text: str, width: int, no_wrap: bool, overflow: str) -> Optional[List[
 def _words(text: str) -> List[Tuple[int, str]]:
     """rich._wrap.words: each word with the spaces before (at the start) and after it (the only
     white space in a measured text is " ")."""
-    global _WORD
-    if _WORD is None:
-        import re
-
-        _WORD = re.compile(r" *[^ ]+ *")
     return [(match.start(), match.group()) for match in _WORD.finditer(text)]
-
-
-_WORD: Optional[Pattern[str]] = None
 
 
 def _divide_line(text: str, width: int, fold: bool) -> List[int]:
