@@ -20,7 +20,7 @@ import json
 import os
 import posixpath
 import stat as statmod
-from typing import Any, BinaryIO, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, BinaryIO, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ascend_doctor import boundedjson
 from ascend_doctor.fastdataclass import dataclass
@@ -88,6 +88,10 @@ def _split(path: str) -> List[str]:
     return [p for p in path.split("/") if p not in ("", ".")]
 
 
+_DENIED = "permission denied"  # what _Jail._lstat gives for an lstat that raised PermissionError
+_ABSENT = "absent"  # ... and for one that raised another OSError
+
+
 class _Jail:
     """Resolves paths inside one directory of the snapshot without letting the OS follow links."""
 
@@ -95,6 +99,10 @@ class _Jail:
         self.root = root
         self.reroot_absolute = reroot_absolute  # files/: "/x" means files/x; elsewhere refused
         self.label = label
+        # What lstat said of each path under the jail, asked once per run: a check run resolves
+        # some 250 paths, most of them under the same few folders (/usr/local/Ascend/...), and the
+        # snapshot does not change while it is read (an archive is our private copy).
+        self._lstat_seen: Dict[Tuple[str, ...], Union[os.stat_result, str]] = {}
 
     def resolve(self, path: str, follow_last: bool = True) -> _Resolved:
         """Resolve ``path``; raises PathRefused, _Missing or _Loop."""
@@ -127,16 +135,16 @@ class _Jail:
             if lexical:
                 current = candidate
                 continue
-            disk = os.path.join(self.root, *candidate)
-            try:
-                st = os.lstat(disk)
-            except PermissionError:
-                raise FilePermissionDenied(path, "permission denied inside the snapshot") from None
-            except OSError:  # missing, or a name no file can have (longer than NAME_MAX, ...)
+            found = self._lstat(candidate)
+            if found is _DENIED:
+                raise FilePermissionDenied(path, "permission denied inside the snapshot")
+            if found is _ABSENT:  # missing, or a name no file can have (longer than NAME_MAX, ...)
                 if strict:
-                    raise _Missing(path) from None
+                    raise _Missing(path)
                 lexical, current = True, candidate
                 continue
+            assert not isinstance(found, str)
+            st = found
             if statmod.S_ISLNK(st.st_mode) and (pending or follow_last):
                 links += 1
                 if links > MAX_SYMLINKS:
@@ -144,7 +152,7 @@ class _Jail:
                         raise _Loop(path)
                     lexical, current = True, candidate
                     continue
-                target = os.readlink(disk)
+                target = os.readlink(os.path.join(self.root, *candidate))
                 if target.startswith("/"):
                     if not self.reroot_absolute:
                         raise PathRefused(path, f"symlink to absolute path {target!r} is not allowed here")
@@ -163,6 +171,20 @@ class _Jail:
             except OSError:
                 raise _Missing(path) from None
         return current, st
+
+    def _lstat(self, parts: List[str]) -> Union[os.stat_result, str]:
+        """os.lstat of ``parts`` under the jail, or _DENIED / _ABSENT for the errors (once per path)."""
+        key = tuple(parts)
+        found = self._lstat_seen.get(key)
+        if found is None:
+            try:
+                found = os.lstat(os.path.join(self.root, *parts))
+            except PermissionError:
+                found = _DENIED
+            except OSError:
+                found = _ABSENT
+            self._lstat_seen[key] = found
+        return found
 
 
 class SnapshotHost:
