@@ -525,3 +525,15 @@ def test_cli_without_a_chip_on_a_host_without_npu_is_a_usage_error(monkeypatch: 
     result = run_plan("--model", "DeepSeek-R1")
     assert result.exit_code == 2 and "--chip" in result.output
     assert run_plan("--model", "DeepSeek-R1", "--chip", "910B3", "--mem-gb", "64").exit_code == 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(layers=st.integers(-3, 200), first_dense=st.integers(-3, 210), freq=st.integers(-2, 7),
+       experts=st.sampled_from([0, 8, 256]))
+def test_moe_layer_count_is_the_layers_is_moe_layer_names(layers: int, first_dense: int, freq: int,
+                                                          experts: int) -> None:
+    import dataclasses
+
+    arch = dataclasses.replace(find_family("DeepSeek-R1").arch(), num_hidden_layers=layers,  # type: ignore[union-attr]
+                               first_k_dense_replace=first_dense, moe_layer_freq=freq, n_routed_experts=experts)
+    assert arch.moe_layer_count == sum(1 for i in range(layers) if arch.is_moe_layer(i))

@@ -91,7 +91,13 @@ class ModelArch:
 
     @property
     def moe_layer_count(self) -> int:
-        return sum(1 for i in range(self.num_hidden_layers) if self.is_moe_layer(i))
+        """How many layers ``is_moe_layer`` (the multiples of the frequency from the first MoE
+        layer on), counted without walking the layers: plan asks for it at every card count."""
+        start = max(0, self.first_k_dense_replace)
+        if not self.is_moe or self.num_hidden_layers <= start:
+            return 0
+        freq = max(1, self.moe_layer_freq)
+        return -(-self.num_hidden_layers // freq) - -(-start // freq)
 
     @property
     def family(self) -> str:
