@@ -159,12 +159,10 @@ def test_trie_pattern_is_the_nested_trie(words: List[str]) -> None:
 
 
 def test_trie_pattern_of_the_shipped_needles_is_the_nested_trie() -> None:
-    from ascend_doctor.logscan.scanner import default_scanner
-
-    scanner = default_scanner()
-    for needles in scanner._pivot_needles.values():
-        words = [n.decode("utf-8") for n in needles]
-        assert trie_pattern(words) == _nested_trie_pattern(words)
+    db = load_signatures()
+    plan = plan_needles({lit for sig in db.signatures for lit in sig.literals})
+    for needles in plan.by_pivot.values():
+        assert trie_pattern(needles) == _nested_trie_pattern(list(needles))
 
 
 def test_trie_pattern_matches_exactly_its_words() -> None:

@@ -148,32 +148,33 @@ class LogScanner:
         self.chunk_size = max(4096, chunk_size)
         self.max_segment = max(1024, max_segment)
         literals = {lit for sig in self.db.signatures for lit in sig.literals}
-        self.plan = plan_needles(literals)
-        # Pivot bytes (in plan order) and their needles. Each pivot's regex is compiled the first
-        # time one of its needles occurs in the input: compiling them all costs milliseconds, and
-        # a short dmesg usually holds none of them.
-        self._pivot_needles: Dict[bytes, Tuple[bytes, ...]] = {
-            pivot.encode("utf-8"): tuple(n.encode("utf-8") for n in needles)
-            for pivot, needles in self.plan.by_pivot.items()
+        plan = plan_needles(literals)
+        # Pivot bytes (in plan order) and the trie pattern of their needles. Each pivot's regex is
+        # compiled the first time one of its needles occurs in the input: compiling them all costs
+        # milliseconds, and a short dmesg usually holds none of them. The patterns themselves are
+        # made here, so that the shipped database's come compiled with it (compiled_data.py).
+        self._pivot_patterns: Dict[bytes, bytes] = {
+            pivot.encode("utf-8"): pivot_pattern(needles) for pivot, needles in plan.by_pivot.items()
         }
-        self._pivots = tuple(self._pivot_needles)
+        self._pivots = tuple(self._pivot_patterns)
         self._pivot_regexes: Dict[bytes, re.Pattern[bytes]] = {}
-        # The same needles grouped by their first two bytes, for the small-input check: a code
-        # family brings ~100 needles (EL00 ... EL89) that share one head, so most of them are
-        # skipped with a single search for the head.
+        # The needles grouped by their first two bytes, for the small-input check: a code family
+        # brings ~100 needles (EL00 ... EL89) that share one head, so most of them are skipped
+        # with a single search for the head.
         self._pivot_heads: Dict[bytes, Dict[bytes, Tuple[bytes, ...]]] = {}
-        for pivot, pivot_needles in self._pivot_needles.items():
+        for pivot, needles in plan.by_pivot.items():
             heads: Dict[bytes, List[bytes]] = {}
-            for pivot_needle in pivot_needles:
-                heads.setdefault(pivot_needle[:2], []).append(pivot_needle)
-            self._pivot_heads[pivot] = {head: tuple(group) for head, group in heads.items()}
+            for needle in needles:
+                encoded = needle.encode("utf-8")
+                heads.setdefault(encoded[:2], []).append(encoded)
+            self._pivot_heads[pivot.encode("utf-8")] = {head: tuple(group) for head, group in heads.items()}
         # Signatures with no usable literal are checked on every line (slow, but correct).
         self._always = tuple(sig for sig in self.db.signatures if not sig.literals)
         # needle -> signatures that need it; a line is checked only against those.
         by_needle: Dict[bytes, List[Signature]] = {}
         for sig in self.db.signatures:
             for lit in sig.literals:
-                for needle in self.plan.needles_of[lit]:
+                for needle in plan.needles_of[lit]:
                     by_needle.setdefault(needle.encode("utf-8"), []).append(sig)
         self._sigs_by_needle: Dict[bytes, Tuple[Signature, ...]] = {k: tuple(v) for k, v in by_needle.items()}
         # A trie regex prefers the longest needle; shorter needles that are prefixes of the
@@ -197,18 +198,14 @@ class LogScanner:
         if regex is None:
             if len(data) <= SMALL_INPUT and not self._any_needle_in(pivot, data):
                 return None
-            regex = self._pivot_regexes[pivot] = re.compile(self.pivot_pattern(pivot))
+            regex = self._pivot_regexes[pivot] = re.compile(self._pivot_patterns[pivot])
         return regex
 
-    def pivot_pattern(self, pivot: bytes) -> bytes:
-        """The prefilter pattern of one pivot byte: a trie of its needles, which starts with that
+    def pivot_patterns(self) -> List[bytes]:
+        """The prefilter pattern of every pivot byte: a trie of its needles, which starts with that
         fixed byte (a fast engine scan). The package build compiles those of the shipped database
         (regexcache.py), so that ``re.compile`` finds them compiled."""
-        return pivot_pattern(n.decode("utf-8") for n in self._pivot_needles[pivot])
-
-    def pivot_patterns(self) -> List[bytes]:
-        """Every pivot's pattern (what the package build compiles)."""
-        return [self.pivot_pattern(pivot) for pivot in self._pivots]
+        return [self._pivot_patterns[pivot] for pivot in self._pivots]
 
     def _any_needle_in(self, pivot: bytes, data: bytes) -> bool:
         for head, needles in self._pivot_heads[pivot].items():
@@ -440,6 +437,9 @@ class _Run:
 
 
 _DEFAULT: Dict[str, LogScanner] = {}
+# What LogScanner() derives from the database, stored with the compiled database (compiled_data.py).
+_COMPILED_STATE = frozenset({"chunk_size", "max_segment", "_pivot_patterns", "_pivots", "_pivot_heads", "_always",
+                             "_sigs_by_needle", "_prefixes", "_order"})
 
 
 def default_scanner() -> LogScanner:
@@ -457,7 +457,7 @@ def _compiled_scanner(db: SignatureDB) -> Optional[LogScanner]:
     from ascend_doctor.compiled_data import scanner_state
 
     state = scanner_state(db)
-    if state is None:
+    if state is None or set(state) != _COMPILED_STATE:  # compiled by an older scanner
         return None
     scanner = LogScanner.__new__(LogScanner)
     scanner.__dict__.update(state, db=db, _pivot_regexes={})
