@@ -60,3 +60,12 @@ def test_answers_are_the_same_the_second_time(tmp_path: Path) -> None:
             host.read_text("/etc/real.conf/below")
         with pytest.raises(PathRefused):
             host.read_text("/etc/escape")
+
+
+def test_host_info_is_made_once_per_origin(tmp_path: Path) -> None:
+    root = build_snapshot(tmp_path / "snap")
+    host = SnapshotHost(str(root))
+    first = host.info()
+    assert host.info() is first and first.origin == str(root) and first.hostname == "node-07"
+    host.origin = "ticket-1234.txt"  # what a pasted-text host does after SnapshotHost.__init__
+    assert host.info().origin == "ticket-1234.txt" and host.info().hostname == "node-07"

@@ -192,6 +192,7 @@ class SnapshotHost:
 
     def __init__(self, path: str) -> None:
         self.origin = path
+        self._info: Optional[HostInfo] = None
         self._tmpdir: Optional[str] = None
         self._cleanup: Optional[Callable[[], None]] = None
         if os.path.isdir(path):
@@ -308,6 +309,13 @@ class SnapshotHost:
         return self._models is not None and self._models.is_recorded_model(path)
 
     def info(self) -> HostInfo:
+        # Asked some 30 times a run (facts, origin questions, the report header): made once per
+        # origin (a pasted-text host names its file after this class's __init__).
+        if self._info is None or self._info.origin != self.origin:
+            self._info = self._make_info()
+        return self._info
+
+    def _make_info(self) -> HostInfo:
         meta = self._meta
 
         def text(key: str) -> Optional[str]:
