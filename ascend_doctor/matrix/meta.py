@@ -6,7 +6,7 @@ the file), so the CLI starts fast.
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import os
 import re
 from typing import Optional
@@ -22,9 +22,15 @@ _VERSION_RE = re.compile(r"""^version:[ \t]*["']?([0-9A-Za-z.+_-]+)["']?[ \t]*(?
 
 def shipped_matrix_dir() -> str:
     """The directory of the matrix shipped with the package (``compat_matrix/`` in a checkout)."""
-    spec = importlib.util.find_spec(SHIPPED_PACKAGE)
-    if spec is not None and spec.submodule_search_locations:
-        return next(iter(spec.submodule_search_locations))
+    # The package itself, not importlib.util.find_spec: that imports importlib.util/abc (1 ms on
+    # Python 3.9) and the package's __init__ is an empty marker.
+    try:
+        package = importlib.import_module(SHIPPED_PACKAGE)
+    except ImportError:
+        package = None
+    locations = list(getattr(package, "__path__", None) or ())
+    if locations:
+        return str(locations[0])
     here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     return os.path.join(here, "compat_matrix")
 
