@@ -16,8 +16,9 @@ checkout, a record class that changed, a missing or damaged file) makes the call
 before: slower, never different. Only the shipped files are compiled; ``--matrix FILE``,
 ``$ASCEND_DOCTOR_MATRIX`` and an updated matrix are always read from their YAML.
 
-File layout: one JSON header line (the parts, their sources, classes, offsets), then the pickled
-parts one after another, so that a command unpickles only the parts it uses.
+File layout: the size of the header as a decimal number and a newline, the header (pickled: the
+parts, their sources, classes, offsets; not JSON, so that a lookup needs no json module), then the
+pickled parts one after another, so that a command unpickles only the parts it uses.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ COMPILED_FILE = "compiled.pickle"
 # The check catalogue, compiled by the package build (setup.py) into the built package only: the check
 # modules change with every feature, so a committed copy would be stale at once (see registry.py).
 CATALOGUE_FILE = "catalogue.pickle"
-FORMAT = 1
+FORMAT = 2
 MATRIX_FILE = "matrix.yaml"
 SIGNATURES_FILE = "signatures.yaml"
 # Plain YAML data files whose parsed value (yaml.safe_load) is compiled as it is.
@@ -115,20 +116,36 @@ def yaml_data(name: str) -> Tuple[bool, Any]:
 def _read(path: str) -> Optional[Tuple[Dict[str, Any], bytes]]:
     if path in _header_cache:
         return _header_cache[path]
-    import json
-
     result: Optional[Tuple[Dict[str, Any], bytes]] = None
     try:
         with open(path, "rb") as fh:
             data = fh.read()
-        end = data.index(b"\n")
-        header = json.loads(data[:end])
+        header, body = split(data)
         if isinstance(header, dict) and header.get("format") == FORMAT and isinstance(header.get("parts"), dict):
-            result = (header, data[end + 1:])
-    except (OSError, ValueError, UnicodeDecodeError):
+            result = (header, body)
+    except Exception:  # unreadable, an older layout, a damaged header: the YAML is the truth
         result = None
     _header_cache[path] = result
     return result
+
+
+def split(data: bytes) -> Tuple[Any, bytes]:
+    """(header, body) of a compiled file's bytes; raises ValueError (or an unpickling error)."""
+    import pickle
+
+    end = data.index(b"\n")
+    size = int(data[:end].decode("ascii"))  # an older file's JSON header line is no number
+    if size < 0 or end + 1 + size > len(data):
+        raise ValueError("truncated header")
+    return pickle.loads(data[end + 1:end + 1 + size]), data[end + 1 + size:]
+
+
+def join(header: Dict[str, Any], body: bytes) -> bytes:
+    """The compiled file made of ``header`` and ``body`` (``split``'s inverse)."""
+    import pickle
+
+    blob = pickle.dumps(header, protocol=PICKLE_PROTOCOL)
+    return str(len(blob)).encode("ascii") + b"\n" + blob + body
 
 
 def _load(part: str, folder: str, path: Optional[str] = None) -> Any:
@@ -253,8 +270,6 @@ def build_catalogue() -> bytes:
 
 
 def _assemble(parts: Dict[str, Tuple[Any, List[str]]], folder: str, generated_by: str) -> bytes:
-    import json
-
     header: Dict[str, Any] = {"format": FORMAT, "generated_by": generated_by, "parts": {}}
     blobs: List[bytes] = []
     offset = 0
@@ -264,7 +279,7 @@ def _assemble(parts: Dict[str, Tuple[Any, List[str]]], folder: str, generated_by
                                  "classes": _classes_of(value)}
         blobs.append(blob)
         offset += len(blob)
-    return json.dumps(header, sort_keys=True).encode("ascii") + b"\n" + b"".join(blobs)
+    return join(header, b"".join(blobs))
 
 
 def _catalogue() -> Tuple[Any, List[str]]:

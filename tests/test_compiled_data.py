@@ -4,7 +4,6 @@ while it does (ascend_doctor/compiled_data.py)."""
 from __future__ import annotations
 
 import dataclasses
-import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -154,20 +153,24 @@ def test_an_edited_yaml_file_is_read_from_the_yaml(tmp_path: Path) -> None:
 def test_changed_record_classes_or_a_damaged_file_are_never_used(tmp_path: Path) -> None:
     folder = _copy(tmp_path)
     target = folder / compiled_data.COMPILED_FILE
-    head, _, body = target.read_bytes().partition(b"\n")
-    header = json.loads(head)
+    header, body = compiled_data.split(target.read_bytes())
     first = next(iter(header["parts"]["matrix"]["classes"]))
     header["parts"]["matrix"]["classes"][first].append("a_field_added_since")
-    target.write_bytes(json.dumps(header).encode() + b"\n" + body)
+    target.write_bytes(compiled_data.join(header, body))
     compiled_data.forget()
     assert compiled_data.matrix_document(str(folder / "matrix.yaml")) is None
     assert compiled_data.signature_db(str(folder / "signatures.yaml")) is not None
-    target.write_bytes(head + b"\n" + body[: len(body) // 2])
+    header["parts"]["matrix"]["classes"][first].pop()
+    target.write_bytes(compiled_data.join(header, body[: len(body) // 2]))
     compiled_data.forget()
     assert compiled_data.signature_db(str(folder / "signatures.yaml")) is None
     target.write_bytes(b"garbage")
     compiled_data.forget()
     assert compiled_data.matrix_document(str(folder / "matrix.yaml")) is None
+    for damaged in (b"99999\n" + body[:10], b"12\nnot a pickle", b'{"format": 1}\n' + body):  # cut, broken, old
+        target.write_bytes(damaged)
+        compiled_data.forget()
+        assert compiled_data.matrix_document(str(folder / "matrix.yaml")) is None
 
 
 
@@ -210,14 +213,13 @@ def test_the_compiled_catalogue_is_the_imported_one(tmp_path: Path) -> None:
 
 def test_a_changed_check_module_makes_the_catalogue_unused(tmp_path: Path) -> None:
     target = _built_catalogue(tmp_path)
-    head, _, body = target.read_bytes().partition(b"\n")
-    header = json.loads(head)
+    header, body = compiled_data.split(target.read_bytes())
     sources = header["parts"]["catalogue"]["sources"]
     assert any(name.startswith("@checks/drv_001") for name in sources)
     assert any(name == "@package/checkapi.py" for name in sources)
     name = next(n for n in sources if n.startswith("@checks/drv_001"))
     sources[name][1] ^= 1  # as if drv_001 had been edited since the build
-    target.write_bytes(json.dumps(header).encode() + b"\n" + body)
+    target.write_bytes(compiled_data.join(header, body))
     compiled_data.forget()
     assert compiled_data.check_catalogue(str(target)) is None
 
