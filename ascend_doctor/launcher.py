@@ -40,14 +40,27 @@ def main() -> None:
     cli_main()
 
 
+# The collector's first threshold once the command runs: a run's new objects are mostly data that
+# lives until exit (the loaded matrix and check catalogue, facts, findings, the report), so young
+# collections at Python's default (every 700 allocations) mostly move survivors along, and each
+# tenth one goes over all of them again. Median collector CPU time of 7 runs after start-up (3.11):
+# check --from healthy --format json 8.7 -> 4.5 ms, matrix lookup 3.5 -> 2.0, plan 2.8 -> 1.1.
+# Cyclic garbage waits at most this many net allocations longer.
+RUN_THRESHOLD = 10_000
+
+
 def end_of_startup() -> None:
     """The command's own work begins (its module is imported, ``cli.LazyGroup.get_command``): the
-    collector runs again from here, ignoring the objects made so far, which live until exit. Does
-    nothing unless main() paused it (a test calling the CLI in its own process, for example)."""
+    collector runs again from here, ignoring the objects made so far, which live until exit, and
+    less often (RUN_THRESHOLD). Does nothing unless main() paused it (a test calling the CLI in its
+    own process, for example)."""
     global _collector_paused
     if _collector_paused:
         _collector_paused = False
         gc.freeze()
+        young, middle, old = gc.get_threshold()
+        if 0 < young < RUN_THRESHOLD:  # 0: automatic collection disabled; a higher one was chosen
+            gc.set_threshold(RUN_THRESHOLD, middle, old)
         gc.enable()
 
 

@@ -149,16 +149,18 @@ try:
     launcher.main()
 finally:
     with open(LISTING, "w") as fh:
-        json.dump({"during": seen, "after": gc.isenabled(), "frozen": gc.get_freeze_count()}, fh)
+        json.dump({"during": seen, "after": gc.isenabled(), "frozen": gc.get_freeze_count(),
+                   "threshold": gc.get_threshold()[0]}, fh)
 """
 
 
 def test_the_collector_is_paused_for_the_start_up_only(tmp_path: Path) -> None:
     """The console script pauses the cyclic garbage collector while the tool starts and resumes it
-    (start-up objects frozen) before the command runs; the CLI called in a process of its own
-    (tests, python -m) leaves the collector alone."""
+    (start-up objects frozen, collections less frequent) before the command runs; the CLI called
+    in a process of its own (tests, python -m) leaves the collector alone."""
     from click.testing import CliRunner
 
+    from ascend_doctor import launcher
     from ascend_doctor.cli import main
 
     state = tmp_path / "gc.json"
@@ -167,8 +169,9 @@ def test_the_collector_is_paused_for_the_start_up_only(tmp_path: Path) -> None:
     assert done.returncode in (0, 3), done.stderr
     found = json.loads(state.read_text(encoding="utf-8"))
     assert found["during"] == [False] and found["after"] is True and found["frozen"] > 1000
+    assert found["threshold"] == launcher.RUN_THRESHOLD
     import gc
 
-    frozen = gc.get_freeze_count()
+    frozen, threshold = gc.get_freeze_count(), gc.get_threshold()
     CliRunner().invoke(main, ["checks"])
-    assert gc.isenabled() and gc.get_freeze_count() == frozen
+    assert gc.isenabled() and gc.get_freeze_count() == frozen and gc.get_threshold() == threshold
