@@ -6,8 +6,15 @@ import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ascend_doctor.fastdataclass import dataclass, field
-from ascend_doctor.matrix.crosscheck import normalize_chip_name
-from ascend_doctor.matrix.records import ChipEntry, ChipFamily, DtypeSupport, EngineSupport, KernelsPackage, Requirement
+from ascend_doctor.matrix.chip_records import (
+    ChipEntry,
+    ChipFamily,
+    DtypeSupport,
+    EngineSupport,
+    KernelsPackage,
+    Requirement,
+    normalize_chip_name,
+)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
 
 from packaging.version import Version
 
+from ascend_doctor.matrix.chip_records import normalize_chip_name
 from ascend_doctor.matrix.errors import Problem
 from ascend_doctor.matrix.records import (
     CannRelease,
@@ -25,18 +26,6 @@ from ascend_doctor.matrix.records import (
 )
 from ascend_doctor.matrix.specs import ascend, ascend_spec, release_rank, try_ascend, try_pypi
 from ascend_doctor.versions import AscendVersion
-
-
-def normalize_chip_name(name: str) -> str:
-    """``Ascend910B3`` / ``ascend 910b3`` / ``910B3`` -> ``910b3``.
-
-    ``Ascend910`` keeps its prefix: npu-smi prints it on A3, while a bare ``910`` names the
-    first-generation chip family, so the two must not collapse into one key.
-    """
-    text = re.sub(r"\s+", "", name or "").lower()
-    if text.startswith("ascend") and text != "ascend910":
-        text = text[len("ascend"):]
-    return text
 
 
 def crosscheck(sections: Dict[str, List[Row]]) -> List[Problem]:

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 from packaging.version import InvalidVersion, Version
 
 from ascend_doctor.matrix.errors import MatrixError
-from ascend_doctor.matrix.loader import Document, load_document
 from ascend_doctor.matrix.meta import (
     ENV_MATRIX,
     read_matrix_version,
@@ -19,6 +18,7 @@ from ascend_doctor.matrix.meta import (
 
 if TYPE_CHECKING:  # imported where a Matrix is made: resolving a chip name needs only the chip tables
     from ascend_doctor.matrix.chips import ChipIndex
+    from ascend_doctor.matrix.loader import Document
     from ascend_doctor.matrix.model import Matrix
 
 _CACHE: Dict[Tuple[str, bool, bool], Tuple[Tuple[Tuple[str, int, int], ...], Document]] = {}
@@ -47,6 +47,8 @@ def load_document_cached(path: str, *, allow_include: bool = True, cross_check: 
 
         doc = matrix_document(path)
     if doc is None:
+        from ascend_doctor.matrix.loader import load_document
+
         doc = load_document(path, allow_include=allow_include, cross_check=cross_check)
     _CACHE[key] = (_stamp(doc.files), doc)
     return doc
