@@ -80,7 +80,9 @@ def npu_chip(facts: Facts) -> Optional[ChipSummary]:
     if not devices:
         return None
     names = Counter(d.name for d in devices if d.name)
-    name = names.most_common(1)[0][0] if names else "unknown"
+    # most_common(1)'s answer (the first of the most frequent: heapq.nlargest(1) is max()) without
+    # the heapq import most_common makes (start-up)
+    name = max(names.items(), key=lambda item: item[1])[0] if names else "unknown"
     capacities = [d.capacity_mb for d in devices if d.name == name and d.capacity_mb]
     return ChipSummary(
         name=name,

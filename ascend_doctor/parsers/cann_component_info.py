@@ -64,7 +64,9 @@ def _cfg_entries(value: str) -> Tuple[CfgVersion, ...]:
 
 def _most_common(entries: Dict[str, CfgVersion]) -> Optional[str]:
     counts = Counter(e.cann_version for e in entries.values() if e.cann_version)
-    return counts.most_common(1)[0][0] if counts else None  # ties: first seen in the file
+    # ties: first seen in the file. most_common(1)'s answer (heapq.nlargest(1) is max()) without the
+    # heapq import most_common makes (start-up)
+    return max(counts.items(), key=lambda item: item[1])[0] if counts else None
 
 
 def parse_version_cfg(text: str) -> VersionCfg:
