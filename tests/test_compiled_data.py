@@ -251,3 +251,18 @@ def test_a_run_from_the_compiled_catalogue_grades_as_the_imported_one(tmp_path: 
     assert checks[0].run.__module__ == registry.__name__  # the modules are imported when their check runs
     assert graded() == imported
     monkeypatch.setattr(registry, "_cache", None)
+
+
+def test_without_the_c_unpickler_the_compiled_data_reads_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pickle
+    import sys
+
+    path = str(SHIPPED / "matrix.yaml")
+    compiled_data.forget()
+    with_c = compiled_data.matrix_document(path)
+    assert compiled_data._unpickler_module().__name__ == "_pickle"
+    monkeypatch.setitem(sys.modules, "_pickle", None)  # as on an interpreter without it
+    assert compiled_data._unpickler_module() is pickle
+    compiled_data.forget()
+    assert plain(compiled_data.matrix_document(path)) == plain(with_c)
+    compiled_data.forget()

@@ -274,11 +274,11 @@ def _divide_line(text: str, width: int, fold: bool) -> List[int]:
     """rich._wrap.divide_line: the offsets at which the line breaks."""
     breaks: List[int] = []
     offset = 0
-    ascii_text = text.isascii()
     for start, word in _words(text):
-        length = len(word.rstrip()) if ascii_text else _cells(word.rstrip())
+        ascii_word = word.isascii()  # most words of a CJK line are Latin ones: counted by len()
+        length = len(word.rstrip()) if ascii_word else _cells(word.rstrip())
         if width - offset >= length:
-            offset += len(word) if ascii_text else _cells(word)
+            offset += len(word) if ascii_word else _cells(word)
         elif length > width:
             if fold:
                 folded = _chop_cells(word, width)
@@ -306,7 +306,7 @@ def _chop_cells(text: str, width: int) -> List[str]:
     lines: List[str] = []
     line_start, line_size = 0, 0
     for index, char in enumerate(text):
-        size = _cells(char)
+        size = _char_cells(char)
         if line_size + size > width:
             lines.append(text[line_start:index])
             line_start, line_size = index, 0
@@ -314,6 +314,12 @@ def _chop_cells(text: str, width: int) -> List[str]:
     if line_size:
         lines.append(text[line_start:])
     return lines
+
+
+def _char_cells(char: str) -> int:
+    """Cells of one character of a measured text (so one of ONE_CELL or TWO_CELLS)."""
+    code = ord(char)
+    return 2 if code > 0xFF and any(low <= code <= high for low, high in TWO_CELLS) else 1
 
 
 def _set_cell_size(text: str, total: int) -> str:
@@ -326,7 +332,7 @@ def _set_cell_size(text: str, total: int) -> str:
         return text
     kept, used = [], 0
     for char in text:
-        char_size = _cells(char)
+        char_size = _char_cells(char)
         if used + char_size > total:
             break
         kept.append(char)
