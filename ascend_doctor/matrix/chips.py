@@ -58,13 +58,20 @@ class ChipIndex:
             self._by_name.setdefault(normalize_chip_name(entry.name), (entry, "name"))
             for alias in entry.aliases:
                 self._by_name.setdefault(normalize_chip_name(alias), (entry, "alias"))
-        self._patterns: List[Tuple[re.Pattern[str], ChipEntry]] = []
-        for entry in chips:
-            for pattern in entry.patterns:
-                try:
-                    self._patterns.append((re.compile(pattern, re.IGNORECASE), entry))
-                except re.error:
-                    continue  # reported by validation
+        # Compiled at the first name that is no chip's name or alias (the patterns come from the
+        # data, so the package build cannot compile them; most runs never need them).
+        self._patterns: Optional[List[Tuple[re.Pattern[str], ChipEntry]]] = None
+
+    def _compiled_patterns(self) -> List[Tuple[re.Pattern[str], ChipEntry]]:
+        if self._patterns is None:
+            self._patterns = []
+            for entry in self.entries:
+                for pattern in entry.patterns:
+                    try:
+                        self._patterns.append((re.compile(pattern, re.IGNORECASE), entry))
+                    except re.error:
+                        continue  # reported by validation
+        return self._patterns
 
     def lookup(self, name: str) -> Optional[ChipInfo]:
         """Any name ``matrix show chips`` prints: a chip (910B3, Ascend910, 910C1), a SoC
@@ -77,7 +84,7 @@ class ChipIndex:
         if hit is not None:
             entry, how = hit
             return self._info(entry, how, query)
-        for pattern, entry in self._patterns:
+        for pattern, entry in self._compiled_patterns():
             if pattern.search(key):
                 return self._info(entry, "pattern", query)
         family = self._family_named(query)

@@ -14,7 +14,6 @@ from packaging.version import Version
 
 from ascend_doctor.i18n import N_
 from ascend_doctor.i18n_text import Text
-from ascend_doctor.matrix.pip import torch_pair
 from ascend_doctor.matrix.pytorch import describe_python
 from ascend_doctor.matrix.records import MindieRow, MindspeedRow, TorchNpuRow, VllmAscendBuild, VllmAscendRow
 from ascend_doctor.matrix.specs import (
@@ -129,6 +128,8 @@ def _vllm(m: Matrix, version: str, cann: Optional[str], torch: Optional[str], to
                                            row.source, f"pip install vllm=={row.vllm[0]}")))
     if cann:
         result.append(("cann", _cann_for_row(name, row.cann, cann, sources, strict=False)))
+    from ascend_doctor.matrix.pip import torch_pair  # pip install lines: not needed by every query
+
     pair = torch_pair(m, row.torch, row.torch_npu).text()  # never torch without its torch_npu
     if torch:
         result.append(("torch", _pinned(name, "torch", row.torch, build.torch if build else None, torch, sources,
@@ -273,6 +274,8 @@ def mindie_pairs(m: Matrix, row: MindieRow) -> List[TorchNpuRow]:
 
 
 def _pair_for_torch(m: Matrix, torch: str, rows: Sequence[TorchNpuRow]) -> Optional[str]:
+    from ascend_doctor.matrix.pip import torch_pair
+
     hit = next((r for r in rows if same_public(Version(r.torch), Version(torch))), None)
     return torch_pair(m, hit.torch, hit.version).text() if hit is not None else None
 

@@ -8,7 +8,6 @@ from packaging.version import Version
 
 from ascend_doctor.i18n import N_
 from ascend_doctor.i18n_text import Text
-from ascend_doctor.matrix.pip import torch_pair
 from ascend_doctor.matrix.records import TorchNpuRow, VllmAscendRow
 from ascend_doctor.matrix.specs import (
     most_specific_rows,
@@ -90,6 +89,8 @@ def _list(versions: Sequence[str]) -> str:
 # -- torch_npu <-> torch ----------------------------------------------------------------------
 
 def torch_npu_vs_torch(m: Matrix, torch_npu: str, torch: str) -> Verdict:
+    from ascend_doctor.matrix.pip import torch_pair  # the fix line of a mismatch (pip install lines)
+
     npu_v, torch_v = try_pypi(torch_npu), try_pypi(torch)
     if npu_v is None:
         return _cannot_read("torch_npu", torch_npu)
