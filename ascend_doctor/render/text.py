@@ -85,8 +85,13 @@ def render_text(report: Report, console: PlainConsole, verbose: bool = False) ->
 
     groups: Dict[str, List[Result]] = {}
     folded = [r for r in report.results if not verbose and _not_asked_for(r)]
+    # `result in folded`, looked up among the folded results of the same check id only (equal results
+    # have equal ids): comparing every result with every folded one field by field took ~1 ms.
+    folded_by_id: Dict[str, List[Result]] = {}
+    for r in folded:
+        folded_by_id.setdefault(r.id, []).append(r)
     for result in report.results:
-        if folded and result in folded:
+        if folded and result in folded_by_id.get(result.id, ()):
             continue
         groups.setdefault(_area(result), []).append(result)
     order = list(AREA_TITLES)
