@@ -246,6 +246,12 @@ def _samples(m: Matrix, sides: Tuple[str, ...], version: AscendVersion, *,
              include_uncertain: bool = False) -> List[ReleaseCodeSample]:
     """Real version files of this release. Samples marked uncertain (a documentation example whose
     codes look mixed) are not evidence: the release-code alignment speaks for that release instead."""
+    return m.memo(("release_code_samples", sides, version, include_uncertain),
+                  lambda: _find_samples(m, sides, version, include_uncertain))
+
+
+def _find_samples(m: Matrix, sides: Tuple[str, ...], version: AscendVersion,
+                  include_uncertain: bool) -> List[ReleaseCodeSample]:
     result = []
     for sample in m.release_codes:
         sample_v = try_ascend(sample.version)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar, cast
 
 from ascend_doctor.matrix import engines, hdk, pytorch
 from ascend_doctor.matrix.chips import ChipIndex, ChipInfo
@@ -107,6 +107,7 @@ class Matrix:
         self._known_canns: Dict[AscendVersion, bool] = {}
         self._hdk_cann_rows: Dict[AscendVersion, List[HdkCannRow]] = {}
         self._lists_naming_cann: Dict[AscendVersion, List[HdkCannList]] = {}
+        self._memo: Dict[Tuple[Any, ...], List[Any]] = {}
 
     # -- identity ---------------------------------------------------------------------------
     @property
@@ -145,6 +146,14 @@ class Matrix:
         if rows is None:
             rows = self._hdk_cann_rows[cann] = hdk.best_rank_rows(self.hdk_cann, cann)
         return list(rows)
+
+    def memo(self, key: Tuple[Any, ...], rows: Callable[[], List[R]]) -> List[R]:
+        """``rows()``, computed once per ``key`` (a query's name and arguments) for this Matrix's
+        life; a copy of the list each time."""
+        found = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = rows()
+        return list(found)
 
     def lists_naming_cann(self, cann: AscendVersion) -> List[HdkCannList]:
         """The co-existence lists (``hdk_cann_lists``) that name ``cann``, in table order."""

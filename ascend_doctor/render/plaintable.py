@@ -250,7 +250,7 @@ def _ratio_reduce(total: int, ratios: List[int], maximums: List[int], values: Li
 def _wrap(text: str, width: int, no_wrap: bool, overflow: str) -> Optional[List[str]]:
     """The Text's lines in a cell ``width`` cells wide (rich's Text.wrap, justify left), each
     exactly ``width`` cells, or None when rich would cut a line with an ellipsis."""
-    if no_wrap:
+    if no_wrap or (len(text) if text.isascii() else _cells(text)) <= width:  # a text that fits has no break
         pieces = [text]
     else:
         breaks = _divide_line(text, width, fold=overflow == "fold")
