@@ -11,8 +11,6 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Type, TypeVar
 
-from packaging.version import InvalidVersion
-
 from ascend_doctor.matrix.errors import Location, Problem
 from ascend_doctor.matrix.specs import (
     SpecError,
@@ -162,7 +160,7 @@ class _Checked(Text):
         text = self.scalar(node)
         try:
             self.check(text)
-        except (VersionError, SpecError, InvalidVersion, ValueError) as exc:
+        except (VersionError, SpecError, ValueError) as exc:  # packaging's InvalidVersion is a ValueError
             raise Invalid(f"{text!r} is not {self.label}: {exc}", node) from exc
         return text
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
-from packaging.version import InvalidVersion, Version
-
 from ascend_doctor.matrix.errors import MatrixError
 from ascend_doctor.matrix.meta import (
     ENV_MATRIX,
@@ -68,6 +66,8 @@ def is_newer(candidate: Optional[str], reference: Optional[str]) -> bool:
     """PEP 440 comparison of matrix versions; an unreadable candidate is never newer."""
     if not candidate:
         return False
+    from packaging.version import InvalidVersion, Version
+
     try:
         cand = Version(candidate)
     except InvalidVersion:

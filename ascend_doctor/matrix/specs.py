@@ -15,13 +15,12 @@ import operator
 import re
 from typing import TYPE_CHECKING, Callable, Iterable, List, Optional, Sequence, Tuple, TypeVar, Union
 
-from packaging.version import InvalidVersion, Version
-
 from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.versions import AscendVersion, ReleaseCode, VersionError
 
 if TYPE_CHECKING:
     from packaging.specifiers import SpecifierSet
+    from packaging.version import Version
 
 _OPS = (">=", "<=", "==", "!=", ">", "<")
 _FAMILY_ONLY_RE = re.compile(r"^\s*v?\d+\.\d+\s*$")
@@ -50,12 +49,17 @@ def try_ascend(text: Optional[str]) -> Optional[AscendVersion]:
 @functools.lru_cache(maxsize=4096)
 def pypi(text: str) -> Version:
     """Parse (cached) a PyPI version; raises InvalidVersion."""
+    # packaging is imported by the queries that compare PyPI versions (a chip name needs none)
+    from packaging.version import Version
+
     return Version(text.strip().lstrip("vV"))
 
 
 def try_pypi(text: Optional[str]) -> Optional[Version]:
     if not text:
         return None
+    from packaging.version import InvalidVersion
+
     try:
         return pypi(text)
     except InvalidVersion:
@@ -71,11 +75,15 @@ def python_version(text: str) -> Optional[Version]:
     if not match:
         return None
     parts = [p for p in match.groups() if p is not None]
+    from packaging.version import Version
+
     return Version(".".join(parts))
 
 
 def same_public(a: Version, b: Version) -> bool:
     """Equal ignoring a local label (``2.1.0+cpu`` == ``2.1.0``)."""
+    from packaging.version import Version
+
     return Version(a.public) == Version(b.public)
 
 
