@@ -330,6 +330,8 @@ def _set_cell_size(text: str, total: int) -> str:
         return text + " " * (total - size)
     if size == total:
         return text
+    if text.isascii():
+        return text[:total]
     kept, used = [], 0
     for char in text:
         char_size = _char_cells(char)
