@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from packaging.version import Version
@@ -132,6 +133,7 @@ def lookup_cann(m: Matrix, cann: str) -> LookupResult:
     return result
 
 
+@functools.lru_cache(maxsize=4096)  # a lookup compares the same spellings hundreds of times
 def _same_ascend(a: str, b: str) -> bool:
     va, vb = try_ascend(a), try_ascend(b)
     return va is not None and vb is not None and (release_rank(va, vb) >= 0 or release_rank(vb, va) >= 0)
