@@ -15,17 +15,16 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import platform
-import selectors
-import shutil
 import signal
-import socket
 import stat as statmod
-import subprocess
 import sys
-import threading
 import time
-from typing import IO, Any, BinaryIO, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import IO, TYPE_CHECKING, Any, BinaryIO, Dict, List, Mapping, Optional, Sequence, Tuple
+
+# subprocess, selectors, threading, shutil, socket and platform are imported where a command is run or
+# the host described: `plan` and `model` open a live host only to look at paths, and these cost ~8 ms.
+if TYPE_CHECKING:
+    import subprocess
 
 from ascend_doctor import interrupt
 from ascend_doctor.host.base import (
@@ -101,6 +100,8 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
 
 def _reap_later(proc: subprocess.Popen[bytes]) -> None:
     """Reap a process that would not die in time, without making the caller wait."""
+    import threading
+
     threading.Thread(target=proc.wait, name="ascend-doctor-reaper", daemon=True).start()
 
 
@@ -115,6 +116,9 @@ class LiveHost:
 
     # -- identity -----------------------------------------------------------------------
     def info(self) -> HostInfo:
+        import platform
+        import socket
+
         return HostInfo(
             source="live",
             hostname=socket.gethostname() or None,
@@ -135,6 +139,8 @@ class LiveHost:
             return CommandResult(args, CommandStatus.ERROR, detail="empty command")
         if interrupt.requested():  # Ctrl-C arrived: start nothing new
             return CommandResult(args, CommandStatus.ERROR, detail="not run: interrupted")
+        import subprocess
+
         env = dict(os.environ)
         env.update(_C_LOCALE)
         started = time.monotonic()
@@ -182,6 +188,9 @@ class LiveHost:
         timed_out = False
         cancelled = False
         exited_at: Optional[float] = None
+        import selectors
+        import subprocess
+
         sel = selectors.DefaultSelector()
         streams: Dict[int, Tuple[IO[bytes], _Sink]] = {}
         for stream, sink in ((proc.stdout, out), (proc.stderr, err)):
@@ -387,6 +396,8 @@ class LiveHost:
             if parent == probe:
                 return None
             probe = parent
+        import shutil
+
         try:
             usage = shutil.disk_usage(probe)
         except OSError:
@@ -438,6 +449,8 @@ class LiveHost:
             candidate = os.path.join(venv, "bin", "python")
             if os.path.exists(candidate):
                 return candidate
+        import shutil
+
         found = shutil.which("python3")
         return found or sys.executable
 
