@@ -83,7 +83,11 @@ def _dcmi_busy(ctx: CheckContext) -> Optional[Finding]:
         + _("Give each container its own NPUs (--device /dev/davinciN per container); --privileged exposes every "
             "device and the host and is no fix. A missing -v /usr/local/dcmi:/usr/local/dcmi mount has been reported "
             "to give the same message (ASC-CTR-002)."),
-        code=code)
+        code=code).with_actions(FixAction(  # SMI-001 asks the same of the same output: the plan makes it one step
+            "system", _("Find and stop what holds the NPUs"),
+            ("npu-smi info   # the process table shows who holds each NPU",
+             "cat /proc/uda/namespace_node   # root_tgid of the process holding the device",
+             "ps -o pid,cmd -p <root_tgid>; docker ps   # then stop that process or container"), where="host"))
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Dict, Iterator, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
 from ascend_doctor.i18n import _
 
 # An idle card shows some memory in use (driver/firmware reservations): ~3.2-3.4 GB of 64 GB on
@@ -69,15 +69,21 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                     "unexplained_mb": unexplained, "threshold_mb": floor}
         fields = {"npu": shown, "used": used, "capacity": cap, "listed": listed.get((dev.npu_id, dev.chip_id), 0),
                   "unexplained": unexplained}
+        # One plan step for every such NPU: the same npu-smi table answers for all of them.
+        action = FixAction("system", _("Find what holds NPU memory that no listed process explains"), (
+            "npu-smi info   # lists every process on each NPU; stop its owner: docker stop <container> / kill <pid>",),
+            where="host", alternative=_("if nothing owns the memory: reboot the host, or reset the NPU as its finding "
+                                        "says (on A3 a reset ends the jobs on both dies)"))
         if unexplained > HALF * cap:
             yield Finding.fail(_("{npu}: {used} of {capacity} MB in use but the processes npu-smi lists hold {listed} "
                                  "MB -- {unexplained} MB belong to a process this view cannot see (another container) "
                                  "or were leaked by a crashed job; less than half of the chip is left for this "
-                                 "deployment.").format(**fields), fix, **evidence).scoped(label)
+                                 "deployment.").format(**fields), fix, **evidence).scoped(label).with_actions(action)
         else:
             yield Finding.warn(_("{npu}: {used} of {capacity} MB in use but the processes npu-smi lists hold {listed} "
                                  "MB -- {unexplained} MB belong to a process this view cannot see (another container) "
-                                 "or were leaked by a crashed job.").format(**fields), fix, **evidence).scoped(label)
+                                 "or were leaked by a crashed job.").format(**fields), fix, **evidence).scoped(label
+                                                                                              ).with_actions(action)
     if outside:
         yield Finding.passed(_("outside this run's NPUs ({reason}), memory held with no listed process: {npus} -- "
                                "information only").format(reason=scope.reason, npus="; ".join(outside_shown)),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, Status
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, Status
 from ascend_doctor.facts import FactUnavailable
 from ascend_doctor.facts.npu import CommandResult, CommandStatus
 from ascend_doctor.facts.origin import require_stated
@@ -74,7 +74,10 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             "  ps -o pid,cmd -p <root_tgid>; docker ps   # then stop that process or container\n"
             + _("Give each container its own NPUs (--device /dev/davinciN per container). --privileged exposes every "
                 "device and the host to the container: not a fix for sharing."),
-            output=text.strip()[-500:])
+            output=text.strip()[-500:]).with_actions(FixAction(
+                "system", _("Find and stop what holds the NPUs"),
+                ("cat /proc/uda/namespace_node   # root_tgid of the process holding the device",
+                 "ps -o pid,cmd -p <root_tgid>; docker ps   # then stop that process or container"), where="host"))
         return
     if result.status is CommandStatus.PERMISSION_DENIED:
         yield Finding.fail(_("`npu-smi info` was refused: permission denied."),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator, Optional
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 
@@ -60,6 +60,9 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
               "dispatch-bound decode.").format(governor=res.governor),
             _("On the host (root): {command}").format(command="cpupower -c all frequency-set -g performance") + "\n"
             "  or: echo performance | tee /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor",
-            governor=res.governor)
+            governor=res.governor).with_actions(FixAction(
+                "system", _("Set the CPU frequency governor to performance"),
+                ("cpupower -c all frequency-set -g performance",), where="host",
+                alternative="echo performance | tee /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor"))
     else:
         yield Finding.passed(_("CPU frequency governor is 'performance'"), governor=res.governor)

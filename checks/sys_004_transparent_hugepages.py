@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
 from ascend_doctor.i18n import _
 
 SOURCE = ("MindIE Service performance tuning (hiascend.com mindie/10RC2 mindie_service0293: 开启透明大页 "
@@ -33,4 +33,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         _("transparent huge pages are '{thp}'; the MindIE tuning guide enables them ('always') on inference servers "
           "({source}).").format(thp=res.thp, source=SOURCE),
         _("On the host (root): {command}").format(command="echo always > /sys/kernel/mm/transparent_hugepage/enabled")
-        + "\n" + _("(persist it with transparent_hugepage=always on the kernel command line)"), thp=res.thp)
+        + "\n" + _("(persist it with transparent_hugepage=always on the kernel command line)"), thp=res.thp
+    ).with_actions(FixAction("system", _("Enable transparent huge pages"), (
+        "echo always > /sys/kernel/mm/transparent_hugepage/enabled   # persist: transparent_hugepage=always on the "
+        "kernel command line",), where="host"))

@@ -104,6 +104,8 @@ def test_fix_plan_agrees_with_itself(scenario: Path) -> None:
     # the same commands are pasted once, however many findings word them
     unversioned = [tuple(s["commands"]) for s in plan if s["commands"] and not s.get("target")]
     assert len(unversioned) == len(set(unversioned)), [s["summary"] for s in plan]
+    for step in plan:  # a command is a line to paste, never buried in a step's prose ("On the host: npu-smi info")
+        assert not re.search(r"(?i)\bon the host(?: \(root\))?: ", step["summary"]), step["summary"]
     for step in plan:  # a pasted line never hides a continuation or a note inside a command
         assert not any("(one per" in c or c.rstrip().endswith("\\") for c in step["commands"]), step
     order = [FIX_COMPONENTS.index(c) for c in components if c in FIX_COMPONENTS]
