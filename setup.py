@@ -24,7 +24,10 @@ class BuildPyWithCatalogue(build_py):
         if getattr(self, "editable_mode", False):
             return  # an editable install reads the tree: nothing is compiled for it
         target = os.path.abspath(os.path.join(self.build_lib, "ascend_doctor", "compat_matrix", "catalogue.pickle"))
-        env = {**os.environ, "PYTHONPATH": os.path.abspath(self.build_lib), "PYTHONHASHSEED": "0"}
+        # The build environment's own PYTHONPATH kept behind the built package: pip's isolated build
+        # finds its requirements (click, packaging: pyproject.toml) through it.
+        path = os.pathsep.join(p for p in (os.path.abspath(self.build_lib), os.environ.get("PYTHONPATH")) if p)
+        env = {**os.environ, "PYTHONPATH": path, "PYTHONHASHSEED": "0"}
         done = subprocess.run([sys.executable, "-m", "ascend_doctor.compiled_data", "--catalogue", target],
                               env=env, cwd=self.build_lib, capture_output=True, text=True, check=False)
         if done.returncode != 0:
