@@ -6,7 +6,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .test_startup import HEALTHY, _imported
+from .imports_util import modules_imported_by
+from .test_startup import HEALTHY
 
 # Name -> why it would be a regression.
 NOT_IMPORTED = {
@@ -18,7 +19,7 @@ if sys.version_info >= (3, 10):  # Python 3.9's collections imports heapq itself
 
 
 def test_a_json_check_imports_none_of_them(tmp_path: Path) -> None:
-    modules = _imported(tmp_path, "check", "--from", str(HEALTHY), "--format", "json")
+    modules = modules_imported_by(tmp_path, "check", "--from", str(HEALTHY), "--format", "json")
     assert "ascend_doctor.runner" in modules  # it did run
     found = {name: why for name, why in NOT_IMPORTED.items() if name in modules}
     assert not found, f"imported on the JSON path of `check --from`: {found}"

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import ast
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Iterator, List, Tuple
 
@@ -19,6 +17,8 @@ import pytest
 from click.testing import CliRunner
 
 from ascend_doctor.cli import main
+
+from .imports_util import modules_imported_by
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI = ROOT / "ascend_doctor" / "cli"
@@ -73,17 +73,6 @@ def test_checks_with_a_module_that_did_not_load_exits_3_in_every_format(fmt: str
         assert {entry["id"] for entry in json.loads(result.stdout)} >= {"ASC-DRV-001"}
 
 
-_MODULES_AFTER = """
-import json, sys
-from ascend_doctor.cli import main
-try:
-    main(sys.argv[2:], prog_name="ascend-doctor")
-except SystemExit:
-    pass
-with open(sys.argv[1], "w") as fh:
-    json.dump(sorted(sys.modules), fh)
-"""
-
 LOG = ROOT / "tests" / "samples" / "dmesg-and-logs" / "vllm-ascend-116-910B-stars-sdma-EI9999-507001.txt"
 JSON_RUNS = {
     "checks": ["checks", "--format", "json"],
@@ -98,10 +87,6 @@ JSON_RUNS = {
 @pytest.mark.parametrize("name", sorted(JSON_RUNS))
 def test_a_json_result_loads_no_text_renderer(name: str, tmp_path: Path) -> None:
     """Renderers import what one format needs inside that format's function: JSON never loads rich."""
-    listing = tmp_path / "modules.json"
-    done = subprocess.run([sys.executable, "-c", _MODULES_AFTER, str(listing), *JSON_RUNS[name]], cwd=tmp_path,
-                          capture_output=True, text=True, check=False)
-    assert done.returncode in (0, 1), done.stderr
-    modules = set(json.loads(listing.read_text(encoding="utf-8")))
+    modules = modules_imported_by(tmp_path, *JSON_RUNS[name])
     assert "ascend_doctor.render.json" in modules  # it did render
     assert not {m for m in modules if m == "rich" or m.startswith("rich.")}, f"{name} --format json imported rich"

@@ -13,13 +13,15 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, List, Set
+from typing import Dict, Set
 
 import pytest
 
 from ascend_doctor.matrix.schema import PySpecKind
 from ascend_doctor.matrix.select import load_matrix
 from ascend_doctor.matrix.specs import python_in, spec_clauses
+
+from .imports_util import modules_imported_by
 
 ROOT = Path(__file__).resolve().parent.parent
 HEALTHY = ROOT / "fixtures" / "healthy-8x910B3"
@@ -35,36 +37,15 @@ NOT_ON_THE_JSON_PATH = {
     "packaging.specifiers": "Python ranges of the matrix are compared without it (matrix/specs.py)",
 }
 
-_PROGRAM = """
-import json, sys
-from ascend_doctor.cli import main
-try:
-    main(sys.argv[2:], prog_name="ascend-doctor")
-except SystemExit:
-    pass
-with open(sys.argv[1], "w") as fh:
-    json.dump(sorted(sys.modules), fh)
-"""
-
-
-def _imported(tmp_path: Path, *args: str) -> Set[str]:
-    listing = tmp_path / "modules.json"
-    done = subprocess.run([sys.executable, "-c", _PROGRAM, str(listing), *args], cwd=tmp_path,
-                          capture_output=True, text=True, check=False)
-    assert done.returncode in (0, 1), done.stderr
-    modules: List[str] = json.loads(listing.read_text(encoding="utf-8"))
-    return set(modules)
-
-
 def test_a_json_check_of_a_snapshot_folder_imports_only_what_it_needs(tmp_path: Path) -> None:
-    modules = _imported(tmp_path, "check", "--from", str(HEALTHY), "--format", "json")
+    modules = modules_imported_by(tmp_path, "check", "--from", str(HEALTHY), "--format", "json")
     assert "ascend_doctor.host.snapshot" in modules and "ascend_doctor.render.json" in modules  # it did run
     found = {name: why for name, why in NOT_ON_THE_JSON_PATH.items() if name in modules}
     assert not found, f"imported on the JSON path of `check --from`: {found}"
 
 
 def test_version_imports_no_command(tmp_path: Path) -> None:
-    modules = _imported(tmp_path, "--version")
+    modules = modules_imported_by(tmp_path, "--version")
     assert not [m for m in modules if m.startswith(("ascend_doctor.cli.", "ascend_doctor.matrix.model", "yaml"))
                 and m not in ("ascend_doctor.cli._localize", "ascend_doctor.cli._runtime")]
 
