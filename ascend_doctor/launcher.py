@@ -1,18 +1,70 @@
 """The ``ascend-doctor`` console script.
 
-``ascend-doctor --version`` alone (install scripts run it to see what is installed) is answered
-here, without importing click and the command tree, which cost more than the interpreter's own
-start. Everything else, ``--version`` with other arguments included, goes to ``ascend_doctor.cli``.
+``run`` is the script's entry: ``main``, then the end of the process without the interpreter's
+teardown (``end_process``). ``ascend-doctor --version`` alone (install scripts run it to see what
+is installed) is answered here, without importing click and the command tree, which cost more
+than the interpreter's own start. Everything else, ``--version`` with other arguments included,
+goes to ``ascend_doctor.cli``.
 """
 
 from __future__ import annotations
 
+import atexit
 import gc
 import os
 import sys
+from typing import Any
 
 # Whether main() paused the cyclic garbage collector for the start-up (see end_of_startup).
 _collector_paused = False
+
+
+def run() -> None:
+    """The console script: the command, then the end of the process (``end_process``)."""
+    try:
+        main()
+    except SystemExit as stop:
+        end_process(stop.code)
+        raise
+    end_process(0)
+
+
+def end_process(code: Any) -> None:
+    """End the process with ``code`` once what it wrote is out and its exit functions have run,
+    without the interpreter's teardown; or return, and Python ends it the usual way.
+
+    Teardown (every module's namespace cleared, every object freed one by one) took 10 ms of a
+    110 ms ``check --from <fixture> --format json`` (3.11, median of 21 paired runs), and nothing
+    the tool makes needs it: the files it writes are closed once written (safeio), and temporary
+    folders are removed by the exit functions run here (``atexit``, which also holds those of
+    ``weakref.finalize`` and ``logging``). Python's own end is kept whenever this cannot be sure:
+    another thread still runs (Python would wait for it), the code is not a number (Python prints
+    it), this Python has no way to run the exit functions from here, or a standard stream cannot
+    be flushed (a closed pipe: Python reports it as it always did).
+    """
+    run_exit_functions = getattr(atexit, "_run_exitfuncs", None)  # CPython's, 3.0 onwards
+    if code is None:
+        code = 0
+    if not isinstance(code, int) or isinstance(code, bool) or run_exit_functions is None:
+        return
+    threading = sys.modules.get("threading")  # never imported: no thread was started through it
+    if threading is not None and threading.active_count() != 1:
+        return
+    if not _flushed():
+        return
+    run_exit_functions()
+    if _flushed():
+        os._exit(code & 0xFF)
+
+
+def _flushed() -> bool:
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except Exception:  # a closed pipe: Python's own end reports it
+        return False
+    return True
 
 
 def main() -> None:
