@@ -42,6 +42,12 @@ class BuildPyWithCatalogue(build_py):
         if done.returncode != 0:
             print(f"warning: record __init__s and patterns not compiled: {done.stderr.strip()[-500:]}",
                   file=sys.stderr)
+        # Every module of the built package compiled into one file (ascend_doctor/codebundle.py).
+        done = subprocess.run([sys.executable, "-m", "ascend_doctor.codebundle",
+                               os.path.join(data, "code_bundle.marshal")],
+                              env=env, cwd=self.build_lib, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            print(f"warning: code bundle not compiled: {done.stderr.strip()[-500:]}", file=sys.stderr)
 
 
 setup(packages=[*find_packages(include=["ascend_doctor", "ascend_doctor.*"]),

@@ -84,9 +84,13 @@ def main() -> None:
             sys.stdout.write(version_line() + "\n")
             sys.stdout.flush()
             sys.exit(0)
+    from ascend_doctor import codebundle
     from ascend_doctor.regexcache import install
 
-    install()  # the patterns the package build compiled: re finds them in its cache (regexcache.py)
+    # The package's modules compiled by the package build, and its patterns (codebundle.py,
+    # regexcache.py); each used only while it matches, else Python imports and compiles as usual.
+    codebundle.install(os.path.dirname(os.path.abspath(codebundle.__file__)))
+    install()
     from ascend_doctor.cli import main as cli_main
 
     cli_main()
