@@ -28,6 +28,8 @@ from importlib.machinery import ModuleSpec, SourceFileLoader
 from importlib.util import MAGIC_NUMBER, spec_from_file_location
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from ascend_doctor.sourcestamp import file_has, stamp
+
 BUNDLE_FILE = os.path.join("compat_matrix", "code_bundle.marshal")
 _FORMAT = 1
 # Header: b"ascend-doctor code bundle\n", then 4 bytes of index length (big-endian), then the
@@ -70,7 +72,7 @@ class BundleFinder:
             return None
         relpath, is_package, offset, length, size, crc = entry
         filename = os.path.join(self._package_dir, relpath)
-        if not _source_is(filename, size, crc):
+        if not file_has(filename, size, crc):
             return None
         try:
             blob = os.pread(self._fd, length, self._base + offset)
@@ -85,29 +87,6 @@ class BundleFinder:
 
     def invalidate_caches(self) -> None:
         """Nothing cached: the sources are compared on every import."""
-
-
-def _source_is(filename: str, size: int, crc: int) -> bool:
-    """Whether the file has this size and CRC-32 (its content: an installed file's modification
-    time is the installation's, so the build cannot stamp it). os.open/os.read: no file object."""
-    import zlib
-
-    try:
-        fd = os.open(filename, os.O_RDONLY)
-    except OSError:
-        return False
-    try:
-        data = os.read(fd, size + 1)
-        while 0 < len(data) <= size:
-            more = os.read(fd, size + 1 - len(data))
-            if not more:
-                break
-            data += more
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
-    return len(data) == size and zlib.crc32(data) == crc
 
 
 def _set_filename(code: Any, filename: str) -> bool:
@@ -174,8 +153,6 @@ def uninstall(finder: BundleFinder) -> None:
 def build(package_dir: str, package: str) -> bytes:
     """The bundle of every module under ``package_dir`` (the folder of ``package``), compiled by
     this Python. A module that does not compile is left out (Python reports it when imported)."""
-    import zlib
-
     index: Dict[str, _Entry] = {}
     blobs: List[bytes] = []
     offset = 0
@@ -188,7 +165,7 @@ def build(package_dir: str, package: str) -> bytes:
             continue
         name, is_package = _module_name(package, relpath)
         blob = marshal.dumps(code)
-        index[name] = (relpath, is_package, offset, len(blob), len(source), zlib.crc32(source))
+        index[name] = (relpath, is_package, offset, len(blob), *stamp(source))
         blobs.append(blob)
         offset += len(blob)
     header = marshal.dumps({"format": _FORMAT, "magic": MAGIC_NUMBER, "modules": index})

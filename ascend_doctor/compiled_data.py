@@ -218,40 +218,11 @@ def _checks_dir() -> str:
 
 
 def _sources_match(folder: str, sources: Dict[str, List[int]]) -> bool:
-    """Whether every source still has the size and CRC-32 it was compiled from: its content, so
-    that an edited file is never served stale whatever its modification time says (pip gives an
-    installed file the time of the installation, not the build's, so size + mtime stamped by the
-    build could never match an install). Read with os.open/os.read, without the file objects of
-    ``open``: the same test, ~40 % cheaper for the catalogue's 164 files (2.0 -> 1.15 ms, warm, 3.11)."""
-    import zlib
+    """Whether every source still has the size and CRC-32 it was compiled from (sourcestamp.py)."""
+    from ascend_doctor.sourcestamp import file_has
 
     path = _source_resolver(folder)
-    for name, (size, crc) in sources.items():
-        try:
-            fd = os.open(path(name), os.O_RDONLY)
-        except OSError:
-            return False
-        try:
-            data = _read_up_to(fd, size + 1)
-        except OSError:
-            return False
-        finally:
-            os.close(fd)
-        if len(data) != size or zlib.crc32(data) != crc:
-            return False
-    return True
-
-
-def _read_up_to(fd: int, limit: int) -> bytes:
-    """Up to ``limit`` bytes of ``fd`` (fewer only at its end): reads until then, as ``read(n)`` of
-    a buffered file does."""
-    data = os.read(fd, limit)
-    while 0 < len(data) < limit:
-        more = os.read(fd, limit - len(data))
-        if not more:
-            break
-        data += more
-    return data
+    return all(file_has(path(name), size, crc) for name, (size, crc) in sources.items())
 
 
 def _classes_match(classes: Dict[str, List[str]]) -> bool:
@@ -388,14 +359,12 @@ def _yaml_data(path: str) -> Any:
 
 
 def _source_stamps(folder: str, paths: List[str]) -> Dict[str, List[int]]:
-    import zlib
+    from ascend_doctor.sourcestamp import stamp
 
     stamps: Dict[str, List[int]] = {}
     for path in paths:
-        relative = _source_name(folder, path)
         with open(path, "rb") as fh:
-            data = fh.read()
-        stamps[relative] = [len(data), zlib.crc32(data)]
+            stamps[_source_name(folder, path)] = list(stamp(fh.read()))
     return stamps
 
 
