@@ -12,6 +12,10 @@ can both be measured); ``--here`` measures the current environment instead.
 
 Targets (issue 10): --version <= 2.5x; check --from <healthy fixture> --format json <= 6x, text
 <= 8x; checks, diagnose (small log), matrix lookup and plan <= 6x.
+
+One reference row has no target: ``python -c "import click"``, what every command but a bare
+``--version`` pays before any of the tool's own code runs (click imports inspect, ast, dis,
+tokenize, uuid, platform and datetime), to read the other ratios against.
 """
 
 from __future__ import annotations
@@ -40,8 +44,9 @@ ENV["NO_COLOR"] = "1"
 Case = Tuple[str, List[str], Optional[float]]
 
 
-def cases(tool: str) -> List[Case]:
+def cases(tool: str, python: str) -> List[Case]:
     return [
+        ("reference: python -c 'import click'", [python, "-c", "import click"], None),
         ("ascend-doctor --version", [tool, "--version"], 2.5),
         ("check --from healthy --format json", [tool, "check", "--from", str(HEALTHY), "--format", "json"], 6.0),
         ("check --from healthy (text)", [tool, "check", "--from", str(HEALTHY)], 8.0),
@@ -85,7 +90,7 @@ def main() -> None:
         else:
             py, tool = install(args.python, workdir / "venv")
         baseline = [py, "-c", "pass"]
-        todo = cases(tool)
+        todo = cases(tool, py)
         for _name, argv, _target in todo:
             time_once(argv)  # warm the file cache and write the .pyc files
             time_once(argv)
