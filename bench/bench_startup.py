@@ -114,8 +114,9 @@ def main() -> None:
             ratio = statistics.median(case_ratios)
             ok = target is None or ratio <= target
             missed += 0 if ok else 1
+            verdict = "" if target is None else "ok" if ok else "MISSED"
             print(f"{name:<40} {statistics.median(case_times) * 1000:>10.1f} {ratio:>6.1f}x "
-                  f"{'' if target is None else f'<={target:g}x':>8} {'ok' if ok else 'MISSED'}")
+                  f"{'' if target is None else f'<={target:g}x':>8} {verdict}")
         if missed:
             print(f"{missed} case(s) above target")
     finally:
