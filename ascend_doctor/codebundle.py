@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import marshal
 import os
+import stat
 import sys
 from importlib.machinery import ModuleSpec, SourceFileLoader
 from importlib.util import MAGIC_NUMBER, spec_from_file_location
@@ -70,8 +71,11 @@ class BundleFinder:
         entry = self._index.get(fullname)
         if entry is None:
             return None
-        relpath, is_package, offset, length, size, crc = entry
-        filename = os.path.join(self._package_dir, relpath)
+        try:  # an index the build did not write (a damaged file) must not break an import
+            relpath, is_package, offset, length, size, crc = entry
+            filename = os.path.join(self._package_dir, relpath)
+        except (TypeError, ValueError):
+            return None
         if not file_has(filename, size, crc):
             return None
         try:
@@ -108,10 +112,13 @@ def install(package_dir: str, bundle_path: Optional[str] = None) -> Optional[Bun
         return None
     bundle_path = bundle_path or os.path.join(package_dir, BUNDLE_FILE)
     try:
-        fd = os.open(bundle_path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        # O_NONBLOCK: a FIFO in the bundle's place is not waited on (and is refused below)
+        fd = os.open(bundle_path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError("not a regular file")
         index, base = _read_index(fd)
     except (OSError, ValueError, EOFError, TypeError, KeyError):
         os.close(fd)

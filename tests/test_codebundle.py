@@ -160,3 +160,16 @@ def test_the_build_command_writes_the_bundle_of_the_importable_package(tmp_path:
     codebundle.uninstall(finder)
     assert "ascend_doctor.launcher" in finder._index and "ascend_doctor.cli.check_cmd" in finder._index
     assert codebundle.main([]) == 2
+
+
+def test_a_fifo_or_a_bad_index_entry_is_never_used(package: Path) -> None:
+    fifo = package.parent / "fifo.marshal"
+    os.mkfifo(fifo)
+    assert codebundle.install(str(package), str(fifo)) is None  # returns at once, no writer needed
+    finder = _installed(package, _bundle(package))
+    finder._index[f"{PACKAGE}.plain"] = ("plain.py",)  # type: ignore[assignment]
+    try:
+        plain = importlib.import_module(f"{PACKAGE}.plain")
+    finally:
+        codebundle.uninstall(finder)
+    assert plain.VALUE == 1 and _loader(plain) == "SourceFileLoader"
