@@ -99,10 +99,12 @@ def main() -> None:
 # The collector's first threshold once the command runs: a run's new objects are mostly data that
 # lives until exit (the loaded matrix and check catalogue, facts, findings, the report), so young
 # collections at Python's default (every 700 allocations) mostly move survivors along, and each
-# tenth one goes over all of them again. Median collector CPU time of 7 runs after start-up (3.11):
-# check --from healthy --format json 8.7 -> 4.5 ms, matrix lookup 3.5 -> 2.0, plan 2.8 -> 1.1.
-# Cyclic garbage waits at most this many net allocations longer.
-RUN_THRESHOLD = 10_000
+# tenth one goes over all of them again. Median collector CPU time of 7 runs after start-up (3.11),
+# at 700 / 10,000 / 100,000: check --from healthy --format json 8.7 / 4.2 / 1.0 ms (a check run
+# makes some 90,000 net allocations, so at 100,000 it meets no collection), matrix lookup
+# 3.5 / 1.7 / 0.9. Cyclic garbage waits at most this many net allocations longer: a few MB at worst,
+# and the peak RSS of check and of diagnose on a 40 MB log did not change (24 MB).
+RUN_THRESHOLD = 100_000
 
 
 def end_of_startup() -> None:
