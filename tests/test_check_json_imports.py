@@ -13,6 +13,9 @@ from .test_startup import HEALTHY
 NOT_IMPORTED = {
     "traceback": "the runner imports it only for a check that raised (runner._run_one)",
     "textwrap": "traceback's import (the text report imports it; JSON does not)",
+    "ascend_doctor.host.model_record": "only a snapshot holding a model/ folder (snapshot --model) needs it",
+    "ascend_doctor.parsers.rank_table": "only a run that names a rank table parses one (facts/ranktable.py)",
+    "ascend_doctor.tempdirs": "only an archive is unpacked; the fixture is a folder",
 }
 if sys.version_info >= (3, 10):  # Python 3.9's collections imports heapq itself
     NOT_IMPORTED["heapq"] = "Counter.most_common(1) imports it: the chip name and the CANN version use max()"

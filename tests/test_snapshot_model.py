@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -151,3 +152,26 @@ def test_hostile_model_listing_cannot_read_outside_the_snapshot(tmp_path: Path) 
         with pytest.raises(HostFileError):
             host.read_bytes(path)
     assert host.listdir("/m") == ["a.json", "config.json"]
+
+
+@pytest.mark.parametrize("kind", ["link-out", "file", "absent"])
+def test_the_model_folder_is_looked_for_as_every_other_file(tmp_path: Path, kind: str) -> None:
+    """SnapshotHost looks for model/ before it imports the module that reads a recorded model:
+    a link out of the snapshot is still refused, and a file or nothing there means no model."""
+    from ascend_doctor.host.base import SnapshotError
+
+    snap = tmp_path / "snap"
+    snap.mkdir()
+    (snap / "snapshot.json").write_text("{}")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "model.json").write_text(json.dumps({"format": 1, "models": [], "entries": {}}))
+    if kind == "link-out":
+        (snap / "model").symlink_to(outside)
+        with pytest.raises(SnapshotError, match=re.escape("model/model.json")):
+            SnapshotHost(str(snap))
+        return
+    if kind == "file":
+        (snap / "model").write_text("not a folder")
+    host = SnapshotHost(str(snap))
+    assert not host.recorded_model("/m")

@@ -14,7 +14,7 @@ does not keep them, so they are unknown there.
 from __future__ import annotations
 
 import posixpath
-from typing import Any, Collection, Dict, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Collection, Dict, List, Mapping, Optional, Tuple
 
 from ascend_doctor.facts import Facts, FactUnavailable, provider
 from ascend_doctor.facts.reads import Reads
@@ -22,7 +22,9 @@ from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import FileMissing, FileTooLarge, HostFileError
 from ascend_doctor.i18n import gettext as _
 from ascend_doctor.options import RunOptions
-from ascend_doctor.parsers.rank_table import MAX_CHARS, RankTable, RankTableError, RtDevice, RtServer, parse_rank_table
+
+if TYPE_CHECKING:
+    from ascend_doctor.parsers.rank_table import RankTable, RtDevice, RtServer
 
 RANK_TABLE_VARIABLES = ("RANK_TABLE_FILE", "RANKTABLEFILE", "DISAGGREGATED_PREFILL_RANK_TABLE_PATH")
 # Variables that name this node's address to the engines (MindIE: MIES_CONTAINER_IP in a container, HOST_IP on
@@ -77,6 +79,8 @@ def rank_table_paths(options: RunOptions, env: Mapping[str, str]) -> Tuple[str, 
 
 def _read(facts: Facts, path: str, source: str) -> Tuple[bytes, str, Optional[int], Optional[str]]:
     """(content, read_from, mode, mode_note); raises HostFileError / FactUnavailable."""
+    from ascend_doctor.parsers.rank_table import MAX_CHARS
+
     host = facts.host
     snapshot = getattr(host.info(), "source", "live") != "live"
     if not snapshot:
@@ -114,6 +118,10 @@ def rank_table(facts: Facts) -> RankTableFacts:
         raise FactUnavailable(_("{variable}={path} is relative to the folder the engine starts in, which is not "
                                 "known here: give the file with {option} FILE").format(
                                     variable=source, path=path, option=OPTION))
+    # The parser only once there is a table to read: most runs name none (requirements.py asks
+    # rank_table_location on every run).
+    from ascend_doctor.parsers.rank_table import MAX_CHARS, RankTableError, parse_rank_table
+
     path = posixpath.normpath(path)
     read_from = READ_HERE
     try:

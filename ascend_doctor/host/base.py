@@ -250,6 +250,12 @@ class Host(Protocol):
     def python_env(self) -> PythonEnv: ...
 
 
+# The snapshot folder holding the model folders recorded with ``snapshot --model``
+# (host/model_record.py). The snapshot host looks for it before importing that module: most
+# snapshots hold none.
+SNAPSHOT_MODEL_DIR = "model"
+
+
 def command_file_name(argv: Sequence[str]) -> str:
     """Snapshot file stem for a command: the argv joined with ``_`` (``npu-smi_info``).
 

@@ -30,10 +30,10 @@ import struct
 from typing import Any, BinaryIO, Callable, Dict, List, Optional, Tuple
 
 from ascend_doctor.fastdataclass import dataclass, field
-from ascend_doctor.host.base import FileMissing, FileStat, FileTooLarge, HostFileError
+from ascend_doctor.host.base import SNAPSHOT_MODEL_DIR, FileMissing, FileStat, FileTooLarge, HostFileError
 
-MODEL_LISTING = "model/model.json"
-MODEL_FILES = "model/files"
+MODEL_LISTING = f"{SNAPSHOT_MODEL_DIR}/model.json"
+MODEL_FILES = f"{SNAPSHOT_MODEL_DIR}/files"
 LISTING_FORMAT = 1
 
 MAX_ENTRIES = 10_000

@@ -20,13 +20,14 @@ import json
 import os
 import posixpath
 import stat as statmod
-from typing import Any, BinaryIO, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ascend_doctor import boundedjson
 from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.host.base import (
     DEFAULT_MAX_READ_BYTES,
     MAX_OUTPUT_BYTES,
+    SNAPSHOT_MODEL_DIR,
     CommandResult,
     CommandStatus,
     DiskUsage,
@@ -44,9 +45,10 @@ from ascend_doctor.host.base import (
     classify_exit,
     command_file_name,
 )
-from ascend_doctor.host.model_record import MODEL_FILES, MODEL_LISTING, RecordedModels
 from ascend_doctor.host.pyprobe import python_env_from_dict
-from ascend_doctor.tempdirs import remove_tree
+
+if TYPE_CHECKING:
+    from ascend_doctor.host.model_record import RecordedModels
 
 SNAPSHOT_FORMAT = 1
 META_FILES = ("snapshot.json", "env.json", "python.json", "host.json")
@@ -241,7 +243,9 @@ class SnapshotHost:
         self.close()
 
     def _unpack(self, archive: str) -> str:
-        import tempfile  # here: a snapshot folder needs none
+        import tempfile  # here, with remove_tree: a snapshot folder needs neither
+
+        from ascend_doctor.tempdirs import remove_tree
 
         tmp = tempfile.mkdtemp(prefix="ascend-doctor-snapshot-")
 
@@ -286,10 +290,20 @@ class SnapshotHost:
 
     # -- recorded models (`snapshot --model DIR`, see ascend_doctor/host/model_record.py) -------------
     def _load_models(self) -> Optional[RecordedModels]:
+        try:
+            self._top.resolve(SNAPSHOT_MODEL_DIR)
+        except _Missing:  # most snapshots: no model recorded, and model_record (with struct) is not imported
+            return None
+        except (PathRefused, _Loop, FilePermissionDenied):
+            pass  # reported by _load_json below, as for any other file of the snapshot
+        from ascend_doctor.host.model_record import MODEL_LISTING, RecordedModels
+
         listing = self._load_json(MODEL_LISTING)
         return RecordedModels(listing, self._stored_model_file) if listing is not None else None
 
     def _stored_model_file(self, host_path: str) -> Optional[bytes]:
+        from ascend_doctor.host.model_record import MODEL_FILES  # imported by _load_models already
+
         try:
             resolved = self._top.resolve(f"{MODEL_FILES}/{host_path.lstrip('/')}")
         except (_Missing, _Loop, PathRefused, FilePermissionDenied):
