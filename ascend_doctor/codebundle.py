@@ -29,7 +29,7 @@ from importlib.machinery import ModuleSpec, SourceFileLoader
 from importlib.util import MAGIC_NUMBER, spec_from_file_location
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ascend_doctor.sourcestamp import file_has, stamp
+from ascend_doctor.sourcestamp import file_has, stamp, take_match
 
 BUNDLE_FILE = os.path.join("compat_matrix", "code_bundle.marshal")
 _FORMAT = 1
@@ -76,7 +76,7 @@ class BundleFinder:
             filename = os.path.join(self._package_dir, relpath)
         except (TypeError, ValueError):
             return None
-        if not file_has(filename, size, crc):
+        if not (take_match(filename, size, crc) or file_has(filename, size, crc)):
             return None
         try:
             blob = os.pread(self._fd, length, self._base + offset)

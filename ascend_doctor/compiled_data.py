@@ -186,8 +186,11 @@ def _load(part: str, folder: str, path: Optional[str] = None) -> Any:
 
 def forget() -> None:
     """Drop what this process read (tests that rewrite the files)."""
+    from ascend_doctor.sourcestamp import forget_matches
+
     _header_cache.clear()
     _parts.clear()
+    forget_matches()
 
 
 def _source_path(folder: str, name: str) -> str:
@@ -218,11 +221,13 @@ def _checks_dir() -> str:
 
 
 def _sources_match(folder: str, sources: Dict[str, List[int]]) -> bool:
-    """Whether every source still has the size and CRC-32 it was compiled from (sourcestamp.py)."""
+    """Whether every source still has the size and CRC-32 it was compiled from (sourcestamp.py).
+    The matches of Python modules are lent to the code bundle, which would compare those a run
+    imports once more (sourcestamp.take_match)."""
     from ascend_doctor.sourcestamp import file_has
 
     path = _source_resolver(folder)
-    return all(file_has(path(name), size, crc) for name, (size, crc) in sources.items())
+    return all(file_has(path(name), size, crc, lend=name.endswith(".py")) for name, (size, crc) in sources.items())
 
 
 def _classes_match(classes: Dict[str, List[str]]) -> bool:

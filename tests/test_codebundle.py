@@ -117,6 +117,28 @@ def test_a_reload_reads_the_file(package: Path) -> None:
         codebundle.uninstall(finder)
 
 
+def test_a_match_lent_by_the_catalogue_is_used_for_one_import(package: Path) -> None:
+    """The check catalogue lends its source comparisons to the bundle (sourcestamp.take_match): the
+    import that follows uses it instead of reading the file again; a reload reads the file."""
+    from ascend_doctor.sourcestamp import file_has, stamp
+
+    bundle = _bundle(package)
+    source = package / "plain.py"
+    size, crc = stamp(source.read_bytes())
+    assert file_has(str(source), size, crc, lend=True)
+    # Changed after the comparison (same size): the import trusts the comparison of this run...
+    source.write_text(source.read_text().replace("VALUE = 1", "VALUE = 3"))
+    finder = _installed(package, bundle)
+    try:
+        plain = importlib.import_module(f"{PACKAGE}.plain")
+        assert plain.VALUE == 1 and _loader(plain) == "_BundledSourceLoader"
+        importlib.invalidate_caches()
+        assert importlib.reload(plain).VALUE == 3  # ...which served once: the file is read again
+        assert _loader(plain) == "SourceFileLoader"
+    finally:
+        codebundle.uninstall(finder)
+
+
 @pytest.mark.parametrize("damage", ["another_python", "truncated_index", "truncated_code", "not_a_bundle", "empty"])
 def test_a_foreign_or_damaged_bundle_is_never_used(package: Path, damage: str) -> None:
     bundle = _bundle(package)
