@@ -90,7 +90,8 @@ class BundleFinder:
                                        submodule_search_locations=locations)
 
     def invalidate_caches(self) -> None:
-        """Nothing cached: the sources are compared on every import."""
+        """Nothing cached: the sources are compared on every import (the first import of a check
+        module may use the comparison the check catalogue made of it in this run: sourcestamp.take_match)."""
 
 
 def _set_filename(code: Any, filename: str) -> bool:
