@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Callable, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Tuple
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -203,6 +203,25 @@ def test_code_ranges_and_cann_driver_codes() -> None:
     assert ranged.contains("garbage") is None
     assert ranged.text() == "[V100R001C13,V100R001C19]"
     assert vf.codes_accept((), "V100R001C13") is None
+
+
+@pytest.mark.parametrize("pair,names", [(vf.CodeRange("V100R001C13", "V100R001C19"), ("low", "high")),
+                                        (vf.CfgVersion("7.0.0.5.242", None), ("internal_build", "cann_version"))])
+def test_named_pairs_behave_as_the_named_tuples_they_replace(pair: Any, names: Tuple[str, str]) -> None:
+    import copy
+    import pickle
+
+    from ascend_doctor.parsers.version_text import to_jsonable
+
+    first, second = pair
+    assert tuple(getattr(pair, name) for name in names) == (first, second) == pair
+    assert pair._asdict() == dict(zip(names, pair))
+    assert to_jsonable(pair) == dict(zip(names, pair))  # JSON shows it as the NamedTuple did
+    assert repr(pair) == f"{type(pair).__name__}({names[0]}={first!r}, {names[1]}={second!r})"
+    for again in (pickle.loads(pickle.dumps(pair)), copy.copy(pair), copy.deepcopy(pair)):
+        assert again == pair and type(again) is type(pair)
+    assert hash(pair) == hash((first, second))
+    assert type(pair)(**dict(zip(names, pair))) == pair  # keyword construction
 
 
 def test_bracket_range_entries_are_kept_as_pairs() -> None:

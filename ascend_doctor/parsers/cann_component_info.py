@@ -22,10 +22,17 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Dict, List, NamedTuple, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from ascend_doctor.fastdataclass import dataclass, field
-from ascend_doctor.parsers.version_text import JsonRecord, VersionFileError, capped, read_pairs, safe_version
+from ascend_doctor.parsers.version_text import (
+    JsonRecord,
+    NamedFields,
+    VersionFileError,
+    capped,
+    read_pairs,
+    safe_version,
+)
 
 VERSION_CFG_KIND = "CANN version.cfg"
 COMPONENT_KIND = "CANN component version.info"
@@ -35,11 +42,22 @@ _CFG_ENTRY = re.compile(r"\[([^\[\]]*)\]")
 _REQUIRED_KEY = re.compile(r"^required_package_(?P<package>.+)_version$", re.I)
 
 
-class CfgVersion(NamedTuple):
+class CfgVersion(NamedFields, Tuple[str, Optional[str]]):
     """One ``[internal_build:cann_version]`` entry; ``cann_version`` is None when there is no ``:``."""
 
-    internal_build: str
-    cann_version: Optional[str]
+    __slots__ = ()
+    _fields = ("internal_build", "cann_version")
+
+    def __new__(cls, internal_build: str, cann_version: Optional[str]) -> CfgVersion:
+        return tuple.__new__(cls, (internal_build, cann_version))
+
+    @property
+    def internal_build(self) -> str:
+        return self[0]
+
+    @property
+    def cann_version(self) -> Optional[str]:
+        return self[1]
 
 
 @dataclass(frozen=True)

@@ -34,11 +34,12 @@ management library), which reports the pair compatible when EITHER side accepts 
 from __future__ import annotations
 
 import re
-from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.parsers.version_text import (
     JsonRecord,
+    NamedFields,
     Pairs,
     VersionFileError,
     bracket_groups,
@@ -61,11 +62,22 @@ _CANN_MARKERS = {
 _NUMBER = re.compile(r"^[0-9]{1,9}$")
 
 
-class CodeRange(NamedTuple):
+class CodeRange(NamedFields, Tuple[str, str]):
     """One ``compatible_version`` entry: ``[C17]`` is ``(C17, C17)``, ``[C13,C19]`` is ``(C13, C19)``."""
 
-    low: str
-    high: str
+    __slots__ = ()
+    _fields = ("low", "high")
+
+    def __new__(cls, low: str, high: str) -> CodeRange:
+        return tuple.__new__(cls, (low, high))
+
+    @property
+    def low(self) -> str:
+        return self[0]
+
+    @property
+    def high(self) -> str:
+        return self[1]
 
     @property
     def is_single(self) -> bool:

@@ -228,6 +228,31 @@ def version_token(value: Optional[str]) -> Optional[str]:
     return None
 
 
+# -- named pairs ------------------------------------------------------------------------------
+class NamedFields:
+    """What a ``typing.NamedTuple`` adds to a tuple, for a tuple subclass that names its items in
+    ``_fields``: ``_asdict`` (to_jsonable shows it as a dict), the ``Name(a=..., b=...)`` repr and
+    pickling by its items. A NamedTuple class costs ~0.6 ms to define (typing compiles each
+    annotation, collections.namedtuple compiles generated source): 1.3 ms of a ``check`` for the
+    two pairs of the version files, most of which are never made."""
+
+    __slots__ = ()
+    _fields: Tuple[str, ...] = ()
+
+    def _asdict(self) -> Dict[str, Any]:
+        return dict(zip(self._fields, self._items()))
+
+    def _items(self) -> Tuple[Any, ...]:
+        return tuple.__iter__(self)  # type: ignore[arg-type,return-value]
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={item!r}" for name, item in zip(self._fields, self._items()))
+        return f"{type(self).__name__}({shown})"
+
+    def __getnewargs__(self) -> Tuple[Any, ...]:
+        return tuple(self._items())
+
+
 # -- JSON-ready dicts --------------------------------------------------------------------------
 def to_jsonable(value: Any) -> Any:
     """Dataclasses, named tuples, tuples and dicts → plain JSON types (recursively)."""
