@@ -85,13 +85,30 @@ class BundleFinder:
             code = None
         if code is None or not _set_filename(code, filename):
             return None
-        locations = [os.path.dirname(filename)] if is_package else None
-        return spec_from_file_location(fullname, filename, loader=_BundledSourceLoader(fullname, filename, code),
-                                       submodule_search_locations=locations)
+        return _spec(fullname, filename, is_package, _BundledSourceLoader(fullname, filename, code))
 
     def invalidate_caches(self) -> None:
         """Nothing cached: the sources are compared on every import (the first import of a check
         module may use the comparison the check catalogue made of it in this run: sourcestamp.take_match)."""
+
+
+def _spec(fullname: str, filename: str, is_package: bool, loader: SourceFileLoader) -> ModuleSpec:
+    """The spec ``spec_from_file_location`` makes for a source file, with its ``.pyc`` path (the
+    module's ``__cached__``) joined here rather than by ``cache_from_source``: together ~1 ms of
+    the 160 imports of a ``check`` (3.11). ``cache_from_source`` decides only where a prefix
+    moves the cache (``sys.pycache_prefix``) or there is none; optimised runs never get here (install)."""
+    if sys.pycache_prefix is not None or sys.implementation.cache_tag is None:
+        locations = [os.path.dirname(filename)] if is_package else None
+        made = spec_from_file_location(fullname, filename, loader=loader, submodule_search_locations=locations)
+        if made is not None:  # (never None for a file given its loader)
+            return made
+    folder, name = os.path.split(filename)
+    spec = ModuleSpec(fullname, loader, origin=filename, is_package=is_package)
+    spec.has_location = True
+    if is_package:
+        spec.submodule_search_locations = [folder]
+    spec.cached = os.path.join(folder, "__pycache__", f"{name[:-3]}.{sys.implementation.cache_tag}.pyc")
+    return spec
 
 
 def _set_filename(code: Any, filename: str) -> bool:

@@ -195,3 +195,17 @@ def test_a_fifo_or_a_bad_index_entry_is_never_used(package: Path) -> None:
     finally:
         codebundle.uninstall(finder)
     assert plain.VALUE == 1 and _loader(plain) == "SourceFileLoader"
+
+
+@pytest.mark.parametrize("module_name,is_package", [("ascend_doctor.report", False), ("ascend_doctor.facts", True)])
+def test_the_bundles_specs_are_those_of_spec_from_file_location(module_name: str, is_package: bool) -> None:
+    import importlib.util
+
+    module = importlib.import_module(module_name)
+    filename = str(module.__file__)
+    locations = [os.path.dirname(filename)] if is_package else None
+    standard = importlib.util.spec_from_file_location(module_name, filename, submodule_search_locations=locations)
+    assert standard is not None and standard.loader is not None
+    ours = codebundle._spec(module_name, filename, is_package, standard.loader)  # type: ignore[arg-type]
+    for attribute in ("name", "origin", "cached", "has_location", "parent", "submodule_search_locations"):
+        assert getattr(ours, attribute) == getattr(standard, attribute), attribute
