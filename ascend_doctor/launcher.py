@@ -91,6 +91,9 @@ def main() -> None:
     # regexcache.py); each used only while it matches, else Python imports and compiles as usual.
     codebundle.install(os.path.dirname(os.path.abspath(codebundle.__file__)))
     install()
+    from ascend_doctor.deferred import defer
+
+    defer()  # inspect and what it imports, which click imports and a command rarely uses (deferred.py)
     from ascend_doctor.cli import main as cli_main
 
     cli_main()

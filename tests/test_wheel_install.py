@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from .report_schema import validate_report
+from .test_deferred import CONSOLE_RUN
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -95,6 +96,12 @@ def test_wheel_installs_and_runs_from_elsewhere(tmp_path: Path) -> None:
     validate_report(report)
     assert report["host"]["source"] == "snapshot"
     assert not [r for r in report["results"] if r["status"] == "ERROR"], report["results"]
+
+    # inspect (and ast, dis, tokenize) stays deferred through a JSON check (ascend_doctor/deferred.py)
+    state_file = tmp_path / "deferred.json"
+    subprocess.run([str(py), "-c", CONSOLE_RUN, str(state_file), "check", "--from", str(fixture), "--format",
+                    "json"], cwd=elsewhere, capture_output=True, check=True)
+    assert json.loads(state_file.read_text(encoding="utf-8")) == {"inspect": "DeferredModule", "loaded": []}
 
     text = subprocess.run([str(exe), "check", "--from", str(fixture)], cwd=elsewhere, capture_output=True,
                           text=True)
