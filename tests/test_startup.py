@@ -35,6 +35,7 @@ NOT_ON_THE_JSON_PATH = {
     "concurrent.futures": "only the live host runs commands in parallel",
     "ascend_doctor.host.live": "a snapshot run never needs the live host",
     "packaging.specifiers": "Python ranges of the matrix are compared without it (matrix/specs.py)",
+    "signal": "the Ctrl-C handlers need only the C module _signal (interrupt.py)",
 }
 
 def test_a_json_check_of_a_snapshot_folder_imports_only_what_it_needs(tmp_path: Path) -> None:
