@@ -69,3 +69,29 @@ def test_host_info_is_made_once_per_origin(tmp_path: Path) -> None:
     assert host.info() is first and first.origin == str(root) and first.hostname == "node-07"
     host.origin = "ticket-1234.txt"  # what a pasted-text host does after SnapshotHost.__init__
     assert host.info().origin == "ticket-1234.txt" and host.info().hostname == "node-07"
+
+
+def test_a_command_is_looked_for_in_one_listing_of_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = build_snapshot(tmp_path / "snap")
+    host = SnapshotHost(str(root))
+    seen = _counting_lstat(monkeypatch)
+    assert host.run(["npu-smi", "info"]).stdout.startswith("+----+")
+    assert host.run(["dmesg"]).returncode == 1
+    assert host.run(["hccn_tool", "-i", "0", "-ip", "-g"]).status.value == "not_found"
+    # commands/ itself and the three files that are there; no lstat of a name the folder lacks
+    assert sorted(p.rsplit("/", 1)[-1] for p in seen) == ["commands", "dmesg.err", "dmesg.out", "dmesg.rc",
+                                                         "npu-smi_info.out"]
+
+
+def test_a_linked_commands_folder_or_command_file_is_still_refused(tmp_path: Path) -> None:
+    root = build_snapshot(tmp_path / "snap")
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret.out").write_text("not in the snapshot\n")
+    os.symlink(str(tmp_path / "outside" / "secret.out"), root / "commands" / "cat_secret.out")
+    host = SnapshotHost(str(root))
+    assert host.run(["cat", "secret"]).status.value == "error"
+    linked = build_snapshot(tmp_path / "linked")
+    os.rename(linked / "commands", tmp_path / "real-commands")
+    os.symlink(str(tmp_path / "real-commands"), linked / "commands")
+    result = SnapshotHost(str(linked)).run(["npu-smi", "info"])
+    assert result.status.value == "error" and "refused" in result.detail and not result.stdout
