@@ -238,6 +238,26 @@ def test_recursive_repr_and_post_init() -> None:
     assert calls == [1]
 
 
+def test_a_repr_that_raised_does_not_leave_the_record_marked_as_being_shown() -> None:
+    class Flaky:
+        fail = True
+
+        def __repr__(self) -> str:
+            if Flaky.fail:
+                raise RuntimeError("boom")
+            return "flaky"
+
+    @fastdataclass.dataclass
+    class Holder:
+        item: Any
+
+    holder = Holder(Flaky())
+    with pytest.raises(RuntimeError):
+        repr(holder)
+    Flaky.fail = False
+    assert repr(holder).endswith("Holder(item=flaky)")  # not "...": the failed call was forgotten
+
+
 def test_features_it_does_not_implement_go_to_dataclasses() -> None:
     @fastdataclass.dataclass(order=True, frozen=True)
     class Ordered:
