@@ -23,7 +23,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from ascend_doctor.checkapi import FIX_COMPONENTS, FixAction, Status
 from ascend_doctor.i18n import gettext as _
-from ascend_doctor.report import FixStep, Result
+from ascend_doctor.report import PLANNED_STATUSES, FixStep, Result
 
 # Where a finding without structured actions is filed in the plan, by the area of its check id.
 AREA_COMPONENT = {
@@ -34,7 +34,6 @@ AREA_COMPONENT = {
 }
 # Components whose versions move together: the driver and the firmware are one HDK.
 CONFLICT_GROUP = {"hdk": "hdk", "driver": "hdk", "firmware": "hdk"}
-PLANNED_STATUSES = (Status.FAIL, Status.WARN, Status.ERROR, Status.INFO)
 # Lines of a free-text remediation that are commands a person pastes.
 _COMMAND_STARTS = ("./", "pip ", "pip3 ", "python", "source ", "export ", "unset ", "docker ", "reboot", "mv ",
                    "chmod ", "chown ", "rm ", "ln ", "cp ", "mkdir ", "sudo ", "npu-smi ", "hccn_tool ",

@@ -7,12 +7,16 @@
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ascend_doctor.checkapi import FixAction, Status
 from ascend_doctor.exitcodes import ExitCode
 from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.jsonutil import jsonable
+
+# The results a fix plan is made from (fixplan.py); a run of PASS and SKIP alone has none.
+PLANNED_STATUSES = (Status.FAIL, Status.WARN, Status.ERROR, Status.INFO)
+
 
 # 2: the INFO status (recommendations), per-result "actions" and the report's "fix_plan".
 REPORT_SCHEMA_VERSION = 2
@@ -123,3 +127,9 @@ def exit_code_for(results: List[Result], fail_on: str = "fail") -> ExitCode:
     if statuses and statuses <= {Status.SKIP, Status.INFO}:
         return ExitCode.INCOMPLETE
     return ExitCode.OK
+
+
+def needs_fix_plan(results: Sequence[Result]) -> bool:
+    """Whether any result can give a step of the fix plan: the runner imports fixplan.py only
+    then (a ready machine's `check` does not load it)."""
+    return any(result.status in PLANNED_STATUSES for result in results)

@@ -17,7 +17,7 @@ from ascend_doctor.i18n import N_
 from ascend_doctor.i18n import gettext as _
 from ascend_doctor.options import RunOptions
 from ascend_doctor.registry import load_catalogue, matches
-from ascend_doctor.report import Report, Result
+from ascend_doctor.report import Report, Result, needs_fix_plan
 from ascend_doctor.requirements import unmet
 
 # Commands most checks need: started together so a hung npu-smi costs one timeout, not several.
@@ -50,9 +50,10 @@ def run_checks(
         duration_s=time.monotonic() - started,
         notes=[str(w) for w in (matrix_info or {}).get("warnings", [])],
     )
-    from ascend_doctor.fixplan import build_fix_plan
+    if needs_fix_plan(results):
+        from ascend_doctor.fixplan import build_fix_plan
 
-    report.fix_plan = build_fix_plan(results)
+        report.fix_plan = build_fix_plan(results)
     return report
 
 

@@ -164,3 +164,13 @@ def test_versioned_steps_with_the_same_words_are_left_to_the_conflict_step() -> 
     assert len([s for s in plan if s.component == "hdk"]) == 1
     assert plan[0].target == "25.0.rc1.1" or plan[0].target == "25.5.0"
     assert plan[0].commands in (("./driver_25.0.rc1.1.run --upgrade",), ("./driver_25.5.0.run --upgrade",))
+
+
+def test_the_runner_skips_the_plan_only_where_it_would_be_empty() -> None:
+    from ascend_doctor.report import needs_fix_plan
+
+    action = hdk("24.1.0")
+    for status in Status:
+        results = [result("ASC-FW-002", status, action, remediation="./Ascend-hdk-910b-npu-firmware_7.5.0.run --full")]
+        assert needs_fix_plan(results) == bool(build_fix_plan(results)), status
+    assert not needs_fix_plan([result("ASC-DRV-001", Status.PASS), result("ASC-CFG-001", Status.SKIP)])
