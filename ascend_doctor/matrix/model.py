@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar, cast
 
-from ascend_doctor.matrix import engines, hdk, pytorch
+from ascend_doctor.matrix import hdk, pytorch
 from ascend_doctor.matrix.chips import ChipIndex, ChipInfo
 from ascend_doctor.matrix.loader import Document
 from ascend_doctor.matrix.records import (
@@ -213,6 +213,9 @@ class Matrix:
     def engine_vs_stack(self, engine: str, version: str, *, cann: Optional[str] = None,
                         torch: Optional[str] = None, torch_npu: Optional[str] = None, vllm: Optional[str] = None,
                         python: Optional[str] = None, driver: Optional[str] = None) -> List[Tuple[str, Verdict]]:
+        # imported here: a machine without a serving engine never asks (42 KB of code a check spares)
+        from ascend_doctor.matrix import engines
+
         return engines.engine_vs_stack(self, engine, version, cann=cann, torch=torch, torch_npu=torch_npu,
                                        vllm=vllm, python=python, driver=driver)
 
