@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 
 def jsonable(value: Any) -> Any:
     """Convert records (dataclasses with to_dict, enums, tuples, paths) to plain JSON values."""
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
+    # Plain dicts, lists and tuples first, the bulk of evidence and facts: they have no to_dict,
+    # and looking for one (a failed attribute lookup) cost more than converting them.
+    kind = type(value)
+    if kind is dict:
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [jsonable(v) for v in value]
     to_dict = getattr(value, "to_dict", None)
     if callable(to_dict):
         return jsonable(to_dict())
