@@ -37,7 +37,7 @@ NOT_ON_THE_JSON_PATH = {
     "packaging.specifiers": "Python ranges of the matrix are compared without it (matrix/specs.py)",
     "signal": "the Ctrl-C handlers need only the C module _signal (interrupt.py)",
     "ascend_doctor.fixplan": "a ready machine (only PASS and SKIP) has no fix plan to make (report.needs_fix_plan)",
-    "ascend_doctor.matrix.engines": "a machine without a serving engine asks no engine question (Matrix.engine_vs_stack)",
+    "ascend_doctor.matrix.engines": "no engine is asked about without an engine installed (Matrix.engine_vs_stack)",
 }
 
 def test_a_json_check_of_a_snapshot_folder_imports_only_what_it_needs(tmp_path: Path) -> None:
