@@ -88,6 +88,16 @@ def scanner_state(db: Any) -> Optional[Dict[str, Any]]:
     return None
 
 
+def scanner_prefilter(path: str) -> Optional[Dict[str, Any]]:
+    """What a scanner of the shipped signature database at ``path`` needs before a line may hold a
+    signature (logscan/scanner.py, PREFILTER_STATE), without the database; or None."""
+    folder, name = os.path.split(path)
+    if name != SIGNATURES_FILE or not os.path.isabs(path):
+        return None
+    found = _load("signatures:prefilter", folder)
+    return None if found is None else dict(found)
+
+
 def check_catalogue(path: Optional[str] = None) -> Optional[Tuple[List[Tuple[str, Any]], List[str]]]:
     """``([(module, CheckSpec)...], problems)`` as importing every check module gives them, from the
     catalogue compiled by the build (``path``: that file), while the check modules and the package
@@ -279,7 +289,9 @@ def build(folder: str) -> bytes:
     chips = (matrix.sections.get("chips", []), matrix.sections.get("chip_families", []))
     parts["matrix:chips"] = (chips, list(matrix.files))
     signatures = _yaml_signatures(os.path.join(folder, SIGNATURES_FILE))
-    parts["signatures"] = ((signatures, _scanner_state(signatures)), [os.path.join(folder, SIGNATURES_FILE)])
+    state = _scanner_state(signatures)
+    parts["signatures"] = ((signatures, state), [os.path.join(folder, SIGNATURES_FILE)])
+    parts["signatures:prefilter"] = (_scanner_prefilter(state), [os.path.join(folder, SIGNATURES_FILE)])
     for name in DATA_FILES:
         path = os.path.join(folder, name)
         if os.path.exists(path):
@@ -354,6 +366,13 @@ def _scanner_state(db: Any) -> Dict[str, Any]:
     state = dict(vars(LogScanner(db)))
     del state["db"], state["_pivot_regexes"]  # the database is stored beside it; regexes compile on use
     return state
+
+
+def _scanner_prefilter(state: Dict[str, Any]) -> Dict[str, Any]:
+    """The part of the scanner's state a scan needs before a line may hold a signature."""
+    from ascend_doctor.logscan.scanner import PREFILTER_STATE
+
+    return {key: value for key, value in state.items() if key in PREFILTER_STATE}
 
 
 def _yaml_data(path: str) -> Any:

@@ -37,7 +37,7 @@ def test_every_part_is_current() -> None:
     compiled_data.forget()
     header, _ = compiled_data._read(str(SHIPPED / compiled_data.COMPILED_FILE)) or ({}, b"")
     assert header, STALE
-    expected = ({"matrix", "matrix:chips", "signatures"}
+    expected = ({"matrix", "matrix:chips", "signatures", "signatures:prefilter"}
                 | {f"data:{n}" for n in compiled_data.DATA_FILES if (SHIPPED / n).exists()})
     assert set(header["parts"]) == expected, STALE
     for part in expected:
@@ -189,6 +189,30 @@ def test_the_log_scanner_is_the_one_built_from_the_yaml() -> None:
         data = path.read_bytes()
         assert [h.signature.id for h in compiled.scan_bytes(data).hits] == \
             [h.signature.id for h in fresh.scan_bytes(data).hits], path.name
+
+
+def test_the_shipped_scanner_loads_the_database_only_when_a_line_may_hold_a_signature() -> None:
+    from ascend_doctor.logscan import scanner as scanning
+
+    path = str(SHIPPED / "signatures.yaml")
+    db, problems = parse_signatures((SHIPPED / "signatures.yaml").read_text(encoding="utf-8"), path)
+    assert not problems and db is not None
+    fresh = scanning.LogScanner(db)
+    compiled_data.forget()
+    shipped = scanning._shipped_scanner(path)
+    assert shipped is not None, STALE
+    assert canonical({k: v for k, v in vars(shipped).items() if k in scanning.PREFILTER_STATE}) == \
+        canonical({k: v for k, v in vars(fresh).items() if k in scanning.PREFILTER_STATE}), STALE
+    clean = b"[    0.000000] Linux version 5.10.0\n[    1.2] systemd[1]: Started Journal Service.\n"
+    assert not shipped.scan_bytes(clean).hits
+    assert (str(SHIPPED), "signatures") not in compiled_data._parts  # nothing needed the database
+    for sample in sorted((Path(__file__).resolve().parent / "samples" / "dmesg-and-logs").glob("*.txt"))[:8]:
+        data = sample.read_bytes()
+        assert [(h.signature.id, h.count, h.first_line) for h in shipped.scan_bytes(data).hits] == \
+            [(h.signature.id, h.count, h.first_line) for h in fresh.scan_bytes(data).hits], sample.name
+    assert vars(shipped)["db"].signatures == db.signatures  # loaded once a sample needed it
+    with pytest.raises(AttributeError):
+        shipped.no_such_attribute  # noqa: B018
 
 
 # -- the check catalogue (compiled by the package build, setup.py) -------------------------------------
