@@ -27,9 +27,9 @@ cann_releases:
 hdk_cann:
   - {cann: "8.0.RC3", hdk: ["24.1.RC2"], verdict: recommended, origin: quick_install, source: "https://example.invalid/qi"}
 torch_npu:
-  - {version: "2.1.0.post8", torch: "2.1.0", cann: "8.0.RC3", status: historical, origin: table, source: "x"}
+  - {version: "2.1.0.post8", torch: "2.1.0", cann: "8.0.RC3", status: historical, origin: table, source: "https://example.invalid/x"}
 torch_python:
-  - {torch: "2.1.0", python: ">=3.8,<3.12", source: "x"}
+  - {torch: "2.1.0", python: ">=3.8,<3.12", source: "https://example.invalid/x"}
 vllm_ascend: []
 mindie: []
 chip_families: []
@@ -91,7 +91,7 @@ def test_empty_source_list(tmp_path: Path) -> None:
 
 def test_duplicate_mapping_key(tmp_path: Path) -> None:
     text = MINIMAL.replace('{version: "24.1.RC2", source: "https://example.invalid/hdk"}',
-                           '{version: "24.1.RC2", version: "24.1.RC3", source: "x"}')
+                           '{version: "24.1.RC2", version: "24.1.RC3", source: "https://example.invalid/x"}')
     path = write(tmp_path, text)
     assert f"{path}:5 hdk_releases[0].version: duplicate key (first defined on line 5)" in problems(path)
 
@@ -102,7 +102,7 @@ def test_duplicate_top_level_key(tmp_path: Path) -> None:
 
 
 def test_duplicate_entry(tmp_path: Path) -> None:
-    text = MINIMAL.replace('hdk_releases:\n', 'hdk_releases:\n  - {version: "24.1.rc2", source: "y"}\n')
+    text = MINIMAL.replace('hdk_releases:\n', 'hdk_releases:\n  - {version: "24.1.rc2", source: "https://example.invalid/y"}\n')
     path = write(tmp_path, text)
     found = problems(path)
     assert any(p.startswith(f"{path}:6 hdk_releases[1]: duplicate entry (version='24.1.RC2')") for p in found), found
@@ -141,7 +141,7 @@ def test_missing_schema_version(tmp_path: Path) -> None:
 
 def test_wrong_types(tmp_path: Path) -> None:
     text = (MINIMAL.replace('{version: "8.0.RC3", source: "https://example.invalid/cann"}',
-                            '{version: 8.0, source: "x"}')
+                            '{version: 8.0, source: "https://example.invalid/x"}')
             .replace("verdict: recommended", "verdict: maybe")
             .replace('date: "2026-01-01"', "date: 2026-01-01")
             .replace("chips: []", "chips: 3"))
@@ -165,7 +165,7 @@ def test_unparseable_version_and_spec(tmp_path: Path) -> None:
 
 
 def test_unknown_key_and_section(tmp_path: Path) -> None:
-    text = MINIMAL.replace('source: "https://example.invalid/hdk"}', 'source: "x", colour: red}') + "extras: []\n"
+    text = MINIMAL.replace('source: "https://example.invalid/hdk"}', 'source: "https://example.invalid/x", colour: red}') + "extras: []\n"
     path = write(tmp_path, text)
     found = problems(path)
     assert any(p.startswith(f"{path}:5 hdk_releases[0].colour: unknown key") for p in found)
@@ -258,3 +258,24 @@ def test_records_are_frozen(shipped: Document) -> None:
     row = doc.sections["hdk_releases"][0]
     with pytest.raises(dataclasses.FrozenInstanceError):
         row.path = "x"  # type: ignore[misc]
+
+
+def test_source_must_be_followable(tmp_path: Path) -> None:
+    """issue 21 item 4: a source is a URL, a repository path or an observed:/unconfirmed: marker,
+    never a project-internal note (research files, section signs, seed numbers, test samples)."""
+    cases = {
+        '"compat_facts.md §4 (no primary source found)"': "project-internal",
+        '"field report (project seed 003)"': "project-internal",
+        '"tests/samples/dmesg-and-logs/x.txt"': "project-internal",
+        '"public GitHub file"': "must be a URL",
+        '"observed:"': "must say what was seen",
+    }
+    for value, expected in cases.items():
+        path = write(tmp_path, MINIMAL.replace('source: "https://example.invalid/hdk"', f"source: {value}"))
+        found = [p for p in problems(path) if p.startswith(f"{path}:5 hdk_releases[0].source")]
+        assert found and expected in found[0], (value, found)
+    for value in ('"github.com/Ascend/pytorch COMPATIBILITY.en.md@9e73e70"',
+                  '"observed: /usr/local/Ascend/driver/version.info reads Version=24.1.rc2"',
+                  '"unconfirmed: no release note found"'):
+        path = write(tmp_path, MINIMAL.replace('source: "https://example.invalid/hdk"', f"source: {value}"))
+        assert problems(path) == [], value

@@ -20,6 +20,7 @@ from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.logscan.literals import can_match_empty, parse_pattern, required_literals_of
+from ascend_doctor.sourceref import internal_citation
 
 SCHEMA_VERSION = 1
 CATEGORIES = (
@@ -346,6 +347,9 @@ def _signature(item: _Located, path: str, problems: List[str]) -> Optional[Signa
     for ref in source:
         if not (ref.startswith(("https://", "http://")) or _looks_like_repo_path(ref)):
             problems.append(f"{path}:{fields['source'].line}: source {ref!r} must be a URL or a repository path")
+        elif internal_citation(ref) is not None:
+            problems.append(f"{path}:{fields['source'].line}: source {ref!r} cites a project-internal "
+                            f"{internal_citation(ref)}: cite the public page (issue, doc, repository) instead")
 
     pattern = fields["pattern"].value if isinstance(fields["pattern"].value, str) else ""
     parsed = _check_pattern(pattern, path, fields["pattern"].line, problems)

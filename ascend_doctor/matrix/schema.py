@@ -310,17 +310,33 @@ class ListOf(Kind):
         return tuple(sorted(str(self.item.normalize(v)) for v in value))
 
 
-class SourceKind(Kind):
-    """``source``: a URL or repository path, or a non-empty list of them."""
+class SourceText(Text):
+    """One source a user can follow (``ascend_doctor.sourceref``): a URL, ``host/owner/repo path``,
+    or an ``observed:`` / ``unconfirmed:`` marker; never a project-internal note."""
 
-    label = "a source (URL or repository path) or a list of them"
+    label = "a source (URL, repository path, or observed:/unconfirmed: marker)"
+
+    def convert(self, node: yaml.Node, path: str, ctx: Ctx) -> Any:
+        from ascend_doctor.sourceref import source_problem
+
+        value = super().convert(node, path, ctx)
+        problem = source_problem(value)
+        if problem is not None:
+            raise Invalid(f"source {value[:80]!r}: {problem}", node)
+        return value
+
+
+class SourceKind(Kind):
+    """``source``: a source a user can follow, or a non-empty list of them."""
+
+    label = "a source (URL, repository path, or observed:/unconfirmed: marker) or a list of them"
 
     def convert(self, node: yaml.Node, path: str, ctx: Ctx) -> Any:
         if isinstance(node, yaml.SequenceNode):
             if not node.value:
                 raise Invalid("source list is empty: every entry needs at least one source", node)
-            return ListOf(Text()).convert(node, path, ctx)
-        return (Text().convert(node, path, ctx),)
+            return ListOf(SourceText()).convert(node, path, ctx)
+        return (SourceText().convert(node, path, ctx),)
 
 
 class OpenMapping(Kind):
