@@ -24,9 +24,9 @@ FACT_VLLM_QUANT = (
 CHECK = CheckSpec(
     id="ASC-CFG-009",
     title="Configured precision loads on Ascend",
-    what="Fails when the configuration asks for FP8 weights (seed-style precision: fp8, vLLM --quantization fp8).",
+    what="Fails when the configuration asks for FP8 weights (a precision: fp8 setting, vLLM --quantization fp8).",
     why="Ascend devices do not load FP8 weights (hiascend 'DeepSeek 应用最佳实践之量化'; vLLM-Ascend quantization "
-    "guide): the seed's §4.2 example (precision fp8 on 16 x 910B) cannot start.",
+    "guide): a deployment configured for FP8 (e.g. precision fp8 on 16 x 910B) cannot start.",
     fix="Serve W8A8 weights converted with msmodelslim (quant_deepseek_w8a8.py --from_fp8; vLLM: --quantization "
     "ascend) or BF16 weights (fp8_cast_bf16.py).",
     requires=("serving_config",),

@@ -14,9 +14,8 @@ CHECK = CheckSpec(
           "distributions) and on disk (<root>/mindie/latest/version.info), and the ones running (MindIE "
           "mindieservice_daemon / mindie_llm_back*, `vllm serve` / VLLMWorker_*); WARNs when MindIE and vLLM are "
           "both installed in one environment or both running."),
-    why=("A field report (seed 003 §2.2): 'do not install both at the start -- Ascend environment variables and "
-         "operator cache directories interfere with each other, and the errors of two engines fighting over one "
-         "NPU are especially hard to trace'. Both set ATB_*/ASCEND_* variables, compile into the same "
+    why=("Two engines in one environment interfere, and the errors of two engines fighting over one NPU are "
+         "hard to trace: both set ATB_*/ASCEND_* variables, compile into the same "
          "~/atc_data and kernel_meta caches and, unless told otherwise, start on NPU 0."),
     fix=("Give each engine its own container (image) and its own NPUs: `docker run --device /dev/davinciN ...` with "
          "half of the host's NPUs for one and the other half for the other (ASCEND_VISIBLE_DEVICES works only with "
@@ -71,7 +70,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         pids: List[str] = [f"{r.engine} pid {r.pid} ({r.name})" for r in engines.running[:6]]
         yield Finding.warn(
             _("MindIE and vLLM are both running: {processes}. They compete for NPUs, operator caches and environment "
-              "variables (seed 003 §2.2).").format(processes="; ".join(pids)),
+              "variables.").format(processes="; ".join(pids)),
             _("Stop one of them (kill <pid>, or docker stop <container>) unless each has its own NPUs "
               "(ASCEND_VISIBLE_DEVICES / ASCEND_RT_VISIBLE_DEVICES) and caches.") + "\n" + separate,
             running=[r.__dict__ for r in engines.running])
@@ -82,7 +81,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         yield Finding.warn(
             _("MindIE ({mindie}) and {vllm} ({vllm_packages}) are installed in one environment: their environment "
               "variables and operator caches interfere, and two engines on one NPU fail in ways that are hard to "
-              "trace (seed 003 §2.2).").format(mindie=_describe(engines, "MindIE"), vllm=vllm_name,
+              "trace.").format(mindie=_describe(engines, "MindIE"), vllm=vllm_name,
                                                vllm_packages=_describe(engines, vllm_name)), separate,
             installed=engines.installed)
         return

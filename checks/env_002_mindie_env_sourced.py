@@ -21,7 +21,7 @@ CHECK = CheckSpec(
     why=("mindieservice_daemon and the ATB model runner find their libraries and Python packages only through "
          "these variables (LD_LIBRARY_PATH, PYTHONPATH and the *_HOME_PATH variables the scripts export); without "
          "them the daemon stops with 'error while loading shared libraries' or cannot import atb_llm. "
-         "NNAL's script picks the ATB build for torch's C++ ABI (ATB_HOME_PATH=.../cxx_abi_N, compat_facts §5.6)."),
+         "NNAL's script picks the ATB build for torch's C++ ABI (its set_env.sh exports ATB_HOME_PATH=.../cxx_abi_N)."),
     fix=("source /usr/local/Ascend/ascend-toolkit/set_env.sh; source /usr/local/Ascend/nnal/atb/set_env.sh; "
          "source /usr/local/Ascend/mindie/set_env.sh; source /usr/local/Ascend/atb-models/set_env.sh -- in that "
          "order, in the shell, service unit or container entrypoint that starts MindIE."),

@@ -11,7 +11,7 @@ from ._recommend import environment, followed, recommend, serving_engines
 
 SOURCES = (
     "vllm-ascend docs/source/faqs.md Q12 (NPU out of memory: PYTORCH_NPU_ALLOC_CONF=expandable_segments:True)",
-    "vllm-ascend docs developer_guide/performance_and_debug/optimization_and_tuning.md §3",
+    "vllm-ascend docs developer_guide/performance_and_debug/optimization_and_tuning.md, section 3",
     "Ascend/msit ms_performance_prechecker default_config.yaml (MindIE DeepSeek template)",
 )
 
@@ -35,7 +35,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         return
     if "max_split_size_mb" in current:
         yield Finding.passed(_("PYTORCH_NPU_ALLOC_CONF={value}: a documented alternative (max_split_size_mb, "
-                               "optimization_and_tuning.md §3); expandable_segments:True is the FAQ's answer to "
+                               "optimization_and_tuning.md section 3); expandable_segments:True is the FAQ's answer to "
                                "fragmentation OOMs").format(value=current), variable="PYTORCH_NPU_ALLOC_CONF")
         return
     yield recommend("PYTORCH_NPU_ALLOC_CONF", "expandable_segments:True", current,

@@ -17,9 +17,9 @@ CONNECT_RECOMMENDED = 1800
 EXEC_RECOMMENDED = 3600
 SOURCES = (
     "gitcode Ascend/MindSpeed-RL configs/envs/runtime_env.yaml (HCCL_CONNECT_TIMEOUT 1800, HCCL_EXEC_TIMEOUT 3600)",
-    "HCCL EI0006 'Getting socket times out' message: connect timeout 120 s by default (corpus "
-    "issue-mirror-hccl-EI0006-socket-timeout-allreduce)",
-    "HCCL EI0002 message: execution timeout 1800 s by default (corpus ascend-pytorch-doc-hccl-timeout-EI0002-507048)",
+    "HCCL EI0006 'Getting socket times out' message: connect timeout 120 s by default "
+    "(https://github.com/vllm-project/vllm-ascend/issues/486)",
+    "HCCL_EXEC_TIMEOUT: https://www.hiascend.com/document/detail/zh/canncommercial/850/commlib/hcclug/hcclug_000074.html",
 )
 
 CHECK = CheckSpec(

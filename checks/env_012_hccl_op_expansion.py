@@ -12,7 +12,7 @@ from ._recommend import environment, followed, recommend, serving_engines
 # MindIE versions for which the msit prechecker template says NOT to set AIV ("使能 AIV 会有崩溃风险").
 MINDIE_AIV_CRASH = ("2.0.T3", "2.0.T3.1", "2.0.T6")
 SOURCES = (
-    "vllm-ascend docs developer_guide/performance_and_debug/optimization_and_tuning.md §4.1 "
+    "vllm-ascend docs developer_guide/performance_and_debug/optimization_and_tuning.md, section 4.1 "
     "(export HCCL_OP_EXPANSION_MODE=\"AIV\")",
     "Ascend/msit msprechecker presets (mindie.cmate: deepseek -> HCCL_OP_EXPANSION_MODE == 'AIV')",
     "Ascend/msit ms_performance_prechecker default_config.yaml (not for MindIE 2.0.T3, 2.0.T3.1, 2.0.T6: crash risk)",

@@ -10,7 +10,7 @@ from ascend_doctor.i18n import _
 from ._recommend import environment, followed, recommend, serving_engines
 
 SOURCES = (
-    "vllm-ascend docs developer_guide/performance_and_debug/optimization_and_tuning.md §3 "
+    "vllm-ascend docs developer_guide/performance_and_debug/optimization_and_tuning.md, section 3 "
     "(TASK_QUEUE_ENABLE=2, CPU_AFFINITY_CONF=1)",
     "Ascend/msit ms_performance_prechecker default_config.yaml (TASK_QUEUE_ENABLE 2, CPU_AFFINITY_CONF 2)",
 )

@@ -29,7 +29,7 @@ CHECK = CheckSpec(
     "their W8A8 and BF16 conversions; a partial download is sized from the architecture, not from the shards "
     "present.",
     why="An out-of-memory at load time costs many minutes per attempt (EL0004 'Memory Allocation Failure'); the "
-    "card count is a purchasing decision that should be made before the hardware arrives (seed 003 §4.1).",
+    "card count is a purchasing decision that should be made before the hardware arrives.",
     fix="Use more cards (the finding names how many), 8-bit weights (W8A8), a shorter maxSeqLen / --max-model-len, "
     "or a smaller batch; `ascend-doctor plan --model ... --chip ...` shows the arithmetic.",
     requires=(),

@@ -16,9 +16,10 @@ CHECK = CheckSpec(
     what=("Looks for driver/version.info and firmware/version.info under every Ascend install root "
           "(Driver_Install_Path_Param of /etc/ascend_install.info, /usr/local/Ascend, ~/Ascend and the roots "
           "named by ASCEND_HOME_PATH) and FAILs when more than one driver or firmware installation is found."),
-    why=("A field report (seed 003 §5.1): an inference-server driver installed, then a training-card driver "
-         "laid over it on another path; graph compilation later died with 'Memory Alloc Failed' because the two "
-         "stacks mapped AICore resources differently. Ascend stacks do not coexist the way CUDA versions do. "
+    why=("Huawei's install guides uninstall the old driver and firmware before installing another "
+         "(/usr/local/Ascend/driver/script/uninstall.sh); a second installation laid over the first on another "
+         "path leaves two driver trees of which only one runs, and which one a library loads depends on paths. "
+         "Ascend stacks do not coexist the way CUDA versions do. "
          "Related: ASC-DRV-002 compares the running driver with the installed one (a pending reboot)."),
     fix=("Keep the stack the kernel runs (npu-smi's Version) and uninstall the others (<root>/driver/script/"
          "uninstall.sh --force, <root>/firmware/script/uninstall.sh), point /etc/ascend_install.info at the kept "
@@ -64,11 +65,9 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             stale_roots = sorted({_root(f.path) for f in files if f is not active})
             fix = remove_stale_stacks(ctx, stale_roots, keep)
             message = (_("{count} driver installations found: {found}. The kernel runs the one under {keep}; the "
-                         "others are leftovers. Two Ascend stacks on one machine is how 'Memory Alloc Failed' during "
-                         "graph compilation happens (seed 003 §5.1).") if kind == "driver" else
+                         "others are leftovers: a library may load the wrong one.") if kind == "driver" else
                        _("{count} firmware installations found: {found}. The kernel runs the one under {keep}; the "
-                         "others are leftovers. Two Ascend stacks on one machine is how 'Memory Alloc Failed' during "
-                         "graph compilation happens (seed 003 §5.1)."))
+                         "others are leftovers: a library may load the wrong one."))
             yield Finding.fail(
                 message.format(count=len(files), found=_describe(kind, files, active), keep=keep),
                 fix, kind=kind, paths=[f.path for f in files], keep=keep).with_actions(
@@ -80,11 +79,9 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         roots = [_root(f.path) for f in drivers + firmwares]
         fix = cleanup_sequence(ctx, roots, getattr(stack, "driver_version", None))
         message = (_("{count} driver installations found: {found}; which one runs is not known here (npu-smi gave "
-                     "no version). Two Ascend stacks on one machine is how 'Memory Alloc Failed' during graph "
-                     "compilation happens (seed 003 §5.1).") if kind == "driver" else
+                     "no version). A library may load the wrong one.") if kind == "driver" else
                    _("{count} firmware installations found: {found}; which one runs is not known here (npu-smi gave "
-                     "no version). Two Ascend stacks on one machine is how 'Memory Alloc Failed' during graph "
-                     "compilation happens (seed 003 §5.1)."))
+                     "no version). A library may load the wrong one."))
         yield Finding.fail(
             message.format(count=len(files), found=_describe(kind, files, None)),
             fix, kind=kind, paths=[f.path for f in files])

@@ -17,7 +17,7 @@ CHECK = CheckSpec(
           "driver/version.info) with the firmware's package_version; WARNs when the release families differ "
           "(24.1 vs 25.0)."),
     why=("Driver and firmware are published together as one Ascend HDK. A firmware from another HDK family is "
-         "the trace of two installations laid over each other (seed 003 §5.1), even when the version ranges still "
+         "the trace of two installations laid over each other, even when the version ranges still "
          "accept each other -- whether they do is ASC-FW-002's finding."),
     fix=("Bring both halves to one HDK release by upgrading the older one: when the firmware is newer, upgrade the "
          "driver to the firmware's HDK (if your CANN supports it); when the driver is newer, install its HDK's "

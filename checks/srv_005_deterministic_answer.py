@@ -13,13 +13,13 @@ CHECK = CheckSpec(
     id="ASC-SRV-005",
     title="The deterministic answer matches the saved one",
     suite="probe",
-    what="Replays the request saved with --save FILE (temperature 0, a fixed seed, no top_p: seed 003 §5.4) "
+    what="Replays the request saved with --save FILE (temperature 0, a fixed seed, no top_p) "
          "and compares the answer, reasoning included, character by character with the saved one (--compare FILE).",
     why="On the same hardware and software, greedy decoding with a fixed seed repeats itself: an answer that "
         "changes after an upgrade (CANN, operators, engine, quantized weights) shows that the numerics changed "
         "before users notice different answers.",
     fix="Compare the two stacks (`ascend-doctor check --format json` before and after); across platforms "
-        "(GPU vs Ascend) judge the meaning of the answers, never the bytes (seed 003 §5.4).",
+        "(GPU vs Ascend) judge the meaning of the answers, never the bytes.",
 )
 
 
@@ -62,7 +62,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                   "compare the stacks of both runs (`ascend-doctor check --format json` then and now: driver, "
                   "CANN, torch_npu, engine version), the weights (`ascend-doctor model verify`) and the engine's "
                   "dtype / quantization flags. Across platforms (GPU vs Ascend) answers diverge after a few dozen "
-                  "tokens by design (seed 003 §5.4): compare their meaning instead."),
+                  "tokens (different kernels round differently): compare their meaning instead."),
                 **comparison.to_dict())
     if settings.save:
         if record.saved_to:

@@ -1,4 +1,4 @@
-"""ASC-SRV-006: time to first token at concurrency 1 is within the threshold (seed 003 §6)."""
+"""ASC-SRV-006: time to first token at concurrency 1 is within the threshold."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ CHECK = CheckSpec(
     title="Time to first token at concurrency 1 is within the threshold",
     suite="probe",
     what="Streams --requests completions one at a time and times the first token of each (TTFT); the median "
-         "must stay below --max-ttft-ms (default 500 ms: seed 003 §6, a 7B model on a 910B). Also fails when "
+         "must stay below --max-ttft-ms (default 500 ms: this tool's starting figure for a 7B model on a 910B, "
+         "not a published one; set your own). Also fails when "
          "no streamed request succeeds.",
     why="TTFT is what a user waits before anything appears; at concurrency 1 it measures the prefill path "
         "alone, without queueing.",
@@ -58,8 +59,9 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                 figures=figures, limit=f"{limit_ms:g}", source=shown_source),
             _("If the model is larger than the threshold's 7B, set your own figure with --max-ttft-ms. Otherwise "
               "look at: {look_at_npus} (another job on the same chips slows prefill); the first requests after a "
-              "start (graph compilation: rerun); on several cards, the communication between them (seed 003 §6: "
-              "\"优先检查 EP 通信配置\"); `ascend-doctor check` on the server.").format(look_at_npus=_(LOOK_AT_NPUS)),
+              "start (graph compilation: rerun); on several cards, the communication between them "
+              "(the expert-parallel settings first); `ascend-doctor check` on the server.").format(
+                  look_at_npus=_(LOOK_AT_NPUS)),
             **evidence)
     else:
         yield Finding.passed(_("{figures} (threshold {limit} ms: {source})").format(

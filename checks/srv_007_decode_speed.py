@@ -1,4 +1,4 @@
-"""ASC-SRV-007: decode speed at concurrency 1 meets the threshold (seed 003 §6)."""
+"""ASC-SRV-007: decode speed at concurrency 1 meets the threshold."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ CHECK = CheckSpec(
     suite="probe",
     what="For each streamed request at concurrency 1: (tokens - 1) / (time of the last token - time of the "
          "first), tokens from the server's usage when it reports them, else the streamed chunks; the median must "
-         "reach --min-decode-tps (default 30 tokens/s: seed 003 §6, a 7B model on a 910B). Inter-token gaps "
+         "reach --min-decode-tps (default 30 tokens/s: this tool's starting figure for a 7B model on a 910B, "
+         "not a published one; set your own). Inter-token gaps "
          "(p50/p95) are reported with it.",
     why="Decode speed is how fast an answer is written once it starts; a slow single stream means every user "
         "waits longer, whatever the batch size.",
@@ -52,8 +53,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             _("{figures}: the median is below {minimum} tokens/s ({source})").format(
                 figures=figures, minimum=f"{minimum:g}", source=shown_source),
             _("If the model is larger than the threshold's 7B, set your own figure with --min-decode-tps. Otherwise "
-              "look at: {look_at_npus}; the precision on this chip (310P has no BF16: FP16 or INT8 weights, seed "
-              "003 §2.3); on several cards, the communication between them (seed 003 §6); `ascend-doctor "
+              "look at: {look_at_npus}; the precision on this chip (310P has no BF16: FP16 or INT8 weights); "
+              "on several cards, the communication between them; `ascend-doctor "
               "check`.").format(look_at_npus=_(LOOK_AT_NPUS)),
             **evidence)
         return

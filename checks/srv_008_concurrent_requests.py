@@ -14,7 +14,8 @@ CHECK = CheckSpec(
     id="ASC-SRV-008",
     title="Concurrent requests are all served",
     suite="probe",
-    what="Streams 2 × --concurrency completions, --concurrency at a time (default 16, seed 003 §6), and counts "
+    what="Streams 2 × --concurrency completions, --concurrency at a time "
+         "(default 16, a starting figure; set your own), and counts "
          "requests/s, output tokens/s, TTFT under load, refusals (429/503), timeouts and failures (resets, 5xx, "
          "broken streams).",
     why="A service that answers one user can still fail sixteen: batch limits refuse requests, memory runs out "

@@ -16,7 +16,7 @@ CHECK = CheckSpec(
     suite="probe",
     what="For R1-style replies: where the thinking arrives (reasoning_content, reasoning, or <think> tags inside "
          "content) and whether a reply ran out of max_tokens while still thinking (finish_reason \"length\" with "
-         "an empty answer; seed 003 §3.3).",
+         "an empty answer).",
     why="R1 thinks before it answers and the thinking counts against max_tokens: a client with a tight "
         "max_tokens gets an empty answer, and a client that shows `content` shows the thinking when the engine "
         "does not separate it.",
@@ -50,7 +50,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             _("{cut} of {thinking} reasoning replies used all of max_tokens ({budget}) on thinking: finish_reason "
               "\"length\", empty answer (up to {longest} characters of reasoning)").format(
                 cut=len(cut), thinking=len(thinking), budget=budget, longest=longest),
-            _("Clients must leave room for R1's thinking (seed 003 §3.3):") + "\n"
+            _("Clients must leave room for R1's thinking:") + "\n"
             + _("- raise max_tokens in the requests (rerun this probe with --max-tokens 2048 to see how long the "
                 "thinking runs);") + "\n"
             + _("- or ask for a direct answer in the prompt (\"直接给出最终回答\");") + "\n"

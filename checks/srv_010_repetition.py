@@ -1,4 +1,4 @@
-"""ASC-SRV-010: replies do not repeat themselves (seed 003 §5.5)."""
+"""ASC-SRV-010: replies do not repeat themselves."""
 
 from __future__ import annotations
 
@@ -17,10 +17,10 @@ CHECK = CheckSpec(
     what="The share of repeated 4-grams in each reply (words; single characters for Chinese), reasoning "
          "included: seq-rep-4 of Welleck et al. 2019. WARN above --max-repeat-ratio (default 0.30). The timed "
          "replies are sampled at temperature 0.6; the greedy (temperature 0) reply is judged apart.",
-    why="Repeated fragments are the visible symptom of quantization that sharpened the attention (seed 003 §5.5: "
-        "INT8 on 310P with R1-Distill-7B), and R1 itself tends to loop at low temperature.",
+    why="Repeated fragments are the visible symptom of quantization that sharpened the attention "
+        "(INT8 weights in particular), and R1 itself tends to loop at low temperature.",
     fix="Sample with temperature ≤ 0.6 and repetition_penalty ≈ 1.05; if it still repeats, quantize per group "
-        "instead of per channel (seed 003 §5.5).",
+        "instead of per channel.",
 )
 
 DETERMINISTIC_PREFIX = "deterministic"
@@ -50,7 +50,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                 over=len(over), sampled=len(sampled), ratio=f"{worst.ratio:.2f}", n=worst.n, label=label,
                 fragment=quote(worst.top_fragment, 40), count=worst.top_count, limit=f"{limit:g}",
                 source=shown_source),
-            _("Seed 003 §5.5, in this order:") + "\n"
+            _("In this order:") + "\n"
             + _("1. sample with temperature ≤ 0.6 and repetition_penalty ≈ 1.05 (request fields `temperature`, "
                 "`repetition_penalty`; these replies were already sampled at 0.6);") + "\n"
             + _("2. if it still repeats on INT8 weights, quantize per group instead of per channel (msModelSlim), "

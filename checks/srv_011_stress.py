@@ -1,5 +1,5 @@
 """ASC-SRV-011: under the longest prompt and the highest concurrency, the service serves or refuses
-cleanly, and is still up afterwards (seed 003 §6 "预算内的崩溃测试")."""
+cleanly, and is still up afterwards."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ CHECK = CheckSpec(
          "--stress-tokens) at --stress-concurrency (default 64) for --duration seconds; clean refusals are 429/503 "
          "and length rejections, failures are resets, 5xx and broken streams; afterwards /v1/models (and the "
          "health route) must still answer.",
-    why="Seed 003 §6: whether the service refuses first or falls over first under the worst load is worth more "
+    why="Whether the service refuses first or falls over first under the worst load is worth more "
         "to operations than any benchmark figure.",
     fix="Cap what the engine accepts (batch size, context length, concurrent connections) so that overload is "
         "refused, not fatal; read the engine's log for what broke.",

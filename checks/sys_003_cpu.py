@@ -19,7 +19,7 @@ CHECK = CheckSpec(
          "threads (TASK_QUEUE_ENABLE) and the tokenizer need cores of their own; CPU_AFFINITY_CONF binds them per "
          "NPU. MindIE's and vLLM-Ascend's tuning guides both start with the `performance` governor "
          f"(MindIE Service performance tuning: cpupower -c all frequency-set -g performance; vLLM-Ascend "
-         f"optimization_and_tuning.md §5.1). {CPUS_PER_CHIP} cores per chip is this tool's floor for one rank's "
+         f"optimization_and_tuning.md section 5.1). {CPUS_PER_CHIP} cores per chip is this tool's floor for one rank's "
          "process, dispatch and tokenizer threads, not a published figure."),
     fix="cpupower -c all frequency-set -g performance   (or: echo performance | tee "
         "/sys/devices/system/cpu/cpu*/cpufreq/scaling_governor), on the host",

@@ -165,7 +165,8 @@ def test_unparseable_version_and_spec(tmp_path: Path) -> None:
 
 
 def test_unknown_key_and_section(tmp_path: Path) -> None:
-    text = MINIMAL.replace('source: "https://example.invalid/hdk"}', 'source: "https://example.invalid/x", colour: red}') + "extras: []\n"
+    text = MINIMAL.replace(
+        'source: "https://example.invalid/hdk"}', 'source: "https://example.invalid/x", colour: red}') + "extras: []\n"
     path = write(tmp_path, text)
     found = problems(path)
     assert any(p.startswith(f"{path}:5 hdk_releases[0].colour: unknown key") for p in found)

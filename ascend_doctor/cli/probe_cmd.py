@@ -58,7 +58,7 @@ def _check_url(url: str, option: str) -> None:
 @click.option("--concurrency", type=click.IntRange(1, 1024), default=16, show_default=True,
               help="Concurrent requests for the throughput phase (2 x N requests in all).")
 @click.option("--max-tokens", type=click.IntRange(1, 1_000_000), default=256, show_default=True,
-              help="max_tokens of each request (seed 003 §3.3 uses 256).")
+              help="max_tokens of each request.")
 @click.option("--save", metavar="FILE", default=None,
               help="Save the deterministic answer (and its request) to FILE.")
 @click.option("--compare", metavar="FILE", default=None,
@@ -71,9 +71,11 @@ def _check_url(url: str, option: str) -> None:
 @click.option("--stress-tokens", type=click.IntRange(16, 10_000_000), default=None,
               help="Prompt tokens under --stress (default: max_model_len from /v1/models, else 2048).")
 @click.option("--max-ttft-ms", type=click.FloatRange(1, 3_600_000), default=None,
-              help="TTFT threshold at concurrency 1 [default: 500, seed 003 §6 for a 7B on 910B].")
+              help="TTFT threshold at concurrency 1 [default: 500, this tool's starting figure for a 7B model on a "
+              "910B; set your own for your model and hardware].")
 @click.option("--min-decode-tps", type=click.FloatRange(0.01, 1_000_000), default=None,
-              help="Decode tokens/s threshold at concurrency 1 [default: 30, seed 003 §6].")
+              help="Decode tokens/s threshold at concurrency 1 [default: 30, this tool's starting figure for a 7B "
+              "model on a 910B; set your own].")
 @click.option("--max-repeat-ratio", type=click.FloatRange(0, 1), default=None,
               help="Share of repeated 4-grams a reply may have [default: 0.30].")
 @click.option("--ca-cert", metavar="FILE", default=None, help="CA bundle to verify an HTTPS endpoint with.")

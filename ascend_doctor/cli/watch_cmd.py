@@ -33,7 +33,7 @@ def _is_sigterm(exc: KeyboardInterrupt) -> bool:
 
 @click.command("watch")
 @click.option("--interval", type=click.FloatRange(0.5, 86400), default=DEFAULT_INTERVAL_S, show_default=True,
-              metavar="S", help="Seconds between samples (seed 000: every 10 s). With --replay: the time "
+              metavar="S", help="Seconds between samples. With --replay: the time "
               "between the captures, used for rates; a replay does not wait.")
 @click.option("--once", is_flag=True, help="Take one sample, print it and exit (same as --count 1).")
 @click.option("--count", type=click.IntRange(1, None), default=None, metavar="N",
@@ -58,13 +58,13 @@ def _is_sigterm(exc: KeyboardInterrupt) -> bool:
 @click.option("--timeout", type=click.FloatRange(0.1, 600), default=10.0, show_default=True, metavar="S",
               help="Seconds to wait for npu-smi; a hung npu-smi gives a stale sample and an alert.")
 @click.option("--temp-max", type=float, default=_DEFAULTS.temp_max_c, show_default=True, metavar="C",
-              help="Alert above this temperature (seed 000 FAQ).")
+              help="Alert above this temperature (a default to change for your cooling).")
 @click.option("--hbm-max", "memory_max", type=click.FloatRange(0, 100), default=_DEFAULTS.memory_max_pct,
               show_default=True, metavar="PCT",
-              help="Alert above this share of HBM in use (DDR on chips without HBM); seed 000: 95 % then OOM.")
+              help="Alert above this share of HBM in use (DDR on chips without HBM); a default you can change.")
 @click.option("--aicore-min", type=click.FloatRange(0, 100), default=_DEFAULTS.aicore_min_pct,
               show_default=True, metavar="PCT",
-              help="Alert below this AICore % while processes hold the chip (seed 000 TL;DR).")
+              help="Alert below this AICore % while processes hold the chip (a default you can change).")
 @click.option("--aicore-samples", type=click.IntRange(1, 1000), default=_DEFAULTS.aicore_samples,
               show_default=True, metavar="N", help="Consecutive low AICore samples before alerting.")
 @click.option("--leak-window", type=click.FloatRange(1, 7 * 86400), default=_DEFAULTS.leak_window_s,
