@@ -264,13 +264,15 @@ class LogScanner:
             if last_nl >= 0:
                 block = buf[: last_nl + 1]
                 carry = buf[last_nl + 1 :]
+                if line_no == 1:
+                    block = blank_sample_header(block)
                 run.process_block(block, line_no)
                 line_no += block.count(b"\n")
             else:
                 carry = buf
             carry = run.cut_long_line(carry, line_no)
         if carry and not stop_reason:
-            run.process_block(carry, line_no)
+            run.process_block(blank_sample_header(carry) if line_no == 1 else carry, line_no)
             line_no += 1
         elif carry:
             line_no += 1
@@ -286,6 +288,30 @@ class LogScanner:
             binary=run.binary,
             elapsed_s=clock() - started,
         )
+
+
+SAMPLE_HEADER_START = b"# source:"
+SAMPLE_HEADER_END = b"# ---"
+MAX_SAMPLE_HEADER_LINES = 20
+
+
+def blank_sample_header(block: bytes) -> bytes:
+    """``block`` (the start of the input) with an annotated sample's header lines emptied.
+
+    A log copied into a collection starts with a header that says where it came from and what it
+    shows (``# source: …``, ``# what: …``, closed by ``# ---``); its ``# what:`` line quotes the very
+    messages the signatures look for, and a match there is not in the log. The rule is narrow: only
+    when line 1 starts with ``# source:`` and a ``# ---`` line closes the header within 20 lines. The
+    lines are emptied, not removed, so line numbers stay those of the file."""
+    if not block.startswith(SAMPLE_HEADER_START):
+        return block
+    lines = block.split(b"\n", MAX_SAMPLE_HEADER_LINES)
+    for index, line in enumerate(lines[:MAX_SAMPLE_HEADER_LINES]):
+        if line.rstrip(b"\r") == SAMPLE_HEADER_END:
+            return b"\n" * (index + 1) + b"\n".join(lines[index + 1:])
+        if not line.startswith(b"#"):
+            break
+    return block
 
 
 class _Run:
