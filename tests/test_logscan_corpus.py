@@ -27,7 +27,8 @@ EXPECTED: Dict[str, Tuple[Optional[str], FrozenSet[str]]] = {
     "ascend-pytorch-doc-hccl-timeout-EI0002-507048.txt":
         ("SIG-HCCL-HEARTBEAT-LOST", frozenset({"SIG-HCCL-EI0002", "SIG-RT-507048"})),
     "ascend-samples-16-atlas200-EP-507033-host-dmesg-devmm-davinci_intf.txt":
-        ("SIG-RT-507033", frozenset({"SIG-RT-507007"})),
+        # no E30006 in it: the device is busy or absent before an OPP mismatch (issue 22, review row 26)
+        ("SIG-RT-507033-DEVICE-UNAVAILABLE", frozenset({"SIG-RT-507033", "SIG-RT-507007"})),
     "blog-310P3-plog-500002-devmm-remote-map.txt":
         ("SIG-RT-MODEL-LOAD-FAILED", frozenset({"SIG-DRV-DEVMM-REMOTE-MAP"})),
     "blog-310P3-plog-507011-aicore-EZ9999.txt":
@@ -77,6 +78,11 @@ EXPECTED: Dict[str, Tuple[Optional[str], FrozenSet[str]]] = {
     "gpustack-3113-mindieservice-daemon-libboundscheck-missing.txt": ("SIG-ENV-SHARED-LIB-MISSING", frozenset()),
     "mind-cluster-faq-npu-exporter-dcmi-8005-after-upgrade.txt": ("SIG-CTR-DCMI-8005", frozenset()),
     "mind-cluster-faq-npu-exporter-check-uid-or-mode.txt": ("SIG-CTR-NPU-EXPORTER-DRIVER-LIB", frozenset()),
+    # Issue 22 item 4: failures with their own cause, and a soft lockup that is another driver's.
+    "vllm-10439-no-available-memory-cache-blocks.txt": ("SIG-SRV-VLLM-NO-KV-CACHE-MEMORY", frozenset()),
+    "mindie-doc-daemon-is-killing-exit-137.txt": ("SIG-SRV-MINDIE-DAEMON-KILLED", frozenset()),
+    "kernel-commit-kvm-soft-lockup-rip-in-kvm-module.txt":
+        ("SIG-KERN-LOCKUP-IN-OTHER-MODULE", frozenset({"SIG-KERN-SOFT-LOCKUP"})),
 }
 
 

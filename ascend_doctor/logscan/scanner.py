@@ -13,12 +13,15 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import replace
-from typing import Any, BinaryIO, Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.logscan.literals import pivot_pattern, plan_needles
 from ascend_doctor.logscan.normalize import expand_line
 from ascend_doctor.logscan.signatures import Signature, SignatureDB, default_path, load_signatures
+
+if TYPE_CHECKING:
+    from ascend_doctor.logscan.incidents import Incident
 
 DEFAULT_CHUNK = 1 << 20
 DEFAULT_MAX_SEGMENT = 1 << 20
@@ -38,6 +41,14 @@ class SignatureHit:
     first_text: str
     # For generic wrappers (ERR99999, EE1001 ...): the most specific signature found with them.
     secondary_of: Optional[str] = None
+    # Set when a context rule of another signature found with it explains this one
+    # (``overrides`` in signatures.yaml): reported as a secondary symptom of that signature.
+    overridden: bool = False
+
+    @property
+    def secondary(self) -> bool:
+        """Reported after the causes: a generic wrapper, or a line explained by its context."""
+        return self.signature.generic or self.overridden
 
     @property
     def id(self) -> str:
@@ -54,6 +65,7 @@ class SignatureHit:
             "fault": sig.fault,
             "family": sig.family,
             "secondary_of": self.secondary_of,
+            "overridden": self.overridden,
             "count": self.count,
             "first_line": self.first_line,
             "last_line": self.last_line,
@@ -78,6 +90,9 @@ class ScanResult:
     long_lines: int = 0  # physical lines longer than the segment size (cut into pieces)
     binary: bool = False  # the input contains NUL bytes: probably not a text log
     elapsed_s: float = 0.0
+    # The separate incidents of the input (logscan/incidents.py), each with its own causes; one
+    # incident when nothing (a section heading, a time gap, a reboot) separates the lines found.
+    incidents: Tuple[Incident, ...] = ()
 
     @property
     def primary(self) -> Optional[SignatureHit]:
@@ -99,20 +114,22 @@ class ScanResult:
             "binary": self.binary,
             "elapsed_s": round(self.elapsed_s, 3),
             "findings": [hit.to_dict() for hit in self.hits],
+            "incidents": [incident.to_dict() for incident in self.incidents],
         }
 
 
 def order_hits(hits: Sequence[SignatureHit]) -> Tuple[SignatureHit, ...]:
-    """Most specific first; generic wrappers last, pointing at the most specific cause."""
+    """Most specific first; generic wrappers (and lines explained by their context) last, pointing
+    at the most specific cause (an overridden line keeps the signature that explains it)."""
 
     def key(hit: SignatureHit) -> Tuple[int, int, str]:
         return (-hit.signature.specificity, hit.first_line, hit.signature.id)
 
-    specific = sorted((h for h in hits if not h.signature.generic), key=key)
-    generic = sorted((h for h in hits if h.signature.generic), key=key)
+    specific = sorted((h for h in hits if not h.secondary), key=key)
+    generic = sorted((h for h in hits if h.secondary), key=key)
     if specific:
         top = specific[0].signature.id
-        generic = [replace(h, secondary_of=top) for h in generic]
+        generic = [h if h.overridden and h.secondary_of else replace(h, secondary_of=top) for h in generic]
     return tuple(specific + generic)
 
 
@@ -256,8 +273,8 @@ class LogScanner:
             data = stream.read(want)
             if not data:
                 break
-            if run.bytes_read == 0 and b"\x00" in data[:65536]:
-                run.binary = True
+            if run.bytes_read == 0:
+                run.binary = b"\x00" in data[:65536]
             run.bytes_read += len(data)
             buf = carry + data if carry else data
             last_nl = buf.rfind(b"\n")
@@ -276,9 +293,13 @@ class LogScanner:
             line_no += 1
         elif carry:
             line_no += 1
+        from ascend_doctor.logscan.incidents import find_incidents
+
+        hits, incidents = find_incidents(run.hits(), run.events, run.markers, complete_events=run.events_complete)
         return ScanResult(
             source=source,
-            hits=order_hits(run.hits()),
+            hits=hits,
+            incidents=incidents,
             lines=line_no - 1,
             bytes_read=run.bytes_read,
             matched_lines=run.matched_lines,
@@ -314,6 +335,14 @@ def blank_sample_header(block: bytes) -> bytes:
     return block
 
 
+# What the incidents of an input are made from (logscan/incidents.py): every match and every section
+# heading, up to these counts (a log with more is judged as one incident).
+MAX_EVENTS = 20000
+MAX_MARKERS = 2000
+# A section of a notes file or ticket: a Markdown heading, or a rule line (---, ===, ***).
+_SECTION = re.compile(rb"\n(#{1,6}[ \t][^\n]*|(?:-{3,}|={3,}|\*{3,})[ \t]*\r?)(?=\n|$)")
+
+
 class _Run:
     """State of one scan."""
 
@@ -322,6 +351,10 @@ class _Run:
         self.source = source
         self.bytes_read = 0
         self.binary = False
+        # (line, signature id, shown text) of every match, in line order, for the incidents.
+        self.events: List[Tuple[int, str, str]] = []
+        self.events_complete = True
+        self.markers: List[Tuple[int, str]] = []  # (line, text) of section headings
         self.matched_lines = 0
         self._last_matched_line = 0
         self._acc: Dict[str, _Accumulator] = {}
@@ -349,6 +382,7 @@ class _Run:
 
     def process_block(self, block: bytes, first_line: int) -> None:
         """Find candidate lines in a run of whole lines (or one segment) and match them."""
+        self._find_markers(block, first_line)
         starts = set()
         for pivot in self.scanner._pivots:
             if pivot not in block:
@@ -378,6 +412,20 @@ class _Run:
             counted_to = start
             end = block.find(b"\n", start)
             self._match_line(block[start : end if end >= 0 else len(block)], line)
+
+    def _find_markers(self, block: bytes, first_line: int) -> None:
+        """Record the section headings of a block (a newline before them; the block's own first
+        line is checked too, since the block starts after a newline)."""
+        if len(self.markers) >= MAX_MARKERS:
+            return
+        counted_to, line = 0, first_line
+        for found in _SECTION.finditer(b"\n" + block):
+            start = found.start()  # offset in block of the heading's line start (the added \n shifts by 1)
+            line += block.count(b"\n", counted_to, start)
+            counted_to = start
+            self.markers.append((line, found.group(1).decode("utf-8", errors="replace").strip()[:200]))
+            if len(self.markers) >= MAX_MARKERS:
+                return
 
     @staticmethod
     def _all_line_starts(block: bytes) -> List[int]:
@@ -456,6 +504,11 @@ class _Run:
         return matched_any
 
     def _record(self, sig_id: str, line: int, text: str, start: int, end: int) -> None:
+        if len(self.events) < MAX_EVENTS:
+            if not self.events or self.events[-1][:2] != (line, sig_id):
+                self.events.append((line, sig_id, shown_text(text, start, end)))
+        else:
+            self.events_complete = False
         acc = self._acc.get(sig_id)
         if acc is None:
             self._acc[sig_id] = _Accumulator(line, shown_text(text, start, end))

@@ -34,6 +34,8 @@ MAX_DB_BYTES = 2 * 1024 * 1024
 _REQUIRED = ("id", "pattern", "title", "meaning", "causes", "check_next", "fix", "specificity",
              "category", "source")
 _OPTIONAL = ("generic", "fault", "family")
+# Context rules (docs/signatures.md "Context"): lists of other signature ids, judged per incident.
+_CONTEXT = ("after_any", "requires_any", "unless_any", "overrides")
 
 # Regex features that Python accepts but `grep -E` does not (or treats differently).
 _NON_ERE = (
@@ -68,6 +70,14 @@ class Signature:
     # A code family (``EL[0-8][0-9]{3}``): reported only on lines where no other signature
     # matched, so the specific entry of a known code always wins over its family.
     family: bool = False
+    # Context rules, judged within one incident (logscan/incidents.py): the entry counts only when
+    # one of ``after_any`` matched on or before its first line, when one of ``requires_any`` matched
+    # anywhere, and when none of ``unless_any`` matched; when it counts, the ``overrides`` entries
+    # become its secondary symptoms (the same line read in its context says more than alone).
+    after_any: Tuple[str, ...] = ()
+    requires_any: Tuple[str, ...] = ()
+    unless_any: Tuple[str, ...] = ()
+    overrides: Tuple[str, ...] = ()
     line: int = 0  # where the entry starts in the YAML file (1-based)
     literals: FrozenSet[str] = field(default=frozenset(), compare=False, repr=False)
 
@@ -269,6 +279,13 @@ def parse_signatures(text: str, path: str = "<signatures>") -> Tuple[Optional[Si
             continue
         ids[sig.id] = sig.line
         signatures.append(sig)
+    for sig in signatures:
+        for key in _CONTEXT:
+            for ref in getattr(sig, key):
+                if ref not in ids:
+                    problems.append(f"{path}:{sig.line}: {key} names {ref}, which is not a signature id")
+                elif ref == sig.id:
+                    problems.append(f"{path}:{sig.line}: {key} names the entry itself")
     if problems:
         return None, problems
     return SignatureDB(SCHEMA_VERSION, version or "", date or "", tuple(signatures), path), []
@@ -311,7 +328,7 @@ def _signature(item: _Located, path: str, problems: List[str]) -> Optional[Signa
     fields: Dict[str, _Located] = item.value
     before = len(problems)
     for key in fields:
-        if key not in _REQUIRED and key not in _OPTIONAL:
+        if key not in _REQUIRED and key not in _OPTIONAL and key not in _CONTEXT:
             problems.append(f"{path}:{fields[key].line}: unknown key {key!r}")
     for key in _REQUIRED:
         if key not in fields:
@@ -344,6 +361,7 @@ def _signature(item: _Located, path: str, problems: List[str]) -> Optional[Signa
     check_next = _string_list(fields["check_next"], "check_next", path, problems)
     fix = _string_list(fields["fix"], "fix", path, problems)
     source = _string_list(fields["source"], "source", path, problems, allow_scalar=True)
+    context = {key: _string_list(fields[key], key, path, problems) if key in fields else () for key in _CONTEXT}
     for ref in source:
         if not (ref.startswith(("https://", "http://")) or _looks_like_repo_path(ref)):
             problems.append(f"{path}:{fields['source'].line}: source {ref!r} must be a URL or a repository path")
@@ -370,6 +388,10 @@ def _signature(item: _Located, path: str, problems: List[str]) -> Optional[Signa
         generic=flags["generic"],
         fault=flags["fault"],
         family=flags["family"],
+        after_any=context["after_any"],
+        requires_any=context["requires_any"],
+        unless_any=context["unless_any"],
+        overrides=context["overrides"],
         line=line,
         literals=literals or frozenset(),
     )

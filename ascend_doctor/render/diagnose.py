@@ -110,8 +110,6 @@ def diagnosis_to_text(result: ScanResult, color: bool = False) -> str:
 
     size = _human_bytes(result.bytes_read)
     hits = list(result.hits)
-    specific = [h for h in hits if not h.signature.generic]
-    generic = [h for h in hits if h.signature.generic]
     if not hits:
         headed(_("No known Ascend error signature in {source} ({lines} lines, {size}).").format(
             source=result.source, lines=result.lines, size=size), _("No known Ascend error signature"), "bold green")
@@ -122,6 +120,32 @@ def diagnosis_to_text(result: ScanResult, color: bool = False) -> str:
                                                     count=len(hits)), _("Diagnosis"), "bold")
     for note in notes:
         out((_("Note: "), "yellow"), note)
+    incidents = list(result.incidents)
+    if len(incidents) > 1:
+        out((_("The input holds {count} separate incidents; each has its own cause.").format(count=len(incidents)),
+             "bold"))
+        for incident in incidents:
+            out("")
+            why = {"section": _("a new section"), "time gap": _("a gap of more than 30 minutes"),
+                   "reboot": _("the host booted again")}.get(incident.starts_because, "")
+            head = _("Incident {number}: lines {first}-{last}").format(
+                number=incident.number, first=incident.first_line, last=incident.last_line)
+            if incident.label:
+                head += " " + _("under \"{label}\"").format(label=incident.label)
+            if why:
+                head += " (" + why + ")"
+            out(("== " + head, "bold"))
+            _print_hits(out, headed, list(incident.hits))
+    else:
+        _print_hits(out, headed, hits)
+    return buffer.getvalue()
+
+
+def _print_hits(out: Any, headed: Any, hits: List[Any]) -> None:
+    """The causes of one incident (or of the whole input) with their details, then its
+    secondary symptoms."""
+    specific = [h for h in hits if not h.secondary]
+    generic = [h for h in hits if h.secondary]
     shown = specific if specific else generic[:1]
     for number, hit in enumerate(shown, 1):
         sig = hit.signature
@@ -157,7 +181,6 @@ def diagnosis_to_text(result: ScanResult, color: bool = False) -> str:
                 see = _("generic wrapper")
             out("   - " + _("{id} {title}, line {line}: ").format(
                 id=hit.signature.id, title=_(hit.signature.title), line=hit.first_line), (see, "dim"))
-    return buffer.getvalue()
 
 
 def _human_bytes(count: int) -> str:
