@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ipaddress import IPv4Network
 from typing import TYPE_CHECKING, Dict, Optional, Set, Tuple
 
 from ascend_doctor.checkapi import CheckContext, FixAction, NotApplicable
@@ -45,6 +46,27 @@ def local_addresses(ctx: CheckContext) -> Dict[int, str]:
         if ip is not None and not ip.missing and is_ipv4(ip.address):
             out[device_id] = ip.address
     return out
+
+
+def local_networks(ctx: CheckContext) -> Dict[int, IPv4Network]:
+    """Device id -> the subnet of the address hccn_tool reports here (address and netmask valid)."""
+    from ascend_doctor.parsers.hccn import network_of
+
+    hccn = ctx.facts.maybe(Facts.hccn)
+    out: Dict[int, IPv4Network] = {}
+    for device_id, device in (getattr(hccn, "devices", None) or {}).items():
+        ip = device.ip
+        network = network_of(ip.address, ip.netmask) if ip is not None and not ip.missing else None
+        if network is not None:
+            out[device_id] = network
+    return out
+
+
+# The device ids a rank table may give a server of each family: 8 NPUs on an A2 server, 16 dies on
+# an A3 server (SRC_HCCL; MindCluster hccl.json A3 template).
+DEVICE_ID_RANGE = {"A2": 8, "A3": 16}
+# What npu-smi, hccn_tool and the rank table show for a device whose NPU network was never set.
+UNCONFIGURED_IP = "-.-.-.-"
 
 
 def local_device_ids(ctx: CheckContext) -> Optional[Set[int]]:

@@ -42,16 +42,30 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             config_fix(_("Make {path} a valid rank table").format(path=facts.path), facts.path, (check_json,)))
         return
     table = facts.table
-    for problem in table.problems[:SHOWN]:
+    # A value written as a JSON number where HCCL wants a string: one finding that says so for all.
+    numbers = [p for p in table.problems if getattr(p.message, "template", "").startswith("is the number")]
+    if numbers:
+        example = numbers[0]
+        value = getattr(example.message, "fields", {}).get("value", "")
+        yield Finding.warn(
+            _("{count} value(s) written as JSON numbers where the {label} layout wants strings: {paths}").format(
+                count=len(numbers), label=table.label, paths=", ".join(p.path for p in numbers[:12])
+                + (", ..." if len(numbers) > 12 else "")),
+            _("Write each of them as a JSON string, in quotes: {json_path}: \"{value}\" instead of {value}.").format(
+                json_path=example.path, value=value),
+            paths=[p.path for p in numbers[:50]], file=facts.path).with_actions(
+            config_fix(_("Quote the numeric values of {path}").format(path=facts.path), facts.path))
+    others = [p for p in table.problems if p not in numbers]
+    for problem in others[:SHOWN]:
         status = Status.FAIL if problem.severity == "error" else Status.WARN
         yield Finding(status, f"{problem.path} {localized(problem.message)}",  # the JSON path, then what is wrong
                       _("Correct {json_path} in {path} ({label} {version} layout).").format(
                           json_path=problem.path, path=facts.path, label=table.label, version=table.version or '?'),
                       {"path": problem.path, "file": facts.path}).with_actions(
             config_fix(_("Correct {json_path} in {path}").format(json_path=problem.path, path=facts.path), facts.path))
-    hidden = len(table.problems) - SHOWN
+    hidden = len(others) - SHOWN
     if hidden > 0:
-        worst = Status.FAIL if any(p.severity == "error" for p in table.problems[SHOWN:]) else Status.WARN
+        worst = Status.FAIL if any(p.severity == "error" for p in others[SHOWN:]) else Status.WARN
         yield Finding(worst, _("... and {count} more problem(s) of the same rank table").format(count=hidden),
                       _("Correct {path}; `ascend-doctor check --format json` lists the first {count}.").format(
                           path=facts.path, count=SHOWN))

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator, Optional
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.i18n import _
+from ascend_doctor.parsers.rank_table import as_int
+from ascend_doctor.shellcmd import argv, shaped
 
-from ._rank_table import SRC_HCCL, SRC_MINDIE, config_fix, loaded, this_node
+from ._rank_table import SRC_HCCL, SRC_MINDIE, config_fix, loaded, local_addresses, local_networks, this_node
+
+if TYPE_CHECKING:
+    from ascend_doctor.parsers.rank_table import RankTable
 
 CHECK = CheckSpec(
     id="ASC-RT-006",
@@ -59,6 +64,10 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             yield Finding.passed(_("{count} server(s), each named once; this node: {how}").format(
                 count=len(table.servers), how="; ".join(match.how)))
         return
+    subnet = _other_subnet(ctx, table, fix)
+    if subnet is not None:
+        yield subnet
+        return
     status = Status.FAIL if match.evidence else Status.WARN
     known = ", ".join(str(s.server_id) for s in table.servers[:8])
     if match.evidence:
@@ -71,3 +80,36 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                   _("Use the rank table of this job (the same file on every node), with this node listed; set "
                     "MIES_CONTAINER_IP (container) or HOST_IP (bare metal) to its server_id."),
                   {"servers": [s.server_id for s in table.servers]}).with_actions(fix)
+
+
+def _other_subnet(ctx: CheckContext, table: RankTable, fix: FixAction) -> Optional[Finding]:
+    """When no server matched: every device_ip of the table outside this node's NPU subnets (from
+    `hccn_tool -ip -g`) says the addresses were written for another subnet, not that the node is
+    missing (the same table on another node, or this node's entries, with e.g. 192.170.101.x where
+    hccn.conf sets 192.170.100.x)."""
+    from ipaddress import IPv4Address
+
+    from ascend_doctor.parsers.hccn import is_ipv4
+
+    networks = local_networks(ctx)
+    addresses = [d for d in table.devices() if is_ipv4(d.device_ip)]
+    if not networks or not addresses:
+        return None
+    if any(IPv4Address(d.device_ip or "") in net for d in addresses for net in networks.values()):
+        return None
+    subnets = sorted({str(net) for net in networks.values()})
+    local = local_addresses(ctx)
+    same_ids = [d for d in addresses if as_int(d.device_id) in local]
+    example = same_ids[0] if same_ids else addresses[0]
+    device_id = as_int(example.device_id)
+    show = argv("hccn_tool", "-i", shaped(example.device_id, "device_id", "N"), "-ip", "-g")
+    return Finding.fail(
+        _("every device_ip of the rank table is outside this node's NPU subnets ({subnets}, from `hccn_tool -i N "
+          "-ip -g` and /etc/hccn.conf): the table's addresses were written for another subnet, e.g. {json_path} "
+          "device {device} = {table_ip}").format(subnets=", ".join(subnets[:4]), json_path=example.path,
+                                                  device=example.device_id, table_ip=example.device_ip),
+        (_("Set each device_ip of this node's entries to the address `{command}` reports for that device "
+           "({actual} for device {device} here).") if device_id in local else
+         _("Set each device_ip of this node's entries to the address `{command}` reports for that device.")).format(
+            command=show, actual=local.get(device_id or 0, ""), device=example.device_id),
+        subnets=subnets, path=example.path, table_ip=example.device_ip).with_actions(fix)
