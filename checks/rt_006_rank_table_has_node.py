@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Iterator, Optional
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.i18n import _
-from ascend_doctor.parsers.rank_table import as_int
 from ascend_doctor.shellcmd import argv, shaped
 
 from ._rank_table import SRC_HCCL, SRC_MINDIE, config_fix, loaded, local_addresses, local_networks, this_node
@@ -90,6 +89,7 @@ def _other_subnet(ctx: CheckContext, table: RankTable, fix: FixAction) -> Option
     from ipaddress import IPv4Address
 
     from ascend_doctor.parsers.hccn import is_ipv4
+    from ascend_doctor.parsers.rank_table import as_int
 
     networks = local_networks(ctx)
     addresses = [d for d in table.devices() if is_ipv4(d.device_ip)]
