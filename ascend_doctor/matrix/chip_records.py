@@ -30,7 +30,7 @@ ASCEND_SPEC = AscendSpecKind()
 TEXT = Text()
 SOURCE = SourceKind()
 ENGINES = ("vllm-ascend", "mindie", "mindspeed")
-DTYPES = ("bf16", "fp16", "int8", "fp8")
+DTYPES = ("bf16", "fp16", "int8", "int4", "fp8")  # int4: int4 weights (the W4A8 route)
 FAMILIES = ("A2", "A3", "310P", "310B", "910", "950", "310")
 
 

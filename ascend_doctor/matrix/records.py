@@ -40,6 +40,7 @@ from ascend_doctor.matrix.schema import (
     PypiVersionKind,
     PySpecKind,
     ReleaseCodeKind,
+    Struct,
     Text,
     fld,
 )
@@ -277,6 +278,31 @@ class Note(Row):
 # -- MindIE / MindSpeed / others --------------------------------------------------------------
 
 @dataclass(frozen=True)
+class MindieBuild:
+    """One run package of a MindIE release: the torch (ABI) it is built for and the torch_npu to pair.
+
+    From the install guide's 软件包清单: ``Ascend-mindie_<v>_linux-<arch>_abi0.run`` <-> torch 2.1.0,
+    ``..._abi1.run`` <-> torch 2.6.0; ``torch_npu`` is the release of the PTA the guide names for that
+    torch (COMPATIBILITY.en.md's branch table).
+    """
+
+    torch: str = fld(PYPI, required=True)
+    abi: Optional[int] = fld(Int())  # 0 / 1 (the _abi0 / _abi1 package); None: the source names no ABI variant
+    torch_npu: Optional[str] = fld(PYPI)
+    pta: Optional[str] = fld(ASCEND)
+    python: Optional[str] = fld(PYPI)  # when the source names one Python (3.0.0's download page: 3.11)
+    package: Optional[str] = fld(TEXT)  # file name template: {version} (the MindIE release), {arch}
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+
+    def package_name(self, version: str, arch: str) -> Optional[str]:
+        """The run package's file name for one release and architecture (None when no source names it)."""
+        if not self.package:
+            return None
+        return self.package.replace("{version}", version).replace("{arch}", arch)
+
+
+@dataclass(frozen=True)
 class MindieRow(Row):
     version: str = fld(ASCEND, required=True)
     cann: str = fld(ASCEND, required=True, ref="cann")
@@ -284,6 +310,8 @@ class MindieRow(Row):
     hdk_as_cann: Optional[str] = fld(ASCEND, ref="cann")
     pta: Optional[str] = fld(ASCEND, ref="pta")
     torch: Tuple[str, ...] = fld(ListOf(PYPI), factory=tuple, ref="torch")
+    # the run packages per torch ABI (MindIE never ships for the PTA line-up's other torch releases)
+    builds: Tuple[MindieBuild, ...] = fld(ListOf(Struct(MindieBuild)), factory=tuple)
     python: Optional[str] = fld(PYSPEC)  # the install guide's Python range ("Python3.10.x或者Python3.11.x")
     python_source: Tuple[str, ...] = fld(ListOf(Text()), factory=tuple)
     mindspore: Optional[str] = fld(TEXT)
