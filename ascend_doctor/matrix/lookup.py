@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Set, Tuple
 
 from packaging.version import Version
 
@@ -55,15 +55,32 @@ def _compat(message: str, sources: Tuple[str, ...], **kwargs: Any) -> Verdict:
 
 # -- CANN -------------------------------------------------------------------------------------
 
-def lookup_cann(m: Matrix, cann: str) -> LookupResult:
+# Chip families whose products have HDK lines of their own (hdk_cann rows with `products`).
+_PRODUCT_LINE_FAMILIES = ("950",)
+
+
+def _products_apply(m: Matrix, products: Tuple[str, ...], chip: Optional[str]) -> bool:
+    """A product-only pairing row (Atlas 350 / 850 / 950 SuperPoD) applies only when --chip names that
+    hardware's family (the 950 series); for A2/A3/310P, and without --chip, it does not."""
+    info = m.chip(chip) if chip else None
+    return info is not None and info.family in _PRODUCT_LINE_FAMILIES
+
+
+def lookup_cann(m: Matrix, cann: str, chip: Optional[str] = None) -> LookupResult:
     result = LookupResult(f"CANN {cann}")
     cann_v = try_ascend(cann)
     if cann_v is None or not m.knows_cann(cann_v):
         result.found = False
         result.facts.append(("status", f"CANN {cann} is not in the matrix" if cann_v else "not an Ascend version"))
         return result
-    seen = set()
+    seen: Set[str] = set()
+    other_products: List[str] = []
     for hrow in sorted(m.hdk_cann_rows(cann_v), key=lambda r: hdk.ORIGIN_PRIORITY[r.origin]):
+        if hrow.products and not _products_apply(m, hrow.products, chip):
+            # another product's HDK line (Atlas 350 / 850 / 950): never "recommended" for A2/A3/300I Duo
+            other_products.extend(f"HDK {spec} ({'/'.join(hrow.products)})" for spec in hrow.hdk)
+            seen.update(spec.lower() for spec in hrow.hdk)
+            continue
         for spec in hrow.hdk:
             message = hdk._row_message(hrow, spec)
             result.answers.append(Answer("driver", spec, Verdict(VerdictKind(hrow.verdict), message, hrow.source,
@@ -124,6 +141,9 @@ def lookup_cann(m: Matrix, cann: str) -> LookupResult:
     for crel in m.cann_releases:
         if _same_ascend(crel.version, cann) and crel.community:
             result.facts.append(("community spellings", ", ".join(crel.community)))
+    if other_products:
+        result.facts.append(("other products (Atlas 350/850/950)", "not applicable to A2/A3/300I Duo: "
+                             + ", ".join(dict.fromkeys(other_products))))
     rec = m.recommended_for_cann(cann)
     if rec.get("driver"):
         label = ("driver the quick-install page installs with it (works; no release pairing is recorded)"
@@ -131,6 +151,11 @@ def lookup_cann(m: Matrix, cann: str) -> LookupResult:
         result.facts.append((label, f"{rec['driver']} ({hdk.ORIGIN_TEXT[rec['driver_origin']]})"))
     result.facts.append(("NNAL", rec.get("nnal", cann)))
     return result
+
+
+def _release_sort_key(version: str) -> Tuple[Any, ...]:
+    parsed = try_ascend(version)
+    return (1, parsed.sort_key) if parsed is not None else (0, version)
 
 
 @functools.lru_cache(maxsize=4096)  # a lookup compares the same spellings hundreds of times
@@ -155,15 +180,24 @@ def lookup_driver(m: Matrix, driver: str, chip: Optional[str] = None) -> LookupR
     for release in m.cann_releases:
         if release.prerelease:
             continue
-        verdict = m.cann_vs_driver(release.version, driver)
+        # with --chip, a pairing row of another family's column (the 910b/310p quick-install rows and their
+        # Ascend-hdk-910b-npu-firmware file) does not apply: cann_vs_driver narrows by the chip's flavour
+        verdict = hdk.cann_vs_driver(m, release.version, driver, chip=chip) if info is not None else \
+            m.cann_vs_driver(release.version, driver)
         if verdict.kind is not VerdictKind.UNKNOWN:
             result.answers.append(Answer("cann", release.version, verdict))
     per_family = hdk.firmware_by_family(m, driver)
+    chip_family = m.family(info.family) if info is not None else None
     if info is not None:
         per_family = {f: v for f, v in per_family.items() if f == info.family}
         if not per_family:
-            result.facts.append(("firmware", f"no source gives the {info.family} firmware of HDK {driver_v.release} "
-                                 "(firmware numbers differ by family: see that HDK's download page)"))
+            result.facts.append(("firmware", f"unknown for {info.family}: no source gives the {info.family} firmware "
+                                 f"of HDK {driver_v.release} (firmware numbers differ by family: see that HDK's "
+                                 "download page)"))
+            for other in _family_firmware_rows(m, info.family, driver_v):
+                result.facts.append((f"{info.family} firmware of a nearby build", other))
+        if chip_family is not None and chip_family.hdk_package is not None:
+            result.facts.append((f"{info.family} firmware package", chip_family.hdk_package.firmware))
     numbers: Dict[str, List[str]] = {}
     for family, (number, _) in per_family.items():
         numbers.setdefault(number, []).append(family)
@@ -179,6 +213,8 @@ def lookup_driver(m: Matrix, driver: str, chip: Optional[str] = None) -> LookupR
     for fw in m.firmware_releases:
         if fw.firmware in numbers:
             continue
+        if info is not None and not _firmware_for_family(fw, info.image_flavor):
+            continue  # another family's number (7.7.0.1.231 is A2/310P, not A3)
         patterns = parse_driver_patterns(fw.compatible_version_drv) if fw.compatible_version_drv else []
         if any(p.matches(driver) for p in patterns):
             result.answers.append(Answer("firmware", fw.firmware, _compat(
@@ -208,6 +244,22 @@ def lookup_driver(m: Matrix, driver: str, chip: Optional[str] = None) -> LookupR
         if caveat.hdk and spec_matches(caveat.hdk, driver_v):
             result.facts.append(("caveat", f"{caveat.feature}: {caveat.message}"))
     return result
+
+
+def _firmware_for_family(fw: Any, flavor: Optional[str]) -> bool:
+    """Whether a firmware_releases row is this chip family's (its flavour column); a row that names no
+    family cannot be shown as one family's firmware."""
+    return flavor is not None and flavor.lower() in (f.lower() for f in fw.flavor)
+
+
+def _family_firmware_rows(m: Matrix, family: str, driver_v: Any) -> List[str]:
+    """The family's recorded firmware numbers of other builds of the same HDK release (25.0.RC1.3 on A3)."""
+    rows = []
+    for row in (r for r in m.hdk_packages if r.family == family):
+        listed = try_ascend(row.hdk)
+        if listed is not None and listed.same_release(driver_v):
+            rows.append(f"driver {row.driver} ships firmware {row.firmware} ({'; '.join(row.source[:1])})")
+    return rows
 
 
 # -- torch_npu --------------------------------------------------------------------------------
@@ -344,8 +396,12 @@ def lookup_mindie(m: Matrix, version: str) -> LookupResult:
             result.answers.append(Answer("driver", rec["driver"], _rec(
                 f"HDK as for CANN {row.hdk_as_cann}: paired with driver {rec['driver']}", tuple(rec["driver_source"]
                                                                                                .split("; ")))))
-    for t in row.torch:
-        result.answers.append(Answer("torch", t, _rec(f"MindIE {row.version} ships packages for torch {t}", src)))
+    if row.builds:
+        _mindie_builds(result, row)
+    else:
+        for t in row.torch:
+            result.answers.append(Answer("torch", t, _rec(f"MindIE {row.version} ships packages for torch {t}",
+                                                          src)))
     if row.python:
         result.answers.append(Answer("python", pytorch.describe_python(row.python), _compat(
             f"MindIE {row.version} needs Python {pytorch.describe_python(row.python)} (install guide)",
@@ -353,21 +409,24 @@ def lookup_mindie(m: Matrix, version: str) -> LookupResult:
     for image in m.mindie_images:
         if _same_ascend(image.mindie, row.version):
             result.facts.append((f"image ({image.family})", image.image))
+    shipped = tuple(b.torch for b in row.builds) or row.torch
     if row.pta:
         result.facts.append(("PTA", row.pta))
         for trow in m.torch_npu_rows:
             if not (trow.pta and _same_ascend(trow.pta, row.pta)):
                 continue
             label = f"{trow.version} (torch {trow.torch})"
-            if row.torch and not any(same_public(Version(trow.torch), Version(t)) for t in row.torch):
-                # a PTA release MindIE does not ship packages for (torch 2.5.1 with MindIE 2.1.RC1)
+            if shipped and not any(same_public(Version(trow.torch), Version(t)) for t in shipped):
+                # a PTA release MindIE does not ship packages for (torch 2.8.0 with MindIE 2.2.RC1)
                 result.answers.append(Answer("torch_npu", label, Verdict(
                     VerdictKind.INCOMPATIBLE, f"a PTA {row.pta} release, but MindIE {row.version} ships packages "
-                    f"for torch {' / '.join(row.torch)} only", trow.source + src)))
+                    f"for torch {' / '.join(shipped)} only", trow.source + src)))
                 continue
+            if any(b.torch_npu and try_pypi(b.torch_npu) == try_pypi(trow.version) for b in row.builds):
+                continue  # already answered with its package
             how = (f"PTA {row.pta} release for torch {trow.torch}, which MindIE {row.version} ships packages for"
-                   if row.torch else f"PTA {row.pta} release (MindIE {row.version} names no torch release)")
-            verdict = _rec(how, trow.source) if row.torch else _compat(how, trow.source)
+                   if shipped else f"PTA {row.pta} release (MindIE {row.version} names no torch release)")
+            verdict = _rec(how, trow.source) if shipped else _compat(how, trow.source)
             result.answers.append(Answer("torch_npu", label, verdict))
     for label, value in (("mindspore", row.mindspore), ("mindcluster", row.mindcluster)):
         if value:
@@ -375,6 +434,32 @@ def lookup_mindie(m: Matrix, version: str) -> LookupResult:
     if row.note:
         result.facts.append(("note", row.note))
     return result
+
+
+def _abi_label(build: Any) -> str:
+    return f"abi{build.abi}" if build.abi is not None else "one build"
+
+
+def _mindie_builds(result: LookupResult, row: Any) -> None:
+    """Each run package of a MindIE release with the torch and torch_npu it is built for."""
+    for build in row.builds:
+        label = _abi_label(build)
+        package = build.package_name(row.version, "{arch}")
+        if package:
+            result.answers.append(Answer("mindie-package", package, _rec(
+                f"MindIE {row.version} run package for torch {build.torch} ({label}); {{arch}}: aarch64 or x86_64",
+                build.source, notes=(build.note,) if build.note else ())))
+        result.answers.append(Answer("torch", f"{build.torch} ({label})", _rec(
+            f"MindIE {row.version} ships a package for torch {build.torch} ({label})", build.source,
+            notes=(build.note,) if build.note and not package else ())))
+        if build.torch_npu:
+            pta = f" (PTA {build.pta})" if build.pta else ""
+            result.answers.append(Answer("torch_npu", f"{build.torch_npu} ({label})", _rec(
+                f"the torch_npu release for torch {build.torch}{pta}, paired with MindIE {row.version}'s {label} "
+                "package", build.source)))
+        if build.python:
+            result.answers.append(Answer("python", f"{build.python} ({label})", _rec(
+                f"MindIE {row.version} with torch {build.torch}: Python {build.python}", build.source)))
 
 
 def lookup_chip(m: Matrix, name: str) -> LookupResult:
@@ -407,6 +492,10 @@ def lookup_chip(m: Matrix, name: str) -> LookupResult:
             result.facts.append(("ops package (CANN >= 8.5)", info.kernels_package.ops))
     if family is not None and family.vllm_ascend_image is not None:
         result.facts.append(("vLLM-Ascend image", family.vllm_ascend_image.template))
+    # the same image records `matrix lookup --mindie` and the MindIE plans read (one source of tags)
+    for image in sorted((i for i in m.mindie_images if i.family == info.family),
+                        key=lambda i: _release_sort_key(i.mindie), reverse=True):
+        result.facts.append((f"MindIE image ({image.mindie})", image.image))
     if info.dies_per_npu:
         result.facts.append(("dies per NPU", str(info.dies_per_npu)))
     for note in info.notes:
@@ -438,7 +527,7 @@ def lookup(m: Matrix, *, cann: Optional[str] = None, driver: Optional[str] = Non
            chip: Optional[str] = None) -> List[LookupResult]:
     results = []
     if cann:
-        results.append(lookup_cann(m, cann))
+        results.append(lookup_cann(m, cann, chip))
     if driver:
         results.append(lookup_driver(m, driver, chip))
     if torch_npu:
