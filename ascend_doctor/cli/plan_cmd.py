@@ -31,12 +31,23 @@ def _host_chip() -> Tuple[Optional[int], Optional[str]]:
     return int(hbm_mb) * 1024 * 1024, str(getattr(chip, "name", "npu"))
 
 
-def _resolve_memory(chip: Optional[str], mem_gb: Optional[float]) -> Tuple[int, str, str, Tuple[str, ...]]:
-    """(bytes per card, label, where it came from, dtypes the chip does not have)."""
+class _Card:
+    """The card planned for: its size, its label, where the size came from and what the matrix says of its
+    dtypes (unsupported: not loadable; supported: loadable; undocumented: no documented route)."""
+
+    def __init__(self, hbm: int, label: str, source: str, memory: Any = None) -> None:
+        self.hbm, self.label, self.source = hbm, label, source
+        self.unsupported: Tuple[str, ...] = tuple(getattr(memory, "unsupported_dtypes", ()))
+        self.supported: Tuple[str, ...] = tuple(getattr(memory, "supported_dtypes", ()))
+        self.undocumented: Tuple[str, ...] = tuple(getattr(memory, "undocumented", ()))
+
+
+def _resolve_memory(chip: Optional[str], mem_gb: Optional[float]) -> _Card:
+    """The card: bytes per card, label, where it came from, and the chip's dtype support."""
     from ascend_doctor.model.plan import GIB, PlanError, chip_memory
 
     if mem_gb is not None:
-        return int(mem_gb * GIB), _("custom"), "--mem-gb", ()
+        return _Card(int(mem_gb * GIB), _("custom"), "--mem-gb")
     if chip:
         try:
             info = chip_memory(chip)
@@ -44,8 +55,7 @@ def _resolve_memory(chip: Optional[str], mem_gb: Optional[float]) -> Tuple[int, 
             fail(localized(exc), ExitCode.USAGE)
         from ascend_doctor.i18n import translate
 
-        return (info.hbm_bytes, info.name, "--chip" + (f" ({translate(info.note)})" if info.note else ""),
-                info.unsupported_dtypes)
+        return _Card(info.hbm_bytes, info.name, "--chip" + (f" ({translate(info.note)})" if info.note else ""), info)
     hbm, name = _host_chip()
     if hbm is None:
         if name:
@@ -54,12 +64,12 @@ def _resolve_memory(chip: Optional[str], mem_gb: Optional[float]) -> Tuple[int, 
                  ExitCode.USAGE)
         fail(_("no --chip or --mem-gb given and this host's npu-smi reports no NPU memory; pass e.g. --chip 910B3 "
                "or --mem-gb 64"), ExitCode.USAGE)
-    unsupported: Tuple[str, ...] = ()
+    memory = None
     try:  # the same resolver as --chip: what this host's chip cannot load
-        unsupported = chip_memory(str(name)).unsupported_dtypes
+        memory = chip_memory(str(name))
     except Exception:  # an unknown npu-smi name still plans by its memory
-        unsupported = ()
-    return hbm, str(name), _("npu-smi on this host"), unsupported
+        memory = None
+    return _Card(hbm, str(name), _("npu-smi on this host"), memory)
 
 
 @click.command("plan")
@@ -118,12 +128,14 @@ def plan(model_ref: str, precision: Optional[str], chip: Optional[str], mem_gb: 
         MemoryPlan,
         PlanError,
         Reserve,
+        loadable_on,
+        loading_routes,
         make_layout,
         parse_precision,
         plan_memory,
         smallest_cards,
-        smallest_cards_by_precision,
         smallest_cards_for_weights,
+        smallest_layouts_by_precision,
     )
 
     if chip and mem_gb is not None:
@@ -139,7 +151,8 @@ def plan(model_ref: str, precision: Optional[str], chip: Optional[str], mem_gb: 
              ExitCode.USAGE)
     assert model.arch is not None
     arch = model.arch
-    hbm, chip_label, chip_source, unsupported = _resolve_memory(chip, mem_gb)
+    card = _resolve_memory(chip, mem_gb)
+    hbm, chip_label, chip_source, unsupported = card.hbm, card.label, card.source, card.unsupported
     reserve = Reserve(int(reserve_gb * GIB), reserve_fraction)
     prec_name = precision or model.checkpoint_precision or "bf16"
     dtype_notes: List[str] = []
@@ -147,16 +160,18 @@ def plan(model_ref: str, precision: Optional[str], chip: Optional[str], mem_gb: 
         prec = parse_precision(prec_name)
     except PlanError as exc:
         fail(localized(exc), ExitCode.USAGE)
-    if prec.name in unsupported:
-        if precision is None:
-            # 310P: no BF16. Plan what it can serve (float16, same size) instead of a plan it cannot load.
-            dtype_notes.append(_("{chip} has no {dtype}: planned in fp16 (serve with --dtype float16 / MindIE fp16); "
-                                 "--precision {precision} shows the unloadable plan").format(
-                chip=chip_label, dtype=prec.name.upper(), precision=prec.name))
-            prec = parse_precision("fp16")
-        else:
-            dtype_notes.append(_("{precision} is not loadable on {chip} (no {dtype}): use --precision fp16").format(
-                precision=prec.name, chip=chip_label, dtype=prec.name.upper()))
+    if prec.name in unsupported and prec.name == "bf16" and precision is None:
+        # 310P: no BF16. Plan what it can serve (float16, same size) instead of a plan it cannot load.
+        dtype_notes.append(_("{chip} has no {dtype}: planned in fp16 (serve with --dtype float16 / MindIE fp16); "
+                             "--precision {precision} shows the unloadable plan").format(
+            chip=chip_label, dtype=prec.name.upper(), precision=prec.name))
+        prec = parse_precision("fp16")
+    loadable = loadable_on(prec, unsupported, card.supported)
+    routes = tuple(loading_routes(prec, unsupported)) if not loadable else ()
+    if prec.name in card.undocumented:
+        dtype_notes.append(_("no documented {precision} route on {chip}: the matrix records no source for "
+                             "{precision} weights on this chip (planned for comparison)").format(
+            precision=prec.name, chip=chip_label))
     if kv_dtype is None and "bf16" in unsupported:
         kv_dtype = "fp16"
     common: Dict[str, Any] = dict(max_seq_len=max_seq_len, batch=batch, kv_dtype=kv_dtype, reserve=reserve,
@@ -166,17 +181,18 @@ def plan(model_ref: str, precision: Optional[str], chip: Optional[str], mem_gb: 
     try:
         if cards is not None or tp is not None or dp is not None:
             layout = make_layout(cards=cards, tp=tp, dp=dp, ep=ep, moe=arch.is_moe)
-            the_plan = plan_memory(arch, prec, hbm, layout, name=model.name, **common)
+            the_plan = plan_memory(arch, prec, hbm, layout, name=model.name, loadable=loadable, **common)
             requested = layout.cards
         else:
             if ep is not None:
                 fail("--ep needs --cards (or --tp/--dp)", ExitCode.USAGE)
             found = smallest_cards(arch, prec, hbm, **common)
-            the_plan = plan_memory(arch, prec, hbm, found.layout, name=model.name, **common) if found else None
+            the_plan = plan_memory(arch, prec, hbm, found.layout, name=model.name, loadable=loadable,
+                                   **common) if found else None
             if the_plan is None:
                 weights_fit = smallest_cards_for_weights(arch, prec, hbm, name=model.name, **common)
             requested = None
-        smallest = smallest_cards_by_precision(arch, hbm, precisions=tuple(PRECISIONS), **common)
+        layouts = smallest_layouts_by_precision(arch, hbm, precisions=tuple(PRECISIONS), **common)
     except PlanError as exc:
         fail(localized(exc), ExitCode.USAGE)
     from ascend_doctor.render.plan import PlanOutcome, render_plan
@@ -186,7 +202,9 @@ def plan(model_ref: str, precision: Optional[str], chip: Optional[str], mem_gb: 
         checkpoint_precision=model.checkpoint_precision,
         model_sources=tuple(model.family.sources) if model.family else (), arch=arch,
         card_name=chip_label, card_source=chip_source, hbm_bytes=hbm, plan=the_plan, weights_fit=weights_fit,
-        smallest_cards=smallest, requested_cards=requested, unsupported=unsupported,
-        notes=tuple(dtype_notes + list(model.notes) + (list(the_plan.notes) if the_plan else [])))
+        smallest_cards={name: (layout.cards if layout else None) for name, layout in layouts.items()},
+        requested_cards=requested, unsupported=unsupported,
+        notes=tuple(dtype_notes + list(model.notes) + (list(the_plan.notes) if the_plan else [])),
+        loadable=loadable, routes=routes, undocumented=card.undocumented, smallest_layouts=layouts)
     write_output(render_plan(outcome, fmt), output)
     raise SystemExit(int(ExitCode.OK if outcome.fits else ExitCode.FINDINGS))

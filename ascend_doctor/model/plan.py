@@ -38,6 +38,8 @@ MIB = 1024**2
 VERDICT_FITS = "fits"
 VERDICT_FEWER = "fits-fewer-sequences"
 VERDICT_NO = "does-not-fit"
+# the chip cannot load the weights in this precision (FP8 on Ascend; BF16 on 310P): whatever the memory says
+VERDICT_NOT_LOADABLE = "not-loadable"
 
 # Card counts tried when looking for the smallest deployment (Ascend servers come in 8s and 16s).
 CARD_COUNTS: Tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128)
@@ -56,6 +58,11 @@ class Precision:
     bits: int  # bits per linear-layer weight; 16-bit precisions store everything at 16 bits
     description: str
     ascend_loadable: bool = True
+    # bits of the quantizable layers that are not routed experts (attention, dense MLP, shared experts)
+    # in an MoE model; None: the same as ``bits``. W4A8 DeepSeek keeps them at 8 bit.
+    moe_non_expert_bits: Optional[int] = None
+    # the matrix's chip dtype that says whether a chip has a documented route for this precision
+    chip_dtype: Optional[str] = None
 
     @property
     def quantized(self) -> bool:
@@ -68,10 +75,19 @@ PRECISIONS: Dict[str, Precision] = {
     "w8a8": Precision("w8a8", 8, "int8 linear weights and activations (msmodelslim); embedding, lm_head, norms, "
                       "biases and MoE router kept in bf16"),
     "w8a16": Precision("w8a16", 8, "int8 linear weights, 16-bit activations; same bf16-kept tensors as w8a8"),
-    "w4a8": Precision("w4a8", 4, "int4 linear weights, int8 activations; same bf16-kept tensors as w8a8"),
+    "w4a8": Precision("w4a8", 4, "int4 linear weights, int8 activations; same bf16-kept tensors as w8a8. In an MoE "
+                      "model only the routed experts are int4: attention, dense and shared-expert layers stay int8 "
+                      "(the msmodelslim / MindIE DeepSeek W4A8 hybrid layout)", moe_non_expert_bits=8,
+                      chip_dtype="int4"),
     "fp8": Precision("fp8", 8, "FP8 e4m3 block-quantized linear weights (the HF DeepSeek-V3/R1 original); "
-                     "same bf16-kept tensors", ascend_loadable=False),
+                     "same bf16-kept tensors", ascend_loadable=False, chip_dtype="fp8"),
 }
+
+# Where the W4A8 hybrid layout is documented (routed experts int4; MLA and shared experts W8A8).
+W4A8_LAYOUT_SOURCES = (
+    "gitcode.com/Ascend/MindIE-LLM docs/en/user_guide/feature/w4a8_mixed_precision_quantization.md",
+    "gitcode.com/Ascend/msit msmodelslim/lab_practice/deepseek_v3_2/deepseek_w4a8.yaml",
+)
 PRECISION_ALIASES = {
     "bfloat16": "bf16", "float16": "fp16", "half": "fp16", "int8": "w8a8", "w8a8_dynamic": "w8a8",
     "w8a8c8": "w8a8", "w8a8s": "w8a8", "w8a8sc": "w8a8", "int4": "w4a8", "fp8_e4m3": "fp8", "e4m3": "fp8",
@@ -120,6 +136,10 @@ class ChipMemory:
     # dtypes the chip does not have (310P: bf16): a plan never defaults to them and marks them
     # "not loadable", as FP8 on every NPU
     unsupported_dtypes: Tuple[str, ...] = ()
+    # dtypes the matrix records as supported (True or "partial") on this chip
+    supported_dtypes: Tuple[str, ...] = ()
+    # precisions with no documented route on this chip (w4a8 on 310P): "unknown", not "not loadable"
+    undocumented: Tuple[str, ...] = ()
 
 
 # Advice the matrix's chip notes do not give: how to plan the other memory variant.
@@ -162,7 +182,57 @@ def chip_memory(name: str, matrix: Any = None) -> ChipMemory:
     if hint:
         notes.append(hint)
     unsupported = tuple(d for d, entry in info.dtypes.items() if entry.supported is False)
-    return ChipMemory(info.name, memory[0] * MIB, "; ".join(notes), info.family, unsupported)
+    supported = tuple(d for d, entry in info.dtypes.items() if entry.supported in (True, "partial"))
+    undocumented = tuple(p.name for p in PRECISIONS.values()
+                         if p.chip_dtype and p.ascend_loadable and p.chip_dtype not in supported
+                         and p.chip_dtype not in unsupported)
+    return ChipMemory(info.name, memory[0] * MIB, "; ".join(notes), info.family, unsupported, supported, undocumented)
+
+
+def loadable_on(precision: Precision, unsupported: Sequence[str], supported: Sequence[str] = ()) -> bool:
+    """Whether an Ascend chip loads weights in this precision: not when the chip lacks the dtype (bf16 on
+    310P), and FP8 only where the matrix records the chip supports it ("当前昇腾设备不支持FP8格式加载")."""
+    if precision.name in unsupported or (precision.chip_dtype and precision.chip_dtype in unsupported):
+        return False
+    return precision.ascend_loadable or bool(precision.chip_dtype and precision.chip_dtype in supported)
+
+
+@dataclass(frozen=True)
+class Route:
+    """A documented way to serve a checkpoint whose precision the chip cannot load."""
+
+    precision: str  # the precision to serve in
+    how: str  # what to run (Text): fp8_cast_bf16.py, msmodelslim W8A8
+    sources: Tuple[str, ...]
+
+    def as_dict(self) -> Dict[str, Any]:
+        return {"precision": self.precision, "how": self.how, "sources": list(self.sources)}
+
+
+# DeepSeek's FP8 originals on Ascend: dequantize to BF16, or quantize to W8A8 (same size as FP8).
+_FP8_ROUTE_SOURCES = ("https://www.hiascend.com/developer/techArticles/20250222-1",
+                      "https://github.com/deepseek-ai/DeepSeek-V3 inference/fp8_cast_bf16.py")
+
+
+def loading_routes(precision: Precision, unsupported: Sequence[str]) -> List[Route]:
+    """The Ascend routes for a precision the chip cannot load: BF16 (fp8_cast_bf16) where the chip has
+    BF16, else FP16 (310P), and msmodelslim W8A8, which is the same size as FP8. Never fp16 on a chip
+    that has BF16: fp16 is not a documented DeepSeek route there."""
+    routes: List[Route] = []
+    if precision.name == "fp8":
+        if "bf16" not in unsupported:
+            routes.append(Route("bf16", Text(N_("convert the FP8 weights to BF16 with DeepSeek's fp8_cast_bf16.py")),
+                                _FP8_ROUTE_SOURCES))
+        else:
+            routes.append(Route("fp16", Text(N_("convert the FP8 weights to BF16 with fp8_cast_bf16.py, then serve "
+                                                "them in float16 (this chip has no BF16)")), _FP8_ROUTE_SOURCES))
+        if "w8a8" not in unsupported:
+            routes.append(Route("w8a8", Text(N_("quantize to W8A8 with msmodelslim (int8 weights: the same size as "
+                                                "FP8)")), _FP8_ROUTE_SOURCES[:1]))
+    elif precision.name == "bf16" and "bf16" in unsupported:
+        routes.append(Route("fp16", Text(N_("serve the 16-bit weights in float16 (--dtype float16 / MindIE fp16)")),
+                            ()))
+    return routes
 
 
 # -- reserve ------------------------------------------------------------------------------------
@@ -270,6 +340,24 @@ def search_layout(cards: int, moe: bool) -> Layout:
     return make_layout(cards=cards, tp=cards, dp=1, ep=cards if moe else None, moe=moe)
 
 
+def search_layouts(cards: int, arch: ModelArch) -> List[Layout]:
+    """Layouts tried at one card count, best first: TP over every card, then, for MLA, attention data
+    parallelism (TP cards/2, cards/4, ... x DP, experts still over every card).
+
+    An MLA KV cache is replicated on every TP rank (one latent per token), so adding TP never shrinks
+    it; DP replicas split the batch instead (vLLM-Ascend / MindIE DeepSeek deployments run attention
+    DP with EP over all cards). Larger TP first: it keeps the most weight memory free.
+    """
+    layouts = [search_layout(cards, arch.is_moe)]
+    if arch.is_mla:
+        tp = cards // 2
+        while tp >= 1:
+            layouts.append(make_layout(cards=cards, tp=tp, dp=cards // tp, ep=cards if arch.is_moe else None,
+                                       moe=arch.is_moe))
+            tp //= 2
+    return layouts
+
+
 # -- weights ------------------------------------------------------------------------------------
 
 
@@ -320,12 +408,15 @@ def weights_from_arch(arch: ModelArch, precision: Precision, include_mtp: bool =
     high = 2.0
     if not precision.quantized:
         low = high = precision.bits / 8
+    # quantizable layers outside the routed experts: W4A8 MoE checkpoints keep them at int8
+    middle = (precision.moe_non_expert_bits / 8) if (precision.moe_non_expert_bits and params.routed_experts) \
+        else low
     experts = params.routed_experts * low
-    non_expert = params.kept * high + (params.quantizable - params.routed_experts) * low
+    non_expert = params.kept * high + (params.quantizable - params.routed_experts) * middle
     if include_mtp:
         kept, mtp_experts, other = _mtp_split(arch, params)
         experts += mtp_experts * low
-        non_expert += kept * high + other * low
+        non_expert += kept * high + other * middle
     return WeightPlan(int(non_expert), int(experts), "architecture")
 
 
@@ -524,6 +615,10 @@ def _notes(arch: ModelArch, precision: Precision, layout: Layout, max_seq_len: i
     if not precision.ascend_loadable:
         notes.append(Text(N_("Ascend does not load FP8 weights: convert to BF16 (fp8_cast_bf16.py) or W8A8 "
                              "(msmodelslim); fp8 is shown for comparison with 1-byte weights only")))
+    if precision.moe_non_expert_bits and arch.is_moe and (tally is None or tally.detected_precision != precision.name):
+        notes.append(Text(N_("W4A8 layout assumed: routed experts in int4; attention, dense and shared-expert layers "
+                             "in int8; embedding, output head and norms in bf16 (the msmodelslim / MindIE DeepSeek "
+                             "W4A8 hybrid quantization: {sources})"), sources="; ".join(W4A8_LAYOUT_SOURCES)))
     if arch.approximate:
         notes.append(Text(N_("model_type {model_type} is not one we know; counted as a dense GQA decoder"),
                           model_type=repr(arch.model_type)))
@@ -561,8 +656,10 @@ def plan_memory(
     include_mtp: bool = False,
     kv_budget_bytes: Optional[int] = None,
     name: Optional[str] = None,
+    loadable: bool = True,
 ) -> MemoryPlan:
-    """The per-card memory plan for one deployment."""
+    """The per-card memory plan for one deployment (``loadable=False``: the chip cannot load this
+    precision; the arithmetic is kept for comparison and the verdict is ``not-loadable``)."""
     if hbm_bytes <= 0:
         raise PlanError(Text(N_("card memory must be positive")))
     for label, value in (("max_seq_len", max_seq_len), ("batch", batch)):
@@ -589,7 +686,9 @@ def plan_memory(
         fit = max(0, room // per_sequence) if per_sequence else 0
         free = room - kv
         enough_room = room >= per_sequence
-    if not enough_room:
+    if not loadable:
+        verdict = VERDICT_NOT_LOADABLE
+    elif not enough_room:
         verdict = VERDICT_NO
     elif fit < sequences:
         verdict = VERDICT_FEWER
@@ -628,14 +727,16 @@ def smallest_cards(
     include_mtp: bool = False,
     candidates: Sequence[int] = CARD_COUNTS,
 ) -> Optional[MemoryPlan]:
-    """The plan at the smallest card count (from ``candidates``) where the whole batch fits."""
+    """The plan at the smallest card count (from ``candidates``) where the whole batch fits, trying
+    attention DP layouts for MLA models (``search_layouts``)."""
     for cards in candidates:
-        plan = plan_memory(
-            arch, precision, hbm_bytes, search_layout(cards, arch.is_moe), max_seq_len=max_seq_len,
-            batch=batch, kv_dtype=kv_dtype, reserve=reserve, tally=tally, include_mtp=include_mtp,
-        )
-        if plan.fits:
-            return plan
+        for layout in search_layouts(cards, arch):
+            plan = plan_memory(
+                arch, precision, hbm_bytes, layout, max_seq_len=max_seq_len,
+                batch=batch, kv_dtype=kv_dtype, reserve=reserve, tally=tally, include_mtp=include_mtp,
+            )
+            if plan.fits:
+                return plan
     return None
 
 
@@ -668,10 +769,23 @@ def smallest_cards_by_precision(
     **kwargs: Any,
 ) -> Dict[str, Optional[int]]:
     """``{precision: smallest card count or None}`` for every precision."""
-    out: Dict[str, Optional[int]] = {}
+    return {name: (layout.cards if layout else None)
+            for name, layout in smallest_layouts_by_precision(arch, hbm_bytes, precisions=precisions,
+                                                              **kwargs).items()}
+
+
+def smallest_layouts_by_precision(
+    arch: ModelArch,
+    hbm_bytes: int,
+    *,
+    precisions: Sequence[str] = tuple(PRECISIONS),
+    **kwargs: Any,
+) -> Dict[str, Optional[Layout]]:
+    """``{precision: the smallest layout that fits, or None}`` for every precision."""
+    out: Dict[str, Optional[Layout]] = {}
     for name in precisions:
         plan = smallest_cards(arch, PRECISIONS[name], hbm_bytes, **kwargs)
-        out[name] = plan.layout.cards if plan else None
+        out[name] = plan.layout if plan else None
     return out
 
 

@@ -41,10 +41,30 @@ class PlanOutcome:
     requested_cards: Optional[int]  # None: the smallest count was searched for
     unsupported: Tuple[str, ...]  # dtypes this chip cannot load
     notes: Tuple[str, ...]
+    loadable: bool = True  # False: the chip cannot load the planned precision (verdict not-loadable)
+    routes: Tuple[Any, ...] = ()  # model.plan.Route: how to serve a precision the chip cannot load
+    undocumented: Tuple[str, ...] = ()  # precisions with no documented route on this chip (w4a8 on 310P)
+    smallest_layouts: Optional[Dict[str, Any]] = None  # per precision: the smallest Layout that fits (None)
 
     @property
     def fits(self) -> bool:
         return bool(self.plan and self.plan.fits)
+
+    @property
+    def advice(self) -> Tuple[str, ...]:
+        """What to change when the KV cache holds fewer sequences than asked, as stable ids: for MLA
+        models (KV replicated on every TP rank) DP replicas and an 8-bit KV cache, never more TP."""
+        plan = self.plan or self.weights_fit
+        if plan is None or self.fits or not self.loadable:
+            return ()
+        from ascend_doctor.model.plan import VERDICT_FEWER
+
+        kv_bound = plan.card.verdict == VERDICT_FEWER or self.plan is None
+        if not kv_bound:
+            return ("add-cards",)
+        if self.arch.is_mla:
+            return ("attention-dp", "int8-kv-cache")
+        return ("lower-batch-or-seq-len", "int8-kv-cache", "add-cards")
 
 
 def render_plan(outcome: PlanOutcome, fmt: str) -> str:
@@ -67,7 +87,14 @@ def _as_json(outcome: PlanOutcome) -> Dict[str, Any]:
         "plan": outcome.plan.as_dict() if outcome.plan else None,
         "weights_fit": outcome.weights_fit.as_dict() if outcome.weights_fit else None,
         "smallest_cards": outcome.smallest_cards,
+        "smallest_layouts": {name: (layout.as_dict() if layout else None)
+                             for name, layout in (outcome.smallest_layouts or {}).items()},
         "not_loadable": sorted({n for n in PRECISIONS if not PRECISIONS[n].ascend_loadable} | set(outcome.unsupported)),
+        "no_documented_route": sorted(outcome.undocumented),
+        "loadable": outcome.loadable,
+        "routes": [dict(route.as_dict(), cards=outcome.smallest_cards.get(route.precision))
+                   for route in outcome.routes],
+        "advice": list(outcome.advice),
         "fits": outcome.fits,
         "notes": list(outcome.notes),
     }
@@ -96,7 +123,7 @@ def _row(label: str, value: str = "", detail: str = "") -> str:
 
 def plan_to_text(outcome: PlanOutcome) -> str:
     from ascend_doctor.model.arch import describe
-    from ascend_doctor.model.plan import PRECISIONS, VERDICT_FEWER, VERDICT_FITS
+    from ascend_doctor.model.plan import PRECISIONS, VERDICT_FEWER, VERDICT_FITS, VERDICT_NOT_LOADABLE
 
     plan, smallest, hbm = outcome.plan, outcome.smallest_cards, outcome.hbm_bytes
     chip_label, chip_source, weights_fit = outcome.card_name, outcome.card_source, outcome.weights_fit
@@ -146,6 +173,15 @@ def plan_to_text(outcome: PlanOutcome) -> str:
                            "of {tokens} tokens per replica").format(
                 gib=_gib(card.free_bytes), fraction=f"{card.margin_fraction:.0%}", sequences=card.sequences_fit,
                 tokens=plan.max_seq_len))
+        elif card.verdict == VERDICT_NOT_LOADABLE:
+            lines.append(_("Verdict: not loadable: {chip} cannot load {precision} weights (the memory figures above "
+                           "are for comparison only)").format(chip=chip_label, precision=plan.precision.name))
+        elif card.verdict == VERDICT_FEWER and arch.is_mla:
+            lines.append(_("Verdict: does not fit as asked: the weights fit, but the KV cache holds only {fit} of the "
+                           "{requested} sequence(s) of {tokens} tokens per replica. The MLA KV cache is replicated on "
+                           "every TP rank, so more TP does not help: add DP replicas (attention DP, experts over every "
+                           "card) or use an 8-bit KV cache").format(
+                fit=card.sequences_fit, requested=card.sequences_requested, tokens=plan.max_seq_len))
         elif card.verdict == VERDICT_FEWER:
             lines.append(_("Verdict: does not fit as asked: the weights fit, but the KV cache holds only {fit} of the "
                            "{requested} sequence(s) of {tokens} tokens per replica; lower --batch/--max-seq-len, use "
@@ -163,19 +199,34 @@ def plan_to_text(outcome: PlanOutcome) -> str:
             fit=card.sequences_fit, requested=card.sequences_requested, tokens=weights_fit.max_seq_len))
     else:
         lines.append(_("Verdict: does not fit on up to 128 cards of this size (not even the weights)"))
+    if outcome.routes:
+        lines.append("")
+        lines.append(_("Ascend routes for these weights:"))
+        for route in outcome.routes:
+            count = smallest.get(route.precision)
+            where = (ngettext("{count} card", "{count} cards", count).format(count=count) if count
+                     else _("over 128 cards"))
+            lines.append("  - " + _("{precision}: {how} ({cards} of this size)").format(
+                precision=route.precision, how=localized(route.how), cards=where))
     lines.append("")
     lines.append(_("Smallest card count that fits ({gib} GiB cards; TP, and EP for MoE, over every card):").format(
         gib=_gib(hbm)))
     from ascend_doctor.widewrap import cell_width
 
+    layouts = outcome.smallest_layouts or {}
     for name, count in smallest.items():
         extra = "" if PRECISIONS[name].ascend_loadable else "   " + _("(not loadable on Ascend)")
         if name in unsupported and PRECISIONS[name].ascend_loadable:
             extra = "   " + _("(not loadable on {chip}: no {dtype})").format(chip=chip_label, dtype=name.upper())
+        elif name in outcome.undocumented:
+            extra = "   " + _("(no documented route on {chip})").format(chip=chip_label)
         if not count:
             label = _("over 128 cards")
         else:
             label = ngettext("{count} card", "{count} cards", count).format(count=count)
+        layout = layouts.get(name)
+        if layout is not None and layout.dp > 1:
+            extra = "   " + _("TP {tp} x DP {dp}").format(tp=layout.tp, dp=layout.dp) + extra
         lines.append(f"  {name:<6} " + " " * max(0, 10 - cell_width(label)) + label + extra)
     if notes:
         lines.append("")
