@@ -134,6 +134,14 @@ def test_row1_mindie_builds_are_torch_2_1_abi0_and_2_6_abi1() -> None:
     assert packages == {"Ascend-mindie_2.2.RC1_linux-{arch}_abi0.run", "Ascend-mindie_2.2.RC1_linux-{arch}_abi1.run"}
 
 
+def test_row1_row23_mindie_3_0_0_is_torch_2_9_0_on_python_3_11() -> None:
+    mindie = result_for(lookup("--mindie", "3.0.0"), "MindIE")
+    torch = {a["version"]: a for a in answers(mindie, "torch")}
+    assert set(torch) == {"2.9.0"} and torch["2.9.0"]["verdict"] == "recommended"
+    assert any("mindie/download" in s for s in torch["2.9.0"]["sources"])  # MindIE's page, not a vLLM row
+    assert "3.11" in {a["version"] for a in answers(mindie, "python")}
+
+
 def test_row1_mindie_build_data_per_release() -> None:
     rows = {row.version: row for row in load_matrix().mindie_rows}
     for version in ("2.1.RC1", "2.2.RC1", "2.3.0"):

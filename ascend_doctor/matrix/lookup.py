@@ -437,7 +437,12 @@ def lookup_mindie(m: Matrix, version: str) -> LookupResult:
 
 
 def _abi_label(build: Any) -> str:
-    return f"abi{build.abi}" if build.abi is not None else "one build"
+    return f"abi{build.abi}" if build.abi is not None else "the release's build"
+
+
+def _with_abi(version: str, build: Any) -> str:
+    """``2.1.0 (abi0)``; a release with one build (no ABI variant named) keeps the plain version."""
+    return f"{version} (abi{build.abi})" if build.abi is not None else version
 
 
 def _mindie_builds(result: LookupResult, row: Any) -> None:
@@ -449,16 +454,16 @@ def _mindie_builds(result: LookupResult, row: Any) -> None:
             result.answers.append(Answer("mindie-package", package, _rec(
                 f"MindIE {row.version} run package for torch {build.torch} ({label}); {{arch}}: aarch64 or x86_64",
                 build.source, notes=(build.note,) if build.note else ())))
-        result.answers.append(Answer("torch", f"{build.torch} ({label})", _rec(
+        result.answers.append(Answer("torch", _with_abi(build.torch, build), _rec(
             f"MindIE {row.version} ships a package for torch {build.torch} ({label})", build.source,
             notes=(build.note,) if build.note and not package else ())))
         if build.torch_npu:
             pta = f" (PTA {build.pta})" if build.pta else ""
-            result.answers.append(Answer("torch_npu", f"{build.torch_npu} ({label})", _rec(
+            result.answers.append(Answer("torch_npu", _with_abi(build.torch_npu, build), _rec(
                 f"the torch_npu release for torch {build.torch}{pta}, paired with MindIE {row.version}'s {label} "
                 "package", build.source)))
         if build.python:
-            result.answers.append(Answer("python", f"{build.python} ({label})", _rec(
+            result.answers.append(Answer("python", _with_abi(build.python, build), _rec(
                 f"MindIE {row.version} with torch {build.torch}: Python {build.python}", build.source)))
 
 
