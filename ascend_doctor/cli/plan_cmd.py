@@ -186,13 +186,14 @@ def plan(model_ref: str, precision: Optional[str], chip: Optional[str], mem_gb: 
         else:
             if ep is not None:
                 fail("--ep needs --cards (or --tp/--dp)", ExitCode.USAGE)
-            found = smallest_cards(arch, prec, hbm, **common)
+            found = smallest_cards(arch, prec, hbm, attention_dp=True, **common)
             the_plan = plan_memory(arch, prec, hbm, found.layout, name=model.name, loadable=loadable,
                                    **common) if found else None
             if the_plan is None:
                 weights_fit = smallest_cards_for_weights(arch, prec, hbm, name=model.name, **common)
             requested = None
-        layouts = smallest_layouts_by_precision(arch, hbm, precisions=tuple(PRECISIONS), **common)
+        layouts = smallest_layouts_by_precision(arch, hbm, precisions=tuple(PRECISIONS), attention_dp=True,
+                                                **common)
     except PlanError as exc:
         fail(localized(exc), ExitCode.USAGE)
     from ascend_doctor.render.plan import PlanOutcome, render_plan

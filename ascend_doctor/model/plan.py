@@ -726,11 +726,14 @@ def smallest_cards(
     tally: Optional[WeightTally] = None,
     include_mtp: bool = False,
     candidates: Sequence[int] = CARD_COUNTS,
+    attention_dp: bool = False,
 ) -> Optional[MemoryPlan]:
-    """The plan at the smallest card count (from ``candidates``) where the whole batch fits, trying
-    attention DP layouts for MLA models (``search_layouts``)."""
+    """The plan at the smallest card count (from ``candidates``) where the whole batch fits. With
+    ``attention_dp``, MLA models also try attention-DP layouts at each count (``search_layouts``); the
+    result's layout then says which (a caller that prints only a card count keeps it False)."""
     for cards in candidates:
-        for layout in search_layouts(cards, arch):
+        layouts = search_layouts(cards, arch) if attention_dp else [search_layout(cards, arch.is_moe)]
+        for layout in layouts:
             plan = plan_memory(
                 arch, precision, hbm_bytes, layout, max_seq_len=max_seq_len,
                 batch=batch, kv_dtype=kv_dtype, reserve=reserve, tally=tally, include_mtp=include_mtp,
