@@ -109,3 +109,24 @@ def test_p14_aiv_set_on_310p_is_said_to_do_nothing(tmp_path: Path) -> None:
     found = of(report(snapshot, "ASC-ENV-012", fixture="container-310p-ok")["results"], "ASC-ENV-012")
     assert [(r["status"], r["evidence"]["current"]) for r in found] == [("INFO", "AIV")]
     assert [list(words(c)) for c in commands(found)] == [["unset", "HCCL_OP_EXPANSION_MODE"]]
+
+
+# -- P15: npu-smi Health Warning is a minor alarm --------------------------------------------------
+
+def test_p15_health_warning_is_warn_with_error_code_lookup() -> None:
+    found = [r for r in of(results("a5-device-warning", "ASC-DEV-001"), "ASC-DEV-001") if r["status"] != "PASS"]
+    assert [(r["status"], r["evidence"]["health"], r["evidence"]["alarm_level"]) for r in found] == \
+        [("WARN", "Warning", "minor")]
+    lookup = [list(words(c)) for c in commands(found) if c.startswith("npu-smi")]
+    assert lookup == [["npu-smi", "info", "-t", "health", "-i", "7", "-c", "0"]]
+
+
+@pytest.mark.parametrize("state", ["Alarm", "Critical"])
+def test_p15_health_alarm_and_critical_fail(tmp_path: Path, state: str) -> None:
+    snapshot = copied("a5-device-warning", tmp_path)
+    table = snapshot / "commands" / "npu-smi_info.out"
+    table.write_text(table.read_text(encoding="utf-8").replace("| Warning       |", f"| {state:<13} |"),
+                     encoding="utf-8")
+    found = [r for r in of(report(snapshot, "ASC-DEV-001", fixture="a5-device-warning")["results"], "ASC-DEV-001")
+             if r["status"] != "PASS"]
+    assert [(r["status"], r["evidence"]["health"]) for r in found] == [("FAIL", state)]

@@ -46,7 +46,7 @@ def statuses(snap: Path, select: str) -> Dict[str, str]:
     return worst
 
 
-@pytest.mark.parametrize("health,status", [("Warning", "FAIL"), ("Alarm  ", "FAIL"), ("Critical", "FAIL"),
+@pytest.mark.parametrize("health,status", [("Warning", "WARN"), ("Alarm  ", "FAIL"), ("Critical", "FAIL"),
                                            ("UNKNOWN", "WARN")])
 def test_unhealthy_chip(tmp_path: Path, health: str, status: str) -> None:
     snap = variant(tmp_path, lambda s: replace_in(s / NPU_SMI, "| OK            | 102.8",
