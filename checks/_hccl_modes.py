@@ -55,6 +55,7 @@ def aiv_mode(ctx: CheckContext, env: Dict[str, str]) -> str:
         return "set"
     if current:
         return ""
-    if aiv_supported(chip_family(ctx)) and not mindie_aiv_crash(ctx.facts.engines.mindie_on_disk or ""):
+    # An unknown NPU model gets the AIV advice with its condition (ASC-ENV-012), so it counts here too.
+    if aiv_supported(chip_family(ctx)) is not False and not mindie_aiv_crash(ctx.facts.engines.mindie_on_disk or ""):
         return "recommended"
     return ""

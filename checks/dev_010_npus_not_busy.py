@@ -7,15 +7,19 @@ from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
 from ascend_doctor.facts import Facts
+from ascend_doctor.facts.engines import engine_of_process_name
 from ascend_doctor.i18n import N_, _
+from ascend_doctor.shellcmd import argv, shaped, with_comment
 
 CHECK = CheckSpec(
     id="ASC-DEV-010",
     title="NPUs not occupied by other processes or containers",
     what=("Reads npu-smi's process table for the NPUs in scope (see ASC-CTR-003) and looks for the dcmi "
           "'-8020' / '-8005' messages npu-smi prints when another container holds the devices; names each PID, "
-          "whether it is visible from here, and how to find and stop its container. Processes on NPUs outside "
-          "the scope are reported as information."),
+          "whether it is visible from here, and how to find and stop its container. FAILs when the free HBM is "
+          "below what the engine to be deployed asks for at start (vLLM: gpu_memory_utilization, 0.9 of the card "
+          "by default; MindIE: NPU_MEMORY_FRACTION, 0.8 by default) or when the holder is a serving engine; WARNs "
+          "otherwise. Processes on NPUs outside the scope are reported as information."),
     why=("An NPU runs one job's memory at a time: a forgotten server, a crashed job's orphan or another "
          "container on the same cards makes the new deployment fail with EL0004 'Memory Allocation Failure' at "
          "device init. npu-smi in a container answers 'dcmi model initialized failed, because the device is "
@@ -27,21 +31,56 @@ CHECK = CheckSpec(
 # "DrvMngGetConsoleLogLevel failed. (g_conLogLevel=3)\ndcmi model initialized failed, because the device is
 # used. ret is -8020" (cann-container-image#46); "dcmi module initialize failed. ret is -8005" (vllm-ascend#2698)
 _DCMI_BUSY = re.compile(r"dcmi (?:model|module) initiali[sz]e?d? failed[^\n]*ret is (-80(?:20|05))", re.I)
-HALF = 0.5
+# What an engine asks for when it starts: vLLM(-Ascend) stops unless free HBM >= gpu_memory_utilization x total
+# ("Free memory on device ... on startup is less than desired GPU memory utilization (0.9, ...)"); MindIE takes
+# NPU_MEMORY_FRACTION of the card.
+VLLM_FRACTION = 0.9
+VLLM_SOURCE = "https://docs.vllm.ai/en/latest/configuration/engine_args.html (--gpu-memory-utilization, 0.9 by default)"
+MINDIE_FRACTION = 0.8
+MINDIE_SOURCE = "Ascend/MindIE-LLM mindie_llm/utils/env.py (NPU_MEMORY_FRACTION, 0.8 by default)"
+
+
+def _engine_request(ctx: CheckContext) -> Tuple[float, str, str]:
+    """(fraction of the card, engine, source) the engine to be deployed asks for at start. With MindIE
+    and vLLM both installed, or neither, the smaller default: less than that free and neither starts."""
+    engines = ctx.facts.maybe(Facts.engines)
+    installed = engines.installed_engines() if engines is not None else []
+    vllm = "vLLM-Ascend" in installed or "vLLM" in installed
+    env = ctx.facts.maybe(Facts.env) or {}
+    fraction = MINDIE_FRACTION
+    text = str(env.get("NPU_MEMORY_FRACTION", "")).strip()
+    try:
+        value = float(text) if text else None
+    except ValueError:
+        value = None
+    if value is not None and 0 < value <= 1:
+        fraction = value
+    if "MindIE" in installed and not vllm:
+        return fraction, "MindIE", MINDIE_SOURCE
+    if vllm and "MindIE" not in installed:
+        return VLLM_FRACTION, "vLLM-Ascend", VLLM_SOURCE
+    return min(fraction, VLLM_FRACTION), "MindIE or vLLM-Ascend", f"{MINDIE_SOURCE}; {VLLM_SOURCE}"
+
+
+def _inspect_commands(pid: int) -> Tuple[str, str]:
+    """``ps -fp PID`` and ``cat /proc/PID/cgroup`` (whose docker-<id>.scope / kubepods line names the container)."""
+    word = shaped(str(pid), "pid")
+    return argv("ps", "-fp", word), with_comment(
+        argv("cat", f"/proc/{word}/cgroup"),
+        _("a docker-<id>.scope / kubepods line names the container: docker stop <id> (kubectl delete pod ...), or "
+          "kill {pid}").format(pid=word))
 
 
 def _find_container_hint(pid: int) -> str:
-    return _("on the host: {commands}   # a docker-<id>.scope / kubepods line names the container; then docker stop "
-             "<id> (or kubectl delete pod ...), or kill {pid}").format(commands=f"ps -fp {pid}; cat /proc/{pid}/cgroup",
-                                                                       pid=pid)
+    first, second = _inspect_commands(pid)
+    return _("on the host:") + f" {first}\n  {second}"
 
 
 def _stop_holders(plist: List[Any]) -> FixAction:
     """One step for every busy NPU of the report (the plan joins them: same goal, one line per process)."""
     return FixAction(
         "system", _("Find and stop what holds the busy NPUs"),
-        tuple(f"ps -fp {p.pid}; cat /proc/{p.pid}/cgroup   # docker-<id>.scope or kubepods names its container: "
-              f"docker stop <id> (kubectl delete pod ...), or kill {p.pid}" for p in plist[:3]),
+        tuple(c for p in plist[:3] for c in _inspect_commands(p.pid)),
         where="host",
         alternative=_("deploy on free NPUs: export ASCEND_RT_VISIBLE_DEVICES=<free logical ids> (containers: -e "
                       "ASCEND_VISIBLE_DEVICES=<free ids>)"))
@@ -57,7 +96,11 @@ def _describe(plist: List[Any], visible_pids: Optional[Set[int]]) -> str:
     if len(plist) > 4:
         parts.append(_("{count} more").format(count=len(plist) - 4))
     text = "; ".join(parts)
-    hidden = [p.pid for p in plist if visible_pids is not None and p.pid not in visible_pids and not p.container_pid]
+    if visible_pids is None:
+        # An empty or missing process list was not captured: it says nothing about namespaces.
+        return text + " -- " + _("process list not recorded: cannot tell whether they run here or in another "
+                                 "container")
+    hidden = [p.pid for p in plist if p.pid not in visible_pids and not p.container_pid]
     if hidden:
         text += " -- " + (_("not visible from here, so they run in another container or PID namespace")
                           if len(hidden) == len(plist) else
@@ -103,9 +146,11 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     scope = ctx.facts.npu_scope
     visible_pids: Optional[Set[int]] = None
     procs = ctx.facts.maybe(Facts.processes)
-    if procs is not None:
+    if procs:  # a live machine always lists at least this process: an empty list was not recorded
         visible_pids = {p.pid for p in procs}
     capacity: Dict[Tuple[int, int], int] = {(d.npu_id, d.chip_id): d.capacity_mb or 0 for d in smi.devices}
+    in_use: Dict[Tuple[int, int], Optional[int]] = {(d.npu_id, d.chip_id): d.in_use_mb for d in smi.devices}
+    fraction, engine, source = _engine_request(ctx)
     by_chip: Dict[Tuple[int, Optional[int]], List[Any]] = {}
     for p in smi.processes:
         by_chip.setdefault((p.npu_id, p.chip_id), []).append(p)
@@ -129,11 +174,27 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         fix = (_("Stop what holds {npu}:").format(npu=shown) + f"\n{hints}\n"
                + _("or deploy on free NPUs: export ASCEND_RT_VISIBLE_DEVICES=<free logical ids> (containers: -e "
                    "ASCEND_VISIBLE_DEVICES=<free ids>)"))
-        evidence = {"pids": [p.pid for p in plist], "held_mb": held, "capacity_mb": cap}
-        if cap and held > HALF * cap:
-            finding = Finding.fail(_("{npu} is busy: {processes} -- {held} of {capacity} MB, more than half, so a "
-                                     "DeepSeek deployment on it fails with EL0004 Memory Allocation Failure.").format(
-                                       npu=shown, processes=text, held=held, capacity=cap), fix, **evidence)
+        used = in_use.get((npu, chip if chip is not None else 0))
+        used = held if used is None else max(used, held)
+        free = cap - used if cap else None
+        request = int(fraction * cap) if cap else None
+        holders = sorted({e for e in (engine_of_process_name(p.name or "") for p in plist) if e})
+        evidence = {"pids": [p.pid for p in plist], "held_mb": held, "capacity_mb": cap, "used_mb": used,
+                    "free_mb": free, "request_mb": request, "request_fraction": fraction, "request_engine": engine,
+                    "request_source": source, "holder_engines": holders, "processes_recorded": visible_pids is not None}
+        if free is not None and request is not None and free < request:
+            finding = Finding.fail(_("{npu} is busy: {processes} -- {free} of {capacity} MB free, less than the "
+                                     "{request} MB ({fraction} of the card) {engine} asks for at start, so the "
+                                     "deployment stops at start or with EL0004 Memory Allocation Failure "
+                                     "(source: {source}).").format(
+                                       npu=shown, processes=text, free=free, capacity=cap, request=request,
+                                       fraction=fraction, engine=engine, source=source), fix, **evidence)
+        elif holders:
+            finding = Finding.fail(_("{npu} is held by another serving engine ({engines}): {processes} ({held} of "
+                                     "{capacity} MB); it takes its memory share as it serves, so a new deployment "
+                                     "on this NPU competes with it.").format(
+                                       npu=shown, engines=", ".join(holders), processes=text, held=held,
+                                       capacity=cap or "?"), fix, **evidence)
         else:
             finding = Finding.warn(_("{npu} is in use: {processes} ({held} of {capacity} MB).").format(
                                        npu=shown, processes=text, held=held, capacity=cap or "?"), fix, **evidence)

@@ -6,6 +6,7 @@ from typing import Dict, Iterator, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
 from ascend_doctor.i18n import _
+from ascend_doctor.shellcmd import argv, shaped
 
 # An idle card shows some memory in use (driver/firmware reservations): ~3.2-3.4 GB of 64 GB on
 # 910B/A3, ~2 GB of 32 GB on 910B4, ~1.5 GB of 44 GB on 310P3 (corpus: vllm-ascend-4480 A3,
@@ -64,7 +65,9 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                  "/ kill <pid>").format(command="npu-smi info", npu=dev.npu_id) + "\n"
                + _("If nothing owns it, reboot the host, or reset the NPU (on the physical host, as root, with nothing "
                    "running on it -- on A3 one NPU carries two dies and a reset ends every job on either): "
-                   "{command}").format(command=f"npu-smi set -t reset -i {dev.npu_id} -c {dev.chip_id}"))
+                   "{command}").format(command=argv("npu-smi", "set", "-t", "reset", "-i",
+                                                    shaped(str(dev.npu_id), "device_id", "NPU"), "-c",
+                                                    shaped(str(dev.chip_id), "device_id", "chip"))))
         evidence = {"used_mb": used, "capacity_mb": cap, "listed_mb": used - unexplained,
                     "unexplained_mb": unexplained, "threshold_mb": floor}
         fields = {"npu": shown, "used": used, "capacity": cap, "listed": listed.get((dev.npu_id, dev.chip_id), 0),

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Iterator, List
+from typing import Iterator, List, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.facts import Facts
+from ascend_doctor.facts.engines import engine_of_process_name
 from ascend_doctor.i18n import _
 
 CHECK = CheckSpec(
@@ -54,11 +56,27 @@ def _split(ctx: CheckContext) -> str:
             "  " + _("(ASCEND_VISIBLE_DEVICES=... instead of --device works only with the Ascend Docker Runtime)"))
 
 
+def _on_npus(ctx: CheckContext) -> List[Tuple[str, int, str]]:
+    """(engine, pid, name) of the serving-engine processes npu-smi's process table lists (VLLMWorker_TP,
+    mindie_llm_back): they run on the NPUs even where the process list of this view was not captured."""
+    smi = ctx.facts.maybe(Facts.npu_smi)
+    found: List[Tuple[str, int, str]] = []
+    for proc in getattr(smi, "processes", None) or ():
+        engine = engine_of_process_name(proc.name or "")
+        if engine and all(pid != proc.pid for _e, pid, _n in found):
+            found.append((engine, proc.pid, proc.name))
+    return found
+
+
 def run(ctx: CheckContext) -> Iterator[Finding]:
     engines = ctx.facts.engines
     installed = engines.installed_engines()
     serving = [e for e in installed if e in ("MindIE", "vLLM-Ascend", "vLLM")]
     running = engines.running_engines()
+    on_npus = _on_npus(ctx)
+    for engine, _pid, _name in on_npus:
+        if engine not in running:
+            running.append(engine)
     if not serving and not running:
         raise NotApplicable(_("no serving engine (MindIE, vLLM, vLLM-Ascend) is installed or running"))
     separate = (_("Separate them -- one container per engine, each with its own NPUs and caches:") + "\n" + _split(ctx)
@@ -68,6 +86,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     both_running = "MindIE" in running and "vLLM" in running
     if both_running:
         pids: List[str] = [f"{r.engine} pid {r.pid} ({r.name})" for r in engines.running[:6]]
+        pids += [f"{e} pid {pid} ({name}, npu-smi)" for e, pid, name in on_npus
+                 if all(pid != r.pid for r in engines.running)][:6 - len(pids)]
         yield Finding.warn(
             _("MindIE and vLLM are both running: {processes}. They compete for NPUs, operator caches and environment "
               "variables.").format(processes="; ".join(pids)),
@@ -88,4 +108,6 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     if not both_running:
         which = ", ".join(f"{e} ({_describe(engines, e)})" for e in serving) or ", ".join(running)
         yield Finding.passed((_("one serving engine: {engines}; running: {running}") if running else
-                              _("one serving engine: {engines}")).format(engines=which, running=", ".join(running)))
+                              _("one serving engine: {engines}")).format(engines=which, running=", ".join(running)),
+                             running=running, on_npus=[{"engine": e, "pid": pid, "name": name}
+                                                       for e, pid, name in on_npus])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
 from ascend_doctor.i18n import _
 from ascend_doctor.shellcmd import unset
 
@@ -46,6 +46,20 @@ CHECK = CheckSpec(
 def run(ctx: CheckContext) -> Iterator[Finding]:
     serving_engines(ctx)
     current = environment(ctx).get("HCCL_OP_EXPANSION_MODE", "")
+    engines = ctx.facts.engines
+    mindie = engines.mindie_on_disk or ""
+    if mindie_aiv_crash(mindie):
+        if current.upper() == "AIV":
+            yield Finding.warn(
+                _("recommendation: HCCL_OP_EXPANSION_MODE=AIV with MindIE {mindie}, for which the msit prechecker "
+                  "template says not to set it ('使能 AIV 会有崩溃风险', crash risk) (source: {source})").format(
+                      mindie=mindie, source=SOURCES[2]),
+                unset("HCCL_OP_EXPANSION_MODE") + "   # " + _("or upgrade MindIE"), variable="HCCL_OP_EXPANSION_MODE",
+                mindie=mindie)
+        else:
+            yield Finding.passed(_("HCCL_OP_EXPANSION_MODE not AIV, as advised for MindIE {mindie} ({source})").format(
+                mindie=mindie, source=SOURCES[2]))
+        return
     family = chip_family(ctx)
     supported = aiv_supported(family)
     if supported is False:
@@ -63,28 +77,13 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                   ).format(product=product, source=EXPANSION_SOURCE),
                 variable="HCCL_OP_EXPANSION_MODE", family=family, aiv_families=list(AIV_FAMILIES))
         return
-    if supported is None:
-        raise NotApplicable(_("the NPU model is not known here: HCCL_OP_EXPANSION_MODE=AIV applies to Atlas A2/A3 "
-                              "only"))
-    engines = ctx.facts.engines
-    mindie = engines.mindie_on_disk or ""
-    if mindie_aiv_crash(mindie):
-        if current.upper() == "AIV":
-            yield Finding.warn(
-                _("recommendation: HCCL_OP_EXPANSION_MODE=AIV with MindIE {mindie}, for which the msit prechecker "
-                  "template says not to set it ('使能 AIV 会有崩溃风险', crash risk) (source: {source})").format(
-                      mindie=mindie, source=SOURCES[2]),
-                unset("HCCL_OP_EXPANSION_MODE") + "   # " + _("or upgrade MindIE"), variable="HCCL_OP_EXPANSION_MODE",
-                mindie=mindie)
-        else:
-            yield Finding.passed(_("HCCL_OP_EXPANSION_MODE not AIV, as advised for MindIE {mindie} ({source})").format(
-                mindie=mindie, source=SOURCES[2]))
-        return
     if current.upper() == "AIV":
         yield followed("HCCL_OP_EXPANSION_MODE", current, SOURCES[:2])
         return
-    finding = recommend("HCCL_OP_EXPANSION_MODE", "AIV", current,
-                        _("communication scheduled on the AI Vector cores rather than the AI CPU; in AIV mode "
-                          "HCCL_EXEC_TIMEOUT is capped at {cap} s").format(cap=AIV_EXEC_TIMEOUT_CAP_S), SOURCES)
+    why = _("communication scheduled on the AI Vector cores rather than the AI CPU; in AIV mode HCCL_EXEC_TIMEOUT "
+            "is capped at {cap} s").format(cap=AIV_EXEC_TIMEOUT_CAP_S)
+    if supported is None:  # the NPU model is not known here: say where the advice applies
+        why += " " + _("(Atlas A2/A3 only: the NPU model is not known here)")
+    finding = recommend("HCCL_OP_EXPANSION_MODE", "AIV", current, why, SOURCES)
     yield Finding(finding.status, finding.message, finding.remediation,
                   dict(finding.evidence, exec_timeout_cap_s=AIV_EXEC_TIMEOUT_CAP_S), finding.scope, finding.actions)

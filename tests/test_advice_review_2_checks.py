@@ -130,3 +130,58 @@ def test_p15_health_alarm_and_critical_fail(tmp_path: Path, state: str) -> None:
     found = [r for r in of(report(snapshot, "ASC-DEV-001", fixture="a5-device-warning")["results"], "ASC-DEV-001")
              if r["status"] != "PASS"]
     assert [(r["status"], r["evidence"]["health"]) for r in found] == [("FAIL", state)]
+
+
+# -- P10 / P22: NPUs held by another serving engine; an empty process list is "not recorded" ----
+
+def test_p10_npus_held_by_serving_engine_fail_when_free_hbm_below_engine_request() -> None:
+    rep = report(FIXTURES / "vllm-workers-hold-npus", "ASC-DEV-010", "ASC-ENG-001")
+    busy = of(rep["results"], "ASC-DEV-010")
+    assert [r["scope"] for r in busy] == ["NPU 0 chip 0", "NPU 1 chip 0"]
+    for r in busy:  # under half of the HBM is held, but less than 0.9 of the card is free
+        ev = r["evidence"]
+        assert r["status"] == "FAIL" and ev["held_mb"] < ev["capacity_mb"] / 2
+        assert ev["request_engine"] == "vLLM-Ascend" and ev["request_fraction"] == 0.9
+        assert ev["free_mb"] < ev["request_mb"] == int(0.9 * ev["capacity_mb"])
+        assert ev["holder_engines"] == ["vLLM"]
+    assert rep["exit_code"] == 1
+    # the engine check counts npu-smi's process names
+    engine = of(rep["results"], "ASC-ENG-001")
+    assert [(r["status"], r["evidence"]["running"]) for r in engine] == [("PASS", ["vLLM"])]
+    assert {p["name"] for p in engine[0]["evidence"]["on_npus"]} == {"VLLMWorker_TP"}
+
+
+def test_p10_engine_check_counts_npu_smi_names_with_no_engine_installed(tmp_path: Path) -> None:
+    snapshot = copied("vllm-workers-hold-npus", tmp_path)
+    python = json.loads((snapshot / "python.json").read_text(encoding="utf-8"))
+    python["packages"] = {}
+    (snapshot / "python.json").write_text(json.dumps(python), encoding="utf-8")
+    rep = report(snapshot, "ASC-DEV-010", "ASC-ENG-001", fixture="vllm-workers-hold-npus")
+    assert [(r["status"], r["evidence"]["running"]) for r in of(rep["results"], "ASC-ENG-001")] == \
+        [("PASS", ["vLLM"])]
+    # which engine comes next is not known: the smaller default request (MindIE's 0.8) still does not fit
+    assert {(r["status"], r["evidence"]["request_fraction"]) for r in of(rep["results"], "ASC-DEV-010")} == \
+        {("FAIL", 0.8)}
+
+
+def test_p10_mindie_request_follows_npu_memory_fraction(tmp_path: Path) -> None:
+    snapshot = copied("vllm-workers-hold-npus", tmp_path)
+    python = json.loads((snapshot / "python.json").read_text(encoding="utf-8"))
+    python["packages"] = {"mindie-llm": "2.1.RC1"}
+    (snapshot / "python.json").write_text(json.dumps(python), encoding="utf-8")
+    env = json.loads((snapshot / "env.json").read_text(encoding="utf-8"))
+    env["NPU_MEMORY_FRACTION"] = "0.4"
+    (snapshot / "env.json").write_text(json.dumps(env), encoding="utf-8")
+    found = of(report(snapshot, "ASC-DEV-010", fixture="vllm-workers-hold-npus")["results"], "ASC-DEV-010")
+    # 0.4 of the card fits in what is free, but the holder is a serving engine
+    assert {(r["status"], r["evidence"]["request_engine"], r["evidence"]["request_fraction"]) for r in found} == \
+        {("FAIL", "MindIE", 0.4)}
+    assert all(r["evidence"]["free_mb"] >= r["evidence"]["request_mb"] for r in found)
+
+
+def test_p22_empty_process_list_is_not_recorded_not_another_container() -> None:
+    for name in ("cann-newer-than-driver", "training-node-reboot-pending", "vllm-workers-hold-npus"):
+        host = json.loads((FIXTURES / name / "host.json").read_text(encoding="utf-8"))
+        assert host["processes"] == []
+        busy = [r for r in of(results(name, "ASC-DEV-010"), "ASC-DEV-010") if r["status"] != "PASS"]
+        assert busy and all(r["evidence"]["processes_recorded"] is False for r in busy), name

@@ -331,6 +331,16 @@ def classify_process(proc: ProcessInfo) -> Optional[str]:
     return None
 
 
+def engine_of_process_name(name: str) -> Optional[str]:
+    """"MindIE" / "vLLM" for a process name as npu-smi's process table prints it
+    (``mindie_llm_back``, ``VLLMWorker_TP``), else None."""
+    if _MINDIE_PROC.search(name):
+        return "MindIE"
+    if _VLLM_PROC.search(name):
+        return "vLLM"
+    return None
+
+
 @provider("engines", reads=Reads(host=("python", "processes")))
 def engines(facts: Facts) -> EnginesFacts:
     py = facts.maybe(Facts.python_env)
