@@ -8,6 +8,7 @@ from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import require_stated
 from ascend_doctor.i18n import _
+from ascend_doctor.shellcmd import argv, with_comment
 
 from ._stack_help import package_command
 from ._support import host_arch
@@ -21,10 +22,35 @@ CHECK = CheckSpec(
           "and arch, and compares arch with uname -m."),
     why=("torch_npu, MindIE and vLLM-Ascend all load CANN's runtime and operator libraries. A toolkit built "
          "for the other architecture (x86_64 on an aarch64 Kunpeng host) installs without complaint and then "
-         "fails to load."),
+         "fails to load. A toolkit is identified by its ascend_toolkit_install.info: an opp/version.info alone "
+         "names the operator package's release, not an installed runtime and compiler, so it gives WARN, not PASS."),
     fix=("Install the toolkit for this architecture: ./Ascend-cann-toolkit_<version>_linux-<aarch64|x86_64>.run "
          "--install, then `source /usr/local/Ascend/ascend-toolkit/set_env.sh`."),
 )
+
+
+# What the stack facts record for a CANN home found only from its operator package's version file.
+OPP_ONLY_INFO = "/opp/version.info"
+
+
+def opp_only(install: object) -> bool:
+    """A CANN home known only from ``opp/version.info``: no ascend_toolkit_install.info was found."""
+    return str(getattr(install, "info_file", "") or "").endswith(OPP_ONLY_INFO)
+
+
+def _opp_only_finding(ctx: CheckContext, toolkit: object) -> Finding:
+    version = getattr(toolkit, "version", None)
+    path = str(getattr(toolkit, "path", ""))
+    look = with_comment(argv("ls", path), _("a toolkit keeps <arch>-linux/ascend_toolkit_install.info, runtime/ and "
+                                            "compiler/ next to opp/"))
+    return Finding.warn(
+        _("only the operator package of CANN {version} was found at {path} (opp/version.info): the toolkit's "
+          "ascend_toolkit_install.info is missing, so whether the CANN toolkit (runtime, compiler) is installed is "
+          "not known.").format(version=version, path=path),
+        look + "\n" + _("If only opp/ is there, install the toolkit:") + "\n"
+        + package_command(ctx, "toolkit", version) + "\n"
+        + _("In an image, copy the toolkit's <arch>-linux/ascend_toolkit_install.info in with the rest of it."),
+        version=version, path=path, basis="opp/version.info", info_file=getattr(toolkit, "info_file", None))
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
@@ -56,6 +82,9 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                     ).format(driver=getattr(stack, "driver_version", None) or "<version>") + "\n"
                 "  ./Ascend-cann-toolkit_<release>_linux-" + (arch or "<aarch64|x86_64>") + ".run --install\n"
                 "  source /usr/local/Ascend/ascend-toolkit/set_env.sh")
+        return
+    if opp_only(toolkit):
+        yield _opp_only_finding(ctx, toolkit)
         return
     if arch and toolkit.arch and toolkit.arch != arch:
         yield Finding.fail(

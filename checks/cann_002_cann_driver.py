@@ -30,9 +30,11 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     toolkit = stack.active_toolkit(env)
     running = ctx.facts.running_stack
     driver_version = running.driver.effective  # what runs; the files only when npu-smi says nothing
-    if toolkit is None or not driver_version:
+    # An opp/version.info alone is not a toolkit (advice review 2, P11): no verdict on that basis.
+    opp_only = toolkit is not None and str(toolkit.info_file or "").endswith("/opp/version.info")
+    if toolkit is None or opp_only or not driver_version:
         yield Finding.skip(_("needs a CANN toolkit and a known driver version (ASC-CANN-001 / ASC-DRV-001 say "
-                             "why)"))
+                             "why)"), toolkit_identified=toolkit is not None and not opp_only)
         return
     drv_info = running.driver_file.info if running.driver_file else None
     codes = [code_text(c) for c in toolkit.compatible_version or ()]

@@ -185,3 +185,29 @@ def test_p22_empty_process_list_is_not_recorded_not_another_container() -> None:
         assert host["processes"] == []
         busy = [r for r in of(results(name, "ASC-DEV-010"), "ASC-DEV-010") if r["status"] != "PASS"]
         assert busy and all(r["evidence"]["processes_recorded"] is False for r in busy), name
+
+
+# -- P11: an operator package alone is not a CANN toolkit ---------------------------------------
+
+def _opp_only_under_ascend_toolkit(tmp_path: Path) -> Path:
+    """cann-bare-opp-sourced with its CANN 8.5.0 home moved to ascend-toolkit/8.5.0 (the review's shape)."""
+    snapshot = copied("cann-bare-opp-sourced", tmp_path)
+    old, new = "/usr/local/Ascend/cann-8.5.0", "/usr/local/Ascend/ascend-toolkit/8.5.0"
+    (snapshot / "files" / new.lstrip("/")).parent.mkdir(parents=True)
+    shutil.move(str(snapshot / "files" / old.lstrip("/")), str(snapshot / "files" / new.lstrip("/")))
+    env = json.loads((snapshot / "env.json").read_text(encoding="utf-8"))
+    env = {k: v.replace(old, new) for k, v in env.items()}
+    (snapshot / "env.json").write_text(json.dumps(env), encoding="utf-8")
+    return snapshot
+
+
+@pytest.mark.parametrize("layout", ["cann-<v>", "ascend-toolkit/<v>"])
+def test_p11_opp_tree_alone_is_not_a_cann_toolkit(tmp_path: Path, layout: str) -> None:
+    snapshot = (FIXTURES / "cann-bare-opp-sourced" if layout == "cann-<v>" else
+                _opp_only_under_ascend_toolkit(tmp_path))
+    found = report(snapshot, "ASC-CANN-001", "ASC-CANN-002", fixture="cann-bare-opp-sourced")["results"]
+    toolkit = of(found, "ASC-CANN-001")
+    assert [(r["status"], r["evidence"]["basis"], r["evidence"]["version"]) for r in toolkit] == \
+        [("WARN", "opp/version.info", "8.5.0")]
+    assert not [r for r in of(found, "ASC-CANN-002") if r["status"] == "PASS"]
+    assert [r["evidence"]["toolkit_identified"] for r in of(found, "ASC-CANN-002")] == [False]
