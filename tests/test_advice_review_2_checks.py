@@ -211,3 +211,15 @@ def test_p11_opp_tree_alone_is_not_a_cann_toolkit(tmp_path: Path, layout: str) -
         [("WARN", "opp/version.info", "8.5.0")]
     assert not [r for r in of(found, "ASC-CANN-002") if r["status"] == "PASS"]
     assert [r["evidence"]["toolkit_identified"] for r in of(found, "ASC-CANN-002")] == [False]
+
+
+# -- P16: MindIE's environment missing from the doctor's shell while MindIE runs -------------------
+
+def test_p16_mindie_env_not_in_this_shell_is_warn_when_mindie_runs() -> None:
+    for name in ("both-engines", "mindie-second-instance"):
+        found = of(results(name, "ASC-ENV-002"), "ASC-ENV-002")
+        assert [(r["status"], r["evidence"]["mindie_running"], r["evidence"]["scope_of_env"]) for r in found] == \
+            [("WARN", True, "this shell")], name
+    # where MindIE does not run, the environment that will start it lacks the scripts: still FAIL
+    idle = of(results("serving-container-defaults", "ASC-ENV-002"), "ASC-ENV-002")
+    assert [(r["status"], r["evidence"]["mindie_running"]) for r in idle] == [("FAIL", False)]
