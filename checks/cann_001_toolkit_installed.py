@@ -12,6 +12,7 @@ from ascend_doctor.shellcmd import argv, with_comment
 
 from ._stack_help import package_command
 from ._support import host_arch
+from ._wrong_arch import UNINSTALL_SOURCE, replace_action, run_file, uninstall_command
 
 CHECK = CheckSpec(
     id="ASC-CANN-001",
@@ -87,12 +88,16 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         yield _opp_only_finding(ctx, toolkit)
         return
     if arch and toolkit.arch and toolkit.arch != arch:
+        uninstall = uninstall_command(ctx, "toolkit", toolkit.version, toolkit.arch, toolkit.path)
+        name = run_file(ctx, "toolkit", toolkit.version, arch)
+        install_line = argv("./" + name, "--install") if name else package_command(ctx, "toolkit", toolkit.version)
         yield Finding.fail(
             _("CANN {version} at {path} is built for {package_arch}, but this machine is {arch}.").format(
                 version=toolkit.version, path=toolkit.path, package_arch=toolkit.arch, arch=arch),
-            _("Uninstall it and install the {arch} package:").format(arch=arch) + "\n"
-            + package_command(ctx, "toolkit", toolkit.version),
-            toolkit_arch=toolkit.arch, machine_arch=arch)
+            _("Uninstall it, then install the {arch} package:").format(arch=arch) + "\n" + uninstall + "\n"
+            + install_line,
+            toolkit_arch=toolkit.arch, machine_arch=arch, uninstall_source=UNINSTALL_SOURCE).with_actions(
+                replace_action(f"CANN toolkit {toolkit.version}", toolkit.arch, arch, uninstall, install_line))
         return
     others = [c.version for c in stack.toolkits() if c is not toolkit]
     text = (_("CANN toolkit {version} ({arch}) at {path} (also installed: {others})") if others else

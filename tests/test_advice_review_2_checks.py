@@ -223,3 +223,29 @@ def test_p16_mindie_env_not_in_this_shell_is_warn_when_mindie_runs() -> None:
     # where MindIE does not run, the environment that will start it lacks the scripts: still FAIL
     idle = of(results("serving-container-defaults", "ASC-ENV-002"), "ASC-ENV-002")
     assert [(r["status"], r["evidence"]["mindie_running"]) for r in idle] == [("FAIL", False)]
+
+
+# -- P18: a CANN of the wrong architecture is uninstalled before the right one is installed ----------
+
+def test_p18_wrong_arch_cann_is_uninstalled_before_the_right_install() -> None:
+    from ascend_doctor.matrix import load_matrix
+
+    packages = load_matrix().packages("A2", "x86_64")
+    assert packages is not None
+    wrong_file = packages.toolkit("8.2.RC1")  # the matrix's name of the installed (x86_64) build
+    assert wrong_file == "Ascend-cann-toolkit_8.2.RC1_linux-x86_64.run"
+    rep = report(FIXTURES / "x86-toolkit-on-aarch64", "ASC-CANN-001", "ASC-ARCH-001")
+    for check in ("ASC-CANN-001", "ASC-ARCH-001"):
+        found = of(rep["results"], check)
+        assert [r["status"] for r in found] == ["FAIL"] and found[0]["evidence"]["uninstall_source"]
+        lines = [list(words(c)) for c in commands(found) if c.startswith(("/", "./"))]
+        uninstall, install = lines[0], lines[1]
+        assert uninstall == ["/usr/local/Ascend/ascend-toolkit/latest/x86_64-linux/script/uninstall.sh"], check
+        assert install == ["./Ascend-cann-toolkit_8.2.RC1_linux-aarch64.run", "--install"], check
+        assert f"./{wrong_file} --uninstall" in next(c for c in commands(found) if "uninstall.sh" in c)
+    # one plan step carries both, uninstall first
+    step = next(s for s in rep["fix_plan"] if any("--install" in c for c in s["commands"]))
+    assert [c.split()[0] for c in step["commands"]] == [
+        "/usr/local/Ascend/ascend-toolkit/latest/x86_64-linux/script/uninstall.sh",
+        "./Ascend-cann-toolkit_8.2.RC1_linux-aarch64.run"]
+    assert set(step["fixes"]) >= {"ASC-CANN-001"} and step["where"] == "host"
