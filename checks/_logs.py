@@ -1,8 +1,9 @@
 """Judging helpers shared by the log checks (ASC-LOG-*): one Finding per signature hit.
 
 Grading rule (both checks): a signature marked ``fault`` (hardware/driver fault: device lost,
-uncorrectable PCIe error, heartbeat lost ...) is FAIL; anything else is WARN, because a log
-line says something went wrong once, not that the machine is wrong now.
+uncorrectable PCIe error, heartbeat lost ...) is FAIL; one marked ``harmless`` (a fallback the
+runtime takes by itself) is INFO; anything else is WARN, because a log line says something went
+wrong once, not that the machine is wrong now.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ MAX_FINDINGS = 12
 def hit_finding(hit: SignatureHit, where: str, note: str = "") -> Finding:
     """A finding for one ScanResult hit found at ``where`` (e.g. "dmesg" or a file path)."""
     sig = hit.signature
-    status = Status.FAIL if sig.fault else Status.WARN
+    status = Status.FAIL if sig.fault else Status.INFO if getattr(sig, "harmless", False) else Status.WARN
     # The signature database's titles, causes and "# ..." advice lines are in the catalogue
     # (tools/extract_messages.py DATA_MESSAGES); its commands and the evidence stay as written.
     if hit.count > 1:

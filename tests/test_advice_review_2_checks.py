@@ -249,3 +249,17 @@ def test_p18_wrong_arch_cann_is_uninstalled_before_the_right_install() -> None:
         "/usr/local/Ascend/ascend-toolkit/latest/x86_64-linux/script/uninstall.sh",
         "./Ascend-cann-toolkit_8.2.RC1_linux-aarch64.run"]
     assert set(step["fixes"]) >= {"ASC-CANN-001"} and step["where"] == "host"
+
+
+# -- P24: a log line the signature itself calls harmless is INFO ------------------------------------
+
+def test_p24_harmless_signature_is_info() -> None:
+    from ascend_doctor.logscan.signatures import default_path, load_signatures
+
+    signature = load_signatures(default_path()).get("SIG-DRV-DEVMM-REMOTE-MAP")
+    assert signature is not None and signature.harmless and not signature.fault
+    found = of(results("plog-aicore-error", "ASC-LOG-002"), "ASC-LOG-002")
+    remote_map = [r for r in found if r["evidence"].get("signature") == "SIG-DRV-DEVMM-REMOTE-MAP"]
+    assert [r["status"] for r in remote_map] == ["INFO"]
+    # the other signatures of the same plog keep their grade
+    assert {r["status"] for r in found if r not in remote_map} == {"WARN"}

@@ -33,7 +33,7 @@ MAX_DB_BYTES = 2 * 1024 * 1024
 
 _REQUIRED = ("id", "pattern", "title", "meaning", "causes", "check_next", "fix", "specificity",
              "category", "source")
-_OPTIONAL = ("generic", "fault", "family")
+_OPTIONAL = ("generic", "fault", "family", "harmless")
 # Context rules (docs/signatures.md "Context"): lists of other signature ids, judged per incident.
 _CONTEXT = ("after_any", "requires_any", "unless_any", "overrides")
 
@@ -78,6 +78,9 @@ class Signature:
     requires_any: Tuple[str, ...] = ()
     unless_any: Tuple[str, ...] = ()
     overrides: Tuple[str, ...] = ()
+    # A line the signature's own text calls harmless (a fallback the runtime takes by itself): the log
+    # checks grade it INFO, never WARN.
+    harmless: bool = False
     line: int = 0  # where the entry starts in the YAML file (1-based)
     literals: FrozenSet[str] = field(default=frozenset(), compare=False, repr=False)
 
@@ -392,6 +395,7 @@ def _signature(item: _Located, path: str, problems: List[str]) -> Optional[Signa
         requires_any=context["requires_any"],
         unless_any=context["unless_any"],
         overrides=context["overrides"],
+        harmless=flags["harmless"],
         line=line,
         literals=literals or frozenset(),
     )
