@@ -7,6 +7,10 @@ from typing import Iterator, List, Tuple
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
+from ascend_doctor.shellcmd import Placeholder, argv, with_comment
+
+# The control devices every Ascend container is given next to its /dev/davinciN (vllm-ascend installation.md).
+CONTROL_DEVICES = ("/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc")
 
 CHECK = CheckSpec(
     id="ASC-CTR-002",
@@ -26,19 +30,35 @@ CHECK = CheckSpec(
 
 
 def _expected(driver_root: str) -> List[Tuple[Tuple[str, ...], str, Status, str]]:
-    """(paths any of which satisfies it, -v flag, status when missing, what breaks)."""
+    """(paths any of which satisfies it, -v value, status when missing, what breaks)."""
     lib64 = f"{driver_root}/driver/lib64"
     info = f"{driver_root}/driver/version.info"
     return [
-        ((lib64,), f"-v {lib64}/:{lib64}/", Status.FAIL, _("the runtime cannot load libascend_hal.so")),
-        (("/etc/ascend_install.info",), "-v /etc/ascend_install.info:/etc/ascend_install.info", Status.FAIL,
+        ((lib64,), f"{lib64}/:{lib64}/", Status.FAIL, _("the runtime cannot load libascend_hal.so")),
+        (("/etc/ascend_install.info",), "/etc/ascend_install.info:/etc/ascend_install.info", Status.FAIL,
          _("set_env.sh and the runtime cannot find the driver root")),
-        ((info,), f"-v {info}:{info}", Status.WARN, _("torch_npu and the doctor cannot read the driver version")),
-        (("/usr/local/dcmi",), "-v /usr/local/dcmi:/usr/local/dcmi", Status.WARN,
+        ((info,), f"{info}:{info}", Status.WARN, _("torch_npu and the doctor cannot read the driver version")),
+        (("/usr/local/dcmi",), "/usr/local/dcmi:/usr/local/dcmi", Status.WARN,
          _("npu-smi cannot talk to the devices (reported as error -8020)")),
         (("/usr/local/bin/npu-smi", "/usr/local/sbin/npu-smi", "/usr/bin/npu-smi"),
-         "-v /usr/local/bin/npu-smi:/usr/local/bin/npu-smi", Status.WARN, _("no npu-smi inside the container")),
+         "/usr/local/bin/npu-smi:/usr/local/bin/npu-smi", Status.WARN, _("no npu-smi inside the container")),
     ]
+
+
+def _recreate(devices: List[int], volume: str) -> str:
+    """The ``docker run`` that re-creates this container with ``volume`` mounted: with the NPU devices it has
+    now when they are known (a re-created container without them has no NPU), else a note to keep them."""
+    words: List[str] = ["docker", "run"]
+    for n in devices:
+        words += ["--device", f"/dev/davinci{int(n)}"]
+    if devices:
+        for control in CONTROL_DEVICES:
+            words += ["--device", control]
+    words += ["-v", volume, Placeholder("image"), "..."]
+    note = (_("keep the container's other flags (environment, volumes, ports)") if devices else
+            _("keep the container's --device flags (/dev/davinciN, davinci_manager, devmm_svm, hisi_hdc) and its "
+              "other flags"))
+    return with_comment(argv(*words), note)
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
@@ -58,6 +78,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         else:
             missing.append((paths[0], flag, status, breaks))
 
+    nodes = ctx.facts.maybe(Facts.device_nodes)
+    devices = sorted(int(n) for n in getattr(nodes, "davinci", None) or ())
     listed = ctx.facts.maybe(Facts.npu_smi)
     smi_works = listed is not None and bool(listed.devices)
     for path, flag, status, breaks in missing:
@@ -66,10 +88,11 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             status = Status.INFO
             breaks = _("npu-smi works here, but tools built on DCMI (npu-exporter, some engines' health probes) "
                        "look for its libraries there")
-        command = f"docker run ... {flag} ..."
+        command = _recreate(devices, flag)
         yield Finding(status, _("{path} is not mounted in this container: {breaks}.").format(path=path, breaks=breaks),
                       _("Re-create the container (on the host) with: {command}").format(command=command),
-                      {"path": path, "flag": flag}, path).with_actions(
+                      {"path": path, "flag": "-v " + flag, "devices": [f"/dev/davinci{n}" for n in devices]},
+                      path).with_actions(
             FixAction("container", _("Re-create the container with the host's {path} mounted").format(
                 path=path), (command,), where="host"))
     if not missing:

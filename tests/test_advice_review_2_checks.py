@@ -263,3 +263,36 @@ def test_p24_harmless_signature_is_info() -> None:
     assert [r["status"] for r in remote_map] == ["INFO"]
     # the other signatures of the same plog keep their grade
     assert {r["status"] for r in found if r not in remote_map} == {"WARN"}
+
+
+# -- P25: a CTR-002 re-create keeps the container's NPUs -----------------------------------------------
+
+CONTROL = ["--device", "/dev/davinci_manager", "--device", "/dev/devmm_svm", "--device", "/dev/hisi_hdc"]
+
+
+@pytest.mark.parametrize("name,nodes", [("310p3-inference", ["/dev/davinci1792"]),
+                                        ("container-missing-mounts", ["/dev/davinci0", "/dev/davinci1"])])
+def test_p25_ctr002_recreate_carries_device_flags(name: str, nodes: List[str]) -> None:
+    rep = report(FIXTURES / name, "ASC-CTR-002")
+    found = [r for r in of(rep["results"], "ASC-CTR-002") if r["status"] != "PASS"]
+    assert found
+    for r in found:
+        assert r["evidence"]["devices"] == nodes
+        run = [list(words(c)) for a in r["actions"] for c in a["commands"]]
+        assert len(run) == 1 and run[0][:2] == ["docker", "run"]
+        devices = [w for i, w in enumerate(run[0]) if i and run[0][i - 1] == "--device"]
+        assert devices == nodes + CONTROL[1::2]
+    plan_runs = [list(words(c)) for c in plan_commands(rep) if c.startswith("docker run")]
+    assert plan_runs and all(set(nodes) <= set(run) for run in plan_runs)
+
+
+def test_p25_ctr002_without_known_devices_says_keep_the_other_flags(tmp_path: Path) -> None:
+    snapshot = copied("container-missing-mounts", tmp_path)
+    for node in (snapshot / "files" / "dev").glob("davinci[0-9]*"):
+        node.unlink()
+    found = [r for r in of(report(snapshot, "ASC-CTR-002", fixture="container-missing-mounts")["results"],
+                           "ASC-CTR-002") if r["status"] != "PASS"]
+    assert found and all(r["evidence"]["devices"] == [] for r in found)
+    for r in found:
+        command = r["actions"][0]["commands"][0]
+        assert "--device" not in words(command) and "  # " in command and "--device" in command.split("  # ")[1]
