@@ -296,3 +296,19 @@ def test_p25_ctr002_without_known_devices_says_keep_the_other_flags(tmp_path: Pa
     for r in found:
         command = r["actions"][0]["commands"][0]
         assert "--device" not in words(command) and "  # " in command and "--device" in command.split("  # ")[1]
+
+
+# -- P20: out-of-range ASCEND_RT_VISIBLE_DEVICES asks which NPUs were meant ----------------------------
+
+def test_p20_out_of_range_rt_visible_devices_asks_which_npus_were_meant() -> None:
+    rep = report(FIXTURES / "container-missing-mounts", "ASC-CTR-004")
+    found = of(rep["results"], "ASC-CTR-004")
+    assert [r["status"] for r in found] == ["FAIL"]
+    ev = found[0]["evidence"]
+    assert (ev["out_of_range"], ev["logical_ids"], ev["in_container"]) == ([4], [0, 1], True)
+    assert ev["own_devices"] == ["/dev/davinci0", "/dev/davinci1"] and ev["meant_devices"] == ["/dev/davinci4"]
+    everything = commands(found) + plan_commands(rep)
+    # never a silent renumbering to concrete ids
+    assert not [c for c in everything if c.startswith("export ASCEND_RT_VISIBLE_DEVICES=") and "<" not in c]
+    recreate = [list(words(c)) for c in commands(found) if c.startswith("docker run")]
+    assert recreate and recreate[0][:4] == ["docker", "run", "--device", "/dev/davinci4"]
