@@ -215,22 +215,6 @@ def cleanup_sequence(ctx: CheckContext, driver_roots: Iterable[str], driver_vers
     return "\n".join(lines)
 
 
-def remove_stale_stacks(ctx: CheckContext, stale_roots: Iterable[str], keep: str) -> str:
-    """Remove the driver/firmware stacks the kernel does not run, keep the running one (advice review row 5):
-    uninstall the stale stacks, point /etc/ascend_install.info at the kept root, one reboot."""
-    lines: List[str] = ["# stop every job and container using the NPUs (see `npu-smi info`), then as root:"]
-    for root in sorted({r.rstrip("/") or "/" for r in stale_roots}):
-        lines.append(f"bash {posixpath.join(root, 'driver/script/uninstall.sh')} --force")
-        lines.append(f"bash {posixpath.join(root, 'firmware/script/uninstall.sh')}")
-    lines += [
-        f"sed -i 's#^Driver_Install_Path_Param=.*#Driver_Install_Path_Param={keep}#; "
-        f"s#^Firmware_Install_Path_Param=.*#Firmware_Install_Path_Param={keep}#' /etc/ascend_install.info",
-        "reboot",
-        "rm -rf ~/atc_data ./kernel_meta*   # operator/graph caches compiled against the mixed stack",
-    ]
-    return "\n".join(lines)
-
-
 def first(items: Iterable[Any]) -> Optional[Any]:
     for item in items:
         return item

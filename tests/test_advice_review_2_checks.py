@@ -312,3 +312,55 @@ def test_p20_out_of_range_rt_visible_devices_asks_which_npus_were_meant() -> Non
     assert not [c for c in everything if c.startswith("export ASCEND_RT_VISIBLE_DEVICES=") and "<" not in c]
     recreate = [list(words(c)) for c in commands(found) if c.startswith("docker run")]
     assert recreate and recreate[0][:4] == ["docker", "run", "--device", "/dev/davinci4"]
+
+
+# -- P4 / P19: the mixed-stack clean-up keeps the running driver's firmware; documented scripts, reboot last --
+
+def _mix_commands(found: List[Dict[str, Any]]) -> List[List[str]]:
+    return [list(words(c)) for r in found for a in r["actions"] for c in a["commands"]]
+
+
+def test_p4_mixed_stack_cleanup_keeps_the_running_drivers_firmware() -> None:
+    rep = report(FIXTURES / "mixed-driver-stacks", "ASC-MIX-001")
+    found = of(rep["results"], "ASC-MIX-001")
+    assert [(r["status"], r["evidence"]["kind"]) for r in found] == [("FAIL", "driver")]
+    ev = found[0]["evidence"]
+    # the only firmware package (7.7.0.1.231, the running driver 25.0.rc1.1's) stays where it is
+    assert (ev["keep"], ev["keep_firmware"], ev["firmware_basis"]) == \
+        ("/root/Ascend", "/usr/local/Ascend", "the only firmware package")
+    assert ev["uninstall"] == ["/usr/local/Ascend/driver/script/uninstall.sh"]
+    run = _mix_commands(found)
+    assert not [w for w in run if any("firmware/script/uninstall.sh" in x for x in w)]
+    sed = next(w for w in run if w[0] == "sed")
+    assert "Firmware_Install_Path_Param=/usr/local/Ascend#" in sed[2] and "Driver_Install_Path_Param=/root/Ascend#" \
+        in sed[2]
+
+
+def test_p19_mixed_stack_cleanup_is_documented_absolute_and_reboots_last() -> None:
+    for name in ("mixed-driver-stacks", "two-stacks-running-new"):
+        found = of(results(name, "ASC-MIX-001"), "ASC-MIX-001")
+        run = _mix_commands(found)
+        flat = [x for w in run for x in w]
+        assert "--force" not in flat and "bash" not in flat, name
+        assert [w[0] for w in run if w][-1] == "reboot", name  # reboot last, after the cache clean-up
+        removals = [w for w in run if w[:2] == ["rm", "-rf"]]
+        assert removals and all(path.startswith("/") for w in removals for path in w[2:]), name
+        assert not [x for x in flat if "kernel_meta" in x], name
+    # the firmware is called running only when npu-smi info -t board says so
+    board = [r for r in of(results("two-stacks-running-new", "ASC-MIX-001"), "ASC-MIX-001")
+             if r["evidence"]["kind"] == "firmware"]
+    assert [r["evidence"]["firmware_basis"] for r in board] == ["npu-smi board"]
+
+
+def test_p19_stale_stack_without_firmware_gets_no_firmware_uninstall(tmp_path: Path) -> None:
+    # the same machine, but npu-smi reports the /usr/local/Ascend driver running: the stale stack under
+    # /root/Ascend records no firmware, so nothing there is a firmware to uninstall
+    snapshot = copied("mixed-driver-stacks", tmp_path)
+    table = snapshot / "commands" / "npu-smi_info.out"
+    table.write_text(table.read_text(encoding="utf-8").replace(
+        "npu-smi 25.0.rc1.1               Version: 25.0.rc1.1", "npu-smi 24.1.rc2.2               Version: 24.1.rc2.2"),
+        encoding="utf-8")
+    found = of(report(snapshot, "ASC-MIX-001", fixture="mixed-driver-stacks")["results"], "ASC-MIX-001")
+    assert [r["evidence"]["keep"] for r in found] == ["/usr/local/Ascend"]
+    assert found[0]["evidence"]["uninstall"] == ["/root/Ascend/driver/script/uninstall.sh"]
+    assert not [w for w in _mix_commands(found) if any("/root/Ascend/firmware" in x for x in w)]
