@@ -250,16 +250,18 @@ def test_overwrite_keeps_mode_and_writes_completely(tmp_path: Path) -> None:
     assert only_names(tmp_path) == ["r.json"]
 
 
-def test_row_184_symlink_to_a_regular_file_is_written_through(tmp_path: Path) -> None:
+def test_row_184_symlink_is_never_written_through(tmp_path: Path) -> None:
+    """Was: a link to a regular file was followed. The second review (hostile_inputs_2.md, defect 8)
+    showed the danger of that for root writing into shared folders: any link is now refused."""
     real = tmp_path / "target_via_link.json"
     real.write_text("old")
     os.symlink(real.name, tmp_path / "link.json")
-    assert invoke("check", "--from", str(HEALTHY), "--format", "json", "-o", str(tmp_path / "link.json")).exit_code == 0
-    assert os.path.islink(tmp_path / "link.json")  # the link stays, the file it names is replaced
-    assert json.loads(real.read_text())["exit_code"] == 0
+    result = invoke("check", "--from", str(HEALTHY), "--format", "json", "-o", str(tmp_path / "link.json"))
+    assert result.exit_code == 2 and "symbolic link" in one_error_line(result)
+    assert os.path.islink(tmp_path / "link.json") and real.read_text() == "old"
     os.symlink("missing.json", tmp_path / "dangling.json")
     result = invoke("check", "--from", str(HEALTHY), "-o", str(tmp_path / "dangling.json"))
-    assert result.exit_code == 2 and "missing file" in one_error_line(result)
+    assert result.exit_code == 2 and "symbolic link" in one_error_line(result)
     assert not (tmp_path / "missing.json").exists()
 
 

@@ -177,11 +177,13 @@ def test_output_file_gets_the_stream(tmp_path: Path) -> None:
 
 
 def test_a_replayed_hang_is_a_stale_sample_then_recovery(tmp_path: Path) -> None:
-    shutil.copy(GPUSTAT, tmp_path / "0001.txt")
-    (tmp_path / "0002.timeout").write_text("10\n")
-    shutil.copy(GPUSTAT, tmp_path / "0003.txt")
-    prom = tmp_path / "out.prom"
-    result = watch("--replay", str(tmp_path), "--format", "json", "--aicore-min", "0", "--count", "2",
+    replay = tmp_path / "replay"
+    replay.mkdir()
+    shutil.copy(GPUSTAT, replay / "0001.txt")
+    (replay / "0002.timeout").write_text("10\n")
+    shutil.copy(GPUSTAT, replay / "0003.txt")
+    prom = tmp_path / "out.prom"  # not inside the replay folder: that is refused
+    result = watch("--replay", str(replay), "--format", "json", "--aicore-min", "0", "--count", "2",
                    "--prometheus", str(prom))
     records = json_lines(result.stdout)
     stale = records[1]
@@ -191,7 +193,7 @@ def test_a_replayed_hang_is_a_stale_sample_then_recovery(tmp_path: Path) -> None
     assert families["ascend_watch_sample_fresh"].samples[0].value == 0
     assert "ascend_npu_temperature_celsius" not in families or not families["ascend_npu_temperature_celsius"].samples
     assert result.exit_code == 1  # the stale-sample alert is still raised
-    full = watch("--replay", str(tmp_path), "--format", "json", "--aicore-min", "0")
+    full = watch("--replay", str(replay), "--format", "json", "--aicore-min", "0")
     kinds = [(r["event"], r["kind"]) for r in json_lines(full.stdout) if r["type"] == "alert"]
     assert kinds == [("raise", "sample"), ("clear", "sample")] and full.exit_code == 0
 

@@ -185,11 +185,12 @@ def _build(tree_dir: str, machine: Any, timeout_s: float, say: Progress, summary
 
 def check_folder_target(output: str) -> str:
     """The folder a ``snapshot -o DIR/`` will create: it must not exist, or be an empty folder
-    (a symlink to one is resolved). Raises ``FileExistsError`` / ``NotADirectoryError`` /
+    (a symbolic link is refused). Raises ``FileExistsError`` / ``NotADirectoryError`` /
     ``FileNotFoundError`` with a one-line message."""
     target = output.rstrip("/").rstrip(os.sep) or "/"
-    if os.path.islink(target):
-        target = os.path.realpath(target)
+    if os.path.islink(target):  # never written through, as no output is (safeio)
+        raise FileExistsError(f"{target} is a symbolic link (to {os.readlink(target)}), which is never written "
+                              "through; remove the link or name another folder")
     if os.path.lexists(target):
         if not os.path.isdir(target):
             raise NotADirectoryError(f"{output.rstrip('/')} exists and is not a folder")

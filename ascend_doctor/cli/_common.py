@@ -102,7 +102,7 @@ def expand_node_pattern(output: Optional[str]) -> Optional[str]:
     def replace(match: re.Match[str]) -> str:
         code = match.group(1)
         if code == "N":
-            return socket.gethostname().split(".")[0] or "localhost"
+            return _node_name(output, socket.gethostname())
         if code == "%":
             return "%"
         raise click.UsageError(_("-o {output}: %{code} is not a pattern ascend-doctor knows (%N is this host's "
@@ -111,17 +111,42 @@ def expand_node_pattern(output: Optional[str]) -> Optional[str]:
     return re.sub(r"%(.?)", replace, output)
 
 
+# A host name as RFC 1123 allows it (letters, digits, hyphens; dots only between labels, cut off
+# before %N uses it). Anything else in a name that becomes a file name (a "/", "$(...)", a newline,
+# an escape sequence: any local root can set the host name) is refused rather than written.
+_HOST_LABEL = "^[A-Za-z0-9_-]{1,63}$"
+
+
+def _node_name(output: str, hostname: str) -> str:
+    import re
+
+    short = hostname.split(".")[0]
+    if not short:
+        return "localhost"
+    if re.match(_HOST_LABEL, short) is None:
+        from ascend_doctor.render.sanitize import visible
+
+        raise click.UsageError(_("-o {output}: this host's name {name} is not a host name (letters, digits and "
+                                 "- only), so %N cannot make a file name of it; give the file name").format(
+                                     output=output, name=visible(repr(short))))
+    return short
+
+
 def guard_output(output: Optional[str], files: Iterable[Optional[str]] = (),
-                 folders: Iterable[Optional[str]] = ()) -> None:
-    """Before any work: refuse an -o that cannot be written safely (a device, FIFO, folder...) or
-    that is one of the command's inputs (``files``) or a file inside an input folder (exit 2)."""
+                 folders: Iterable[Optional[str]] = (), option: str = "-o",
+                 other_outputs: Iterable[tuple[str, Optional[str]]] = ()) -> None:
+    """Before any work: refuse an output that cannot be written safely (a device, FIFO, folder,
+    symbolic link...), that is one of the command's inputs (``files``, by inode or by name) or a
+    file inside an input folder, or that names the same file as another output of the run
+    (``other_outputs``: (option, path) pairs) (exit 2)."""
     from ascend_doctor import safeio
 
     if output is None or safeio.output_stream(output) is not None:
         return
     try:
-        safeio.check_output_target(output)
-        safeio.check_not_an_input(output, files, folders)
+        safeio.check_output_target(output, option)
+        safeio.check_not_an_input(output, files, folders, option)
+        safeio.check_distinct_outputs([(option, output), *other_outputs])
     except safeio.OutputRefused as exc:
         fail(str(exc), ExitCode.USAGE)
 

@@ -119,7 +119,7 @@ def probe(url: str, model: Optional[str], api_key: Optional[str], health_url: Op
         raise click.UsageError("--ca-cert and --insecure contradict each other: choose one")
     if ca_cert and not os.path.isfile(ca_cert):
         raise click.BadParameter(f"{ca_cert} is not a file", param_hint="--ca-cert")
-    guard_output(output, files=(save, compare))
+    guard_output(output, files=(compare,), other_outputs=(("--save", save),))
     _check_answer_files(save, compare)
 
     from ascend_doctor.endpoint.records import ProbeFacts, ProbeSettings
@@ -162,16 +162,7 @@ def _check_answer_files(save: Optional[str], compare: Optional[str]) -> None:
         except answerfile.AnswerFileError as exc:
             fail(str(exc), ExitCode.USAGE)
     if save:
-        import stat
-
-        try:
-            st = os.lstat(save)
-        except FileNotFoundError:
-            return
-        except OSError as exc:
-            fail(f"cannot write {save}: {exc.strerror or exc}", ExitCode.USAGE)
-        if not stat.S_ISREG(st.st_mode):
-            fail(f"will not write {save}: it exists and is not a regular file", ExitCode.USAGE)
+        guard_output(save, files=(compare,), option="--save")
 
 
 def _measure(facts: Any, root: str, api_key: Optional[str], health_url: Optional[str], verify: Any,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Any, List, NoReturn, Optional
 
@@ -10,7 +9,6 @@ import click
 
 from ascend_doctor.cli._common import fail, handle_errors, output_options, report_output_options
 from ascend_doctor.exitcodes import ExitCode
-from ascend_doctor.i18n import gettext as _
 
 _DIFF_FORMATS = ("text", "json", "markdown")
 
@@ -47,19 +45,11 @@ def _unreadable(message: str) -> NoReturn:
 
 
 def _not_an_input(output: Optional[str], inputs: List[str]) -> None:
-    """-o must not overwrite the report being read (a customer's only copy): exit 2 before reading."""
-    if not output or output == "-":
-        return
-    for path in inputs:
-        if path == "-":
-            continue
-        try:
-            same = os.path.samefile(output, path)
-        except OSError:
-            same = os.path.abspath(output) == os.path.abspath(path)
-        if same:
-            raise click.UsageError(_("-o {output} is the report being read; write the result elsewhere").format(
-                output=output))
+    """-o must not overwrite the report being read (a customer's only copy), nor be a link or a
+    device: exit 2 before anything is read."""
+    from ascend_doctor.cli._common import guard_output
+
+    guard_output(output, files=[path for path in inputs if path != "-"])
 
 
 @report.command("render")

@@ -151,7 +151,7 @@ def _check_target(output: str) -> None:
         except FileNotFoundError as exc:
             fail(_("cannot write {path}: {error}").format(path=output, error=_message(exc)), ExitCode.USAGE)
         return
-    if os.path.isdir(output):
+    if os.path.isdir(output) and not os.path.islink(output):
         fail(_("{path} is a folder: add a trailing / to write the snapshot into it").format(path=output),
              ExitCode.USAGE)
     try:

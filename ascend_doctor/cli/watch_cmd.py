@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import stat
 import sys
 import time
 from typing import IO, Any, Optional
@@ -109,10 +108,9 @@ def watch(interval: float, once: bool, count: Optional[int], replay_dir: Optiona
     thresholds = Thresholds(temp_max_c=temp_max, memory_max_pct=memory_max, aicore_min_pct=aicore_min,
                             aicore_samples=aicore_samples, leak_window_s=leak_window,
                             leak_min_rate_mb_h=leak_min_rate)
+    _guard_outputs(output, prometheus, replay_dir)
     host, clock, count = _host_and_clock(replay_dir, timeout, hostname, count)
     label = hostname or host.info().hostname or "localhost"
-    if prometheus:
-        _check_prometheus(prometheus)
     hook = _make_hook(on_alert, on_alert_timeout)
     to_stdout = output in (None, "-")
     out: IO[str] = sys.stdout if to_stdout else _open_stream(str(output))
@@ -163,13 +161,16 @@ def _host_and_clock(replay_dir: Optional[str], timeout: float, hostname: Optiona
     return LiveHost(timeout_s=timeout), SystemClock(), count
 
 
-def _check_prometheus(path: str) -> None:
-    from ascend_doctor.watch.prometheus import PrometheusFileError, check_target
+def _guard_outputs(output: Optional[str], prometheus: Optional[str], replay_dir: Optional[str]) -> None:
+    """-o and --prometheus: never a link, a device or a folder, never inside the --replay folder
+    (a capture replaced before it is read), never the same file (exit 2, before any sample)."""
+    from ascend_doctor.cli._common import guard_output
 
-    try:
-        check_target(path)
-    except PrometheusFileError as exc:
-        fail(f"--prometheus: {exc}", ExitCode.USAGE)
+    folders = (replay_dir,)
+    if output not in (None, "-"):
+        guard_output(output, folders=folders, other_outputs=(("--prometheus", prometheus),))
+    if prometheus:
+        guard_output(prometheus, folders=folders, option="--prometheus")
 
 
 def _make_hook(command: Optional[str], timeout_s: float) -> Any:
@@ -186,25 +187,15 @@ def _make_hook(command: Optional[str], timeout_s: float) -> Any:
 
 
 def _open_stream(path: str) -> IO[str]:
-    """-o FILE for a stream: created or truncated, and only ever a regular file."""
+    """-o FILE for a stream: created or emptied, only ever a regular file, never through a link."""
+    from ascend_doctor import safeio
+
     try:
-        mode = os.lstat(path).st_mode
-    except FileNotFoundError:
-        mode = None
+        return safeio.open_output_stream(path)
+    except safeio.OutputRefused as exc:
+        fail(str(exc), ExitCode.USAGE)
     except OSError as exc:
-        fail(f"-o {path}: {exc.strerror or exc}", ExitCode.USAGE)
-    if mode is not None and not stat.S_ISREG(mode):
-        fail(f"-o {path}: exists and is not a regular file (a link, folder, FIFO or device); refusing to write",
-             ExitCode.USAGE)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    try:
-        fd = os.open(path, flags, 0o644)
-    except OSError as exc:
-        fail(f"-o {path}: {exc.strerror or exc}", ExitCode.USAGE)
-    if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced between the check and the open
-        os.close(fd)
-        fail(f"-o {path}: not a regular file; refusing to write", ExitCode.USAGE)
-    return os.fdopen(fd, "w", encoding="utf-8", buffering=1)
+        fail(f"-o {path}: {safeio.describe_os_error(exc)}", ExitCode.USAGE)
 
 
 def _on_sigterm() -> Any:

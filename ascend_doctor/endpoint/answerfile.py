@@ -7,7 +7,6 @@ Comparing replays the saved request, so that only the service changed between th
 
 from __future__ import annotations
 
-import contextlib
 import datetime as _dt
 import hashlib
 import json
@@ -48,25 +47,19 @@ def answer_text(content: str, reasoning: str) -> str:
 
 
 def save(path: str, record: Dict[str, Any]) -> None:
-    """Write atomically; never over anything but a regular file (we may run as root)."""
+    """Write atomically; never over anything but a regular file, never through a link (we may run
+    as root): safeio's writer, as every output of the tool."""
+    from ascend_doctor import safeio
+
+    text = json.dumps(record, ensure_ascii=False, indent=2) + "\n"
     try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        st = None
+        with safeio.atomic_output(path, "--save") as fh:
+            fh.write(text.encode("utf-8"))
+    except safeio.OutputRefused as exc:
+        raise AnswerFileError(str(exc)) from exc
     except OSError as exc:
-        raise AnswerFileError(_("cannot write {path}: {error}").format(path=path, error=exc.strerror or exc)) from exc
-    if st is not None and not stat.S_ISREG(st.st_mode):
-        raise AnswerFileError(_("will not write {path}: it exists and is not a regular file").format(path=path))
-    tmp = f"{path}.tmp{os.getpid()}"
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(record, fh, ensure_ascii=False, indent=2)
-            fh.write("\n")
-        os.replace(tmp, path)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise AnswerFileError(_("cannot write {path}: {error}").format(path=path, error=exc.strerror or exc)) from exc
+        raise AnswerFileError(_("cannot write {path}: {error}").format(
+            path=path, error=safeio.describe_os_error(exc))) from exc
 
 
 def load(path: str) -> Dict[str, Any]:
