@@ -116,7 +116,7 @@ class Report:
 
 def exit_code_for(results: List[Result], fail_on: str = "fail") -> ExitCode:
     """0 clean; 1 a FAIL (or a WARN with --fail-on warn); 3 an ERROR and nothing failed, or
-    every result a SKIP (nothing was verified: a gate must not pass on that).
+    every result a SKIP, or no result at all (nothing was verified: a gate must not pass on that).
 
     INFO (a recommendation) never counts, whatever --fail-on says."""
     statuses = {r.status for r in results}
@@ -124,7 +124,7 @@ def exit_code_for(results: List[Result], fail_on: str = "fail") -> ExitCode:
         return ExitCode.FINDINGS
     if Status.ERROR in statuses:
         return ExitCode.INCOMPLETE
-    if statuses and statuses <= {Status.SKIP, Status.INFO}:
+    if statuses <= {Status.SKIP, Status.INFO}:
         return ExitCode.INCOMPLETE
     return ExitCode.OK
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
 from ascend_doctor.endpoint import records as rec
 from ascend_doctor.i18n import _
 
@@ -26,6 +26,15 @@ CHECK = CheckSpec(
 def run(ctx: CheckContext) -> Iterator[Finding]:
     facts = probe_facts(ctx)
     record = facts.deterministic
+    if record is None and _answered_without_a_model(facts):
+        # A server answered, but nothing could be asked (a static web server, a wrong base path): the
+        # probe judged nothing about serving, and that must not pass a gate (exit 3, not 0).
+        yield Finding(Status.ERROR, _("no completion was asked, so serving was not judged: {reason}").format(
+                          reason=facts.stopped_because),
+                      _("Name a served model with --model NAME, and check that URL is the engine's OpenAI-compatible "
+                        "root (vLLM: http://HOST:8000, MindIE: http://HOST:1025), not another web server."),
+                      {"models_status": facts.models.answer.status if facts.models else None})
+        return
     if record is None:
         raise NotApplicable(facts.not_measured(_("a completion")))
     reply = record.reply
@@ -86,3 +95,11 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     yield Finding.fail(_("POST {path} failed: {detail}").format(path=record.path, detail=reply.detail or reply.outcome),
                        _("Read {logs} for the request's error; {look_at_npus}.").format(
                            logs=look.logs, look_at_npus=_(LOOK_AT_NPUS)), **evidence)
+
+
+def _answered_without_a_model(facts: rec.ProbeFacts) -> bool:
+    """The endpoint answered /v1/models (not with 401/403: ASC-SRV-002 fails that) yet no model was chosen."""
+    if facts.interrupted or facts.model or facts.models is None:
+        return False
+    status = facts.models.answer.status
+    return status is not None and status not in (401, 403)

@@ -113,7 +113,7 @@ def test_exit_codes() -> None:
     assert exit_code_for([res(Status.WARN)], "warn") is ExitCode.FINDINGS
     assert exit_code_for([res(Status.FAIL), res(Status.ERROR)]) is ExitCode.FINDINGS
     assert exit_code_for([res(Status.ERROR), res(Status.WARN)]) is ExitCode.INCOMPLETE
-    assert exit_code_for([]) is ExitCode.OK
+    assert exit_code_for([]) is ExitCode.INCOMPLETE  # nothing judged is never "ready" (hostile_inputs_2.md, 9)
 
 
 def test_real_catalogue_is_well_formed() -> None:

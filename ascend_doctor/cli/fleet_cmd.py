@@ -76,12 +76,34 @@ def fleet(inputs: Tuple[str, ...], fmt: str, output: Optional[str], fail_on: str
     from ascend_doctor.fleet.grade import fleet_report
 
     report = fleet_report(facts, matrix, matrix_info, options, inputs, time.monotonic() - started)
+    _note_unselected_node_verdicts(report, options)
     if redact:
         report = _redacted(report)
     from ascend_doctor.cli._common import emit_report
 
     emit_report(report, fmt, output, verbose)
     sys.exit(int(report.exit_code))
+
+
+NODES_PASS = "ASC-FLT-001"  # the fleet check that grades every node by its own report
+
+
+def _note_unselected_node_verdicts(report: Any, options: Any) -> None:
+    """--select grades what it selects, as `check --select` does: a node that is NOT READY by its own
+    checks counts in the exit code only through ASC-FLT-001. When that check is left out and some
+    node is not ready, the report says so, so that a gate on a narrow selection is not misread as
+    "every node ready" (hostile_inputs_2.md, defect 9, the arguable case)."""
+    from ascend_doctor.registry import matches
+
+    if (not options.select or matches(NODES_PASS, options.select)) and \
+            not (options.ignore and matches(NODES_PASS, options.ignore)):
+        return
+    nodes = [n for n in report.facts.get("nodes") or [] if isinstance(n, dict)]
+    not_ready = [str(n.get("name")) for n in nodes if n.get("verdict") not in (None, "READY")]
+    if not_ready:
+        shown = ", ".join(not_ready[:5]) + (", ..." if len(not_ready) > 5 else "")
+        report.notes.append(f"{len(not_ready)} of {len(nodes)} nodes are not ready by their own checks ({shown}); "
+                            f"{NODES_PASS} is not selected, so the exit code does not count them")
 
 
 def _redacted(report: Any) -> Any:

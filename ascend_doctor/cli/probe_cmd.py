@@ -109,10 +109,13 @@ def probe(url: str, model: Optional[str], api_key: Optional[str], health_url: Op
 
     \b
     Exit codes: 0 nothing at or above --fail-on, 1 a FAIL (or a WARN with --fail-on warn),
-    2 usage error, 3 a check ended in ERROR (e.g. --save could not write) and nothing failed,
-    130 interrupted by Ctrl-C (the report of what was measured is still printed).
+    2 usage error (also --select/--ignore matching no probe check or leaving none), 3 nothing
+    judged (no model to ask, every check SKIP) or a check ended in ERROR (e.g. --save could not
+    write) and nothing failed, 130 interrupted by Ctrl-C (the report of what was measured is
+    still printed).
     """
     _check_url(url, "URL")
+    _check_selection(_split_prefixes(select), _split_prefixes(ignore))
     if health_url:
         _check_url(health_url, "--health-url")
     if ca_cert and insecure:
@@ -150,6 +153,22 @@ def probe(url: str, model: Optional[str], api_key: Optional[str], health_url: Op
     if interrupted is not None:
         sys.exit(int(interrupted))
     sys.exit(int(report.exit_code))
+
+
+def _check_selection(select: Tuple[str, ...], ignore: Tuple[str, ...]) -> None:
+    """As `check` and `fleet`: a --select/--ignore that matches no probe check, or leaves none, is a
+    usage error naming the closest ids (a typo must not make the gate pass by running nothing)."""
+    from ascend_doctor.registry import all_checks, closest_ids, matches, unmatched_prefixes
+
+    ids = [c.spec.id for c in all_checks() if c.spec.suite == "probe"]
+    for option, values in (("--select", select), ("--ignore", ignore)):
+        for value in unmatched_prefixes(values, ids):
+            near = closest_ids(value, ids)
+            hint = f"; did you mean {' or '.join(near)}?" if near else ""
+            raise click.UsageError(f"{option} {value} matches no probe check{hint} (`ascend-doctor checks` lists "
+                                   "them)")
+    if not [i for i in ids if (not select or matches(i, select)) and not (ignore and matches(i, ignore))]:
+        raise click.UsageError("--select/--ignore leave no probe check to run")
 
 
 def _check_answer_files(save: Optional[str], compare: Optional[str]) -> None:
