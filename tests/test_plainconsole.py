@@ -82,7 +82,7 @@ def test_lines_rich_would_not_change_do_not_build_the_rich_console() -> None:
                                  "a line longer than the width of 40 °C, \nwrapped at words\n")  # rich keeps the space
 
 
-@pytest.mark.parametrize("line", ["a word longer than the width: " + "x" * 30, "tab\there", "bell\x07", "中文"])
+@pytest.mark.parametrize("line", ["a word longer than the width: " + "x" * 30, "tab\there", "中文"])
 def test_other_lines_go_to_rich(line: str) -> None:
     made: List[int] = []
 
@@ -95,6 +95,15 @@ def test_other_lines_go_to_rich(line: str) -> None:
     console = PlainConsole(lambda: _Rich(), io.StringIO(), 20, plain=True)
     console.print(Text(line))
     assert made
+
+
+def test_control_characters_are_made_visible_at_the_console() -> None:
+    """The render boundary (render/sanitize.py; hostile_inputs_2.md, defect 10): a bell, an escape
+    sequence or a newline inside a printed line is shown, never obeyed and never a line of its own."""
+    buffer = io.StringIO()
+    console = PlainConsole(lambda: None, buffer, 80, plain=True)
+    console.print(Text("bell\x07 ").append("\x1b]0;TITLE\x07\x1b[2J", style="bold").append("\nFAKE: PASS"))
+    assert buffer.getvalue() == "bell^G ^[]0;TITLE^G^[[2J^JFAKE: PASS\n"
 
 
 def test_a_terminal_or_colours_always_go_to_rich() -> None:

@@ -6,15 +6,12 @@ Area titles and their order come from the text renderer, so all formats group al
 
 from __future__ import annotations
 
-import re
 from typing import Any, Dict, List, Optional, Tuple
 
 from ascend_doctor.checkapi import Status
 from ascend_doctor.i18n import N_, ngettext
 from ascend_doctor.i18n import gettext as _
 from ascend_doctor.report import Report, Result
-
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 # The order findings are listed in: what blocks a deployment first.
 FINDING_ORDER = (Status.FAIL, Status.ERROR, Status.WARN, Status.INFO)
@@ -25,8 +22,18 @@ WHERE_LABEL = {"host": N_("on the host"), "container": N_("in the container"), "
 
 
 def clean(text: Any) -> str:
-    """Untrusted text without terminal/control characters (newlines and tabs kept)."""
-    return _CONTROL_RE.sub("", str(text))
+    """Untrusted text with every terminal control made visible (newlines and tabs kept): the
+    render boundary's sanitizer (render/sanitize.py)."""
+    from ascend_doctor.render.sanitize import visible_lines
+
+    return visible_lines(text)
+
+
+def one_line(text: Any) -> str:
+    """An untrusted value shown on one line: controls and newlines made visible (render/sanitize.py)."""
+    from ascend_doctor.render.sanitize import visible
+
+    return visible(text)
 
 
 def area_of(result: Result) -> str:
@@ -56,7 +63,7 @@ def area_rank(area: str) -> int:
 
 def result_name(result: Result) -> str:
     """``ASC-DEV-010 [npu 3]``: the id and the scope, as the fix plan names results."""
-    return f"{result.id} [{clean(result.scope)}]" if result.scope else result.id
+    return f"{one_line(result.id)} [{one_line(result.scope)}]" if result.scope else one_line(result.id)
 
 
 def findings(report: Report) -> List[Result]:
@@ -115,25 +122,25 @@ def run_header(report: Report) -> List[Tuple[str, str]]:
     """Label/value pairs every format prints: tool, matrix, run time, host."""
     matrix = report.matrix or {}
     host = report.host or {}
-    rows: List[Tuple[str, str]] = [("ascend-doctor", clean(report.tool_version))]
-    matrix_text = clean(matrix.get("version") or "?")
+    rows: List[Tuple[str, str]] = [("ascend-doctor", one_line(report.tool_version))]
+    matrix_text = one_line(matrix.get("version") or "?")
     if matrix.get("date"):
-        matrix_text += f" ({clean(matrix['date'])})"
+        matrix_text += f" ({one_line(matrix['date'])})"
     if matrix.get("origin"):
-        matrix_text += f", {clean(matrix['origin'])}"
+        matrix_text += f", {one_line(matrix['origin'])}"
     rows.append((_("compatibility matrix"), matrix_text))
-    rows.append((_("run at"), clean(report.started_at or "?")))
-    where = clean(host.get("hostname") or "?")
-    details = [clean(v) for v in (host.get("arch"), host.get("os")) if v]
+    rows.append((_("run at"), one_line(report.started_at or "?")))
+    where = one_line(host.get("hostname") or "?")
+    details = [one_line(v) for v in (host.get("arch"), host.get("os")) if v]
     if details:
         where += f" ({', '.join(details)})"
     rows.append((_("host"), where))
     if host.get("source") == "snapshot":
         snap = _("snapshot")
         if host.get("origin"):
-            snap += f" {clean(host['origin'])}"
+            snap += f" {one_line(host['origin'])}"
         if host.get("captured_at"):
-            snap += _(", captured {time}").format(time=clean(host["captured_at"]))
+            snap += _(", captured {time}").format(time=one_line(host["captured_at"]))
         rows.append((_("checked from"), snap))
     return rows
 
@@ -144,22 +151,22 @@ def facts_parts(report: Report) -> List[str]:
     parts: List[str] = []
     chip = facts.get("chip") if isinstance(facts.get("chip"), dict) else None
     if chip:
-        parts.append(f"{clean(chip.get('chip_count'))}× {clean(chip.get('name'))}")
+        parts.append(f"{one_line(chip.get('chip_count'))}× {one_line(chip.get('name'))}")
     for key, label in (("npu_smi_version", "npu-smi"), ("driver_version", N_("driver")),
                        ("firmware_version", N_("firmware"))):
         if facts.get(key):
-            parts.append(f"{_(label)} {clean(facts[key])}")
+            parts.append(f"{_(label)} {one_line(facts[key])}")
     cann = [c for c in facts.get("cann") or [] if isinstance(c, dict) and c.get("kind") == "toolkit"]
     if cann:
-        parts.append("CANN " + ", ".join(clean(c.get("version")) for c in cann))
+        parts.append("CANN " + ", ".join(one_line(c.get("version")) for c in cann))
     python = facts.get("python") if isinstance(facts.get("python"), dict) else None
     if python:
         if python.get("version"):
-            parts.append(f"Python {clean(python['version'])}")
+            parts.append(f"Python {one_line(python['version'])}")
         packages = python.get("packages") if isinstance(python.get("packages"), dict) else {}
         for name in ("torch", "torch-npu", "vllm-ascend", "mindie"):
             if packages.get(name):
-                parts.append(f"{name} {clean(packages[name])}")
+                parts.append(f"{name} {one_line(packages[name])}")
     return parts
 
 
@@ -180,16 +187,16 @@ def node_row(node: Dict[str, Any]) -> Tuple[str, str, str, str, str, str]:
     devices_count = node.get("devices")
     worst = node.get("worst") if isinstance(node.get("worst"), dict) else None
     if node.get("error"):
-        finding = clean(node["error"])
+        finding = one_line(node["error"])
     elif worst:
-        scope = f" [{clean(worst.get('scope'))}]" if worst.get("scope") else ""
-        finding = f"{clean(worst.get('status'))} {clean(worst.get('id'))}{scope}: {clean(worst.get('title'))}"
+        scope = f" [{one_line(worst.get('scope'))}]" if worst.get("scope") else ""
+        finding = f"{one_line(worst.get('status'))} {one_line(worst.get('id'))}{scope}: {one_line(worst.get('title'))}"
     else:
         finding = "-"
     differs = node.get("differs")
-    listed = ", ".join(clean(d) for d in differs) if isinstance(differs, list) else ""
-    return (clean(node.get("name") or "?"), clean(devices_count) if devices_count is not None else "?",
-            clean(node.get("health") or "?"), clean(node.get("verdict") or "?"), listed or "-", finding)
+    listed = ", ".join(one_line(d) for d in differs) if isinstance(differs, list) else ""
+    return (one_line(node.get("name") or "?"), one_line(devices_count) if devices_count is not None else "?",
+            one_line(node.get("health") or "?"), one_line(node.get("verdict") or "?"), listed or "-", finding)
 
 
 def number(value: Any) -> Optional[float]:

@@ -9,6 +9,7 @@ from ascend_doctor.i18n import translate
 from ascend_doctor.i18n_text import Text, localized
 from ascend_doctor.render.common import clean
 from ascend_doctor.render.markdown import cell, escape, fence
+from ascend_doctor.render.sanitize import visible
 from ascend_doctor.reportdiff import ReportDiff
 
 DIFF_FORMATS = ("text", "json", "markdown")
@@ -81,7 +82,9 @@ def diff_to_text(diff: ReportDiff) -> str:
         out += ["", _("Fix plan")]
         out += [f"  + {clean(s['summary'])}" for s in diff.plan_appeared]
         out += [f"  - {clean(s['summary'])}" for s in diff.plan_disappeared]
-    return "\n".join(out) + "\n"
+    # Every line is one line, nothing in it a terminal acts on (render/sanitize.py): a message with a
+    # newline cannot start a line of its own.
+    return "\n".join(visible(line) for line in out) + "\n"
 
 
 def _device_lines(diff: ReportDiff) -> List[str]:

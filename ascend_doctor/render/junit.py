@@ -26,7 +26,11 @@ _XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]
 
 
 def xml_text(text: object) -> str:
-    return _XML_ILLEGAL.sub("", str(text))
+    """Text for the XML: controls made visible first (render/sanitize.py: a CI log shows them), then
+    anything XML 1.0 cannot carry (lone surrogates, U+FFFE) dropped."""
+    from ascend_doctor.render.sanitize import visible_lines
+
+    return _XML_ILLEGAL.sub("", visible_lines(text))
 
 
 def report_to_junit(report: Report) -> str:

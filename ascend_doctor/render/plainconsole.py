@@ -44,6 +44,15 @@ class Text:
     def plain(self) -> str:
         return "".join(piece for piece, _style in self._pieces)
 
+    def made_visible(self) -> Text:
+        """This text with every control character, newline included, made visible (render/sanitize.py)."""
+        from ascend_doctor.render.sanitize import visible
+
+        shown = Text(visible(self._pieces[0][0]), style=self.style)
+        for piece, style in self._pieces[1:]:
+            shown.append(visible(piece), style)
+        return shown
+
     def to_rich(self) -> Any:
         """The rich Text built by the same calls."""
         from rich.text import Text as RichText
@@ -82,6 +91,11 @@ class PlainConsole:
     def print(self, text: Optional[Text] = None, *, soft_wrap: bool = False, no_wrap: Optional[bool] = None,
               overflow: Optional[str] = None) -> None:
         line = "" if text is None else text.plain
+        if not line.isprintable() and text is not None:
+            # The render boundary: a printed line is one line, with nothing a terminal would act on
+            # (render/sanitize.py); whatever a renderer forgot to make visible is made visible here.
+            text = text.made_visible()
+            line = text.plain
         file = self._file if self._file is not None else sys.stdout
         printed = self._as_rich_prints(line, soft_wrap, no_wrap, overflow) if self.plain else None
         if printed is not None and _encodable(file, printed):

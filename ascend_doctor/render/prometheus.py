@@ -27,7 +27,11 @@ Labels = Sequence[Tuple[str, str]]
 
 
 def _escape_label(value: str) -> str:
-    return value.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
+    """The exposition format's escapes, after every other control (an ESC from a process name) is made
+    visible: the file is read by people too (render/sanitize.py)."""
+    from ascend_doctor.render.sanitize import visible_lines
+
+    return visible_lines(value).replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
 
 
 def _escape_help(text: str) -> str:

@@ -13,11 +13,12 @@ So text is never dropped silently (what a hostile value tried is evidence) but m
 * control characters in caret notation, as ``cat -v`` shows them: ESC ``^[``, BEL ``^G``, CR
   ``^M``, DEL ``^?``;
 * C1 controls, bidi controls, zero-width and line/paragraph separators written out: ``<U+202E>``;
-* :func:`visible` is for a value that is one line (a host name, a model id, a scope): a newline
-  becomes ``^J`` and a tab ``^I``; :func:`visible_lines` is for text whose lines the renderer
-  lays out itself (a message of several paragraphs): newlines and tabs are kept, everything else
-  as above. A renderer prints each line of such text with its own indentation, so a line inside
-  a value can never stand where a line of the report stands.
+* :func:`visible` is for a value that is one line (a host name, a model id, a scope, a command,
+  a line the console prints): a newline becomes ``^J``; :func:`visible_lines` is for text whose
+  lines the renderer lays out itself (a message of several paragraphs): newlines are kept, and
+  :func:`indented` prints every line of such text behind the renderer's indentation, so a line
+  inside a value can never stand where a line of the report stands. Tabs are kept (a tab only
+  moves to the next tab stop).
 
 Every text renderer passes what it prints through these functions: render/plainconsole.py (the
 report's text and ``diagnose``) at its ``print``, render/watch.py for its lines and live table,
@@ -31,9 +32,10 @@ import re
 from typing import Any
 
 # C0 controls but newline and tab, DEL, C1 controls; bidi embeddings, overrides and isolates;
-# zero-width space/joiners and marks; line and paragraph separators; the byte-order mark.
+# zero-width space/joiners and marks; line and paragraph separators; the byte-order mark. A tab
+# only moves to the next tab stop: it is kept everywhere.
 _UNSAFE_IN_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
-_UNSAFE_IN_A_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+_UNSAFE_IN_A_LINE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 
 
 def _shown(match: re.Match[str]) -> str:
@@ -59,6 +61,11 @@ def visible_lines(value: Any) -> str:
     if text.isprintable():
         return text
     return _UNSAFE_IN_LINES.sub(_shown, text)
+
+
+def indented(value: Any, prefix: str) -> str:
+    """Text of several lines, made visible, each line after the first behind ``prefix``."""
+    return ("\n" + prefix).join(visible_lines(value).split("\n"))
 
 
 def is_safe(text: str) -> bool:

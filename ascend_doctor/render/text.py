@@ -16,6 +16,7 @@ from ascend_doctor.checkapi import Status
 from ascend_doctor.i18n import N_, get_language, ngettext
 from ascend_doctor.i18n import gettext as _
 from ascend_doctor.render.plainconsole import PlainConsole, Text, is_a_terminal
+from ascend_doctor.render.sanitize import visible, visible_lines
 from ascend_doctor.report import Report, Result
 
 STATUS_STYLE = {
@@ -36,12 +37,12 @@ AREA_TITLES = {
     "SYS": N_("Host resources"), "LOG": N_("Logs"), "MDL": N_("Model weights"), "CFG": N_("Serving configuration"),
     "SRV": N_("Serving endpoint"), "FLT": N_("Fleet"),
 }
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def clean(text: str) -> str:
-    """Drop terminal control characters from untrusted text (keeps newlines and tabs)."""
-    return _CONTROL_RE.sub("", text)
+    """Untrusted text of several lines with every terminal control made visible (render/sanitize.py);
+    the console makes any newline left in a printed line visible too (plainconsole.py)."""
+    return visible_lines(text)
 
 
 def make_console(file: Optional[IO[str]] = None, color: Optional[bool] = None, width: Optional[int] = None
@@ -71,13 +72,13 @@ def render_text(report: Report, console: PlainConsole, verbose: bool = False) ->
     header.append("ascend-doctor ", style="bold")
     header.append(f"{report.tool_version}  ")
     origin = host.get("origin")
-    header.append(_("host:") + f" {host.get('hostname') or '?'} ({host.get('arch') or '?'}, {host.get('source')}"
-                  + (f": {origin}" if origin else "") + ")")
+    header.append(_("host:") + f" {visible(host.get('hostname') or '?')} ({visible(host.get('arch') or '?')}, "
+                  f"{visible(host.get('source'))}" + (f": {visible(origin)}" if origin else "") + ")")
     console.print(header)
     matrix = report.matrix
     if matrix:
         console.print(Text(_("compatibility matrix {version} ({origin})").format(
-            version=matrix.get("version", "?"), origin=matrix.get("origin", "?")), style="dim"))
+            version=visible(matrix.get("version", "?")), origin=visible(matrix.get("origin", "?"))), style="dim"))
     _print_facts_line(report, console)
     for note in report.notes:
         console.print(Text(_("note:") + f" {clean(note)}", style="yellow"))
@@ -154,7 +155,8 @@ def _print_fix_plan(report: Report, console: PlainConsole) -> None:
         for command in step.commands:
             console.print(Text("      " + clean(command), style="cyan"), soft_wrap=True)
         if step.fixes:
-            console.print(Text("      " + _("fixes:") + " " + ", ".join(step.fixes), style="dim"), soft_wrap=True)
+            console.print(Text("      " + _("fixes:") + " " + ", ".join(visible(f) for f in step.fixes), style="dim"),
+                          soft_wrap=True)
         if step.why:
             console.print(Text("      " + _("why:") + " " + clean(step.why), style="dim"), soft_wrap=True)
         if step.alternative:
@@ -177,19 +179,19 @@ def _print_facts_line(report: Report, console: PlainConsole) -> None:
     parts = []
     chip = facts.get("chip") or {}
     if chip:
-        parts.append(f"{chip.get('chip_count')}× {chip.get('name')}")
+        parts.append(f"{visible(chip.get('chip_count'))}× {visible(chip.get('name'))}")
     for key, label in (("npu_smi_version", "npu-smi"), ("driver_version", N_("driver")),
                        ("firmware_version", N_("firmware"))):
         if facts.get(key):
-            parts.append(f"{_(label)} {facts[key]}")
+            parts.append(f"{_(label)} {visible(facts[key])}")
     cann = [c for c in facts.get("cann") or [] if c.get("kind") == "toolkit"]
     if cann:
-        parts.append("CANN " + ", ".join(str(c.get("version")) for c in cann))
+        parts.append("CANN " + ", ".join(visible(c.get("version")) for c in cann))
     py = facts.get("python") or {}
     pkgs = py.get("packages") or {}
     for name in ("torch", "torch-npu", "vllm-ascend"):
         if pkgs.get(name):
-            parts.append(f"{name} {pkgs[name]}")
+            parts.append(f"{name} {visible(pkgs[name])}")
     if parts:
         console.print(Text(" · ".join(parts), style="dim"), soft_wrap=True)
 
@@ -197,10 +199,10 @@ def _print_facts_line(report: Report, console: PlainConsole) -> None:
 def _print_result(result: Result, console: PlainConsole, verbose: bool) -> None:
     line = Text()
     line.append(f"{result.status.value:<5} ", style=STATUS_STYLE[result.status])
-    line.append(f"{result.id} ", style="bold")
-    line.append(clean(result.title))
+    line.append(f"{visible(result.id)} ", style="bold")
+    line.append(visible(result.title))
     if result.scope:
-        line.append(f" [{clean(result.scope)}]", style="dim")
+        line.append(f" [{visible(result.scope)}]", style="dim")
     console.print(line)
     width = max(40, (console.width or 100) - 6)
     wrap = _english_wrap if get_language() == "en" else _wide_wrap
@@ -217,7 +219,7 @@ def _print_result(result: Result, console: PlainConsole, verbose: bool) -> None:
             console.print(fix_text, soft_wrap=True)
     if verbose and result.evidence:
         for key, value in result.evidence.items():
-            console.print(Text(f"      {key}: {clean(str(value))[:500]}", style="dim"), soft_wrap=True)
+            console.print(Text(f"      {visible(key)}: {visible(str(value)[:500])}", style="dim"), soft_wrap=True)
 
 
 def _print_summary(report: Report, console: PlainConsole) -> None:
@@ -237,7 +239,7 @@ def _print_summary(report: Report, console: PlainConsole) -> None:
         order = list(AREA_TITLES)
         first = min(failures, key=lambda r: order.index(_area(r)) if _area(r) in order else 99)
         console.print(Text(_("Start with {id}: {title} (`ascend-doctor explain {id}`)").format(
-            id=first.id, title=clean(first.title)), style="bold"), soft_wrap=True)
+            id=visible(first.id), title=visible(first.title)), style="bold"), soft_wrap=True)
 
 
 # What textwrap changes in a line that already fits: these characters (tabs expanded, the others

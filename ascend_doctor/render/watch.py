@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from ascend_doctor.i18n import N_, _
 from ascend_doctor.render import JSON, TEXT, unknown_format
+from ascend_doctor.render.sanitize import visible
 from ascend_doctor.watch.alerts import EVENT_RAISE, Alert
 from ascend_doctor.watch.model import ChipSample, Sample
 
@@ -68,12 +69,14 @@ def sample_lines(sample: Sample) -> List[str]:
         )
     if not lines:
         lines.append(f"{head} " + _("npu-smi info lists no chip"))
-    return lines
+    # npu-smi's text (process names any local user chooses, chip names) reaches a terminal: each
+    # line is made visible as one line (render/sanitize.py).
+    return [visible(line) for line in lines]
 
 
 def alert_line(alert: Alert) -> str:
     word = "ALERT" if alert.event == EVENT_RAISE else "CLEAR"
-    return f"{clock_text(alert.time)} #{alert.seq} {word} {alert.level} {alert.kind}: {alert.message}"
+    return visible(f"{clock_text(alert.time)} #{alert.seq} {word} {alert.level} {alert.kind}: {alert.message}")
 
 
 def render_watch_sample(sample: Sample, events: Sequence[Alert], fmt: str) -> str:
@@ -104,10 +107,10 @@ def build_table(sample: Sample, last_fresh: Optional[Sample], active: Sequence[A
     from rich.text import Text
 
     shown = last_fresh if sample.stale else sample
-    title = Text(f"ascend-doctor watch  {sample.host}  {clock_text(sample.time)}  "
+    title = Text(f"ascend-doctor watch  {visible(sample.host)}  {clock_text(sample.time)}  "
                  + _("sample #{seq}").format(seq=sample.seq))
     if sample.stale:
-        title.append(f"  STALE: {sample.reason}", style="bold red")
+        title.append(f"  STALE: {visible(sample.reason)}", style="bold red")
     table = Table(title=title, title_justify="left", expand=False)
     for header, justify in (("NPU", "right"), (N_("Chip"), "right"), (N_("Name"), "left"), (N_("Health"), "left"),
                             (N_("Temp"), "right"), (N_("Power"), "right"), ("AICore", "right"),
@@ -123,11 +126,12 @@ def build_table(sample: Sample, last_fresh: Optional[Sample], active: Sequence[A
         for index, alert in enumerate(alerts):
             if index:
                 alert_text.append(", ")
-            alert_text.append(alert.kind, style="red" if alert.level == "FAIL" else "yellow")
+            alert_text.append(visible(alert.kind), style="red" if alert.level == "FAIL" else "yellow")
         health_style = "green" if chip.health == "OK" else "bold red"
         table.add_row(
-            str(chip.npu_id), str(chip.chip_id), Text(chip.name), Text(chip.health_printed, style=health_style),
-            _num(chip.temp_c, " C"), _num(chip.power_w, " W"), _num(chip.aicore_pct, " %"),
-            Text(memory_text(chip)), Text(processes_text(chip)), alert_text, style=dim,
+            visible(chip.npu_id), visible(chip.chip_id), Text(visible(chip.name)),
+            Text(visible(chip.health_printed), style=health_style), _num(chip.temp_c, " C"), _num(chip.power_w, " W"),
+            _num(chip.aicore_pct, " %"), Text(visible(memory_text(chip))), Text(visible(processes_text(chip))),
+            alert_text, style=dim,
         )
     return table
