@@ -64,6 +64,7 @@ class Behaviour:
     answer_by_seed: Dict[int, str] = field(default_factory=dict)  # a different answer for a seed
     models_raw: Optional[str] = None  # GET /v1/models answers 200 with this body instead
     stream_raw: Optional[str] = None  # streamed replies are this text instead (hostile or broken SSE)
+    redirect_to: Optional[str] = None  # every request answers 307 to this base URL + the same path
 
 
 class _Server(ThreadingHTTPServer):
@@ -135,13 +136,26 @@ class _Handler(BaseHTTPRequestHandler):
 
     # ---------------------------------------------------------------- routes
 
+    def _redirected(self) -> bool:
+        target = self.server.behaviour.redirect_to
+        if target is None:
+            return False
+        self.send_response(307)
+        self.send_header("Location", target + self.path)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+        return True
+
     def do_GET(self) -> None:
         b = self.server.behaviour
         self._record({})
         if self.server.dead:
             self._die()
             return
-        if self.path == "/v1/models":
+        if self._redirected():
+            return
+        route = self.path.split("?", 1)[0]  # the query string is recorded (requests) and ignored here
+        if route == "/v1/models":
             if not self._authorised():
                 return
             if b.models_raw is not None:
@@ -160,7 +174,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(200, {"object": "list", "data": [card]})
             return
         health_path = "/health" if b.engine == "vllm" else "/v2/health/ready"
-        if self.path == health_path and b.health != "absent":
+        if route == health_path and b.health != "absent":
             self._empty(200 if b.health == "ok" else 503)
             return
         self._json(404, {"detail": "Not Found"})
@@ -178,10 +192,13 @@ class _Handler(BaseHTTPRequestHandler):
         if self.server.dead:
             self._die()
             return
+        if self._redirected():
+            return
         if not self._authorised():
             return
-        chat = self.path == "/v1/chat/completions"
-        if self.path not in ("/v1/chat/completions", "/v1/completions") or (chat and not b.chat_api):
+        route = self.path.split("?", 1)[0]
+        chat = route == "/v1/chat/completions"
+        if route not in ("/v1/chat/completions", "/v1/completions") or (chat and not b.chat_api):
             self._json(404, {"detail": "Not Found"})
             return
         if body.get("model") != b.model:

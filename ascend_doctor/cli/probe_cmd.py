@@ -23,11 +23,17 @@ def _split_prefixes(values: Tuple[str, ...]) -> Tuple[str, ...]:
 
 
 def api_root(url: str) -> str:
-    """The server root of an OpenAI-compatible URL: ``http://h:8000/v1/`` -> ``http://h:8000``."""
-    root = url.strip().rstrip("/")
-    if root.endswith("/v1"):
-        root = root[: -len("/v1")]
-    return root
+    """The server root of an OpenAI-compatible URL: ``http://h:8000/v1/`` -> ``http://h:8000``; a
+    base path and the query string are kept as given (``http://gw/llm/v1?tenant=a`` ->
+    ``http://gw/llm?tenant=a``: every request goes to ``http://gw/llm/v1/...?tenant=a``), a
+    fragment (never sent to a server) is dropped."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url.strip())
+    path = parts.path.rstrip("/")
+    if path.endswith("/v1"):
+        path = path[: -len("/v1")]
+    return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
 
 
 def _check_url(url: str, option: str) -> None:
@@ -80,6 +86,9 @@ def _check_url(url: str, option: str) -> None:
               help="Share of repeated 4-grams a reply may have [default: 0.30].")
 @click.option("--ca-cert", metavar="FILE", default=None, help="CA bundle to verify an HTTPS endpoint with.")
 @click.option("--insecure", is_flag=True, help="Do not verify the HTTPS certificate (self-signed MindIE certs).")
+@click.option("--follow-redirects", is_flag=True,
+              help="Follow a redirect the endpoint answers with (default: report it, send nothing there; the API "
+                   "key is never sent to another host).")
 @report_output_options
 @click.option("--select", multiple=True, metavar="PREFIX",
               help="Run only checks whose id starts with PREFIX (repeatable or comma-separated).")
@@ -93,8 +102,8 @@ def probe(url: str, model: Optional[str], api_key: Optional[str], health_url: Op
           requests_: int, concurrency: int, max_tokens: int, save: Optional[str], compare: Optional[str],
           stress: bool, duration: float, stress_concurrency: int, stress_tokens: Optional[int],
           max_ttft_ms: Optional[float], min_decode_tps: Optional[float], max_repeat_ratio: Optional[float],
-          ca_cert: Optional[str], insecure: bool, fmt: str, output: Optional[str], select: Tuple[str, ...],
-          ignore: Tuple[str, ...], fail_on: str, progress: bool, verbose: bool) -> None:
+          ca_cert: Optional[str], insecure: bool, follow_redirects: bool, fmt: str, output: Optional[str],
+          select: Tuple[str, ...], ignore: Tuple[str, ...], fail_on: str, progress: bool, verbose: bool) -> None:
     """Grade a running OpenAI-compatible endpoint (vLLM-Ascend, MindIE): reachability, the served
     models, the health route, one deterministic answer, TTFT and decode speed at concurrency 1,
     throughput at --concurrency, R1 reasoning and repetition, and with --stress a bounded crash test.
@@ -118,6 +127,9 @@ def probe(url: str, model: Optional[str], api_key: Optional[str], health_url: Op
     _check_selection(_split_prefixes(select), _split_prefixes(ignore))
     if health_url:
         _check_url(health_url, "--health-url")
+    if api_key and _has_credentials(url):
+        raise click.UsageError("the URL carries user:password@ and --api-key (or $ASCEND_DOCTOR_API_KEY) gives a key: "
+                               "give one of them")
     if ca_cert and insecure:
         raise click.UsageError("--ca-cert and --insecure contradict each other: choose one")
     if ca_cert and not os.path.isfile(ca_cert):
@@ -143,7 +155,7 @@ def probe(url: str, model: Optional[str], api_key: Optional[str], health_url: Op
     facts = ProbeFacts(settings)
     verify: Any = ca_cert if ca_cert else not insecure
     started = time.monotonic()
-    interrupted = _measure(facts, root, api_key, health_url, verify, redactor, progress)
+    interrupted = _measure(facts, root, api_key, health_url, verify, redactor, progress, follow_redirects)
 
     from ascend_doctor.cli._common import emit_report
     from ascend_doctor.endpoint.grading import probe_report
@@ -153,6 +165,13 @@ def probe(url: str, model: Optional[str], api_key: Optional[str], health_url: Op
     if interrupted is not None:
         sys.exit(int(interrupted))
     sys.exit(int(report.exit_code))
+
+
+def _has_credentials(url: str) -> bool:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    return bool(parts.username or parts.password)
 
 
 def _check_selection(select: Tuple[str, ...], ignore: Tuple[str, ...]) -> None:
@@ -185,7 +204,7 @@ def _check_answer_files(save: Optional[str], compare: Optional[str]) -> None:
 
 
 def _measure(facts: Any, root: str, api_key: Optional[str], health_url: Optional[str], verify: Any,
-             redactor: Any, progress: bool) -> Optional[int]:
+             redactor: Any, progress: bool, follow_redirects: bool = False) -> Optional[int]:
     """Run the probe; on Ctrl-C (or SIGTERM) stop at once and return the exit code to end with."""
     import threading
 
@@ -197,7 +216,7 @@ def _measure(facts: Any, root: str, api_key: Optional[str], health_url: Optional
 
         urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
     cancel = threading.Event()
-    client = EndpointClient(root, api_key, facts.settings.timeout_s, verify, redactor)
+    client = EndpointClient(root, api_key, facts.settings.timeout_s, verify, redactor, follow_redirects)
     interrupted: Optional[int] = None
     try:
         with _Progress(progress) as (say, status):
@@ -241,6 +260,9 @@ class _Progress:
             self._status.__exit__(*exc)
 
     def say(self, text: str) -> None:
+        from ascend_doctor.render.sanitize import visible
+
+        text = visible(text)  # model ids and server text reach the terminal (render/sanitize.py)
         if not self.enabled:
             return
         if self._status is not None:
@@ -252,6 +274,9 @@ class _Progress:
             click.echo(f"probe: {text}", err=True)
 
     def status(self, text: str) -> None:
+        from ascend_doctor.render.sanitize import visible
+
+        text = visible(text)
         if not self.enabled:
             return
         if self._status is not None:

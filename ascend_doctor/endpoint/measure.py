@@ -25,6 +25,7 @@ from ascend_doctor.endpoint import records as rec
 from ascend_doctor.endpoint.client import EndpointClient
 from ascend_doctor.endpoint.repetition import repetition
 from ascend_doctor.i18n import N_, _
+from ascend_doctor.render.sanitize import visible
 
 # Seed 003 §3.3 checks a fresh deployment with this very request ("用一句话解释什么是 RAG").
 DETERMINISTIC_PROMPT = "用一句话解释什么是 RAG"
@@ -389,8 +390,11 @@ def parse_models(obj: Any) -> List[rec.ServedModel]:
     for item in obj["data"][:1000]:
         if isinstance(item, dict) and isinstance(item.get("id"), str):
             length = item.get("max_model_len")
-            out.append(rec.ServedModel(item["id"], item.get("owned_by") if isinstance(item.get("owned_by"), str)
-                                       else None, length if isinstance(length, int) and length > 0 else None))
+            owner = item.get("owned_by")
+            # A served name is one line of printable text; a server's control characters or newlines
+            # (an ESC sequence, a forged "PASS" line) are made visible before they reach any report.
+            out.append(rec.ServedModel(visible(item["id"]), visible(owner) if isinstance(owner, str) else None,
+                                       length if isinstance(length, int) and length > 0 else None))
     return out
 
 
