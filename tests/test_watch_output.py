@@ -43,7 +43,7 @@ def render(renderable: object) -> str:
 
 def test_table_shows_every_chip_and_marks_a_stale_sample() -> None:
     fresh = real_sample()
-    tracker = AlertTracker(Thresholds(aicore_samples=1), "node-1")
+    tracker = AlertTracker(Thresholds(aicore_samples=1, load_applied=True), "node-1")
     tracker.update(fresh)  # AICore 6 % and 11 % with processes: two aicore alerts
     text = render(build_table(fresh, fresh, tracker.active_alerts()))
     assert "910B2C" in text and "33776 VLLMWorker_TP" in text and "HBM 35738/65536 MB (54.5%)" in text

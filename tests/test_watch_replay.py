@@ -22,15 +22,17 @@ PLANTED = SAMPLES / "watch" / "planted"
 GPUSTAT = SAMPLES / "npu-smi-info" / "gpustat-fixture-2x910B2C-processes-25.0.rc1.2.txt"
 
 # (sample number, event, kind, level, NPU, PID): what build_planted.py planted, nothing else.
+# The idle chip (AICore 4, 2, 0, 0 %) is not planted by default: nobody said load was applied.
 PLANTED_ALERTS: List[Tuple[int, str, str, str, int, Any]] = [
-    (4, "raise", "temperature", "FAIL", 1, None),
+    (4, "raise", "temperature", "WARN", 1, None),
     (5, "raise", "health", "WARN", 0, None),
-    (6, "clear", "temperature", "FAIL", 1, None),
+    (6, "clear", "temperature", "WARN", 1, None),
     (7, "clear", "health", "WARN", 0, None),
     (7, "raise", "leak", "WARN", 1, 33777),
-    (8, "raise", "memory", "FAIL", 0, None),
-    (10, "clear", "memory", "FAIL", 0, None),
-    (13, "raise", "aicore", "WARN", 0, None),
+    (8, "raise", "memory_growth", "WARN", 0, None),
+    (8, "raise", "second_process", "WARN", 0, None),
+    (10, "clear", "memory_growth", "WARN", 0, None),
+    (10, "clear", "second_process", "WARN", 0, None),
 ]
 
 
@@ -48,7 +50,7 @@ def json_lines(text: str) -> List[Dict[str, Any]]:
 
 def test_replay_raises_exactly_the_planted_alerts_in_json() -> None:
     result = watch("--replay", str(PLANTED), "--interval", "300", "--format", "json")
-    assert result.exit_code == 1, result.stderr  # the leak and the idle chip are still raised at the end
+    assert result.exit_code == 1, result.stderr  # the leak is still raised at the end
     records = json_lines(result.stdout)
     samples = [r for r in records if r["type"] == "sample"]
     alerts = [r for r in records if r["type"] == "alert"]
@@ -85,16 +87,30 @@ def test_text_mode_prints_plain_lines_and_alerts_on_stderr() -> None:
     assert "NPU 1 chip 0 910B2C OK 86C" in lines[7] and "33777 VLLMWorker_TP" in lines[7]
     alert_lines = result.stderr.splitlines()
     assert len(alert_lines) == len(PLANTED_ALERTS)
-    assert "ALERT FAIL temperature: NPU 1 chip 0 (910B2C): temperature 86 C, above 85 C" in alert_lines[0]
-    assert "CLEAR FAIL memory" in alert_lines[6]
+    assert "ALERT WARN temperature: NPU 1 chip 0 (910B2C): temperature 86 C, above 85 C" in alert_lines[0]
+    assert "CLEAR WARN memory_growth" in alert_lines[7]
 
 
 def test_thresholds_are_overridable() -> None:
     result = watch("--replay", str(PLANTED), "--interval", "300", "--format", "json", "--temp-max", "90",
-                   "--hbm-max", "97", "--aicore-min", "1", "--leak-min-rate", "1000")
+                   "--hbm-growth", "50", "--leak-min-rate", "1000")
     kinds = [(r["seq"], r["kind"]) for r in json_lines(result.stdout) if r["type"] == "alert"]
-    assert kinds == [(5, "health"), (7, "health")]
+    assert kinds == [(5, "health"), (7, "health"), (8, "second_process"), (10, "second_process")]
     assert result.exit_code == 0
+    ceiling = watch("--replay", str(PLANTED), "--interval", "300", "--format", "json", "--hbm-max", "95")
+    memory = [(r["seq"], r["event"], r["level"]) for r in json_lines(ceiling.stdout) if r.get("kind") == "memory"]
+    assert memory == [(8, "raise", "WARN"), (10, "clear", "WARN")]
+
+
+def test_low_aicore_alerts_only_when_load_is_applied() -> None:
+    idle = watch("--replay", str(PLANTED), "--interval", "300", "--format", "json")
+    assert "aicore" not in [r.get("kind") for r in json_lines(idle.stdout)]
+    loaded = watch("--replay", str(PLANTED), "--interval", "300", "--format", "json", "--load")
+    aicore = [(r["seq"], r["event"], r["level"]) for r in json_lines(loaded.stdout) if r.get("kind") == "aicore"]
+    assert aicore == [(11, "raise", "WARN")]  # 5 min below 30 % = one sample at a 300 s interval
+    counted = watch("--replay", str(PLANTED), "--interval", "300", "--format", "json", "--load",
+                    "--aicore-samples", "3")
+    assert [r["seq"] for r in json_lines(counted.stdout) if r.get("kind") == "aicore"] == [13]
 
 
 def test_count_once_and_a_short_interval_that_hides_the_leak() -> None:
@@ -123,7 +139,7 @@ def test_prometheus_file_parses_with_labels_for_every_chip(tmp_path: Path) -> No
     used = {s.labels["npu"]: s.value for s in families["ascend_npu_memory_used_bytes"].samples}
     assert used["0"] == 62938 * 1024 * 1024
     active = {(s.labels["kind"], s.labels["npu"]) for s in families["ascend_watch_alert_active"].samples}
-    assert active == {("memory", "0"), ("leak", "1")}
+    assert active == {("memory_growth", "0"), ("second_process", "0"), ("leak", "1")}
     assert "# HELP" in text and "# TYPE" in text
     assert sorted(os.listdir(tmp_path)) == ["ascend.prom"]  # no temporary file left behind
 
@@ -224,3 +240,30 @@ def test_docs_show_the_output_of_the_current_code() -> None:
     doc_lines = set(untimed(doc))
     missing = [line for line in untimed(result.stdout) + untimed(result.stderr) if line not in doc_lines]
     assert not missing, f"docs/watch.md is stale (regenerate its examples): {missing[:2]}"
+
+
+SERVING = SAMPLES / "watch" / "serving"
+GROWING = SAMPLES / "watch" / "growing"
+
+
+def test_a_healthy_serving_node_at_93_percent_hbm_raises_nothing() -> None:
+    """tests/samples/watch/build_serving.py: an engine's reservation (93 %), idle AICore, ECC steady."""
+    result = watch("--replay", str(SERVING), "--interval", "300", "--format", "json", "--ecc")
+    records = json_lines(result.stdout)
+    samples = [r for r in records if r["type"] == "sample"]
+    assert len(samples) == 8 and samples[-1]["chips"][0]["memory_used_pct"] == pytest.approx(93.0, abs=0.01)
+    assert samples[-1]["ecc"] == [{"npu": 0, "chip": 0, "single_bit": 0, "double_bit": 0, "retired_pages": 0},
+                                  {"npu": 1, "chip": 0, "single_bit": 0, "double_bit": 0, "retired_pages": 0}]
+    assert [r for r in records if r["type"] == "alert"] == [] and result.exit_code == 0
+
+
+def test_a_growing_serving_node_raises_growth_and_ecc() -> None:
+    result = watch("--replay", str(GROWING), "--interval", "300", "--format", "json", "--ecc")
+    alerts = [(a["seq"], a["event"], a["kind"], a["level"], a["npu"]) for a in json_lines(result.stdout)
+              if a["type"] == "alert"]
+    assert (7, "raise", "memory_growth", "WARN", 0) in alerts
+    assert (9, "raise", "ecc", "FAIL", 1) in alerts
+    assert {kind for _, _, kind, _, _ in alerts} <= {"memory_growth", "leak", "ecc"}
+    assert result.exit_code == 1
+    without_ecc = watch("--replay", str(GROWING), "--interval", "300", "--format", "json")
+    assert "ecc" not in [r.get("kind") for r in json_lines(without_ecc.stdout)]

@@ -57,15 +57,26 @@ def _is_sigterm(exc: KeyboardInterrupt) -> bool:
 @click.option("--timeout", type=click.FloatRange(0.1, 600), default=10.0, show_default=True, metavar="S",
               help="Seconds to wait for npu-smi; a hung npu-smi gives a stale sample and an alert.")
 @click.option("--temp-max", type=float, default=_DEFAULTS.temp_max_c, show_default=True, metavar="C",
-              help="Alert above this temperature (a default to change for your cooling).")
-@click.option("--hbm-max", "memory_max", type=click.FloatRange(0, 100), default=_DEFAULTS.memory_max_pct,
-              show_default=True, metavar="PCT",
-              help="Alert above this share of HBM in use (DDR on chips without HBM); a default you can change.")
+              help="WARN above this temperature (throttling risk); the chip's health status Alarm/Critical is "
+              "the FAIL.")
+@click.option("--hbm-growth", "memory_growth", type=click.FloatRange(0.1, 100),
+              default=_DEFAULTS.memory_growth_pct, show_default=True, metavar="PCT",
+              help="WARN when a chip's memory in use grows by more than PCT % of its capacity above the level "
+              "it settled at after its engine started (engines reserve 90-95 % at start: that is not an alert).")
+@click.option("--hbm-max", "memory_max", type=click.FloatRange(0, 100), default=None, metavar="PCT",
+              help="Also WARN above this fixed share of HBM in use (off by default: serving engines reserve "
+              "most of it at start).")
+@click.option("--load", "load_applied", is_flag=True,
+              help="Requests are being sent while this watch runs (a benchmark, `ascend-doctor probe`): "
+              "enables the low-AICore rule, which means nothing on an idle engine.")
 @click.option("--aicore-min", type=click.FloatRange(0, 100), default=_DEFAULTS.aicore_min_pct,
               show_default=True, metavar="PCT",
-              help="Alert below this AICore % while processes hold the chip (a default you can change).")
-@click.option("--aicore-samples", type=click.IntRange(1, 1000), default=_DEFAULTS.aicore_samples,
-              show_default=True, metavar="N", help="Consecutive low AICore samples before alerting.")
+              help="With --load: WARN below this AICore % while processes hold the chip.")
+@click.option("--aicore-samples", type=click.IntRange(1, 1000), default=None, metavar="N",
+              help="Consecutive low AICore samples before alerting (default: 5 minutes' worth at --interval).")
+@click.option("--ecc", is_flag=True,
+              help="Also read `npu-smi info -t ecc -i N` of every NPU at each sample: FAIL on new uncorrectable "
+              "errors or retired pages, WARN on new corrected ones.")
 @click.option("--leak-window", type=click.FloatRange(1, 7 * 86400), default=_DEFAULTS.leak_window_s,
               show_default=True, metavar="S", help="Seconds of history the memory-growth fit covers.")
 @click.option("--leak-min-rate", type=click.FloatRange(0.001, None), default=_DEFAULTS.leak_min_rate_mb_h,
@@ -75,15 +86,18 @@ def _is_sigterm(exc: KeyboardInterrupt) -> bool:
 @handle_errors
 def watch(interval: float, once: bool, count: Optional[int], replay_dir: Optional[str], fmt: str,
           output: Optional[str], prometheus: Optional[str], on_alert: Optional[str], on_alert_timeout: float,
-          timeout: float, temp_max: float, memory_max: float, aicore_min: float, aicore_samples: int,
-          leak_window: float, leak_min_rate: float, hostname: Optional[str]) -> None:
+          timeout: float, temp_max: float, memory_growth: float, memory_max: Optional[float], load_applied: bool,
+          aicore_min: float, aicore_samples: Optional[int], ecc: bool, leak_window: float, leak_min_rate: float,
+          hostname: Optional[str]) -> None:
     """Watch the NPUs: health, temperature, power, AICore, memory and processes per chip.
 
-    Samples `npu-smi info` every --interval seconds and raises an alert once when a chip gets
-    hot (> 85 C), fills its HBM (> 95 %), idles (AICore < 60 %) while processes hold it, turns
-    unhealthy, vanishes, or when a process's memory grows steadily while the load does not
-    (a leak); it clears the alert once when the condition ends. Alerts go to stderr and to
-    --on-alert. A hung npu-smi becomes a stale sample, never a frozen screen.
+    Samples `npu-smi info` every --interval seconds and raises an alert once when a chip turns
+    unhealthy (Alarm/Critical: FAIL), vanishes, gets hot (> 85 C: WARN), when its memory grows
+    beyond the level it settled at after its engine started or a second process joins it, when
+    a process's memory grows steadily while the load does not (a leak), with --load when AICore
+    stays low, and with --ecc when ECC counters grow; it clears the alert once when the
+    condition ends. Alerts go to stderr and to --on-alert. A hung npu-smi becomes a stale
+    sample, never a frozen screen.
 
     \b
     Examples:
@@ -93,6 +107,7 @@ def watch(interval: float, once: bool, count: Optional[int], replay_dir: Optiona
       ascend-doctor watch --format json -o /var/log/npu-watch.jsonl \\
           --on-alert "/usr/local/bin/notify-oncall"
       ascend-doctor watch --replay captures/ --interval 300   # captures 5 min apart
+      ascend-doctor watch --load --ecc                   # while a benchmark runs
 
     \b
     Exit codes (with --once / --count / --replay): 0 no alert raised at the end, 1 an alert
@@ -105,9 +120,9 @@ def watch(interval: float, once: bool, count: Optional[int], replay_dir: Optiona
         raise click.UsageError("--once and --count N: give one of them")
     if once:
         count = 1
-    thresholds = Thresholds(temp_max_c=temp_max, memory_max_pct=memory_max, aicore_min_pct=aicore_min,
-                            aicore_samples=aicore_samples, leak_window_s=leak_window,
-                            leak_min_rate_mb_h=leak_min_rate)
+    thresholds = Thresholds(temp_max_c=temp_max, memory_max_pct=memory_max, memory_growth_pct=memory_growth,
+                            aicore_min_pct=aicore_min, aicore_samples=aicore_samples, load_applied=load_applied,
+                            leak_window_s=leak_window, leak_min_rate_mb_h=leak_min_rate)
     _guard_outputs(output, prometheus, replay_dir)
     host, clock, count = _host_and_clock(replay_dir, timeout, hostname, count)
     label = hostname or host.info().hostname or "localhost"
@@ -116,7 +131,7 @@ def watch(interval: float, once: bool, count: Optional[int], replay_dir: Optiona
     out: IO[str] = sys.stdout if to_stdout else _open_stream(str(output))
     live_table = fmt != FORMAT_JSON and to_stdout and sys.stdout.isatty()
     settings = WatchSettings(interval_s=interval, count=count, timeout_s=timeout, thresholds=thresholds,
-                             fmt=fmt, live_table=live_table, prometheus=prometheus)
+                             fmt=fmt, live_table=live_table, prometheus=prometheus, ecc=ecc)
     previous = _on_sigterm()
     code = int(ExitCode.INCOMPLETE)
     try:

@@ -9,13 +9,14 @@ What a sample cannot tell (a stale sample says nothing about temperatures) chang
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Set, Tuple
+from collections import deque
+from typing import Any, Deque, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.i18n import _
 from ascend_doctor.watch.leak import LeakDetector, LeakReading, ProcKey
-from ascend_doctor.watch.model import MEMORY_HBM, ChipKey, ChipSample, Sample, iso_time
-from ascend_doctor.watch.thresholds import Thresholds
+from ascend_doctor.watch.model import MEMORY_HBM, ChipKey, ChipSample, EccSample, Sample, iso_time
+from ascend_doctor.watch.thresholds import DEFAULT_INTERVAL_S, Thresholds
 
 LEVEL_FAIL = "FAIL"
 LEVEL_WARN = "WARN"
@@ -27,6 +28,9 @@ KIND_HEALTH = "health"
 KIND_LEAK = "leak"
 KIND_MISSING = "missing"  # a chip npu-smi listed before and no longer lists
 KIND_SAMPLE = "sample"  # npu-smi hung or its output could not be read
+KIND_MEMORY_GROWTH = "memory_growth"  # used memory above the level the chip settled at after start
+KIND_SECOND_PROCESS = "second_process"  # a process joined a chip that an engine already holds
+KIND_ECC = "ecc"  # ECC counters grew since the watch started (with --ecc)
 
 EVENT_RAISE = "raise"
 EVENT_CLEAR = "clear"
@@ -98,10 +102,27 @@ def _memory_word(chip: ChipSample) -> str:
     return "HBM" if chip.memory_kind == MEMORY_HBM else _("device memory (DDR)")
 
 
+class _Baseline:
+    """What one chip settled at once its engine started: the processes and the memory in use.
+
+    ``recent`` holds the last few (processes, used MB) readings; the baseline is taken when
+    ``baseline_samples`` of them in a row have the same processes and memory within half the
+    growth margin (weights loaded, KV cache allocated). It is dropped when none of its
+    processes holds the chip any more (the engine stopped or restarted)."""
+
+    def __init__(self, size: int) -> None:
+        self.recent: Deque[Tuple[FrozenSet[int], int]] = deque(maxlen=max(1, size))
+        self.pids: Optional[FrozenSet[int]] = None
+        self.used_mb: Optional[int] = None
+
+
 class AlertTracker:
-    def __init__(self, thresholds: Thresholds, hostname: str) -> None:
+    def __init__(self, thresholds: Thresholds, hostname: str, interval_s: float = DEFAULT_INTERVAL_S) -> None:
         self.thresholds = thresholds
         self.hostname = hostname
+        self.aicore_streak = thresholds.aicore_streak(interval_s)
+        self.baselines: Dict[ChipKey, _Baseline] = {}
+        self.ecc_first: Dict[ChipKey, EccSample] = {}
         self.active: Dict[AlertKey, Alert] = {}
         self.streak: Dict[AlertKey, int] = {}
         self.known_chips: Dict[ChipKey, str] = {}
@@ -133,6 +154,8 @@ class AlertTracker:
             if chip.key not in self.known_chips and len(self.known_chips) < MAX_KNOWN_CHIPS:
                 self.known_chips[chip.key] = chip.name
             conds.extend(self._chip_conditions(chip))
+            conds.extend(self._baseline_conditions(chip))
+        conds.extend(self._ecc_condition(reading) for reading in sample.ecc)
         for chip_key, name in self.known_chips.items():
             conds.append(self._missing_condition(chip_key, name, chip_key in present))
         readings, gone = self.leak.observe(sample)
@@ -161,17 +184,17 @@ class AlertTracker:
             text = (_("{where}: temperature {value} C, above {limit} C") if hot else
                     _("{where}: temperature {value} C, back at or below {limit} C")).format(
                         where=where, value=_fmt(chip.temp_c), limit=_fmt(th.temp_max_c))
-            out.append(Condition((KIND_TEMPERATURE, chip.npu_id, chip.chip_id, None), hot, LEVEL_FAIL, text,
+            out.append(Condition((KIND_TEMPERATURE, chip.npu_id, chip.chip_id, None), hot, LEVEL_WARN, text,
                                  chip.temp_c, th.temp_max_c, "C", chip.name))
         pct = chip.memory_used_pct
-        if pct is not None:
+        if pct is not None and th.memory_max_pct is not None:
             full = pct > th.memory_max_pct
             used = _("{memory} {pct} % used ({used} / {total} MB)").format(
                 memory=_memory_word(chip), pct=f"{pct:.1f}", used=chip.memory_used_mb, total=chip.memory_total_mb)
-            text = (_("{where}: {used}, above {limit} % (OOM is next)") if full else
+            text = (_("{where}: {used}, above the --hbm-max ceiling of {limit} %") if full else
                     _("{where}: {used}, back at or below {limit} %")).format(
                         where=where, used=used, limit=_fmt(th.memory_max_pct))
-            out.append(Condition((KIND_MEMORY, chip.npu_id, chip.chip_id, None), full, LEVEL_FAIL, text,
+            out.append(Condition((KIND_MEMORY, chip.npu_id, chip.chip_id, None), full, LEVEL_WARN, text,
                                  pct, th.memory_max_pct, "%", chip.name))
         aicore = self._aicore_condition(chip)
         if aicore is not None:
@@ -189,8 +212,9 @@ class AlertTracker:
     def _aicore_condition(self, chip: ChipSample) -> Optional[Condition]:
         th = self.thresholds
         key: AlertKey = (KIND_AICORE, chip.npu_id, chip.chip_id, None)
-        if chip.aicore_pct is None or not chip.process_table:
-            return None  # no reading, or no way to know whether something holds the chip
+        if not th.load_applied or chip.aicore_pct is None or not chip.process_table:
+            # Without --load nobody knows whether requests are sent: an idle engine sits near 0 %.
+            return None
         if not chip.processes:
             return Condition(key, False, LEVEL_WARN, _("{where}: no process holds the chip any more").format(
                                  where=chip.label),
@@ -200,15 +224,103 @@ class AlertTracker:
         if len(chip.processes) > 4:
             holders += ", " + _("+{count} more").format(count=len(chip.processes) - 4)
         if low:
-            text = _("{where}: AICore {value} % for {samples} sample(s) while {count} process(es) hold the chip "
-                     "({holders}): below {limit} %, the operators are not saturated (idle service, or too little "
-                     "batching)").format(where=chip.label, value=_fmt(chip.aicore_pct), samples=th.aicore_samples,
+            text = _("{where}: AICore {value} % for {samples} sample(s) under load while {count} process(es) hold "
+                     "the chip ({holders}): below {limit} %, the requests do not reach this chip or are too few to "
+                     "batch").format(where=chip.label, value=_fmt(chip.aicore_pct), samples=self.aicore_streak,
                                          count=len(chip.processes), holders=holders, limit=_fmt(th.aicore_min_pct))
         else:
             text = _("{where}: AICore {value} %, back at or above {limit} %").format(
                 where=chip.label, value=_fmt(chip.aicore_pct), limit=_fmt(th.aicore_min_pct))
         return Condition(key, low, LEVEL_WARN, text, chip.aicore_pct, th.aicore_min_pct, "%", chip.name,
-                         sustain=max(1, th.aicore_samples))
+                         sustain=self.aicore_streak)
+
+    def _baseline_conditions(self, chip: ChipSample) -> List[Condition]:
+        """Memory growth beyond the post-start baseline, and a process that joined an engine's chip."""
+        th = self.thresholds
+        if chip.memory_used_mb is None or not chip.memory_total_mb or not chip.process_table:
+            return []
+        pids = frozenset(p.pid for p in chip.processes)
+        state = self.baselines.get(chip.key)
+        if state is None:
+            if len(self.baselines) >= MAX_KNOWN_CHIPS:
+                return []
+            state = self.baselines[chip.key] = _Baseline(th.baseline_samples)
+        margin_mb = chip.memory_total_mb * th.memory_growth_pct / 100.0
+        if state.pids is not None and not (state.pids & pids):
+            state.pids = state.used_mb = None  # the engine is gone: the next one gets a new baseline
+            state.recent.clear()
+        if state.pids is None:
+            state.recent.append((pids, chip.memory_used_mb))
+            settled = (pids and len(state.recent) == state.recent.maxlen
+                       and all(r[0] == pids for r in state.recent)
+                       and max(r[1] for r in state.recent) - min(r[1] for r in state.recent) <= margin_mb / 2)
+            if settled:
+                state.pids, state.used_mb = pids, chip.memory_used_mb
+            return self._baseline_idle(chip)
+        assert state.used_mb is not None
+        growth_key: AlertKey = (KIND_MEMORY_GROWTH, chip.npu_id, chip.chip_id, None)
+        grown = chip.memory_used_mb - state.used_mb
+        limit = margin_mb / 2 if growth_key in self.active else margin_mb  # hysteresis
+        growing = grown > limit
+        where = chip.label
+        if growing:
+            text = _("{where}: {memory} in use {used} MB, {grown} MB above the {base} MB it settled at after its "
+                     "engine started (more than {pct} % of {total} MB): an engine's pool is fixed once it has "
+                     "started, so this is a leak or another allocation, and an OOM is coming").format(
+                         where=where, memory=_memory_word(chip), used=chip.memory_used_mb, grown=grown,
+                         base=state.used_mb, pct=_fmt(th.memory_growth_pct), total=chip.memory_total_mb)
+        else:
+            text = _("{where}: {memory} back within {pct} % of the {base} MB baseline").format(
+                where=where, memory=_memory_word(chip), pct=_fmt(th.memory_growth_pct), base=state.used_mb)
+        out = [Condition(growth_key, growing, LEVEL_WARN, text, float(grown), round(margin_mb, 1), "MB",
+                         chip.name)]
+        newcomers = [p for p in chip.processes if p.pid not in state.pids]
+        extra_key: AlertKey = (KIND_SECOND_PROCESS, chip.npu_id, chip.chip_id, None)
+        if newcomers:
+            names = ", ".join(f"{p.pid} {p.name or '?'} ({p.memory_mb if p.memory_mb is not None else '?'} MB)"
+                              for p in newcomers[:4])
+            text = _("{where}: {count} process(es) joined a chip its engine already holds: {names}; a second job "
+                     "on a serving chip takes the memory the engine counted on (find it: {command})").format(
+                         where=where, count=len(newcomers), names=names, command="npu-smi info")
+        else:
+            text = _("{where}: only the engine's processes hold the chip again").format(where=where)
+        out.append(Condition(extra_key, bool(newcomers), LEVEL_WARN, text, float(len(newcomers)), None, "",
+                             chip.name))
+        return out
+
+    def _baseline_idle(self, chip: ChipSample) -> List[Condition]:
+        """While no baseline is held, whatever was raised against the old one clears."""
+        out = []
+        for kind in (KIND_MEMORY_GROWTH, KIND_SECOND_PROCESS):
+            key: AlertKey = (kind, chip.npu_id, chip.chip_id, None)
+            if key in self.active:
+                out.append(Condition(key, False, LEVEL_WARN, _("{where}: the engine that held the chip is gone; a "
+                                                              "new baseline is taken once memory settles").format(
+                                                                  where=chip.label), chip_name=chip.name))
+        return out
+
+    def _ecc_condition(self, reading: EccSample) -> Condition:
+        """ECC counters that grew since the first reading of this watch (a chip that had errors
+        before the watch started is ASC-DEV-005's business, not a change)."""
+        first = self.ecc_first.setdefault(reading.key, reading)
+        key: AlertKey = (KIND_ECC, reading.npu_id, reading.chip_id, None)
+        double = reading.double_bit - first.double_bit
+        pages = reading.retired_pages - first.retired_pages
+        single = reading.single_bit - first.single_bit
+        where = _("NPU {npu} chip {chip}").format(npu=reading.npu_id, chip=reading.chip_id)
+        command = f"npu-smi info -t ecc -i {reading.npu_id}"
+        if double > 0 or pages > 0:
+            text = _("{where}: {double} new uncorrectable (double-bit) ECC error(s) and {pages} page(s) newly retired "
+                     "since the watch started: the memory is failing; drain the chip and open a support case "
+                     "(details: {command})").format(where=where, double=max(double, 0), pages=max(pages, 0),
+                                                    command=command)
+            return Condition(key, True, LEVEL_FAIL, text, float(max(double, 0) + max(pages, 0)), 0.0, "")
+        if single > 0:
+            text = _("{where}: {single} new corrected (single-bit) ECC error(s) since the watch started; corrected "
+                     "by the hardware, a rising count is worth a support case (details: {command})").format(
+                         where=where, single=single, command=command)
+            return Condition(key, True, LEVEL_WARN, text, float(single), 0.0, "")
+        return Condition(key, False, LEVEL_WARN, _("{where}: ECC counters steady").format(where=where))
 
     def _missing_condition(self, key: ChipKey, name: str, present: bool) -> Condition:
         npu, chip_id = key

@@ -50,6 +50,7 @@ class WatchSettings:
     fmt: str = FORMAT_TEXT
     live_table: bool = False
     prometheus: Optional[str] = None
+    ecc: bool = False  # also read `npu-smi info -t ecc -i N` of every NPU at each sample
 
 
 def write_stderr(line: str) -> None:
@@ -68,8 +69,8 @@ class Watch:
         self.out = out
         self.hook = hook
         self.report = report
-        self.sampler = Sampler(host, clock, settings.timeout_s, hostname)
-        self.tracker = AlertTracker(settings.thresholds, hostname)
+        self.sampler = Sampler(host, clock, settings.timeout_s, hostname, ecc=settings.ecc)
+        self.tracker = AlertTracker(settings.thresholds, hostname, settings.interval_s)
         self.samples_taken = 0
         self.fresh_samples = 0
         self.last_fresh: Optional[Sample] = None

@@ -89,6 +89,25 @@ class ChipSample:
 
 
 @dataclass(frozen=True)
+class EccSample:
+    """One chip's ECC counters at one sample (``npu-smi info -t ecc -i N``, with ``watch --ecc``)."""
+
+    npu_id: int
+    chip_id: int
+    single_bit: int  # errors the hardware corrected, now
+    double_bit: int  # errors it could not correct, now
+    retired_pages: int  # pages isolated, plus those due at the next reset
+
+    @property
+    def key(self) -> ChipKey:
+        return (self.npu_id, self.chip_id)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"npu": self.npu_id, "chip": self.chip_id, "single_bit": self.single_bit,
+                "double_bit": self.double_bit, "retired_pages": self.retired_pages}
+
+
+@dataclass(frozen=True)
 class Sample:
     seq: int  # 1, 2, ... in the order taken
     time: float  # wall clock, seconds since the epoch (synthetic in a replay, see source.py)
@@ -100,6 +119,7 @@ class Sample:
     duration_s: float = 0.0  # how long npu-smi took
     npu_smi_version: Optional[str] = None
     warnings: Tuple[str, ...] = ()  # the parser's notes (a cut table, ...)
+    ecc: Tuple[EccSample, ...] = ()  # with --ecc: one per chip whose ECC query answered
 
     @property
     def stale(self) -> bool:
@@ -119,6 +139,7 @@ class Sample:
             "npu_smi_version": self.npu_smi_version,
             "chips": [chip.to_dict() for chip in self.chips],
             "warnings": list(self.warnings),
+            **({"ecc": [e.to_dict() for e in self.ecc]} if self.ecc else {}),
         }
 
 

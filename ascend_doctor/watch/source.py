@@ -18,11 +18,18 @@ import os
 import stat
 import threading
 import time
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from ascend_doctor.host.base import CommandResult, CommandStatus, HostInfo
 from ascend_doctor.i18n import _
-from ascend_doctor.watch.model import STATUS_ERROR, STATUS_OK, STATUS_TIMEOUT, Sample, chips_from_info
+from ascend_doctor.watch.model import (
+    STATUS_ERROR,
+    STATUS_OK,
+    STATUS_TIMEOUT,
+    EccSample,
+    Sample,
+    chips_from_info,
+)
 
 try:
     from typing import Protocol
@@ -30,6 +37,7 @@ except ImportError:  # pragma: no cover
     from typing_extensions import Protocol  # type: ignore
 
 NPU_SMI_INFO: Tuple[str, ...] = ("npu-smi", "info")
+ECC_QUERY: Tuple[str, ...] = ("npu-smi", "info", "-t", "ecc", "-i")  # + the NPU id
 # Beyond the command timeout, how long the loop waits for the host to give up on a process.
 GRACE_S = 2.0
 
@@ -38,6 +46,9 @@ REPLAY_CAPTURE_SUFFIX = ".txt"
 REPLAY_HUNG_SUFFIX = ".timeout"  # same convention as a snapshot's commands/<cmd>.timeout
 REPLAY_MAX_FILE_BYTES = 1024 * 1024
 REPLAY_MAX_FILES = 100_000
+# Beside capture NNNN.txt, a folder NNNN.ecc/ holds that moment's `npu-smi info -t ecc -i <N>` as <N>.txt.
+REPLAY_ECC_SUFFIX = ".ecc"
+MAX_ECC_NPUS = 64  # ECC queries per sample (a server has at most 16 NPUs)
 
 
 class CommandHost(Protocol):
@@ -169,6 +180,7 @@ class ReplayHost:
         self.files = replay_files(directory)
         self.position = 0
         self.hostname = hostname or os.path.basename(os.path.normpath(directory)) or "replay"
+        self.current: Optional[str] = None  # the capture last served, whose ECC folder answers ECC queries
 
     def __len__(self) -> int:
         return len(self.files)
@@ -179,12 +191,15 @@ class ReplayHost:
 
     def run(self, argv: Sequence[str], timeout: Optional[float] = None) -> CommandResult:
         args = tuple(str(a) for a in argv)
+        if args[:len(ECC_QUERY)] == ECC_QUERY and len(args) == len(ECC_QUERY) + 1:
+            return self._ecc(args)
         if args != NPU_SMI_INFO:
             return CommandResult(args, CommandStatus.NOT_FOUND, detail=_("a replay only answers `npu-smi info`"))
         if self.position >= len(self.files):
             return CommandResult(args, CommandStatus.ERROR, detail=_("the replay has no more captures"))
         path = self.files[self.position]
         self.position += 1
+        self.current = path
         try:
             text = _read_capture(path)
         except OSError as exc:
@@ -194,6 +209,19 @@ class ReplayHost:
             waited = _to_seconds(text, timeout)
             return CommandResult(args, CommandStatus.TIMEOUT, duration_s=waited, timeout_s=waited,
                                  detail=_("hung in the replayed capture {file}").format(file=os.path.basename(path)))
+        return CommandResult(args, CommandStatus.OK, returncode=0, stdout=text)
+
+
+    def _ecc(self, args: Tuple[str, ...]) -> CommandResult:
+        npu = args[-1]
+        if self.current is None or not npu.isdigit():
+            return CommandResult(args, CommandStatus.NOT_FOUND, detail=_("no ECC capture for this sample"))
+        stem = self.current.rsplit(".", 1)[0]
+        path = os.path.join(stem + REPLAY_ECC_SUFFIX, f"{int(npu)}.txt")
+        try:
+            text = _read_capture(path)
+        except OSError:
+            return CommandResult(args, CommandStatus.NOT_FOUND, detail=_("no ECC capture for this sample"))
         return CommandResult(args, CommandStatus.OK, returncode=0, stdout=text)
 
 
@@ -207,8 +235,9 @@ def _to_seconds(text: str, default: Optional[float]) -> float:
 class Sampler:
     """Takes numbered samples of ``npu-smi info`` from a host, never waiting past the timeout."""
 
-    def __init__(self, host: CommandHost, clock: Clock, timeout_s: float, hostname: str) -> None:
+    def __init__(self, host: CommandHost, clock: Clock, timeout_s: float, hostname: str, ecc: bool = False) -> None:
         self.host = host
+        self.ecc = ecc
         self.clock = clock
         self.timeout_s = timeout_s
         self.hostname = hostname
@@ -235,17 +264,55 @@ class Sampler:
             reason = _("`npu-smi info` gave no answer within {seconds} s and could not be stopped (stuck in the "
                        "driver?)").format(seconds=f"{waited:g}")
             return Sample(seq, wall, elapsed, self.hostname, STATUS_TIMEOUT, reason, duration_s=waited)
-        return sample_from_result(result, seq, wall, elapsed, self.hostname)
+        sample = sample_from_result(result, seq, wall, elapsed, self.hostname)
+        if self.ecc and not sample.stale:
+            sample = Sample(sample.seq, sample.time, sample.elapsed_s, sample.host, sample.status, sample.reason,
+                            sample.chips, sample.duration_s, sample.npu_smi_version, sample.warnings,
+                            self._ecc_readings(seq, sample))
+        return sample
 
-    def _run_bounded(self, seq: int) -> Tuple[Optional[CommandResult], float]:
+    def _ecc_readings(self, seq: int, sample: Sample) -> Tuple[EccSample, ...]:
+        """Each NPU's ECC counters; a query that fails or hangs gives no reading (nothing changes)."""
+        from ascend_doctor.parsers.npu_smi import NpuSmiParseError
+        from ascend_doctor.parsers.npu_smi_ecc import parse_npu_smi_ecc
+
+        out: List[EccSample] = []
+        chips_of: Dict[int, List[int]] = {}
+        for chip in sample.chips:
+            chips_of.setdefault(chip.npu_id, []).append(chip.chip_id)
+        for npu in sorted(chips_of)[:MAX_ECC_NPUS]:
+            result, _waited = self._run_bounded(seq, ECC_QUERY + (str(npu),))
+            if result is None or not result.ok:
+                if result is None:
+                    break  # stuck in the driver: do not start another
+                continue
+            try:
+                info = parse_npu_smi_ecc(result.stdout)
+            except NpuSmiParseError:
+                continue
+            ids = chips_of[npu]
+            for index, counters in enumerate(info.chips):
+                chip_id = counters.chip_id if counters.chip_id is not None else (
+                    ids[index] if index < len(ids) else None)
+                if chip_id is None:
+                    continue
+                out.append(EccSample(npu, chip_id, counters.total("single", "errors"),
+                                     counters.total("double", "errors"),
+                                     counters.total("double", "isolated") + counters.total("single", "isolated")
+                                     + counters.total("double", "next_isolated")
+                                     + counters.total("single", "next_isolated")))
+        return tuple(out)
+
+    def _run_bounded(self, seq: int, argv: Tuple[str, ...] = NPU_SMI_INFO
+                     ) -> Tuple[Optional[CommandResult], float]:
         box: List[CommandResult] = []
         done = threading.Event()
 
         def work() -> None:
             try:
-                box.append(self.host.run(NPU_SMI_INFO, timeout=self.timeout_s))
+                box.append(self.host.run(argv, timeout=self.timeout_s))
             except Exception as exc:  # a host must not raise; if one does, it is a stale sample
-                box.append(CommandResult(NPU_SMI_INFO, CommandStatus.ERROR, detail=f"{type(exc).__name__}: {exc}"))
+                box.append(CommandResult(argv, CommandStatus.ERROR, detail=f"{type(exc).__name__}: {exc}"))
             finally:
                 done.set()
 
