@@ -6,6 +6,7 @@ from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 from ascend_doctor.endpoint import records as rec
+from ascend_doctor.endpoint.thresholds import DEFAULTS_MAX_PARAMS_B, defaults_apply
 from ascend_doctor.i18n import _
 
 from ._probe import LOOK_AT_NPUS, hints, ms, probe_facts, threshold_source
@@ -16,7 +17,8 @@ CHECK = CheckSpec(
     suite="probe",
     what="Streams --requests completions one at a time and times the first token of each (TTFT); the median "
          "must stay below --max-ttft-ms (default 500 ms: this tool's starting figure for a 7B model on a 910B, "
-         "not a published one; set your own). Also fails when "
+         "not a published one; applied only to models up to 8B, set your own). Also fails"
+         " when "
          "no streamed request succeeds.",
     why="TTFT is what a user waits before anything appears; at concurrency 1 it measures the prefill path "
         "alone, without queueing.",
@@ -42,6 +44,13 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                              "in front of the engine may buffer or cut SSE (text/event-stream) replies.").format(
                                logs=hints(facts).logs), outcomes=phase.outcomes())
         return
+    applies, size = defaults_apply(facts.thresholds, "max_ttft_ms", facts.model)
+    if not applies:
+        raise NotApplicable(_("the default figure is for a 7B model on one 910B; {model} has {size}B parameters, "
+                              "larger than {limit}B, and is not graded against it: give {option}, or "
+                              "`--chip/--cards/--precision` to compare with published results").format(
+                                  model=facts.model, size=f"{size:g}", limit=f"{DEFAULTS_MAX_PARAMS_B:g}",
+                                  option="--max-ttft-ms"))
     ttft = phase.ttft()
     limit_ms = facts.thresholds.max_ttft_ms
     source = facts.thresholds.source("max_ttft_ms")

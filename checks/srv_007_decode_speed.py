@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.endpoint.thresholds import DEFAULTS_MAX_PARAMS_B, defaults_apply
 from ascend_doctor.i18n import _
 
 from ._probe import LOOK_AT_NPUS, ms, num, probe_facts, threshold_source
@@ -16,7 +17,8 @@ CHECK = CheckSpec(
     what="For each streamed request at concurrency 1: (tokens - 1) / (time of the last token - time of the "
          "first), tokens from the server's usage when it reports them, else the streamed chunks; the median must "
          "reach --min-decode-tps (default 30 tokens/s: this tool's starting figure for a 7B model on a 910B, "
-         "not a published one; set your own). Inter-token gaps "
+         "not a published one; applied only to models up to 8B, set your own). Inter-token"
+         " gaps "
          "(p50/p95) are reported with it.",
     why="Decode speed is how fast an answer is written once it starts; a slow single stream means every user "
         "waits longer, whatever the batch size.",
@@ -30,6 +32,13 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     phase = facts.sequential
     if phase is None or not phase.succeeded:
         raise NotApplicable(facts.not_measured(_("decode speed at concurrency 1")))
+    applies, size = defaults_apply(facts.thresholds, "min_decode_tps", facts.model)
+    if not applies:
+        raise NotApplicable(_("the default figure is for a 7B model on one 910B; {model} has {size}B parameters, "
+                              "larger than {limit}B, and is not graded against it: give {option}, or "
+                              "`--chip/--cards/--precision` to compare with published results").format(
+                                  model=facts.model, size=f"{size:g}", limit=f"{DEFAULTS_MAX_PARAMS_B:g}",
+                                  option="--min-decode-tps"))
     decode = phase.decode()
     if decode.p50 is None:
         raise NotApplicable(_("the replies were too short to time decoding (fewer than 2 tokens): raise "

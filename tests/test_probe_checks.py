@@ -78,7 +78,7 @@ def test_thresholds_say_where_they_come_from_and_can_be_overridden() -> None:
     assert decode["status"] == "WARN" and "set with --min-decode-tps" in decode["message"]
     assert decode["evidence"]["threshold_tps"] == 80.0
     default = grade(served_facts())["by_id"]["ASC-SRV-007"][0]
-    assert "seed 003 §6" in default["evidence"]["threshold_source"]
+    assert "7B model on one 910B" in default["evidence"]["threshold_source"]
 
 
 def test_broken_requests_under_load_fail_and_timeouts_warn() -> None:
@@ -218,3 +218,23 @@ def test_answer_files_are_bounded_and_never_written_over_non_files(tmp_path: Pat
     other.write_text('{"format": "something else"}', encoding="utf-8")
     with pytest.raises(answerfile.AnswerFileError, match="not an answer saved"):
         answerfile.load(str(other))
+
+
+def test_default_speed_figures_skip_a_large_model_with_the_reason() -> None:
+    """The 500 ms / 30 tokens/s defaults were measured on a 7B model: a DeepSeek-R1 671B is not graded by them."""
+    facts = served_facts()
+    facts.model = "DeepSeek-R1"
+    slow = [reply(ttft=2.0) for _ in range(2)]
+    facts.sequential = phase("concurrency 1", 1, slow)
+    data = grade(facts)["by_id"]
+    for check_id in ("ASC-SRV-006", "ASC-SRV-007"):
+        result = data[check_id][0]
+        assert result["status"] == "SKIP" and "671B" in result["message"] and "--chip" in result["message"]
+    small = served_facts()
+    small.model = "deepseek-ai/DeepSeek-R1-Distill-Qwen-7B"
+    small.sequential = phase("concurrency 1", 1, [reply(ttft=2.0) for _ in range(2)])
+    assert grade(small)["by_id"]["ASC-SRV-006"][0]["status"] == "WARN"
+    overridden = served_facts(thresholds=thresholds_from_options(max_ttft_ms=1000))
+    overridden.model = "DeepSeek-R1"
+    overridden.sequential = phase("concurrency 1", 1, [reply(ttft=2.0) for _ in range(2)])
+    assert grade(overridden)["by_id"]["ASC-SRV-006"][0]["status"] == "WARN"
