@@ -149,9 +149,23 @@ def load_document(path: str, *, allow_include: bool = True, cross_check: bool = 
             from ascend_doctor.matrix.crosscheck import crosscheck
 
             doc.problems.extend(crosscheck(doc.sections))
+            _check_serving_refs(path, include, doc)
     order = {name: index for index, name in enumerate([ctx.file, *(c.file for c in included.values())])}
     doc.problems = sorted(_dedupe(doc.problems), key=lambda p: (order.get(p.file, len(order)), p.line))
     return doc
+
+
+def _check_serving_refs(path: str, include: Tuple[str, ...], doc: Document) -> None:
+    """A split matrix (one with ``include``) is validated with the published serving results
+    beside it (serving_refs.yaml, its own schema: ascend_doctor/matrix/serving_refs.py)."""
+    import os
+
+    from ascend_doctor.matrix.serving_refs import DATA_FILE, check_file
+
+    refs = os.path.join(os.path.dirname(os.path.abspath(path)), DATA_FILE)
+    if include and os.path.isfile(refs) and not os.path.islink(refs):
+        doc.files.append(refs)
+        doc.problems.extend(check_file(refs))
 
 
 _SECTION_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
