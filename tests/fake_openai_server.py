@@ -9,8 +9,9 @@ routes (vLLM ``/health``, MindIE ``/v2/health/ready``), ``POST /v1/chat/completi
 ``<think>`` tags (no reasoning parser).
 
 ``Behaviour`` plants the faults the probe must grade: a slow first token, slow tokens, a hang after
-the health check, reasoning that runs out of max_tokens, 429 beyond N requests in flight, a
-connection dropped mid-stream, repeated text, a context limit, a server that dies on long prompts,
+the health check (hung but healthy, with ``metrics`` a token counter that stands still), a collapse
+past N requests in flight (``collapse_above``), reasoning that runs out of max_tokens, 429 beyond N
+requests in flight, a connection dropped mid-stream, repeated text, a context limit, a server that dies on long prompts,
 an API key, fields the server refuses.
 
     with FakeServer(Behaviour(first_token_delay_s=0.3)) as server:
@@ -65,6 +66,9 @@ class Behaviour:
     models_raw: Optional[str] = None  # GET /v1/models answers 200 with this body instead
     stream_raw: Optional[str] = None  # streamed replies are this text instead (hostile or broken SSE)
     redirect_to: Optional[str] = None  # every request answers 307 to this base URL + the same path
+    collapse_above: Optional[int] = None  # with more than N completions in flight ...
+    collapse_token_delay_s: float = 0.0  # ... every token takes this long (throughput collapses)
+    metrics: bool = False  # serve vLLM's Prometheus /metrics (requests, KV cache, token counter)
 
 
 class _Server(ThreadingHTTPServer):
@@ -81,6 +85,7 @@ class _Server(ThreadingHTTPServer):
         self.max_seen_in_flight = 0
         self.dead = False
         self.requests: List[Tuple[str, str, Dict[str, Any]]] = []  # (method, path, body)
+        self.generated_tokens = 0  # vllm:generation_tokens_total
         self.headers_seen: List[Dict[str, str]] = []
 
     def handle_error(self, request: Any, client_address: Any) -> None:
@@ -173,6 +178,23 @@ class _Handler(BaseHTTPRequestHandler):
                 card["max_model_len"] = b.max_model_len
             self._json(200, {"object": "list", "data": [card]})
             return
+        if route == "/metrics" and b.metrics:
+            with self.server.lock:
+                running, generated = self.server.in_flight, self.server.generated_tokens
+            text = ("# TYPE vllm:num_requests_running gauge\n"
+                    f'vllm:num_requests_running{{model_name="{b.model}",engine="0"}} {running}.0\n'
+                    "# TYPE vllm:num_requests_waiting gauge\n"
+                    f'vllm:num_requests_waiting{{model_name="{b.model}",engine="0"}} 0.0\n'
+                    "# TYPE vllm:kv_cache_usage_perc gauge\n"
+                    f'vllm:kv_cache_usage_perc{{model_name="{b.model}",engine="0"}} {min(1.0, running / 64):.3f}\n'
+                    "# TYPE vllm:generation_tokens_total counter\n"
+                    f'vllm:generation_tokens_total{{model_name="{b.model}",engine="0"}} {generated}.0\n').encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain; version=0.0.4")
+            self.send_header("Content-Length", str(len(text)))
+            self.end_headers()
+            self.wfile.write(text)
+            return
         health_path = "/health" if b.engine == "vllm" else "/v2/health/ready"
         if route == health_path and b.health != "absent":
             self._empty(200 if b.health == "ok" else 503)
@@ -260,6 +282,10 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             out = [("reasoning", t) for t in thought] + [("content", t) for t in said]
         limit = int(body.get("max_tokens") or 16)
+        if body.get("ignore_eos") and out:  # vLLM's sampling parameter: generate max_tokens whatever the text
+            while len(out) < limit:
+                out = out + [("content", t) for t in said or ["x"]]
+            return out[:limit], "length"
         finish = "length" if len(out) > limit else "stop"
         return out[:limit], finish
 
@@ -268,6 +294,8 @@ class _Handler(BaseHTTPRequestHandler):
         pieces, finish = self._pieces(body)
         if self.server.stop.wait(b.first_token_delay_s + b.token_delay_s * max(0, len(pieces) - 1)):
             return
+        with self.server.lock:
+            self.server.generated_tokens += len(pieces)
         content = "".join(t for k, t in pieces if k == "content")
         reasoning = "".join(t for k, t in pieces if k == "reasoning")
         usage = {"prompt_tokens": prompt_tokens, "completion_tokens": len(pieces),
@@ -312,8 +340,13 @@ class _Handler(BaseHTTPRequestHandler):
             if b.drop_after_tokens is not None and i >= b.drop_after_tokens:
                 self._die()
                 return
-            if i and b.token_delay_s and self.server.stop.wait(b.token_delay_s):
+            delay = b.token_delay_s
+            if b.collapse_above is not None and self.server.in_flight > b.collapse_above:
+                delay = max(delay, b.collapse_token_delay_s)
+            if i and delay and self.server.stop.wait(delay):
                 return
+            with self.server.lock:
+                self.server.generated_tokens += 1
             last = i == len(pieces) - 1
             if chat:
                 delta = {("content" if kind == "content" else b.reasoning_field): text}

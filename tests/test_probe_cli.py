@@ -72,7 +72,7 @@ def test_a_healthy_endpoint_passes_with_figures(serve: Any) -> None:
     assert facts["engine"] == "vllm" and facts["model"] == "deepseek-r1-distill-qwen-7b"
     assert facts["sequential"]["ttft_s"]["count"] == 2 and facts["concurrent"]["sent"] == 4
     ttft = by_id(report)["ASC-SRV-006"][0]
-    assert "TTFT p50" in ttft["message"] and "seed 003 §6" in ttft["message"]
+    assert "TTFT p50" in ttft["message"] and "7B model on one 910B" in ttft["message"]
     assert ttft["evidence"]["threshold_ms"] == 500.0
     decode = by_id(report)["ASC-SRV-007"][0]
     assert "tokens/s" in decode["message"] and decode["evidence"]["tokens_counted_by"] == "server usage"

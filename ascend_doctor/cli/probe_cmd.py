@@ -76,12 +76,29 @@ def _check_url(url: str, option: str) -> None:
               help="Concurrent requests under --stress.")
 @click.option("--stress-tokens", type=click.IntRange(16, 10_000_000), default=None,
               help="Prompt tokens under --stress (default: max_model_len from /v1/models, else 2048).")
+@click.option("--sweep", "sweep_levels", metavar="N,N,...", default=None,
+              help="Also measure TTFT, TPOT and throughput at each concurrency level (e.g. 1,4,16,64,256) and "
+              "flag a cliff.")
+@click.option("--sweep-requests", type=click.IntRange(1, 10_000), default=64, show_default=True,
+              help="At most this many requests per --sweep level (2 x the level below that).")
+@click.option("--sweep-seconds", type=click.FloatRange(1, 3600), default=30.0, show_default=True,
+              help="At most this long per --sweep level.")
+@click.option("--chip", type=click.Choice(("a2", "a3", "310p")), default=None,
+              help="The deployment's chips (A2: 910B, A3: 910C, 310p: 300I Duo), to compare with published results.")
+@click.option("--cards", type=click.IntRange(1, 100_000), default=None,
+              help="NPUs (cards) in the whole deployment, prefill and decode together.")
+@click.option("--precision", type=click.Choice(("w8a8", "w4a8", "bf16", "fp16", "int8")), default=None,
+              help="The served weights' precision.")
+@click.option("--deployment", type=click.Choice(("single", "pd")), default=None,
+              help="single: one instance (prefill and decode together); pd: prefill/decode disaggregated.")
+@click.option("--like-reference", is_flag=True,
+              help="Run the load at the nearest published result's input/output lengths and concurrency.")
 @click.option("--max-ttft-ms", type=click.FloatRange(1, 3_600_000), default=None,
               help="TTFT threshold at concurrency 1 [default: 500, this tool's starting figure for a 7B model on a "
-              "910B; set your own for your model and hardware].")
+              "910B, applied only to models up to 8B; set your own for your model and hardware].")
 @click.option("--min-decode-tps", type=click.FloatRange(0.01, 1_000_000), default=None,
               help="Decode tokens/s threshold at concurrency 1 [default: 30, this tool's starting figure for a 7B "
-              "model on a 910B; set your own].")
+              "model on a 910B, applied only to models up to 8B; set your own].")
 @click.option("--max-repeat-ratio", type=click.FloatRange(0, 1), default=None,
               help="Share of repeated 4-grams a reply may have [default: 0.30].")
 @click.option("--ca-cert", metavar="FILE", default=None, help="CA bundle to verify an HTTPS endpoint with.")
@@ -101,6 +118,8 @@ def _check_url(url: str, option: str) -> None:
 def probe(url: str, model: Optional[str], api_key: Optional[str], health_url: Optional[str], timeout: float,
           requests_: int, concurrency: int, max_tokens: int, save: Optional[str], compare: Optional[str],
           stress: bool, duration: float, stress_concurrency: int, stress_tokens: Optional[int],
+          sweep_levels: Optional[str], sweep_requests: int, sweep_seconds: float, chip: Optional[str],
+          cards: Optional[int], precision: Optional[str], deployment: Optional[str], like_reference: bool,
           max_ttft_ms: Optional[float], min_decode_tps: Optional[float], max_repeat_ratio: Optional[float],
           ca_cert: Optional[str], insecure: bool, follow_redirects: bool, fmt: str, output: Optional[str],
           select: Tuple[str, ...], ignore: Tuple[str, ...], fail_on: str, progress: bool, verbose: bool) -> None:
@@ -115,6 +134,9 @@ def probe(url: str, model: Optional[str], api_key: Optional[str], health_url: Op
       ascend-doctor probe http://10.0.0.5:1025 --compare answer.json --format json -o probe.json
       ASCEND_DOCTOR_API_KEY=... ascend-doctor probe https://gw:8443/v1 --ca-cert ca.pem
       ascend-doctor probe http://127.0.0.1:8000 --stress --duration 60 --max-ttft-ms 2000
+      ascend-doctor probe http://127.0.0.1:8000 --sweep 1,4,16,64,256 --format html -o sweep.html
+      ascend-doctor probe http://10.0.0.5:8000 --chip a2 --cards 64 --precision w8a8 --deployment pd \\
+          --like-reference
 
     \b
     Exit codes: 0 nothing at or above --fail-on, 1 a FAIL (or a WARN with --fail-on warn),
@@ -134,6 +156,9 @@ def probe(url: str, model: Optional[str], api_key: Optional[str], health_url: Op
         raise click.UsageError("--ca-cert and --insecure contradict each other: choose one")
     if ca_cert and not os.path.isfile(ca_cert):
         raise click.BadParameter(f"{ca_cert} is not a file", param_hint="--ca-cert")
+    levels = _sweep_levels(sweep_levels)
+    if like_reference and not (chip and precision):
+        raise click.UsageError("--like-reference needs at least --chip and --precision (and --cards, --deployment)")
     guard_output(output, files=(compare,), other_outputs=(("--save", save),))
     _check_answer_files(save, compare)
 
@@ -149,7 +174,9 @@ def probe(url: str, model: Optional[str], api_key: Optional[str], health_url: Op
         max_tokens=max_tokens, stress=stress, duration_s=duration, stress_concurrency=stress_concurrency,
         stress_tokens=stress_tokens, save=save, compare=compare,
         health_url=redact_url(health_url) if health_url else None,
-        thresholds=thresholds_from_options(max_ttft_ms, min_decode_tps, max_repeat_ratio))
+        thresholds=thresholds_from_options(max_ttft_ms, min_decode_tps, max_repeat_ratio),
+        sweep=levels, sweep_requests=sweep_requests, sweep_seconds=sweep_seconds, chip=chip, cards=cards,
+        precision=precision, deployment=deployment, like_reference=like_reference)
     options = RunOptions(timeout_s=timeout, select=_split_prefixes(select), ignore=_split_prefixes(ignore),
                          fail_on=fail_on)
     facts = ProbeFacts(settings)
@@ -188,6 +215,23 @@ def _check_selection(select: Tuple[str, ...], ignore: Tuple[str, ...]) -> None:
                                    "them)")
     if not [i for i in ids if (not select or matches(i, select)) and not (ignore and matches(i, ignore))]:
         raise click.UsageError("--select/--ignore leave no probe check to run")
+
+
+MAX_SWEEP_LEVELS = 12
+
+
+def _sweep_levels(text: Optional[str]) -> Tuple[int, ...]:
+    """--sweep 1,4,16: ascending, distinct, 1..4096, at most MAX_SWEEP_LEVELS levels."""
+    if not text:
+        return ()
+    try:
+        levels = sorted({int(part) for part in text.split(",") if part.strip()})
+    except ValueError:
+        raise click.BadParameter("give concurrency levels as numbers, e.g. 1,4,16,64,256",
+                                 param_hint="--sweep") from None
+    if not levels or levels[0] < 1 or levels[-1] > 4096 or len(levels) > MAX_SWEEP_LEVELS:
+        raise click.BadParameter(f"1 to {MAX_SWEEP_LEVELS} levels between 1 and 4096", param_hint="--sweep")
+    return tuple(levels)
 
 
 def _check_answer_files(save: Optional[str], compare: Optional[str]) -> None:

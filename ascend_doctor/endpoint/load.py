@@ -87,6 +87,7 @@ def run_phase(phase: rec.LoadPhase, send: Callable[[], rec.Reply], cancel: threa
     threads = [threading.Thread(target=worker, name=f"probe-{phase.name}-{i}", daemon=True)
                for i in range(max(1, phase.concurrency))]
     started = time.monotonic()
+    cpu_started = time.process_time()  # this process, every thread: what the client itself cost
     last_done = started
     next_tick = started + TICK_S
     for thread in threads:
@@ -122,6 +123,7 @@ def run_phase(phase: rec.LoadPhase, send: Callable[[], rec.Reply], cancel: threa
         raise
     finally:
         phase.wall_s = (last_done if phase.replies else time.monotonic()) - started
+        phase.client_cpu_s = time.process_time() - cpu_started
 
 
 def _drain(results: queue.Queue[rec.Reply], phase: rec.LoadPhase) -> None:

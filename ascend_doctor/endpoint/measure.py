@@ -66,6 +66,10 @@ class Probe:
         self._status = status or (lambda _text: None)
         self._stream_usage = True  # stream_options.include_usage, dropped if the server refuses it
         self._usage_lock = threading.Lock()
+        # The load's scenario: the options, or a published reference's (--like-reference).
+        self.load_max_tokens = settings.max_tokens
+        self.load_concurrency = settings.concurrency
+        self.prompt_tokens = settings.prompt_tokens
 
     # ------------------------------------------------------------------ the phases
 
@@ -74,14 +78,72 @@ class Probe:
             return
         if not self._choose_model(facts):
             return
+        if self.settings.like_reference:
+            self._like_reference(facts)
         self._health(facts)
-        if not self._deterministic(facts):
+        metrics_started = time.monotonic()
+        self._engine_metrics(facts)
+        served = self._deterministic(facts)
+        self._engine_metrics(facts, since=metrics_started)
+        if not served:
             return
         if not self._sequential(facts):
             return
         self._concurrent(facts)
+        if self.settings.sweep:
+            self._sweep(facts)
         if self.settings.stress:
             self._stress(facts)
+
+    def _like_reference(self, facts: rec.ProbeFacts) -> None:
+        """Copy the nearest published row's lengths and concurrency into the load phases."""
+        from ascend_doctor.endpoint.families import engine_key, family_of
+        from ascend_doctor.matrix import serving_refs
+        from ascend_doctor.matrix.serving_refs import RefQuery, nearest
+
+        s = self.settings
+        query = RefQuery(chip=s.chip, cards=s.cards, family=family_of(facts.model), precision=s.precision,
+                         deployment=s.deployment, engine=engine_key(facts.engine))
+        found, missing = nearest(serving_refs.load_refs(), query)
+        if not found:
+            facts.notes.append(_("--like-reference: no published result matches ({missing}); the load keeps the "
+                                 "options' lengths").format(missing=", ".join(missing)))
+            return
+        row = found[0]
+        facts.reference = row.to_dict()
+        self.prompt_tokens = row.input_tokens
+        self.load_max_tokens = row.output_tokens
+        if row.concurrency:
+            self.load_concurrency = row.concurrency
+        self._say(_("like reference {id}: {input} tokens in, {output} out, concurrency {concurrency}").format(
+            id=row.id, input=row.input_tokens, output=row.output_tokens, concurrency=self.load_concurrency))
+
+    # ------------------------------------------------------------------ engine metrics
+
+    def _engine_metrics(self, facts: rec.ProbeFacts, since: Optional[float] = None) -> None:
+        """vLLM's Prometheus /metrics, read before and after the first completion: token counters
+        that do not move while requests run mean a hung engine, whatever /health says."""
+        from ascend_doctor.endpoint.engine_metrics import METRICS_PATH, parse_vllm_metrics
+
+        if since is not None and (facts.engine_metrics is None or facts.engine_metrics.status != 200):
+            return
+        answer = self._bounded_get(METRICS_PATH, timeout_s=min(self.settings.timeout_s, 5.0))
+        if since is None:
+            facts.engine_metrics = rec.EngineMetrics(_redacted_path(self.settings.url, METRICS_PATH), answer.status)
+            if answer.status != 200:
+                return
+        record = facts.engine_metrics
+        assert record is not None
+        values = parse_vllm_metrics(answer.body.decode("utf-8", errors="replace")) if answer.status == 200 else {}
+        if since is None:
+            record.running, record.waiting = values.get("running"), values.get("waiting")
+            record.kv_cache_usage, record.tokens_before = values.get("kv_cache_usage"), values.get("generation_tokens")
+            return
+        record.tokens_after = values.get("generation_tokens")
+        record.interval_s = time.monotonic() - since
+        for key in ("running", "waiting", "kv_cache_usage"):
+            if values.get(key) is not None:  # the later reading, taken while our request ran or after
+                setattr(record, key, values[key])
 
     def _bounded_get(self, path: str, timeout_s: Optional[float] = None) -> Any:
         limit = (timeout_s or self.settings.timeout_s) + self.client.connect_timeout_s + 2.0
@@ -223,6 +285,15 @@ class Probe:
     def _load_request(self, facts: rec.ProbeFacts, prompt: str, max_tokens: int) -> Tuple[str, Dict[str, Any]]:
         request: Dict[str, Any] = {"model": facts.model, "max_tokens": max_tokens, "temperature": LOAD_TEMPERATURE,
                                    "stream": True}
+        if self.prompt_tokens:
+            # A published scenario's input length (--like-reference): ordinary words, about
+            # ASSUMED_TOKENS_PER_UNIT tokens each; the reply's usage tells the real count.
+            prompt = filler(max(1, int(self.prompt_tokens / ASSUMED_TOKENS_PER_UNIT)))
+        if self.settings.like_reference:
+            # The reference generated its full output length: ask the engine not to stop early
+            # (vLLM's sampling parameters ignore_eos and min_tokens; others ignore unknown fields).
+            request["ignore_eos"] = True
+            request["min_tokens"] = max_tokens
         if facts.api == "completions":
             request["prompt"] = prompt
             return COMPLETIONS, request
@@ -242,11 +313,11 @@ class Probe:
 
     def _sequential(self, facts: rec.ProbeFacts) -> bool:
         count = self.settings.requests
-        path, request = self._load_request(facts, LOAD_PROMPT, self.settings.max_tokens)
+        path, request = self._load_request(facts, LOAD_PROMPT, self.load_max_tokens)
         phase = rec.LoadPhase("concurrency 1", 1, count)
         facts.sequential = phase
         self._say(_("concurrency 1: {count} streamed requests (max_tokens {max_tokens})").format(
-            count=count, max_tokens=self.settings.max_tokens))
+            count=count, max_tokens=self.load_max_tokens))
         load.run_phase(phase, lambda: self._stream(path, request), self.cancel, self.client.abort_all, total=count,
                        tick=self._tick)
         if not phase.succeeded:
@@ -256,18 +327,37 @@ class Probe:
         return True
 
     def _concurrent(self, facts: rec.ProbeFacts) -> None:
-        concurrency = self.settings.concurrency
+        concurrency = self.load_concurrency
         if concurrency <= 1:
             facts.notes.append(_("--concurrency 1: the throughput phase is the concurrency-1 phase above"))
             return
         total = 2 * concurrency
-        path, request = self._load_request(facts, LOAD_PROMPT, self.settings.max_tokens)
+        path, request = self._load_request(facts, LOAD_PROMPT, self.load_max_tokens)
         phase = rec.LoadPhase(f"concurrency {concurrency}", concurrency, total)
         facts.concurrent = phase
         self._say(_("concurrency {concurrency}: {total} streamed requests").format(concurrency=concurrency,
                                                                                     total=total))
         load.run_phase(phase, lambda: self._stream(path, request), self.cancel, self.client.abort_all, total=total,
                        tick=self._tick)
+
+    def _sweep(self, facts: rec.ProbeFacts) -> None:
+        """--sweep: the same streamed request at each concurrency level, bounded per level by
+        --sweep-requests and --sweep-seconds; stops at the first level where nothing succeeds."""
+        path, request = self._load_request(facts, LOAD_PROMPT, self.load_max_tokens)
+        for level in self.settings.sweep:
+            if self.cancel.is_set():
+                return
+            total = min(self.settings.sweep_requests, max(2 * level, 4))
+            phase = rec.LoadPhase(f"sweep {level}", level, total)
+            facts.sweep.append(phase)
+            self._say(_("sweep: concurrency {level}, {total} streamed requests (at most {seconds} s)").format(
+                level=level, total=total, seconds=f"{self.settings.sweep_seconds:g}"))
+            load.run_phase(phase, lambda: self._stream(path, request), self.cancel, self.client.abort_all,
+                           total=total, stop_at=time.monotonic() + self.settings.sweep_seconds,
+                           grace_s=min(self.settings.timeout_s, 10.0), tick=self._tick)
+            if not phase.succeeded:
+                facts.notes.append(_("sweep stopped at concurrency {level}: no request succeeded").format(level=level))
+                return
 
     def _stress(self, facts: rec.ProbeFacts) -> None:
         target, source = self._stress_target(facts)

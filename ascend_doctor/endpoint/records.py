@@ -7,7 +7,7 @@ phase that did not run says why (``not_measured``).
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from ascend_doctor.endpoint.repetition import RepetitionScore
 from ascend_doctor.endpoint.stats import Summary, summarize
@@ -78,6 +78,13 @@ class Reply:
         span = self.last_token_s - self.ttft_s
         return (self.output_tokens - 1) / span if span > 0 else None
 
+    @property
+    def tpot_s(self) -> Optional[float]:
+        """Time per output token excluding the first (vLLM's benchmark "TPOT (excl. 1st token)"):
+        (last token - first token) / (output tokens - 1)."""
+        rate = self.decode_tps
+        return 1.0 / rate if rate else None
+
     def keep_text(self, content: str, reasoning: str) -> None:
         self.content = content[:MAX_KEPT_CHARS]
         self.reasoning = reasoning[:MAX_KEPT_CHARS]
@@ -104,6 +111,7 @@ class LoadPhase:
     wall_s: float = 0.0
     interrupted: bool = False
     cut_at_deadline: int = 0  # still running when the phase's time was up (stress)
+    client_cpu_s: Optional[float] = None  # CPU this process used during the phase (all threads)
 
     def count(self, *outcomes: str) -> int:
         return sum(1 for r in self.replies if r.outcome in outcomes)
@@ -127,6 +135,17 @@ class LoadPhase:
     def decode(self) -> Summary:
         return summarize([r.decode_tps for r in self.succeeded if r.decode_tps is not None])
 
+    def tpot(self) -> Summary:
+        return summarize([r.tpot_s for r in self.succeeded if r.tpot_s is not None])
+
+    @property
+    def client_cpu_share(self) -> Optional[float]:
+        """The probe's own CPU over the phase's wall time: near 1.0, one core (the GIL's limit) was
+        busy sending and parsing, and the client may have limited the result."""
+        if self.client_cpu_s is None or self.wall_s <= 0:
+            return None
+        return self.client_cpu_s / self.wall_s
+
     @property
     def requests_per_s(self) -> Optional[float]:
         return len(self.succeeded) / self.wall_s if self.wall_s > 0 and self.succeeded else None
@@ -148,8 +167,9 @@ class LoadPhase:
             "outcomes": self.outcomes(), "wall_s": _r(self.wall_s, 3), "interrupted": self.interrupted,
             "cut_at_deadline": self.cut_at_deadline,
             "ttft_s": self.ttft().to_dict(), "inter_token_s": self.inter_token().to_dict(),
-            "decode_tps": self.decode().to_dict(2), "requests_per_s": _r(self.requests_per_s, 3),
-            "output_tokens_per_s": _r(self.output_tokens_per_s, 2),
+            "decode_tps": self.decode().to_dict(2), "tpot_s": self.tpot().to_dict(),
+            "requests_per_s": _r(self.requests_per_s, 3), "output_tokens_per_s": _r(self.output_tokens_per_s, 2),
+            "client_cpu_share": _r(self.client_cpu_share, 3),
         }
 
 
@@ -289,13 +309,69 @@ class ProbeSettings:
     compare: Optional[str] = None
     health_url: Optional[str] = None  # redacted
     thresholds: Thresholds = field(default_factory=Thresholds)
+    sweep: Tuple[int, ...] = ()  # --sweep: concurrency levels, ascending
+    sweep_requests: int = 64  # at most this many requests per level
+    sweep_seconds: float = 30.0  # and at most this long per level
+    chip: Optional[str] = None  # --chip/--cards/--precision/--deployment: compare with published results
+    cards: Optional[int] = None
+    precision: Optional[str] = None
+    deployment: Optional[str] = None
+    like_reference: bool = False
+    prompt_tokens: Optional[int] = None  # load prompts of about this many tokens (--like-reference)
+    liveness_deadline_s: float = 30.0  # a real token must come within this while /health says 200
 
     def to_dict(self) -> Dict[str, Any]:
         return {"url": self.url, "model": self.model, "timeout_s": self.timeout_s, "requests": self.requests,
                 "concurrency": self.concurrency, "max_tokens": self.max_tokens, "stress": self.stress,
                 "duration_s": self.duration_s, "stress_concurrency": self.stress_concurrency,
                 "stress_tokens": self.stress_tokens, "save": self.save, "compare": self.compare,
-                "health_url": self.health_url, "thresholds": self.thresholds.to_dict()}
+                "health_url": self.health_url, "thresholds": self.thresholds.to_dict(),
+                "sweep": list(self.sweep), "sweep_requests": self.sweep_requests, "sweep_seconds": self.sweep_seconds,
+                "chip": self.chip, "cards": self.cards, "precision": self.precision, "deployment": self.deployment,
+                "like_reference": self.like_reference, "prompt_tokens": self.prompt_tokens,
+                "liveness_deadline_s": self.liveness_deadline_s}
+
+
+@dataclass
+class Liveness:
+    """Alive, not just healthy: one streamed request that must give a real token within a deadline,
+    with what /health said at the same time (engines hung in a collective keep answering 200)."""
+
+    deadline_s: float
+    health_status: Optional[int] = None  # /health (or the engine's route) just before
+    first_token_s: Optional[float] = None  # None: no non-empty token within the deadline
+    outcome: str = ""
+    detail: str = ""
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"deadline_s": self.deadline_s, "health_status": self.health_status,
+                "first_token_s": _r(self.first_token_s), "outcome": self.outcome, "detail": self.detail[:300]}
+
+
+@dataclass
+class EngineMetrics:
+    """vLLM's Prometheus /metrics, read twice around the liveness request (None: not exposed)."""
+
+    path: str
+    status: Optional[int] = None
+    running: Optional[float] = None  # vllm:num_requests_running
+    waiting: Optional[float] = None  # vllm:num_requests_waiting
+    kv_cache_usage: Optional[float] = None  # vllm:kv_cache_usage_perc / gpu_cache_usage_perc, 0-1
+    tokens_before: Optional[float] = None  # vllm:generation_tokens_total
+    tokens_after: Optional[float] = None
+    interval_s: float = 0.0
+
+    @property
+    def tokens_moved(self) -> Optional[bool]:
+        if self.tokens_before is None or self.tokens_after is None:
+            return None
+        return self.tokens_after > self.tokens_before
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"path": self.path, "status": self.status, "running": self.running, "waiting": self.waiting,
+                "kv_cache_usage": self.kv_cache_usage, "generation_tokens_before": self.tokens_before,
+                "generation_tokens_after": self.tokens_after, "tokens_moved": self.tokens_moved,
+                "interval_s": _r(self.interval_s, 3)}
 
 
 @dataclass
@@ -311,6 +387,10 @@ class ProbeFacts:
     sequential: Optional[LoadPhase] = None
     concurrent: Optional[LoadPhase] = None
     stress: Optional[Stress] = None
+    sweep: List[LoadPhase] = field(default_factory=list)  # --sweep: one phase per level, ascending
+    reference: Optional[Dict[str, Any]] = None  # --like-reference: the published row the load copied
+    liveness: Optional[Liveness] = None
+    engine_metrics: Optional[EngineMetrics] = None
     repetition: Dict[str, RepetitionScore] = field(default_factory=dict)  # per reply label
     interrupted: bool = False
     stopped_because: str = ""  # why later phases did not run
@@ -352,6 +432,9 @@ class ProbeFacts:
             "sequential": self.sequential.to_dict() if self.sequential else None,
             "concurrent": self.concurrent.to_dict() if self.concurrent else None,
             "stress": self.stress.to_dict() if self.stress else None,
+            "sweep": [p.to_dict() for p in self.sweep], "reference": self.reference,
+            "liveness": self.liveness.to_dict() if self.liveness else None,
+            "engine_metrics": self.engine_metrics.to_dict() if self.engine_metrics else None,
             "repetition": {k: v.to_dict() for k, v in self.repetition.items()},
             "interrupted": self.interrupted, "stopped_because": self.stopped_because,
         }

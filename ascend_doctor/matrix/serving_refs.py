@@ -222,5 +222,7 @@ def nearest(rows: Sequence[ServingRef], query: RefQuery, limit: int = 3) -> Tupl
         matching = narrowed
     if missing:
         return [], [f"{key} not given" for key in missing]
-    matching.sort(key=lambda r: (r.engine != query.engine, r.concurrency is None, r.id))
+    # Same engine first; rows with a concurrency (a scenario to run at) before TPOT targets; a row
+    # that documents a slow configuration (eager mode) last.
+    matching.sort(key=lambda r: (r.engine != query.engine, r.concurrency is None, r.mode == "eager", r.id))
     return matching[:limit], []
