@@ -38,12 +38,13 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     spark = sweep.sparkline([p.output_tps for p in series])
     levels = ", ".join(str(p.concurrency) for p in series)
     evidence = {"series": [p.to_dict() for p in series], "sparkline": spark, "table": sweep.table(series),
-                "definitions": sweep.DEFINITIONS,
-                "client_bound_levels": sweep.client_bound(series)}
+                "definitions": sweep.DEFINITIONS, "client_bound_levels": sweep.client_bound(series),
+                "chart": sweep.chart(series)}
     cliff = sweep.find_cliff(series)
     summary = _("output tokens/s across concurrency {levels}: {spark}").format(levels=levels, spark=spark)
+    table = "\n".join(sweep.table(series))
     if cliff is None:
-        yield Finding.passed(_("{summary}; no cliff").format(summary=summary), **evidence)
+        yield Finding.passed(_("{summary}; no cliff").format(summary=summary) + "\n" + table, **evidence)
         return
     if cliff.kind == "throughput":
         what = _("throughput falls from {before:.1f} to {after:.1f} output tokens/s between concurrency {prev} and "
@@ -54,7 +55,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     bound = cliff.concurrency in evidence["client_bound_levels"]
     note = (" " + _("(the probe used most of a CPU core at that level: the client may be the limit)")) if bound else ""
     yield Finding.warn(
-        _("{summary}; cliff: {what}{note}").format(summary=summary, what=what, note=note),
+        _("{summary}; cliff: {what}{note}").format(summary=summary, what=what, note=note) + "\n" + table,
         _("Cap concurrency at {prev} ({limit}) and read the engine's log ({logs}) at concurrency {level}: KV-cache "
           "preemption, swapping or a scheduler limit show there.").format(
             prev=cliff.previous, limit=hints(facts).concurrency_limit, logs=hints(facts).logs, level=cliff.concurrency),

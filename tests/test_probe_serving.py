@@ -163,3 +163,17 @@ def test_client_cpu_share_is_measured_per_phase() -> None:
     phase = rec.LoadPhase("concurrency 4", 4, 8, wall_s=2.0, client_cpu_s=1.8)
     assert phase.client_cpu_share == pytest.approx(0.9)
     assert phase.to_dict()["client_cpu_share"] == 0.9
+
+
+def test_text_shows_the_table_and_html_draws_the_chart(serve: Any, tmp_path: Any) -> None:
+    server = serve(token_delay_s=0.002)
+    text = CliRunner().invoke(main, ["probe", server.url, *FAST, "--sweep", "1,2,4", "--sweep-requests", "4",
+                                     "--select", "ASC-SRV-012"], catch_exceptions=False)
+    assert "TPOT p50 ms" in text.stdout and "no cliff" in text.stdout
+    page = tmp_path / "probe.html"
+    CliRunner().invoke(main, ["probe", server.url, *FAST, "--sweep", "1,2,4", "--sweep-requests", "4",
+                              "--select", "ASC-SRV-012", "--format", "html", "-o", str(page)], catch_exceptions=False)
+    html = page.read_text(encoding="utf-8")
+    assert '<section id="charts">' in html and "<svg" in html and "<polyline" in html
+    assert "http://" not in html.split('<section id="charts">')[1].split("</section>")[0].replace(
+        "http://www.w3.org/2000/svg", "")  # nothing loaded from elsewhere

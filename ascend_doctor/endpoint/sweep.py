@@ -114,3 +114,16 @@ def client_bound(series: Sequence[SweepPoint]) -> List[int]:
     """Levels where the probe itself was near one core: their figures may be the client's limit."""
     return [p.concurrency for p in series
             if p.client_cpu_share is not None and p.client_cpu_share >= CLIENT_BOUND_SHARE]
+
+
+def chart(series: Sequence[SweepPoint]) -> Dict[str, Any]:
+    """The series as the HTML report's generic chart evidence (render/chart_svg.py)."""
+    return {"title": "concurrency sweep", "x_label": "concurrency", "x": [p.concurrency for p in series],
+            "series": [
+                {"name": "output tokens/s", "unit": "tok/s",
+                 "values": [None if p.output_tps is None else round(p.output_tps, 2) for p in series]},
+                {"name": "TPOT p50", "unit": "ms",
+                 "values": [None if p.tpot_p50_s is None else round(p.tpot_p50_s * 1000, 2) for p in series]},
+                {"name": "TTFT p50", "unit": "ms",
+                 "values": [None if p.ttft_p50_s is None else round(p.ttft_p50_s * 1000, 1) for p in series]},
+            ]}
