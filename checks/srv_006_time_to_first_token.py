@@ -6,6 +6,7 @@ from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 from ascend_doctor.endpoint import records as rec
+from ascend_doctor.endpoint.sweep import DEFINITIONS
 from ascend_doctor.endpoint.thresholds import DEFAULTS_MAX_PARAMS_B, defaults_apply
 from ascend_doctor.i18n import _
 
@@ -58,7 +59,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     figures = (_("TTFT p50 {p50}, p95 {p95} over {count} requests (interrupted)") if phase.interrupted else
                _("TTFT p50 {p50}, p95 {p95} over {count} requests")).format(
                    p50=ms(ttft.p50), p95=ms(ttft.p95), count=ttft.count)
-    evidence = {"ttft_s": ttft.to_dict(), "threshold_ms": limit_ms, "threshold_source": source,
+    evidence = {"ttft_s": ttft.to_dict(), "definition": DEFINITIONS["ttft"], "threshold_ms": limit_ms,
+                "threshold_source": source,
                 "outcomes": phase.outcomes()}
     if ttft.p50 is None:
         raise NotApplicable(_("no request produced a first token to time"))

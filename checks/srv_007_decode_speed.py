@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.endpoint.sweep import DEFINITIONS
 from ascend_doctor.endpoint.thresholds import DEFAULTS_MAX_PARAMS_B, defaults_apply
 from ascend_doctor.i18n import _
 
@@ -55,7 +56,10 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                  "over {count} requests ({counted})")).format(
                    p50=num(decode.p50), p95=num(decode.p95), slowest=num(decode.minimum), gap_p50=ms(gaps.p50),
                    gap_p95=ms(gaps.p95), count=decode.count, counted=counted)
-    evidence = {"decode_tps": decode.to_dict(2), "inter_token_s": gaps.to_dict(), "threshold_tps": minimum,
+    evidence = {"decode_tps": decode.to_dict(2), "tpot_s": phase.tpot().to_dict(), "inter_token_s": gaps.to_dict(),
+                "definitions": {"decode_tps": "(output tokens - 1) / (last token - first token): 1 / TPOT",
+                                "tpot": DEFINITIONS["tpot"], "itl": DEFINITIONS["itl"]},
+                "threshold_tps": minimum,
                 "threshold_source": source, "tokens_counted_by": "server usage" if by_server else "streamed chunks"}
     if decode.p50 < minimum:
         yield Finding.warn(

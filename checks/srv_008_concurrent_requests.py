@@ -6,6 +6,7 @@ from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 from ascend_doctor.endpoint import records as rec
+from ascend_doctor.endpoint.sweep import DEFINITIONS
 from ascend_doctor.i18n import _
 
 from ._probe import LOOK_AT_NPUS, hints, ms, num, probe_facts
@@ -55,6 +56,9 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                    tps=num(phase.output_tokens_per_s), p50=ms(ttft.p50), p95=ms(ttft.p95), refused=refused,
                    timeouts=timeouts, failed=failures)
     evidence = phase.to_dict()
+    evidence["definitions"] = DEFINITIONS  # as vLLM's benchmark and AIPerf define them
+    evidence["tokens_counted_by"] = ("server usage" if phase.succeeded and all(
+        r.tokens_counted_by_server for r in phase.succeeded) else "streamed chunks")
     if failures:
         yield Finding.fail(
             f"{figures}: {phase.first_detail(*BROKEN)}",
