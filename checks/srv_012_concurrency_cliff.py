@@ -21,10 +21,12 @@ CHECK = CheckSpec(
          "with concurrency, not faster).",
     why="Engines can collapse past a batch size without any error: vLLM-Ascend users report decode throughput "
         "falling 3-4x once more than 256 sequences run per engine "
-        "(https://github.com/vllm-project/vllm-ascend/issues/14440). Capping concurrency below the cliff keeps "
-        "the service at its best.",
+        "(https://github.com/vllm-project/vllm-ascend/issues/14440). vLLM-Ascend's FAQ 22 calls a TPOT rise of "
+        "0.5-1 ms per 4 more concurrent requests normal and a jump of 10-100 ms preemption: the KV cache reached "
+        "100 % and requests are recomputed (https://docs.vllm.ai/projects/ascend/en/latest/faqs.html).",
     fix="Cap the engine's concurrency at the last level before the cliff (vLLM --max-num-seqs; MindIE "
-        "ScheduleConfig.maxBatchSize) and read the engine's log at the cliff level.",
+        "ScheduleConfig.maxBatchSize), or give the KV cache more room (vLLM --gpu-memory-utilization, smaller "
+        "--max-num-batched-tokens); the engine's log shows the KV cache usage at the cliff.",
 )
 
 
@@ -56,8 +58,10 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     note = (" " + _("(the probe used most of a CPU core at that level: the client may be the limit)")) if bound else ""
     yield Finding.warn(
         _("{summary}; cliff: {what}{note}").format(summary=summary, what=what, note=note) + "\n" + table,
-        _("Cap concurrency at {prev} ({limit}) and read the engine's log ({logs}) at concurrency {level}: KV-cache "
-          "preemption, swapping or a scheduler limit show there.").format(
+        _("Cap concurrency at {prev} ({limit}), or give the KV cache more room (vLLM: raise "
+          "--gpu-memory-utilization, lower --max-num-batched-tokens); read the engine's log ({logs}) at concurrency "
+          "{level}: \"KV cache usage\" near 100 % means preemption (vLLM-Ascend FAQ 22, "
+          "https://docs.vllm.ai/projects/ascend/en/latest/faqs.html).").format(
             prev=cliff.previous, limit=hints(facts).concurrency_limit, logs=hints(facts).logs, level=cliff.concurrency),
         cliff={"concurrency": cliff.concurrency, "previous": cliff.previous, "kind": cliff.kind,
                "before": round(cliff.before, 4), "after": round(cliff.after, 4)}, **evidence)
