@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from ascend_doctor.facts.serving_mounts import ServingMounts
     from ascend_doctor.facts.stack import StackFacts
     from ascend_doctor.facts.system import ContainerInfo, DeviceNodes, VisibleDevices
+    from ascend_doctor.facts.vllm_build import VllmAscendBuild
     from ascend_doctor.host.base import HostInfo, ListeningSocket, ProcessInfo, PythonEnv
     from ascend_doctor.model.records import ModelFacts
     from ascend_doctor.parsers.id_output import IdInfo
@@ -154,6 +155,7 @@ class Facts:
     mindie_env: Fact[MindieEnv] = Fact("ascend_doctor.facts.mindie_env")
     engines: Fact[EnginesFacts] = Fact("ascend_doctor.facts.engines")
     torch_abi: Fact[TorchAbi] = Fact("ascend_doctor.facts.engines")
+    vllm_ascend_build: Fact[VllmAscendBuild] = Fact("ascend_doctor.facts.vllm_build")
     # the machine
     device_nodes: Fact[DeviceNodes] = Fact("ascend_doctor.facts.system")
     container: Fact[ContainerInfo] = Fact("ascend_doctor.facts.system")
