@@ -318,7 +318,6 @@ class ProbeSettings:
     deployment: Optional[str] = None
     like_reference: bool = False
     prompt_tokens: Optional[int] = None  # load prompts of about this many tokens (--like-reference)
-    liveness_deadline_s: float = 30.0  # a real token must come within this while /health says 200
 
     def to_dict(self) -> Dict[str, Any]:
         return {"url": self.url, "model": self.model, "timeout_s": self.timeout_s, "requests": self.requests,
@@ -328,29 +327,12 @@ class ProbeSettings:
                 "health_url": self.health_url, "thresholds": self.thresholds.to_dict(),
                 "sweep": list(self.sweep), "sweep_requests": self.sweep_requests, "sweep_seconds": self.sweep_seconds,
                 "chip": self.chip, "cards": self.cards, "precision": self.precision, "deployment": self.deployment,
-                "like_reference": self.like_reference, "prompt_tokens": self.prompt_tokens,
-                "liveness_deadline_s": self.liveness_deadline_s}
-
-
-@dataclass
-class Liveness:
-    """Alive, not just healthy: one streamed request that must give a real token within a deadline,
-    with what /health said at the same time (engines hung in a collective keep answering 200)."""
-
-    deadline_s: float
-    health_status: Optional[int] = None  # /health (or the engine's route) just before
-    first_token_s: Optional[float] = None  # None: no non-empty token within the deadline
-    outcome: str = ""
-    detail: str = ""
-
-    def to_dict(self) -> Dict[str, Any]:
-        return {"deadline_s": self.deadline_s, "health_status": self.health_status,
-                "first_token_s": _r(self.first_token_s), "outcome": self.outcome, "detail": self.detail[:300]}
+                "like_reference": self.like_reference, "prompt_tokens": self.prompt_tokens}
 
 
 @dataclass
 class EngineMetrics:
-    """vLLM's Prometheus /metrics, read twice around the liveness request (None: not exposed)."""
+    """vLLM's Prometheus /metrics, read before and after the first completion (status not 200: not exposed)."""
 
     path: str
     status: Optional[int] = None
@@ -389,7 +371,6 @@ class ProbeFacts:
     stress: Optional[Stress] = None
     sweep: List[LoadPhase] = field(default_factory=list)  # --sweep: one phase per level, ascending
     reference: Optional[Dict[str, Any]] = None  # --like-reference: the published row the load copied
-    liveness: Optional[Liveness] = None
     engine_metrics: Optional[EngineMetrics] = None
     repetition: Dict[str, RepetitionScore] = field(default_factory=dict)  # per reply label
     interrupted: bool = False
@@ -433,7 +414,6 @@ class ProbeFacts:
             "concurrent": self.concurrent.to_dict() if self.concurrent else None,
             "stress": self.stress.to_dict() if self.stress else None,
             "sweep": [p.to_dict() for p in self.sweep], "reference": self.reference,
-            "liveness": self.liveness.to_dict() if self.liveness else None,
             "engine_metrics": self.engine_metrics.to_dict() if self.engine_metrics else None,
             "repetition": {k: v.to_dict() for k, v in self.repetition.items()},
             "interrupted": self.interrupted, "stopped_because": self.stopped_because,
