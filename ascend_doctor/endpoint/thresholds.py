@@ -8,8 +8,8 @@ from typing import Any, Dict, FrozenSet, Optional, Tuple
 from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.i18n import N_
 
-# A field deployment write-up's figures at concurrency 1 for a 7B model on one 910B (TTFT below
-# 500 ms, decode above 30 tokens/s). They fit a 7B distill and nothing larger: a DeepSeek-V3/R1
+# This tool's starting figures at concurrency 1 for a 7B model on one 910B (TTFT below 500 ms,
+# decode above 30 tokens/s), not published ones. They fit a 7B distill and nothing larger: a DeepSeek-V3/R1
 # 671B across nodes decodes one stream well below 30 tokens/s when healthy. So they are applied
 # only to a served model whose name says it is small (``DEFAULTS_MAX_PARAMS_B``); a larger one is
 # skipped with the reason, and --max-ttft-ms / --min-decode-tps, or a published reference
@@ -26,10 +26,10 @@ REPEAT_NGRAM = 4
 
 # English in the report's evidence and facts; messages show them translated (checks/_probe.py).
 SOURCES = {
-    "max_ttft_ms": N_("a field deployment write-up's figure for a 7B model on one 910B at concurrency 1 (TTFT "
-                      "below 500 ms; not a Huawei figure)"),
-    "min_decode_tps": N_("a field deployment write-up's figure for a 7B model on one 910B at concurrency 1 "
-                         "(decode above 30 tokens/s; not a Huawei figure)"),
+    "max_ttft_ms": N_("this tool's starting figure for a 7B model on one 910B at concurrency 1 (TTFT below "
+                      "500 ms; not a published one), applied only to models up to 8B"),
+    "min_decode_tps": N_("this tool's starting figure for a 7B model on one 910B at concurrency 1 (decode above "
+                         "30 tokens/s; not a published one), applied only to models up to 8B"),
     "max_repeat_ratio": N_("ascend-doctor's own bound on seq-rep-4 (Welleck et al. 2019, "
                            "https://arxiv.org/abs/1908.04319)"),
 }
