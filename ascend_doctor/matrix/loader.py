@@ -164,7 +164,6 @@ def _check_serving_refs(path: str, include: Tuple[str, ...], doc: Document) -> N
 
     refs = os.path.join(os.path.dirname(os.path.abspath(path)), DATA_FILE)
     if include and os.path.isfile(refs) and not os.path.islink(refs):
-        doc.files.append(refs)
         doc.problems.extend(check_file(refs))
 
 
