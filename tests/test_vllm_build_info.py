@@ -8,9 +8,9 @@ from .samples_util import sample_body
 
 
 def test_both_real_formats_name_the_family() -> None:
-    old = parse_vllm_build_info(sample_body("version-files/vllm-ascend-build-info-soc-version-910b1.txt"))
+    old = parse_vllm_build_info(sample_body("vllm-build-info/soc-version-910b1.txt"))
     assert (old.soc_version, old.device_type, old.family) == ("ASCEND910B1", None, "A2")
-    new = parse_vllm_build_info(sample_body("version-files/vllm-ascend-build-info-device-type-a3.txt"))
+    new = parse_vllm_build_info(sample_body("vllm-build-info/device-type-a3.txt"))
     assert (new.device_type, new.family) == ("A3", "A3")
 
 
