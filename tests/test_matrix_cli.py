@@ -113,7 +113,8 @@ def test_plan_text_lists_versions_and_install_order() -> None:
     out = result.stdout
     titles = [m.group(1) for m in re.finditer(r"^\d+\. (.*)$", out, re.MULTILINE)]
     order = ["Install the NPU driver", "Install the CANN toolkit", "Install the operator package",
-             "Install NNAL", "Use Python", "Install PyTorch 2.10.0 with torch_npu 2.10.0.post4", "Install vLLM"]
+             "Install NNAL", "Use Python", "Install CANN's Python dependencies",
+             "Install PyTorch 2.10.0 with torch_npu 2.10.0.post4", "Install vLLM"]
     assert [next(i for i, t in enumerate(titles) if t.startswith(o)) for o in order] == list(range(len(order)))
     assert "./Ascend-cann-toolkit_9.1.0_linux-aarch64.run --install" in out
     assert "./Ascend-cann-toolkit_9.1.0_linux-x86_64.run --install" in out

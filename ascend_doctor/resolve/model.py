@@ -1,0 +1,104 @@
+"""The records of a resolution: what a machine has (``StackState``) and what it should have (``TargetStack``).
+
+A stack is one version per component. ``StackState`` is what the machine holds now (empty for a
+fresh install); ``TargetStack`` is the one stack the resolver chose, each component with the reason
+it was chosen and the source that says so. The fix plan and ``matrix plan`` are both the ordered
+difference between the two.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Dict, List, Optional, Tuple
+
+# The components the resolver chooses a version for, in the order a person installs them.
+# The firmware follows the HDK (driver) release; kernels/ops and NNAL follow CANN.
+RESOLVED = ("hdk", "cann", "python", "torch", "torch_npu", "vllm", "engine")
+
+KEEP = "keep"
+INSTALL = "install"
+UPGRADE = "upgrade"
+DOWNGRADE = "downgrade"
+
+
+@dataclasses.dataclass(frozen=True)
+class StackState:
+    """What the machine holds. None = not installed (or not seen: ``unseen`` names those)."""
+
+    chip: Optional[str] = None  # the matrix's chip name, or a family name when only that is known
+    family: Optional[str] = None
+    arch: Optional[str] = None  # aarch64 / x86_64; None = plan for both
+    driver: Optional[str] = None  # what runs (npu-smi) before what files say
+    firmware: Optional[str] = None
+    cann: Optional[str] = None  # the toolkit (an operator tree alone is not a toolkit)
+    kernels: Optional[str] = None
+    nnal: Optional[str] = None
+    python: Optional[str] = None
+    torch: Optional[str] = None
+    torch_npu: Optional[str] = None
+    vllm: Optional[str] = None
+    engine: Optional[str] = None  # "vllm-ascend" / "mindie" / "mindspeed"
+    engine_version: Optional[str] = None
+    in_container: bool = False
+    # Components the caller fixed (``matrix plan --driver ...``): the resolver keeps them whatever the rest.
+    pinned: Tuple[str, ...] = ()
+    unseen: Tuple[str, ...] = ()
+
+    def get(self, component: str) -> Optional[str]:
+        if component == "hdk":
+            return self.driver
+        if component == "engine":
+            return self.engine_version
+        value = getattr(self, component, None)
+        return value if isinstance(value, str) else None
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in dataclasses.asdict(self).items()}
+
+
+@dataclasses.dataclass(frozen=True)
+class Pick:
+    """One component of the target stack."""
+
+    component: str
+    version: str
+    change: str  # keep / install / upgrade / downgrade
+    reason: str
+    sources: Tuple[str, ...] = ()
+    current: Optional[str] = None
+    uncertain: bool = False  # kept although the matrix has no verdict for it with the rest
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"component": self.component, "version": self.version, "change": self.change,
+                "current": self.current, "reason": self.reason, "sources": list(self.sources),
+                "uncertain": self.uncertain}
+
+
+@dataclasses.dataclass(frozen=True)
+class TargetStack:
+    """The resolver's answer: one version per component, or the constraints that conflict."""
+
+    state: StackState
+    engine: Optional[str]
+    picks: Dict[str, Pick]
+    firmware: Optional[Pick] = None
+    conflicts: Tuple[str, ...] = ()  # "what needs what" lines, as pip prints them
+    notes: Tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.conflicts
+
+    def version(self, component: str) -> Optional[str]:
+        if component == "firmware":
+            return self.firmware.version if self.firmware else None
+        pick = self.picks.get(component)
+        return pick.version if pick else None
+
+    def changes(self) -> List[Pick]:
+        return [p for p in self.picks.values() if p.change != KEEP]
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"engine": self.engine, "picks": {k: p.to_dict() for k, p in self.picks.items()},
+                "firmware": self.firmware.to_dict() if self.firmware else None,
+                "conflicts": list(self.conflicts), "notes": list(self.notes)}

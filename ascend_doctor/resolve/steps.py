@@ -1,0 +1,311 @@
+"""The ordered difference between what a machine holds and the target stack: one plan of install steps.
+
+Both ``matrix plan`` (nothing installed) and the fix plan of ``check`` are this difference, in the
+order a person applies it: HDK (firmware and driver, one reboot last in that block), CANN toolkit,
+kernels/ops, NNAL, CANN's Python dependencies in the environment that will run the engine, torch
+with torch_npu (once), the engine. Each step's title, commands and reason come from one decision of
+the resolver, so they cannot disagree, and a step never undoes another: every version in the plan
+is the target's.
+
+Every command is built with ``ascend_doctor.shellcmd`` from words: a version read from the machine
+(a kept component) is checked for the shape of a version before it goes into a file name.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple
+
+from ascend_doctor import shellcmd
+from ascend_doctor.resolve.model import INSTALL, KEEP, Pick, TargetStack
+
+if TYPE_CHECKING:
+    from ascend_doctor.matrix.chips import ChipInfo
+    from ascend_doctor.matrix.model import Matrix
+    from ascend_doctor.matrix.packages import PackageSet
+
+# CANN's Python dependencies, to install in the environment that runs the engine (a new venv has none of
+# them; TBE/aclnn compilation then fails with "No module named 'decorator'").
+CANN_PY_DEPS = ("attrs", "numpy", "decorator", "sympy", "cffi", "pyyaml", "pathlib2", "psutil", "protobuf", "scipy",
+                "requests", "absl-py", "wheel", "typing_extensions")
+CANN_PY_DEPS_SOURCE = ("github.com/vllm-project/vllm-ascend docs/source/installation.md (Install CANN manually: "
+                       "pip3 install attrs 'numpy<2.0.0' decorator sympy cffi pyyaml pathlib2 psutil protobuf scipy "
+                       "requests absl-py wheel typing_extensions)")
+TOOLKIT_ENV = "/usr/local/Ascend/ascend-toolkit/set_env.sh"
+NNAL_ENV = "/usr/local/Ascend/nnal/atb/set_env.sh"
+VENV = "/opt/ascend-venv"  # a fixed path: no "~" that quoting would stop from expanding
+VLLM_SOURCE_BUILD = ("github.com/vllm-project/vllm-ascend docs/source/installation.md (Build from source code: "
+                     "VLLM_TARGET_DEVICE=empty pip install -v -e . for vLLM; git submodule update --init --recursive "
+                     "for vLLM-Ascend)")
+
+
+@dataclasses.dataclass(frozen=True)
+class PlanStep:
+    """One step of the plan: what, the commands to paste, where they run, and why."""
+
+    component: str  # hdk, reboot, cann, kernels, nnal, cann_deps, torch, engine, python, keep
+    title: str
+    commands: Tuple[str, ...] = ()
+    where: str = "host"  # host / either / container
+    target: Optional[str] = None
+    why: str = ""
+    sources: Tuple[str, ...] = ()
+    note: Optional[str] = None
+
+
+def _v(version: Optional[str]) -> str:
+    """A version safe for a file name or a pip pin (a malformed value read from a machine becomes a placeholder)."""
+    return shellcmd.shaped(version, "version")
+
+
+def _dot(name: str, *flags: str) -> str:
+    """``./FILE FLAGS``: a .run package run from the folder it was downloaded to."""
+    return shellcmd.argv("./" + name, *flags)
+
+
+def _per_arch(arches: Sequence[str], make: Callable[[str], Optional[str]], what: str) -> List[str]:
+    """One line per architecture; a second architecture is labelled as the alternative it is."""
+    lines: List[str] = []
+    for index, arch in enumerate(arches):
+        line = make(arch)
+        if line is None:
+            lines.append(shellcmd.comment(f"no {arch} {what} file name is recorded in the matrix"))
+            continue
+        if len(arches) > 1:
+            line = shellcmd.with_comment(line, arch if index == 0 else f"or, on {arch}")
+        lines.append(line)
+    return lines
+
+
+def stack_steps(m: Matrix, target: TargetStack, chip: Optional[ChipInfo], arches: Sequence[str], *,
+                fresh: bool, include: Optional[Sequence[str]] = None) -> List[PlanStep]:
+    """The plan from ``target.state`` to ``target``. ``include``: components a finding asks about (the fix
+    plan prints a changed component only when the machine has it or a finding is about it)."""
+    from ascend_doctor.matrix.packages import PackageSet
+
+    family = chip.family if chip is not None else (target.state.family or "")
+    sets = [PackageSet(family, arch, m) for arch in arches]
+    wanted = set(include) if include is not None else None
+    steps: List[PlanStep] = []
+
+    def changed(component: str) -> Optional[Pick]:
+        pick = target.picks.get(component)
+        if pick is None or pick.change == KEEP:
+            return None
+        if wanted is not None and component not in wanted and target.state.get(component) is None:
+            return None
+        return pick
+
+    steps += _hdk_steps(m, target, family, sets, arches, fresh, changed("hdk"))
+    cann = changed("cann")
+    cann_target = target.version("cann")
+    if cann is not None and cann_target:
+        steps.append(PlanStep("cann", f"Install the CANN toolkit {cann_target}",
+                              tuple(_per_arch(arches, lambda a: _run(sets, a, "toolkit", cann_target), "toolkit")
+                                    + [shellcmd.source(TOOLKIT_ENV)]),
+                              "either", cann_target, cann.reason, cann.sources,
+                              _cann_note(cann)))
+    state = target.state
+    if cann_target and (cann is not None or (wanted is not None and "kernels" in wanted)
+                        or (state.kernels and state.kernels.lower() != cann_target.lower())):
+        kernel_lines = _per_arch(arches, lambda a: _run(sets, a, "kernels", cann_target), "kernels/ops")
+        chip_name = chip.name if chip is not None else family
+        steps.append(PlanStep("kernels", f"Install the operator package of CANN {cann_target} for {chip_name}",
+                              tuple(kernel_lines), "either", cann_target,
+                              f"kernels/ops must be the CANN release's ({cann_target}) and built for the chip"))
+    if cann_target and (cann is not None or (wanted is not None and "nnal" in wanted)
+                        or (state.nnal and state.nnal.lower() != cann_target.lower())):
+        steps.append(PlanStep("nnal", f"Install NNAL {cann_target} (ATB, needed for libatb.so)",
+                              tuple(_per_arch(arches, lambda a: _run(sets, a, "nnal", cann_target), "NNAL")
+                                    + [shellcmd.source(NNAL_ENV)]),
+                              "either", cann_target,
+                              f"NNAL must be the CANN release's ({cann_target}): ATB of another release fails at "
+                              "load with undefined symbols"))
+    python = changed("python")
+    torch = changed("torch")
+    torch_npu = changed("torch_npu")
+    engine = changed("engine")
+    x86 = "x86_64" in arches
+    pip_first = True
+    if fresh or python is not None:
+        py = target.version("python") or "3"
+        steps.append(PlanStep("python", f"Use Python {py} in a virtual environment for the engine",
+                              (shellcmd.argv(f"python{shellcmd.shaped(py, 'version')}", "-m", "venv", VENV),
+                               shellcmd.source(VENV + "/bin/activate")),
+                              "either", py, python.reason if python else "the Python the stack needs"))
+    if fresh or python is not None or (cann is not None and (state.torch or state.engine)):
+        lines = []
+        if x86 and pip_first:
+            lines.append(_cpu_index_line(m, arches))
+            pip_first = False
+        lines.append(shellcmd.argv("pip", "install", *CANN_PY_DEPS))
+        steps.append(PlanStep("cann_deps", "Install CANN's Python dependencies in the environment that runs the engine",
+                              tuple(lines), "either", None,
+                              "a new environment has none of them; operator compilation fails at first use without "
+                              "them", (CANN_PY_DEPS_SOURCE,)))
+    if torch is not None or torch_npu is not None or (fresh and target.version("torch")):
+        steps.append(_torch_step(m, target, arches, x86 and pip_first))
+        pip_first = pip_first and not x86
+    engine_step = _engine_step(m, target, chip, arches, fresh, engine, torch)
+    if engine_step is not None:
+        steps.append(engine_step)
+    return steps
+
+
+def _cann_note(pick: Pick) -> Optional[str]:
+    if pick.current:
+        return (f"installs beside CANN {pick.current}; `latest` and set_env.sh then point at the new release. "
+                f"Remove {pick.current} only after the new stack works")
+    return None
+
+
+def _run(sets: Sequence[PackageSet], arch: str, kind: str, version: str) -> Optional[str]:
+    pk = next((p for p in sets if p.arch == arch), None)
+    if pk is None:
+        return None
+    name = getattr(pk, kind)(_v(version))
+    return _dot(name, "--install") if name else None
+
+
+def _cpu_index_line(m: Matrix, arches: Sequence[str]) -> str:
+    url = next((r.url for r in m.pip_indexes if r.use == "torch_cpu"), "https://download.pytorch.org/whl/cpu/")
+    line = shellcmd.argv("pip", "config", "set", "global.extra-index-url", url)
+    if len(arches) > 1:
+        return shellcmd.with_comment(line, "x86_64 only: every pip step takes torch from the CPU index")
+    return shellcmd.with_comment(line, "x86_64: every pip step takes torch from the CPU index, not PyPI's CUDA build")
+
+
+def _hdk_steps(m: Matrix, target: TargetStack, family: str, sets: Sequence[PackageSet], arches: Sequence[str],
+               fresh: bool, hdk: Optional[Pick]) -> List[PlanStep]:
+    from ascend_doctor.matrix.packages import FIRST_INSTALL, UPGRADE, convention_flags, convention_order
+
+    fw = target.firmware
+    fw_changes = fw is not None and fw.change != KEEP
+    state = target.state
+    if hdk is None and not fw_changes:
+        if fresh and target.picks.get("hdk") is not None:
+            driver = target.version("hdk") or ""
+            check = [shellcmd.with_comment(shellcmd.argv("npu-smi", "info"), f"the banner shows Version {driver}")]
+            if fw is not None:
+                check.append(shellcmd.with_comment(shellcmd.argv("npu-smi", "info", "-t", "board", "-i", "0"),
+                                                   f"Firmware Version {fw.version}, Compatibility OK"))
+            return [PlanStep("hdk", f"Keep the installed HDK: driver {driver}", tuple(check), "host", driver,
+                             "--driver keeps the driver installed on the machine: nothing to install; the rest of "
+                             "the plan is chosen to work with it")]
+        return []
+    driver = target.version("hdk") or (state.driver or "")
+    fw_file = None
+    if fw is not None:
+        first = sets[0]
+        fw_file = first.hdk_firmware(_v(fw.version))
+
+    def driver_line(arch: str) -> Optional[str]:
+        pk = next((p for p in sets if p.arch == arch), None)
+        name = pk.hdk_driver(_v(driver)) if pk is not None else None
+        return _dot(name, *convention_flags(m, "driver").split()) if name else None
+
+    fw_line = _dot(fw_file, *convention_flags(m, "firmware").split()) if fw_file else None
+    fw_missing = shellcmd.comment(f"the {family} firmware of HDK {driver} is not recorded in the matrix: "
+                                  "take the firmware .run of the same HDK release from its download page")
+
+    def block(mode: str, with_driver: bool, with_firmware: bool) -> List[str]:
+        lines: List[str] = []
+        for part in convention_order(m, mode):
+            if part == "driver" and with_driver:
+                lines += _per_arch(arches, driver_line, f"{family} driver")
+            elif part == "firmware" and with_firmware:
+                lines.append(fw_line if fw_line else fw_missing)
+        return lines
+
+    steps: List[PlanStep] = []
+    reason = hdk.reason if hdk is not None else (fw.reason if fw is not None else "")
+    sources = (hdk.sources if hdk is not None else ()) + (fw.sources if fw is not None else ())
+    if hdk is None:
+        # the driver stays: install the firmware of its release, then reboot to activate it
+        lines = block(UPGRADE, False, True)
+        fw_version = fw.version if fw else ""
+        steps.append(PlanStep("hdk", f"Install the firmware {fw_version} of driver {driver}'s HDK release",
+                              tuple(lines), "host", driver, reason, sources))
+        steps.append(PlanStep("reboot", "Reboot the host: activate the new firmware", (shellcmd.argv("reboot"),),
+                              "host", None, "new firmware becomes active at the next start"))
+        return steps
+    with_fw = fw is not None and fw.change != KEEP
+    title_fw = f" and firmware {fw.version}" if with_fw and fw is not None else ""
+    if fresh or not state.driver:
+        title = f"Install the NPU driver {driver}{title_fw} of one HDK release"
+        lines = [shellcmd.comment("first install (no Ascend driver on the machine): driver, then firmware")]
+        lines += block(FIRST_INSTALL, True, True)
+        if fresh:
+            # both paths, each with its one reboot: the plan may be read for a machine that has a driver
+            lines.append(shellcmd.argv("reboot"))
+            lines.append(shellcmd.comment("upgrade, overwrite install or rollback (a driver is installed): "
+                                          "firmware, then driver"))
+            lines += block(UPGRADE, True, True)
+    else:
+        verb = "Upgrade" if hdk.change != "downgrade" else "Roll back"
+        title = f"{verb} the NPU driver {state.driver} -> {driver}{title_fw} (one HDK release)"
+        lines = block(UPGRADE, True, with_fw or fw is None)
+    note = None
+    if fw is None:
+        note = (f"the {family} firmware number of HDK {driver} is not recorded in the matrix: the step installs the "
+                "driver; take the firmware of the same release from its download page")
+    if fresh:
+        # a fresh install's HDK block ends with its one reboot
+        lines += [shellcmd.argv("reboot"), shellcmd.with_comment(shellcmd.argv("npu-smi", "info"),
+                                                                 f"after the reboot: Version {driver}")]
+        title += ", then reboot once"
+        steps.append(PlanStep("hdk", title, tuple(lines), "host", driver, reason, sources, note))
+        return steps
+    steps.append(PlanStep("hdk", title, tuple(lines), "host", driver, reason, sources, note))
+    reboot_title = ("Reboot the host: load the new driver and activate the new firmware" if with_fw or fresh
+                    else "Reboot the host: load the new driver")
+    steps.append(PlanStep("reboot", reboot_title,
+                          (shellcmd.argv("reboot"),
+                           shellcmd.with_comment(shellcmd.argv("npu-smi", "info"),
+                                                 f"after the reboot: Version {driver}")),
+                          "host", None, "a new driver is loaded and new firmware activated at the next start"))
+    return steps
+
+
+def _torch_step(m: Matrix, target: TargetStack, arches: Sequence[str], cpu_index_first: bool) -> PlanStep:
+    from ascend_doctor.matrix.pip import torch_pair
+
+    torch = target.version("torch") or ""
+    torch_npu = target.version("torch_npu") or ""
+    arch = arches[0] if len(arches) == 1 else None
+    advice = torch_pair(m, _v(torch), _v(torch_npu), arch)
+    lines: List[str] = []
+    if cpu_index_first:
+        lines.append(_cpu_index_line(m, arches))
+    lines += advice.lines + [shellcmd.comment(n) for n in advice.notes]
+    lines.append(shellcmd.argv("python", "-c", "import torch, torch_npu; print(torch_npu.npu.device_count())"))
+    picks = [p for p in (target.picks.get("torch"), target.picks.get("torch_npu")) if p is not None]
+    why = "; ".join(dict.fromkeys(p.reason for p in picks if p.change != KEEP))
+    sources = tuple(s for p in picks for s in p.sources)
+    return PlanStep("torch", f"Install PyTorch {torch} with torch_npu {torch_npu} (one command: never one without "
+                             "the other)", tuple(lines), "either", torch_npu, why, sources)
+
+
+def _engine_step(m: Matrix, target: TargetStack, chip: Optional[ChipInfo], arches: Sequence[str], fresh: bool,
+                 engine: Optional[Pick], torch: Optional[Pick]) -> Optional[PlanStep]:
+    from ascend_doctor.resolve import engine_steps
+
+    key = target.engine
+    if key is None:
+        return None
+    version = target.version("engine")
+    if version is None:
+        return None
+    vllm_changed = target.picks.get("vllm") is not None and target.picks["vllm"].change != KEEP
+    if not fresh and engine is None and torch is None and not vllm_changed:
+        return None
+    return engine_steps.engine_step(m, target, chip, arches, key, version, fresh, torch is not None)
+
+
+def step_components() -> Dict[str, str]:
+    """Which fix-plan component each step kind belongs to (the report's FIX_COMPONENTS)."""
+    return {"hdk": "hdk", "reboot": "reboot", "cann": "cann", "kernels": "kernels", "nnal": "nnal",
+            "python": "python", "cann_deps": "python", "torch": "python", "engine": "engine"}
+
+
+__all__ = ["INSTALL", "PlanStep", "stack_steps", "step_components"]
