@@ -19,11 +19,20 @@ filed under their area's component, so the plan covers every FAIL and WARN of th
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, List, Optional, Sequence, Tuple
+import shlex
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
+from ascend_doctor import shellcmd
 from ascend_doctor.checkapi import FIX_COMPONENTS, FixAction, Status
 from ascend_doctor.i18n import gettext as _
 from ascend_doctor.report import PLANNED_STATUSES, FixStep, Result
+
+if TYPE_CHECKING:
+    from ascend_doctor.resolve.fixsteps import StackFix
+
+# A finding's component -> the resolver's step kind that answers it.
+STEP_KIND = {"hdk": "hdk", "cann": "cann", "kernels": "kernels", "nnal": "nnal", "torch": "torch", "python": "python",
+             "engine": "engine"}
 
 # Where a finding without structured actions is filed in the plan, by the area of its check id.
 AREA_COMPONENT = {
@@ -70,12 +79,14 @@ def _accepts(action: FixAction, version: str) -> bool:
 class _Entry:
     """An action with the findings proposing it."""
 
-    __slots__ = ("action", "refs", "statuses")
+    __slots__ = ("action", "kind", "refs", "statuses", "why")
 
     def __init__(self, action: FixAction) -> None:
         self.action = action
         self.refs: List[str] = []
         self.statuses: List[Status] = []
+        self.why = ""
+        self.kind = ""  # the resolver's step kind, for a version step
 
 
 def _fallback_action(result: Result) -> Optional[FixAction]:
@@ -111,15 +122,64 @@ def _key(action: FixAction) -> Tuple[str, str, Tuple[str, ...], str]:
     return (action.component, action.summary, action.commands, action.where)
 
 
-def build_fix_plan(results: Sequence[Result]) -> List[FixStep]:
+# The components of the resolver's version steps: a finding about a version gives no action of these
+# kinds itself (its check saw one pairing; the resolver chose the whole stack).
+VERSION_COMPONENTS = frozenset({"hdk", "driver", "firmware", "reboot", "cann", "kernels", "nnal", "python", "engine"})
+# The resolver's step kinds as plan components.
+STEP_COMPONENT = {"hdk": "hdk", "reboot": "reboot", "cann": "cann", "kernels": "kernels", "nnal": "nnal",
+                  "python": "python", "cann_deps": "python", "torch": "python", "engine": "engine"}
+
+
+def is_version_action(action: FixAction) -> bool:
+    """An action that installs, removes or pins a version (or reboots for one): the resolver's to decide."""
+    if action.target is not None or action.depends or action.component == "reboot":
+        return True
+    if action.component not in VERSION_COMPONENTS:
+        return False
+    return any(".run" in c or c.startswith(("pip ", "pip3 ", "reboot", "bash ")) or "uninstall" in c
+               for c in action.commands)
+
+
+def _own_actions(result: Result, stack: Optional[StackFix]) -> List[FixAction]:
+    """The actions a finding brings to the plan: for a finding about a version the resolver chose, only
+    those that are not version steps (a container mount, a read of npu-smi); otherwise all of them (or one
+    built from its remediation text)."""
+    actions = list(result.actions)
+    if stack is not None and stack.covers(result.id):
+        return [a for a in actions if not is_version_action(a)]
+    if not actions:
+        fallback = _fallback_action(result)
+        actions = [fallback] if fallback is not None else []
+    return actions
+
+
+def build_fix_plan(results: Sequence[Result], stack: Optional[StackFix] = None) -> List[FixStep]:
+    """One ordered plan. ``stack``: the resolver's version steps for the machine (the runner's
+    ``check``); every finding about a version is answered by them."""
     entries: Dict[Tuple[str, str, Tuple[str, ...], str], _Entry] = {}
+    resolved: List[_Entry] = []
+    if stack is not None:
+        for index, step in enumerate(stack.steps):
+            action = FixAction(STEP_COMPONENT.get(step.component, "other"), step.title, step.commands, step.where,
+                               step.target, "", step.note or "", f"{index:02d}")
+            entry = _Entry(action)
+            entry.why = step.why
+            entry.kind = step.component
+            resolved.append(entry)
     for result in results:
         if result.status not in PLANNED_STATUSES:
             continue
-        actions = list(result.actions)
-        if not actions:
-            fallback = _fallback_action(result)
-            actions = [fallback] if fallback is not None else []
+        if stack is not None and stack.covers(result.id):
+            for component in stack.covers(result.id):
+                kind = STEP_KIND.get(component, component)
+                for entry in resolved:
+                    if entry.kind == kind and _ref(result) not in entry.refs:
+                        entry.refs.append(_ref(result))
+                        entry.statuses.append(result.status)
+            if stack.target.conflicts and resolved and _ref(result) not in resolved[0].refs:
+                resolved[0].refs.append(_ref(result))
+                resolved[0].statuses.append(result.status)
+        actions = _own_actions(result, stack)
         for action in actions:
             entry = entries.setdefault(_key(action), _Entry(action))
             ref = _ref(result)
@@ -128,6 +188,9 @@ def build_fix_plan(results: Sequence[Result]) -> List[FixStep]:
                 entry.statuses.append(result.status)
     chosen = _resolve_conflicts(_same_commands_once(_same_goal_once(list(entries.values()))))
     chosen = _restate_dependents(chosen)
+    # the resolver's steps are one block: a CANN change brings its kernels, NNAL and Python dependencies
+    # whether or not a finding named them
+    chosen += [(e, e.why, e.action.alternative) for e in resolved]
     chosen = _one_reboot(chosen)
     chosen = _one_container(chosen)
     # A re-created container comes before what is set inside it.
@@ -240,7 +303,8 @@ def _restate_dependents(chosen: List[Tuple[_Entry, str, str]]) -> List[Tuple[_En
                     action.component,
                     _("After the {component} {new} step, install what pairs with {component} {new} (this "
                       "finding's fix was for {component} {old})").format(component=label, new=new, old=version),
-                    (f"ascend-doctor matrix lookup --{component} {new}",), action.where, None, action.direction,
+                    (shellcmd.argv("ascend-doctor", "matrix", "lookup", f"--{component}", new),), action.where, None,
+                    action.direction,
                     action.alternative, action.subject)
                 replacement = _Entry(restated)
                 replacement.refs, replacement.statuses = entry.refs, entry.statuses
@@ -267,25 +331,30 @@ def _one_reboot(chosen: List[Tuple[_Entry, str, str]]) -> List[Tuple[_Entry, str
 # is one word either way).
 _VALUE_FLAGS = frozenset({"--device", "-v", "--volume", "-e", "--env", "--ulimit", "--group-add", "--net",
                           "--network", "--shm-size", "-u", "--user", "--mount", "--cap-add", "--security-opt"})
-_PLACEHOLDER_DEVICE = "/dev/davinci<N>"
 
 
-def _docker_flags(command: str) -> Tuple[List[str], str]:
-    """(the options of a ``docker run`` line, each with its value, in order; its trailing comment)."""
+def _docker_flags(command: str) -> Tuple[List[Tuple[str, ...]], str]:
+    """(the options of a ``docker run`` line, each with its value, in order; its trailing comment).
+
+    The line is split as bash would split it (``shlex``), so a quoted value stays one word, and the merged
+    line is built again from words: nothing a check quoted is unquoted on the way."""
     body, _sep, comment = command.partition("  #")
-    words = body.split()
-    flags: List[str] = []
+    try:
+        words = shlex.split(body)
+    except ValueError:  # not a line this module can read: keep it whole as one opaque flag
+        return [], comment.strip()
+    flags: List[Tuple[str, ...]] = []
     i = 2  # after "docker run"
     while i < len(words):
         word = words[i]
-        if word in ("...", "<image>") or not word.startswith("-"):
+        if word in ("...", "<image>", "'<image>'") or not word.startswith("-"):
             i += 1
             continue
         if word in _VALUE_FLAGS and i + 1 < len(words):
-            flags.append(f"{word} {words[i + 1]}")
+            flags.append((word, words[i + 1]))
             i += 2
             continue
-        flags.append(word)
+        flags.append((word,))
         i += 1
     return flags, comment.strip()
 
@@ -301,20 +370,21 @@ def _one_container(chosen: List[Tuple[_Entry, str, str]]) -> List[Tuple[_Entry, 
     runs = [c for c in chosen if _is_docker_run(c[0])]
     if len(runs) <= 1:
         return chosen
-    flags: List[str] = []
+    flags: List[Tuple[str, ...]] = []
     comments: List[str] = []
     for entry, _why, _alternative in runs:
         found, comment = _docker_flags(entry.action.commands[0])
         flags.extend(f for f in found if f not in flags)
         if comment and comment not in comments:
             comments.append(comment)
-    if any(f.startswith("--device /dev/davinci") and _PLACEHOLDER_DEVICE not in f for f in flags):
+    if any(f[0] == "--device" and f[-1].startswith("/dev/davinci") and "<" not in f[-1] for f in flags):
         # The NPUs of the job are known from one finding: the placeholder of another adds nothing.
-        flags = [f for f in flags if _PLACEHOLDER_DEVICE not in f]
+        flags = [f for f in flags if "<" not in f[-1] or f[0] != "--device"]
         comments = [c for c in comments if "davinci" not in c]
-    command = "docker run " + " ".join(flags) + " <image> ..."
+    words = [w for flag in flags for w in flag]
+    command = shellcmd.argv("docker", "run", *words, shellcmd.Placeholder("image"), "...")
     if comments:
-        command += "   # " + "; ".join(c.lstrip("# ") for c in comments)
+        command = shellcmd.with_comment(command, "; ".join(c.lstrip("# ") for c in comments))
     merged = _Entry(FixAction("container", _("Re-create the container with every flag these findings need"),
                               (command,), where="host"))
     for entry, _why, _alternative in runs:
@@ -375,3 +445,35 @@ def _same_commands_once(entries: List[_Entry]) -> List[_Entry]:
             _absorb(first, entry)
     return out
 
+
+
+def point_findings(results: Sequence[Result], plan: Sequence[FixStep], stack: Optional[StackFix]) -> List[Result]:
+    """Findings about a version say where the plan answers them instead of carrying a command of their own:
+    the step that fixes them, or what the target stack keeps and why."""
+    if stack is None:
+        return list(results)
+    from ascend_doctor.resolve.fixsteps import kept_text
+
+    out: List[Result] = []
+    for result in results:
+        components = stack.covers(result.id)
+        if not components or result.status not in PLANNED_STATUSES:
+            out.append(result)
+            continue
+        ref = _ref(result)
+        steps = [step for step in plan if ref in step.fixes]
+        if steps:
+            lines = [_("Fix plan step {order}: {summary}").format(order=step.order, summary=step.summary)
+                     for step in steps]
+            why = next((step.why for step in steps if step.why), "")
+            text = "\n".join(lines) + ("\n" + _("Why: {why}").format(why=why) if why else "")
+        else:
+            kept = kept_text(stack.target, components)
+            text = (_("The plan's target stack keeps {kept}: nothing to install for this finding.").format(kept=kept)
+                    if kept else _("The plan's target stack does not move this component."))
+        actions = tuple(a for a in result.actions if not is_version_action(a))
+        first = [_("First: {summary}").format(summary=a.summary) + "\n" + "\n".join(a.commands) for a in actions]
+        if first:
+            text = "\n".join(first) + "\n" + text
+        out.append(dataclasses.replace(result, remediation=text, actions=actions))
+    return out

@@ -51,9 +51,17 @@ def run_checks(
         notes=[str(w) for w in (matrix_info or {}).get("warnings", [])],
     )
     if needs_fix_plan(results):
-        from ascend_doctor.fixplan import build_fix_plan
+        from ascend_doctor.fixplan import build_fix_plan, point_findings
+        from ascend_doctor.resolve.fixsteps import stack_fix
 
-        report.fix_plan = build_fix_plan(results)
+        try:
+            stack = stack_fix(facts, matrix, results)
+        except Exception as exc:  # the resolver must never take the report down: the plan goes on without it
+            stack = None
+            report.notes.append(_("the version plan could not be resolved ({error}); the fix plan is built from "
+                                  "the findings alone").format(error=f"{type(exc).__name__}: {exc}"))
+        report.fix_plan = build_fix_plan(results, stack)
+        report.results = point_findings(results, report.fix_plan, stack)
     return report
 
 

@@ -9,10 +9,11 @@ device id, a PID, a group or user name, an environment variable name) is checked
 ``shaped``; one that does not fit is replaced by a placeholder in angle brackets, and the caller
 says why.
 
-Placeholders (``<image>``, ``<N>``) are the only unquoted words: they are written by this module
-from a fixed set of characters, never from machine data. ``render`` of a placeholder word keeps it
-bare so that a person sees what to fill in; pasted unfilled, bash reads ``<image>`` as a redirection
-from a file that does not exist and runs nothing of that line.
+Placeholders (``<image>``, ``<N>``) are words for a person to fill in, written by this module from a
+fixed set of characters, never from machine data. They are printed in single quotes (``'<image>'``):
+every printed line then parses as bash (``bash -n``), and a line pasted unfilled fails on a value
+that does not exist (``docker pull '<image>'``: invalid reference) instead of reading ``<image>`` as
+a redirection.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ import shlex
 from typing import Iterable, Optional, Sequence, Union
 
 # A word the tool itself writes for a person to fill in: "<image>", "<N>", "<driver version>".
-_PLACEHOLDER = re.compile(r"<[A-Za-z0-9 _.,:/=+-]{1,60}>")
+_PLACEHOLDER = re.compile(r"<[A-Za-z0-9 _.,:/=+’-]{1,60}>")
+# "row's" reads better than "row s": an apostrophe is allowed and spelled as the typographic one, which
+# needs no quoting.
 # Words that need no quotes (shlex.quote leaves these alone too); "..." is kept bare as a
 # "the rest of your flags" marker.
 _BARE_MARKERS = frozenset({"...", "|", "&&"})
@@ -48,6 +51,7 @@ class Placeholder(str):
     """A word for a person to fill in, printed bare: ``Placeholder("image")`` renders as ``<image>``."""
 
     def __new__(cls, label: str) -> Placeholder:
+        label = label.replace("'", "’")
         text = label if label.startswith("<") else f"<{label}>"
         if not _PLACEHOLDER.fullmatch(text):
             raise ValueError(f"not a placeholder: {label!r}")
@@ -71,8 +75,10 @@ def shaped(value: object, shape: str, placeholder: Optional[str] = None) -> str:
 
 
 def quote(word: Word) -> str:
-    """One word for the shell: a placeholder or a marker as it is, anything else shlex-quoted."""
-    if isinstance(word, Placeholder) or word in _BARE_MARKERS:
+    """One word for the shell: a marker as it is, a placeholder in single quotes, anything else shlex-quoted."""
+    if isinstance(word, Placeholder):
+        return f"'{word}'"
+    if word in _BARE_MARKERS:
         return str(word)
     return shlex.quote(str(word))
 

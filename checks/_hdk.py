@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, List, Optional, Sequence, Tuple
 
+from ascend_doctor import shellcmd
 from ascend_doctor.checkapi import CheckContext, FixAction
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
@@ -66,13 +67,14 @@ def driver_upgrade_lines(ctx: CheckContext, version: str) -> List[str]:
     names = [(pk.arch, pk.hdk_driver(version)) for pk in _package_sets(ctx)]
     known = [(arch, name) for arch, name in names if name]
     if not known:
-        return [f"# the driver file of HDK {version} for this chip family: "
-                f"ascend-doctor matrix lookup --driver {version} --chip {chip_family(ctx) or '<chip>'}"]
+        return [shellcmd.comment(f"the driver file of HDK {version} for this chip family: " + _lookup(ctx, version))]
     flags = convention_flags(ctx.matrix, "driver")
     lines = []
     for index, (arch, name) in enumerate(known):
-        suffix = "" if len(known) == 1 else (f"   # {arch}" if index == 0 else f"   # or, on {arch}")
-        lines.append(f"./{name} {flags}{suffix}")
+        line = shellcmd.argv("./" + name, *flags.split())
+        if len(known) > 1:
+            line = shellcmd.with_comment(line, arch if index == 0 else f"or, on {arch}")
+        lines.append(line)
     return lines
 
 
@@ -129,7 +131,7 @@ def align_hdk(ctx: CheckContext, driver_version: str, firmware_hdk: Optional[str
         # The firmware is the newer half: bring the driver to the firmware's HDK.
         usable = not cann or not accepted or any(v.lower() == target.lower() for v in accepted)
         alternative = (_("roll the firmware back to driver {driver}'s HDK instead (firmware first, then reboot): "
-                         "{command}").format(driver=driver_version, command=f"./{rollback} --full")
+                         "{command}").format(driver=driver_version, command=shellcmd.argv("./" + rollback, "--full"))
                        if rollback else "")
         if usable:
             action = hdk_action(ctx, target, _("Upgrade the driver to HDK {target}, the release of the installed "
@@ -153,12 +155,18 @@ def align_hdk(ctx: CheckContext, driver_version: str, firmware_hdk: Optional[str
         return text, [action, reboot_action(ctx, _("load the new driver and activate the firmware"))]
     # The driver is the newer (or the same) release: install its firmware.
     fw = firmware_file(ctx, driver_version)
-    commands = (f"./{fw} --full",) if fw else (
-        f"# the firmware of HDK {driver_version} for this chip: ascend-doctor matrix lookup --driver {driver_version} "
-        f"--chip {chip_family(ctx) or '<chip>'}",)
+    commands = (shellcmd.argv("./" + fw, "--full"),) if fw else (
+        shellcmd.comment(f"the firmware of HDK {driver_version} for this chip: " + _lookup(ctx, driver_version)),)
     action = FixAction("hdk", _("Install the firmware of driver {driver}'s HDK release").format(driver=driver_version),
                        commands, where="host", target=driver_version.lower(), direction="upgrade",
                        subject="driver+firmware", accepts=(driver_version.lower(),))
     text = (_("Install the firmware shipped with driver {driver}'s HDK, then reboot the host:").format(
         driver=driver_version) + "\n  " + "\n  ".join(commands) + "\n  reboot")
     return text, [action, reboot_action(ctx, _("activate the firmware"))]
+
+
+def _lookup(ctx: CheckContext, version: str) -> str:
+    """``ascend-doctor matrix lookup --driver V --chip F``, quoted (the version may come from the machine)."""
+    family = chip_family(ctx)
+    return shellcmd.argv("ascend-doctor", "matrix", "lookup", "--driver", version, "--chip",
+                         family or shellcmd.Placeholder("chip"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from ascend_doctor import shellcmd
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import require_stated
@@ -48,7 +49,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             yield Finding.warn(
                 _("the driver runs (npu-smi {running}) but {path} cannot be read: {error}. CANN's installers and "
                   "version checks read this file.").format(running=live_version, path=driver.path, error=driver.error),
-                _("Look at the file: {command}").format(command=f"cat {driver.path}") + "\n"
+                _("Look at the file: {command}").format(command=shellcmd.argv("cat", driver.path)) + "\n"
                 + _("It is written by the driver installer; an overwrite install of the running release ({running}) "
                     "restores it.").format(running=live_version),
                 path=driver.path, running=live_version)

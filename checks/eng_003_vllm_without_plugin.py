@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, List, Optional
 
+from ascend_doctor import shellcmd
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
@@ -87,7 +88,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         fix = (_("No vLLM-Ascend release in the matrix is made for vllm {vllm}. Pick one complete row "
                  "(`ascend-doctor matrix show vllm-ascend`) and install its vllm and vllm-ascend together, "
                  "e.g.:").format(vllm=vllm) + "\n  "
-               "pip install vllm==<row's vllm> vllm-ascend==<row's version>" + image_note)
+               + shellcmd.argv("pip", "install", shellcmd.Placeholder("vllm==row's vLLM"),
+                               shellcmd.Placeholder("vllm-ascend==row's version")) + image_note)
         action = None
         evidence = {"vllm": vllm}
     finding = Finding.warn(message, fix, **evidence)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterator
 
+from ascend_doctor import shellcmd
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
@@ -56,8 +57,9 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         yield Finding.warn(
             _("config.json was written by transformers {wanted}; the target Python has {installed}").format(
                 wanted=wanted, installed=installed),
-            _("{command}  (stay within the range your vLLM / MindIE release supports)").format(
-                command=f"pip install 'transformers>={wanted}'"),
+            shellcmd.with_comment(
+                shellcmd.argv("pip", "install", "transformers>=" + shellcmd.shaped(wanted, "version")),
+                _("stay within the range your vLLM / MindIE release supports")),
             config_version=wanted, installed=installed,
         )
         return

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import posixpath
+import re
 from typing import Iterator, List, Optional
 
+from ascend_doctor import shellcmd
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction
 from ascend_doctor.i18n import _
 
@@ -66,7 +68,9 @@ def _check(kind: str, recorded: Optional[str], roots: List[str], key: str, clean
                             recorded=recorded, found=roots).with_actions(
             FixAction("container", _("Mount the host's /etc/ascend_install.info into the container"),
                       (f"docker run {mount} <image> ...",), where="host"))
-    sed = f"sed -i 's#^{key}=.*#{key}={roots[0]}#' {INSTALL_INFO}"
+    # the path goes inside a sed expression: only a plain path (no '#', quote or newline) may; else a placeholder
+    root = roots[0] if re.fullmatch(r"/[A-Za-z0-9/._+-]*", roots[0]) else "<install root>"
+    sed = shellcmd.argv("sed", "-i", f"s#^{key}=.*#{key}={root}#", INSTALL_INFO)
     fix = (_("Point the file at the installed driver:") if driver else
            _("Point the file at the installed firmware:")) + f"\n  {sed}"
     if cleanup:

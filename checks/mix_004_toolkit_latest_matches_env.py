@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import Iterator, Mapping, Optional
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor import shellcmd
+from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 
 from ._stack_help import package_command
+
+TOOLKIT_SET_ENV = "/usr/local/Ascend/ascend-toolkit/set_env.sh"
 
 CHECK = CheckSpec(
     id="ASC-MIX-004",
@@ -73,10 +76,17 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
           "while `latest` points at CANN {latest} -- the NNAL/ATB set_env.sh, MindIE and vLLM-Ascend follow `latest`, "
           "so one process can end up with libraries of both releases.").format(
               count=len(toolkits), home=home, selected=selected.version, latest=latest.version),
-        _("Use the `latest` one everywhere:  {command}").format(
-            command="source /usr/local/Ascend/ascend-toolkit/set_env.sh") + "\n"
+        _("Use the toolkit `latest` points at (CANN {latest}) everywhere: remove the ASCEND_HOME_PATH export that "
+          "selects {selected} from the service's environment and profile, then load the default environment:")
+        .format(latest=latest.version, selected=selected.version) + "\n  " + shellcmd.source(TOOLKIT_SET_ENV) + "\n"
         + _("or, to keep CANN {version}, make it `latest` by reinstalling it, and uninstall the other:").format(
             version=selected.version) + "\n"
         + "\n".join(f"  {line}" for line in package_command(ctx, "toolkit", latest.version, "--uninstall")
                     .splitlines()),
-        selected=selected.version, latest=latest.version, home=home)
+        selected=selected.version, latest=latest.version, home=home).with_actions(
+        # one direction in the plan, its title and its command together; the uninstall stays the stated
+        # alternative, never a command under a "use it" title
+        FixAction("environment", _("Use the toolkit `latest` points at (CANN {latest}) everywhere").format(
+            latest=latest.version), (shellcmd.source(TOOLKIT_SET_ENV),), where="either",
+            alternative=_("or keep CANN {version}: reinstall it so that `latest` points at it, and uninstall CANN "
+                          "{latest}").format(version=selected.version, latest=latest.version)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from ascend_doctor import shellcmd
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
 from ascend_doctor.i18n import _
 
@@ -31,7 +32,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         raise NotApplicable(_("NNAL/ATB is not installed (ASC-NNAL-001 says whether it should be)"))
     torch = ctx.facts.torch_abi
     script = f"{nnal.root}/set_env.sh"
-    fix = f"source {script} --cxx_abi={torch.abi}"
+    fix = shellcmd.argv("source", script, f"--cxx_abi={torch.abi}")
     evidence = {"torch_abi": torch.abi, "torch_abi_source": torch.source, "abi_dirs": list(nnal.abi_dirs),
                 "ATB_HOME_PATH": nnal.atb_home_path}
     if nnal.abi_dirs and torch.abi not in nnal.abi_dirs:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Any, Iterator, Optional
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 from ascend_doctor.facts import Facts
@@ -27,9 +27,30 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     toolkit = stack.active_toolkit(ctx.facts.maybe(Facts.env) or {})
     if not torch_npu or toolkit is None or not toolkit.version:
         raise NotApplicable(_("needs torch_npu and a CANN toolkit (see ASC-PY-001, ASC-CANN-001)"))
-    verdict = ctx.matrix.torch_npu_vs_cann(torch_npu, toolkit.version)
     subject = _("torch_npu {torch_npu} with CANN {cann}").format(torch_npu=torch_npu, cann=toolkit.version)
+    row = _engine_row_naming(ctx, torch_npu, toolkit.version)
+    if row is not None:
+        # the installed engine's own release row pins exactly this pair: that row is the source, not the
+        # torch_npu table (which may not list a dev build at all)
+        yield Finding.passed(_("{subject}: the pair of vLLM-Ascend {version}'s release row ({source})").format(
+            subject=subject, version=row.version, source="; ".join(row.source)), torch_npu=torch_npu,
+            cann=toolkit.version, engine_row=row.version)
+        return
+    verdict = ctx.matrix.torch_npu_vs_cann(torch_npu, toolkit.version)
     yield _with_pair(ctx, verdict_finding(verdict, subject, pip_pair_hint(ctx)))
+
+
+def _engine_row_naming(ctx: CheckContext, torch_npu: str, cann: str) -> Optional[Any]:
+    """The installed vLLM-Ascend's release row when it names this torch_npu and this CANN."""
+    from ascend_doctor.matrix.engines import find_vllm_row
+    from ascend_doctor.resolve.provider import same_ascend, same_pypi
+
+    engines = ctx.facts.maybe(Facts.engines)
+    version = (engines.installed.get("vLLM-Ascend") or {}).get("vllm-ascend") if engines is not None else None
+    row = find_vllm_row(ctx.matrix, version) if version else None
+    if row is not None and same_pypi(row.torch_npu, torch_npu) and same_ascend(row.cann, cann):
+        return row
+    return None
 
 
 def _with_pair(ctx: CheckContext, finding: Finding) -> Finding:

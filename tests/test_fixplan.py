@@ -120,7 +120,7 @@ def test_every_container_re_creation_is_one_docker_run_with_all_flags() -> None:
     assert len(runs) == 1 and runs[0].order == 1  # before what is set inside the new container
     assert runs[0].commands == (
         "docker run --device /dev/davinci0 --device /dev/davinci1 --device /dev/davinci_manager "
-        "-v /usr/local/dcmi:/usr/local/dcmi --shm-size=1g <image> ...",)
+        "-v /usr/local/dcmi:/usr/local/dcmi --shm-size=1g '<image>' ...",)
     assert runs[0].fixes == ("ASC-CTR-001", "ASC-CTR-002 [/usr/local/dcmi]", "ASC-SMI-001")
     assert "3 steps" in runs[0].why
 

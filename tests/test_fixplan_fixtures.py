@@ -110,3 +110,50 @@ def test_fix_plan_agrees_with_itself(scenario: Path) -> None:
         assert not any("(one per" in c or c.rstrip().endswith("\\") for c in step["commands"]), step
     order = [FIX_COMPONENTS.index(c) for c in components if c in FIX_COMPONENTS]
     assert order == sorted(order), components
+
+    # issue 21: one version per package across the whole plan, every line parses as bash, and a step's
+    # title agrees with its commands (never an uninstall under a "use"/"keep" title)
+    for package in ("torch", "torch-npu", "vllm", "vllm-ascend"):
+        pinned = {m.group(1) for c in lines for m in re.finditer(rf"(?<![\w-]){package}==(\S+)", c)}
+        assert len(pinned) <= 1, (package, pinned)
+    for kind in ("toolkit", "nnal", "kernels"):
+        versions = {m.group(1) for c in lines for m in re.finditer(rf"Ascend-cann-{kind}[-\w]*?_([^_]+)_", c)
+                    if "--uninstall" not in c}
+        assert len(versions) <= 1, (kind, versions)
+    for step in plan:
+        assert_bash_parses(step["commands"])
+        if re.match(r"(?i)(use|keep)\b", step["summary"]):
+            assert not any("--uninstall" in c or "uninstall.sh" in c for c in step["commands"]), step
+
+
+def assert_bash_parses(lines: List[str]) -> None:
+    import subprocess
+
+    text = "\n".join(lines) + "\n"
+    result = subprocess.run(["bash", "-n"], input=text, capture_output=True, text=True, check=False)
+    assert result.returncode == 0, (lines, result.stderr)
+
+
+MATRIX = load_matrix(None)
+PLAN_CASES = [(chip, engine, arch) for chip in ("910B1", "910B3", "910B4", "A3", "310P3", "910A")
+              for engine in ("vllm-ascend", "mindie", "mindspeed") for arch in ("aarch64", "x86_64")]
+
+
+@pytest.mark.parametrize("chip,engine,arch", PLAN_CASES)
+def test_matrix_plan_agrees_with_itself(chip: str, engine: str, arch: str) -> None:
+    """Every chip x engine x architecture plan: one version per package, every line parses as bash, the
+    title's version is the one its commands install."""
+    from ascend_doctor.matrix.plan import PlanError
+
+    try:
+        plan = MATRIX.plan(chip, engine, {}, arch=arch)
+    except PlanError:
+        return  # a refusal (the engine does not support the chip) is an answer, not a plan
+    lines = [c for s in plan.steps for c in s.commands if not c.startswith("#")]
+    for package in ("torch", "torch-npu", "vllm", "vllm-ascend"):
+        assert len({m.group(1) for c in lines for m in re.finditer(rf"(?<![\w-]){package}==(\S+)", c)}) <= 1
+    for step in plan.steps:
+        assert_bash_parses(list(step.commands))
+        version = re.search(r"CANN toolkit (\S+)", step.title)
+        if version:
+            assert any(f"toolkit_{version.group(1)}_" in c for c in step.commands), step

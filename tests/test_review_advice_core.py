@@ -53,13 +53,13 @@ def test_review_R1_R6_one_direction_upgrade_the_driver_to_the_firmwares_hdk() ->
     """R1/row 6: 0.1.0 always rolled the firmware back (`install the firmware shipped with driver 24.1.rc3`),
     contradicting CANN-002's HDK upgrade. Now: upgrade the driver to the firmware's HDK 25.0.rc1.1."""
     data = report("firmware-newer-than-driver")
-    fix = one(data, "ASC-MIX-003")["remediation"]
-    assert fix.startswith("Upgrade the driver to the firmware's HDK release")
-    assert "./Ascend-hdk-910b-npu-driver_25.0.rc1.1_linux-aarch64.run" in fix
-    assert "or, to keep driver" in fix  # the rollback is only the alternative
     plan = data["fix_plan"]
     hdk = [s for s in plan if s["component"] == "hdk"]
     assert len(hdk) == 1 and hdk[0]["target"] == "25.0.rc1.1"
+    assert "./Ascend-hdk-910b-npu-driver_25.0.rc1.1_linux-aarch64.run --full --install-for-all" in hdk[0]["commands"]
+    assert not any("npu-firmware_" in c for c in hdk[0]["commands"])  # the firmware already matches it
+    # the finding points at that step instead of carrying a command of its own (issue 21)
+    assert one(data, "ASC-MIX-003")["remediation"].startswith(f"Fix plan step {hdk[0]['order']}:")
 
 
 def test_review_R1_cann_newer_than_driver_one_hdk_step_fixes_both() -> None:
@@ -97,8 +97,10 @@ def test_review_R5_out_of_range_fix_upgrades_the_driver_first() -> None:
     data = report("driver-firmware-out-of-range")
     fw = one(data, "ASC-FW-002")
     assert fw["status"] == "FAIL"
-    assert fw["remediation"].startswith("Upgrade the driver to the firmware's HDK release")
-    assert "driver_25.0.rc1.1" in fw["remediation"]
+    hdk = [s for s in data["fix_plan"] if s["component"] == "hdk"]
+    assert len(hdk) == 1 and any("driver_25.0.rc1.1" in c for c in hdk[0]["commands"])
+    assert not any("firmware_7.1" in c for c in hdk[0]["commands"])  # never the firmware downgrade
+    assert fw["remediation"].startswith(f"Fix plan step {hdk[0]['order']}:")
 
 
 def test_review_row_3_a_running_driver_is_installed() -> None:

@@ -35,7 +35,9 @@ def test_shapes(shape, good, bad):
     assert shellcmd.shaped(good, shape) == good
     placeholder = shellcmd.shaped(bad, shape)
     assert isinstance(placeholder, shellcmd.Placeholder)
-    assert shellcmd.argv("x", placeholder).endswith(str(placeholder))
+    line = shellcmd.argv("x", placeholder)
+    assert line.endswith(f"'{placeholder}'")
+    assert subprocess.run(["bash", "-n"], input=line, text=True, check=False).returncode == 0
 
 
 def test_export_quotes_value_and_checks_name(tmp_path):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
+from ascend_doctor import shellcmd
 from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.matrix.records import ChipFamily, HdkPackageRow, PackageConvention
 from ascend_doctor.matrix.specs import try_ascend
@@ -212,10 +213,11 @@ def install_lines(m: Matrix, family: str, arch: str, version: str, mode: str = F
     for part in convention_order(m, mode):
         name = files.get(part)
         if name:
-            lines.append(f"./{name} {convention_flags(m, part)}")
+            lines.append(shellcmd.argv("./" + name, *convention_flags(m, part).split()))
         elif part == "firmware":
-            lines.append(f"# the {family} firmware of HDK {version} is not recorded: "
-                         f"ascend-doctor matrix lookup --driver {version} --chip {family}")
+            lines.append(shellcmd.comment(f"the {family} firmware of HDK {version} is not recorded: "
+                                          + shellcmd.argv("ascend-doctor", "matrix", "lookup", "--driver", version,
+                                                          "--chip", family)))
         else:
             lines.append(f"# no {family} driver file name is recorded: see the HDK {version} download page "
                          "(hiascend.com, Firmware and Drivers)")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, List, Optional, Sequence
 
 from packaging.version import Version
 
+from ascend_doctor import shellcmd
 from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.matrix.packages import normalize_arch
 from ascend_doctor.matrix.specs import try_pypi
@@ -85,8 +86,8 @@ def torch_pair(m: Matrix, torch: str, torch_npu: str, arch: Optional[str] = None
     elif on_pypi is False:
         notes.append(f"torch-npu {torch_npu} is not on PyPI: use the engine's release image, or download the "
                      f"wheel for your Python from {RELEASES_PAGE}")
-    indexes = "".join(f"--extra-index-url {url} " for url in extra)
-    line = f"pip install {indexes}torch=={torch} torch-npu=={torch_npu}"
+    indexes = [word for url in extra for word in ("--extra-index-url", url)]
+    line = shellcmd.argv("pip", "install", *indexes, "torch==" + torch, "torch-npu==" + torch_npu)
     return PipAdvice([line], notes)
 
 
@@ -95,14 +96,14 @@ def vllm_ascend(m: Matrix, vllm: Optional[str], version: str, arch: Optional[str
     lines: List[str] = []
     notes: List[str] = []
     if vllm:
-        lines.append(f"pip install vllm=={vllm}")
+        lines.append(shellcmd.argv("pip", "install", "vllm==" + vllm))
     row = next((r for r in m.pip_indexes if r.use == "vllm_ascend"), None)
     wanted = try_pypi(version)
     use_variant = row is not None and (row.after is None or (wanted is not None and wanted > Version(row.after)))
     if use_variant and row is not None:
-        lines.append(f"pip install --extra-index-url {row.url} vllm-ascend=={version}")
+        lines.append(shellcmd.argv("pip", "install", "--extra-index-url", row.url, "vllm-ascend==" + version))
     else:
-        lines.append(f"pip install vllm-ascend=={version}")
+        lines.append(shellcmd.argv("pip", "install", "vllm-ascend==" + version))
     return PipAdvice(lines, notes)
 
 

@@ -17,7 +17,6 @@ from ascend_doctor.i18n_text import Text
 from ascend_doctor.matrix.chips import ChipInfo
 from ascend_doctor.matrix.engines import (
     ENGINE_NAMES,
-    builds_for,
     normalize_engine,
 )
 from ascend_doctor.matrix.pytorch import describe_python
@@ -162,6 +161,13 @@ def make_plan(m: Matrix, chip: str, engine: str, fixed: Dict[str, str], *, stabl
     unverified += [Text(N_("{pair}: {message} (uncertain)"), pair=name, message=v.message)
                    for name, v in pairings if v.ok and v.uncertain]
     extra = _extras(m, key, row, stack) + _family_notes(m, key, row, stack, info)
+    if key == "vllm-ascend":
+        from ascend_doctor.resolve.engine_steps import base_image, engine_caveats
+
+        base = base_image(m, stack[key], info.image_flavor)
+        if base:  # the base of the flavour the plan pulls (-a3 / -310p images are built on their own flavour)
+            extra.append(Text(N_("release image base: {image}"), image=base))
+        extra += engine_caveats(m, target)
     extra += [Text(N_("{component} {version}: {reason}"), component=p.component, version=p.version, reason=p.reason)
               for p in target.picks.values() if p.change != KEEP and p.reason]
     plan_steps = stack_steps(m, target, info, arches, fresh=True)
@@ -301,9 +307,6 @@ def _extras(m: Matrix, engine: str, row: Any, stack: Dict[str, str]) -> List[str
                               other=row.mindie_turbo))
         if row.status == "removed":
             notes.append(Text(N_("vLLM-Ascend {version} was removed from the published matrix"), version=row.version))
-        build = builds_for(m, row.version)
-        if build is not None:
-            notes.append(Text(N_("release image base: {image}"), image=build.base_image))
     return notes
 
 

@@ -358,6 +358,7 @@ class MindieMotor(Row):
 @dataclass(frozen=True)
 class MindspeedRow(Row):
     version: str = fld(ASCEND, required=True)
+    branch: Optional[str] = fld(TEXT)  # the git branch of the release (never master)
     pta: Optional[str] = fld(ASCEND, ref="pta")
     cann: Tuple[str, ...] = fld(ListOf(ASCEND, min_items=1), required=True, factory=tuple, ref="cann")
     torch: Optional[str] = fld(PYPI, ref="torch")

@@ -125,7 +125,7 @@ def resolve(m: Matrix, state: StackState, *, engine: Optional[str] = None, stabl
         criterion = result.criteria.get(name)
         infos = list(criterion.information) if criterion is not None else []
         picks[name] = _pick(name, cand, state, infos, _why_moved(provider, name, result.mapping, infos))
-    firmware = _firmware(m, state, picks.get("hdk"), chip)
+    firmware = _firmware(m, state, picks.get("hdk"), chip, provider.firmware_release())
     return TargetStack(state, key, picks, firmware=firmware, notes=tuple(notes))
 
 
@@ -179,7 +179,9 @@ def _pick(name: str, cand: Any, state: StackState, infos: Sequence[Any], moved: 
     current = state.get(name)
     why, sources = _why(infos)
     if moved and not cand.kept:
-        why = f"{moved}; {why}" if why else moved
+        # the requirement that moved it is named once
+        rest = "; ".join(part for part in why.split("; ") if part and part not in moved)
+        why = f"{moved}; {rest}" if rest else moved
     if cand.kept:
         change = KEEP
         reason = "runs on this machine" if name == "hdk" else "installed"
@@ -204,16 +206,23 @@ def _direction(name: str, current: str, target: str) -> str:
     return UPGRADE
 
 
-def _firmware(m: Matrix, state: StackState, hdk_pick: Optional[Pick], chip: Any) -> Optional[Pick]:
-    """The firmware of the target HDK: the running one when it pairs with a kept driver, else the
-    number the chosen HDK release ships for this family (None when no source gives it)."""
+def _firmware(m: Matrix, state: StackState, hdk_pick: Optional[Pick], chip: Any,
+              fw_release: Optional[str] = None) -> Optional[Pick]:
+    """The firmware of the target HDK: the running one when it is of the same release as the target driver
+    (or, with a kept driver, pairs with it and its release is not known), else the number the chosen HDK
+    release ships for this family (None when no source gives it)."""
     from ascend_doctor.matrix import hdk as hdk_mod
     from ascend_doctor.matrix.specs import try_ascend
+    from ascend_doctor.resolve.provider import same_ascend
 
     if hdk_pick is None:
         return None
     flavor = chip.image_flavor if chip is not None else None
-    if hdk_pick.change == KEEP and state.firmware:
+    if state.firmware and fw_release and same_ascend(fw_release, hdk_pick.version):
+        return Pick("firmware", state.firmware, KEEP, f"runs and is the firmware of HDK {fw_release}", (),
+                    state.firmware)
+    other_release = bool(fw_release) and not same_ascend(fw_release, hdk_pick.version)
+    if hdk_pick.change == KEEP and state.firmware and not other_release:
         verdict = m.driver_vs_firmware(hdk_pick.version, state.firmware)
         if verdict.ok:
             return Pick("firmware", state.firmware, KEEP, "runs and pairs with the running driver", verdict.sources,

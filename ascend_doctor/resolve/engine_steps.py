@@ -68,7 +68,7 @@ def base_image(m: Matrix, version: str, flavor: Optional[str]) -> Optional[str]:
     return image
 
 
-def _caveats(m: Matrix, target: TargetStack) -> List[str]:
+def engine_caveats(m: Matrix, target: TargetStack) -> List[str]:
     """Engine caveats of a driver or CANN the plan keeps (FULL_AND_PIECEWISE needs HDK 25.5.1+ / CANN 8.5.0+)."""
     notes: List[str] = []
     driver = target.version("hdk")
@@ -93,7 +93,7 @@ def _vllm(m: Matrix, target: TargetStack, chip: Optional[ChipInfo], arches: Sequ
     flavor = chip.image_flavor if chip is not None else None
     family = chip.family if chip is not None else None
     title = f"Install vLLM {vllm} and vLLM-Ascend {version}"
-    notes = _caveats(m, target)
+    notes = engine_caveats(m, target)
     base = base_image(m, version, flavor)
     if base:
         notes.append(f"release image base: {base} ({CANN_IMAGE_FLAVOURS})")

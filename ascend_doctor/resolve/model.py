@@ -40,6 +40,7 @@ class StackState:
     engine: Optional[str] = None  # "vllm-ascend" / "mindie" / "mindspeed"
     engine_version: Optional[str] = None
     in_container: bool = False
+    engines: Tuple[str, ...] = ()  # every engine installed (more than one: no anchor)
     # Components the caller fixed (``matrix plan --driver ...``): the resolver keeps them whatever the rest.
     pinned: Tuple[str, ...] = ()
     unseen: Tuple[str, ...] = ()

@@ -65,6 +65,8 @@ class Candidate:
     uncertain: bool = dataclasses.field(default=False, compare=False, hash=False)
     # an HDK whose driver and firmware files are both known for this family (False: firmware unknown)
     known: bool = dataclasses.field(default=True, compare=False, hash=False)
+    # the release of something the machine runs (the driver release of the running firmware)
+    near: bool = dataclasses.field(default=False, compare=False, hash=False)
 
 
 def same_ascend(a: Optional[str], b: Optional[str]) -> bool:
@@ -138,11 +140,12 @@ class StackProvider(AbstractProvider):  # type: ignore[type-arg]
         # kept first; then the candidates that force the fewest other installed components to move (the
         # smallest change); then those whose files are all known; then what a requirement prefers; then the
         # pool's own order (nearest release first)
-        def rank(indexed: Tuple[int, Candidate]) -> Tuple[int, int, int, int, int]:
+        def rank(indexed: Tuple[int, Candidate]) -> Tuple[int, int, int, int, int, int]:
             index, cand = indexed
             pref = next((i for i, v in enumerate(preferred) if self._same(identifier, v, cand.version)),
                         len(preferred))
-            return (0 if cand.kept else 1, self._moves(cand), 0 if cand.known else 1, pref, index)
+            return (0 if cand.kept else 1, self._moves(cand), 0 if cand.near else 1, 0 if cand.known else 1, pref,
+                    index)
 
         return [c for _i, c in sorted(enumerate(fitting), key=rank)]
 
@@ -224,6 +227,13 @@ class StackProvider(AbstractProvider):  # type: ignore[type-arg]
         family = self.chip.family if self.chip else self.state.family
         flavor = self.chip.image_flavor if self.chip else None
         rows = [r for r in self.m.hdk_releases if not _other_product(r.products, family, r.note)]
+        # driver and firmware of two HDK releases: when the firmware is the newer half, the driver moves to the
+        # firmware's release (one package, no firmware downgrade); when the driver is newer, it stays and the
+        # firmware follows it (resolve._firmware)
+        fw_release = self.firmware_release()
+        if current and fw_release and not same_ascend(fw_release, current) \
+                and _ascend_key(fw_release) > _ascend_key(current):
+            current = None
         versions = [r.version for r in rows]
         ordered = _nearest_first(versions, current, _ascend_key)
         if current:
@@ -238,7 +248,20 @@ class StackProvider(AbstractProvider):  # type: ignore[type-arg]
             (known if has_fw else unknown_fw).append(version)
         for version in known + unknown_fw:
             kept = bool(current) and same_ascend(version, current)
-            yield Candidate("hdk", version, kept=kept, reason="runs" if kept else "", known=version in known)
+            near = bool(fw_release) and same_ascend(version, fw_release)
+            yield Candidate("hdk", version, kept=kept, reason="runs" if kept else "", known=version in known,
+                            near=near)
+
+    def firmware_release(self) -> Optional[str]:
+        """The HDK release (driver file version) whose firmware the machine runs, for this family."""
+        firmware = self.state.firmware
+        family = self.chip.family if self.chip else self.state.family
+        if not firmware or not family:
+            return None
+        for row in self.m.hdk_packages:
+            if row.family == family and row.firmware and row.firmware.strip().lower() == firmware.strip().lower():
+                return str(row.driver)
+        return None
 
     def _pool_torch_npu(self) -> Iterator[Candidate]:
         from ascend_doctor.resolve import engines

@@ -106,15 +106,15 @@ def stack_steps(m: Matrix, target: TargetStack, chip: Optional[ChipInfo], arches
                               "either", cann_target, cann.reason, cann.sources,
                               _cann_note(cann)))
     state = target.state
-    if cann_target and (cann is not None or (wanted is not None and "kernels" in wanted)
-                        or (state.kernels and state.kernels.lower() != cann_target.lower())):
+    if cann_target and not _same_release(state.kernels, cann_target) and (
+            cann is not None or (wanted is not None and "kernels" in wanted) or state.kernels):
         kernel_lines = _per_arch(arches, lambda a: _run(sets, a, "kernels", cann_target), "kernels/ops")
         chip_name = chip.name if chip is not None else family
         steps.append(PlanStep("kernels", f"Install the operator package of CANN {cann_target} for {chip_name}",
                               tuple(kernel_lines), "either", cann_target,
                               f"kernels/ops must be the CANN release's ({cann_target}) and built for the chip"))
-    if cann_target and (cann is not None or (wanted is not None and "nnal" in wanted)
-                        or (state.nnal and state.nnal.lower() != cann_target.lower())):
+    if cann_target and not _same_release(state.nnal, cann_target) and (
+            cann is not None or (wanted is not None and "nnal" in wanted) or state.nnal):
         steps.append(PlanStep("nnal", f"Install NNAL {cann_target} (ATB, needed for libatb.so)",
                               tuple(_per_arch(arches, lambda a: _run(sets, a, "nnal", cann_target), "NNAL")
                                     + [shellcmd.source(NNAL_ENV)]),
@@ -150,6 +150,15 @@ def stack_steps(m: Matrix, target: TargetStack, chip: Optional[ChipInfo], arches
     if engine_step is not None:
         steps.append(engine_step)
     return steps
+
+
+def _same_release(installed: Optional[str], target: str) -> bool:
+    """NNAL 8.2.RC1.B150 and kernels 8.2.RC1 are CANN 8.2.RC1's."""
+    from ascend_doctor.resolve.provider import same_ascend
+
+    if not installed:
+        return False
+    return same_ascend(installed, target) or installed.lower().startswith(target.lower() + ".")
 
 
 def _cann_note(pick: Pick) -> Optional[str]:
@@ -193,7 +202,9 @@ def _hdk_steps(m: Matrix, target: TargetStack, family: str, sets: Sequence[Packa
                              "--driver keeps the driver installed on the machine: nothing to install; the rest of "
                              "the plan is chosen to work with it")]
         return []
-    driver = target.version("hdk") or (state.driver or "")
+    release = target.version("hdk") or (state.driver or "")
+    # the driver as its file and npu-smi spell it (25.0.RC1 -> 25.0.rc1.1 on A2)
+    driver = (sets[0].driver_file_version(release) if sets and hdk is not None else None) or release
     fw_file = None
     if fw is not None:
         first = sets[0]
@@ -201,7 +212,7 @@ def _hdk_steps(m: Matrix, target: TargetStack, family: str, sets: Sequence[Packa
 
     def driver_line(arch: str) -> Optional[str]:
         pk = next((p for p in sets if p.arch == arch), None)
-        name = pk.hdk_driver(_v(driver)) if pk is not None else None
+        name = pk.hdk_driver(_v(release)) if pk is not None else None
         return _dot(name, *convention_flags(m, "driver").split()) if name else None
 
     fw_line = _dot(fw_file, *convention_flags(m, "firmware").split()) if fw_file else None

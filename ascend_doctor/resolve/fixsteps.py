@@ -1,0 +1,109 @@
+"""The version part of a report's fix plan: the resolver's steps for this machine, and which findings
+they answer.
+
+A check that judges a version pairing (driver with CANN, torch_npu with CANN, the engine's row)
+knows one pairing; only the resolver sees them all at once. So the fix plan takes every version
+step from one resolution, and a finding of these checks is answered by the step for its component
+instead of carrying a command of its own that could pull the other way.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
+
+from ascend_doctor.resolve.model import KEEP, StackState, TargetStack
+from ascend_doctor.resolve.steps import PlanStep
+
+if TYPE_CHECKING:
+    from ascend_doctor.facts import Facts
+
+# The checks whose findings are about a version the resolver chooses, and the components they are about.
+VERSION_CHECKS: Dict[str, Tuple[str, ...]] = {
+    "ASC-DRV-001": ("hdk",),
+    "ASC-FW-001": ("hdk",),
+    "ASC-FW-002": ("hdk",),
+    "ASC-MIX-003": ("hdk",),
+    "ASC-CANN-001": ("cann",),
+    "ASC-CANN-002": ("hdk", "cann"),
+    "ASC-OPS-001": ("kernels",),
+    "ASC-OPS-002": ("kernels",),
+    "ASC-NNAL-001": ("nnal",),
+    "ASC-PY-001": ("torch",),
+    "ASC-PY-002": ("torch",),
+    "ASC-PY-003": ("torch",),
+    "ASC-PY-004": ("python",),
+    "ASC-ENG-002": ("hdk", "cann", "torch", "python", "engine"),
+    "ASC-ENG-003": ("engine",),
+}
+# The resolver's components as the plan's step kinds (torch and torch_npu are one step).
+STEP_OF = {"hdk": "hdk", "cann": "cann", "kernels": "kernels", "nnal": "nnal", "torch": "torch",
+           "torch_npu": "torch", "python": "python", "engine": "engine", "vllm": "engine"}
+
+
+@dataclasses.dataclass(frozen=True)
+class StackFix:
+    """The resolution behind a report's version steps."""
+
+    target: TargetStack
+    steps: Tuple[PlanStep, ...]
+
+    def step_for(self, component: str) -> Optional[PlanStep]:
+        kind = STEP_OF.get(component, component)
+        return next((s for s in self.steps if s.component == kind), None)
+
+    def covers(self, check_id: str) -> Tuple[str, ...]:
+        return VERSION_CHECKS.get(check_id, ())
+
+
+def stack_fix(facts: Facts, matrix: Any, results: Sequence[Any]) -> Optional[StackFix]:
+    """The version steps for the machine behind ``facts``: None when no finding is about a version."""
+    from ascend_doctor.checkapi import Status
+
+    planned = (Status.FAIL, Status.WARN)
+    about: List[str] = []
+    for result in results:
+        if result.status in planned:
+            about.extend(VERSION_CHECKS.get(result.id, ()))
+    if not about:
+        return None
+    from ascend_doctor.resolve.state import state_from_facts
+
+    state = state_from_facts(facts)
+    return plan_for_state(matrix, state, about)
+
+
+def plan_for_state(matrix: Any, state: StackState, about: Sequence[str]) -> StackFix:
+    from ascend_doctor.resolve import resolve
+    from ascend_doctor.resolve.steps import stack_steps
+
+    engine = None
+    pins: Dict[str, str] = {}
+    if "engine" in about and state.engine is None and state.vllm and not state.engines:
+        # vLLM without its Ascend plugin: plan the vLLM-Ascend row made for the installed vLLM, whole
+        engine, pins = "vllm-ascend", {"vllm": state.vllm}
+    if state.engines and len(state.engines) > 1:
+        # two engines share the environment: the fix is to separate them (ENG-001), never to move torch
+        # under one of them
+        about = [c for c in about if c in ("hdk", "cann", "kernels", "nnal")]
+    target = resolve(matrix, state, engine=engine, pins=pins,
+                     want=tuple(c for c in about if c in ("hdk", "cann", "torch", "python")))
+    if not target.ok:
+        lines = tuple(f"# {line}" for line in target.conflicts)
+        step = PlanStep("cann", "No single stack satisfies every constraint: resolve these first", lines, "either",
+                        None, "; ".join(target.conflicts))
+        return StackFix(target, (step,))
+    chip = matrix.chip(state.chip) if state.chip else (matrix.chip(state.family) if state.family else None)
+    arches = (state.arch,) if state.arch in ("aarch64", "x86_64") else ("aarch64", "x86_64")
+    steps = stack_steps(matrix, target, chip, arches, fresh=False, include=tuple(about))
+    return StackFix(target, tuple(steps))
+
+
+def kept_text(target: TargetStack, components: Sequence[str]) -> str:
+    """``CANN 8.2.RC1 (installed and fits ...)`` for the components a finding is about that the plan keeps."""
+    parts = []
+    for component in components:
+        pick = target.picks.get(component)
+        if pick is not None and pick.change == KEEP:
+            parts.append(f"{component} {pick.version} ({pick.reason})")
+    return "; ".join(parts)
