@@ -140,12 +140,27 @@ def is_version_action(action: FixAction) -> bool:
                for c in action.commands)
 
 
+_VERSION_COMMAND = ("pip install", "pip3 install", ".run", "uninstall", "docker pull")
+
+
+def covered(result: Result, stack: StackFix) -> bool:
+    """A finding the resolver answers: of a check about versions, planned, and proposing a version change
+    (an install, an upgrade, a removal). Its other advice (read npu-smi, look at a file) is its own."""
+    from ascend_doctor.resolve.fixsteps import ALWAYS_VERSION
+
+    if not stack.covers(result.id) or result.status not in PLANNED_STATUSES:
+        return False
+    if result.id in ALWAYS_VERSION or any(is_version_action(a) for a in result.actions):
+        return True
+    return any(word in result.remediation for word in _VERSION_COMMAND)
+
+
 def _own_actions(result: Result, stack: Optional[StackFix]) -> List[FixAction]:
     """The actions a finding brings to the plan: for a finding about a version the resolver chose, only
     those that are not version steps (a container mount, a read of npu-smi); otherwise all of them (or one
     built from its remediation text)."""
     actions = list(result.actions)
-    if stack is not None and stack.covers(result.id):
+    if stack is not None and covered(result, stack):
         return [a for a in actions if not is_version_action(a)]
     if not actions:
         fallback = _fallback_action(result)
@@ -169,14 +184,15 @@ def build_fix_plan(results: Sequence[Result], stack: Optional[StackFix] = None) 
     for result in results:
         if result.status not in PLANNED_STATUSES:
             continue
-        if stack is not None and stack.covers(result.id):
+        if stack is not None and covered(result, stack):
             for component in stack.covers(result.id):
                 kind = STEP_KIND.get(component, component)
                 for entry in resolved:
                     if entry.kind == kind and _ref(result) not in entry.refs:
                         entry.refs.append(_ref(result))
                         entry.statuses.append(result.status)
-            if stack.target.conflicts and resolved and _ref(result) not in resolved[0].refs:
+            if (stack.target.conflicts and resolved and "engine" in stack.covers(result.id)
+                    and _ref(result) not in resolved[0].refs):
                 resolved[0].refs.append(_ref(result))
                 resolved[0].statuses.append(result.status)
         actions = _own_actions(result, stack)
@@ -457,7 +473,7 @@ def point_findings(results: Sequence[Result], plan: Sequence[FixStep], stack: Op
     out: List[Result] = []
     for result in results:
         components = stack.covers(result.id)
-        if not components or result.status not in PLANNED_STATUSES:
+        if not covered(result, stack):
             out.append(result)
             continue
         ref = _ref(result)
@@ -467,13 +483,14 @@ def point_findings(results: Sequence[Result], plan: Sequence[FixStep], stack: Op
                      for step in steps]
             why = next((step.why for step in steps if step.why), "")
             text = "\n".join(lines) + ("\n" + _("Why: {why}").format(why=why) if why else "")
+        elif len(stack.target.state.engines) > 1 and set(components) & {"torch", "engine", "python"}:
+            text = _("Two serving engines share this environment ({engines}): give each its own environment or "
+                     "container (ASC-ENG-001) instead of changing torch under one of them.").format(
+                engines=", ".join(stack.target.state.engines))
         else:
             kept = kept_text(stack.target, components)
             text = (_("The plan's target stack keeps {kept}: nothing to install for this finding.").format(kept=kept)
                     if kept else _("The plan's target stack does not move this component."))
         actions = tuple(a for a in result.actions if not is_version_action(a))
-        first = [_("First: {summary}").format(summary=a.summary) + "\n" + "\n".join(a.commands) for a in actions]
-        if first:
-            text = "\n".join(first) + "\n" + text
         out.append(dataclasses.replace(result, remediation=text, actions=actions))
     return out

@@ -112,7 +112,7 @@ def test_p12_hdk_target_prefers_a_release_whose_firmware_is_known() -> None:
     """P12: "Upgrade the HDK (driver + firmware) to 25.2.0" whose firmware number is not recorded, so the step has
     only the driver. MindIE 2.1.RC1 also lists 25.0.RC1, whose A2 firmware 7.7.0.1.231 is known."""
     data = report("engine-pairing-mismatch")
-    hdk = [s for s in data["fix_plan"] if s["component"] == "hdk"]
+    hdk = [s for s in data["fix_plan"] if s["component"] == "hdk" and any(".run" in c for c in s["commands"])]
     assert len(hdk) == 1
     text = "\n".join(hdk[0]["commands"])
     assert "Ascend-hdk-910b-npu-firmware_7.7.0.1.231.run" in text and "driver_25.0.rc1" in text.lower()
@@ -142,7 +142,7 @@ def test_p17_nnal_environment_is_sourced_only_after_nnal_is_installed() -> None:
 def test_p21_one_hdk_target_per_report() -> None:
     """P21: one finding named 25.3.rc1, "25.5.0 (recommended)", and the plan picked 25.0.rc1.1."""
     data = report("cann-newer-than-driver")
-    hdk = [s for s in data["fix_plan"] if s["component"] == "hdk"]
+    hdk = [s for s in data["fix_plan"] if s["component"] == "hdk" and any(".run" in c for c in s["commands"])]
     assert len(hdk) == 1
     target = hdk[0]["target"]
     for r in data["results"]:
@@ -154,7 +154,7 @@ def test_p21_one_hdk_target_per_report() -> None:
 def test_p26_reboot_title_says_what_changes() -> None:
     """P26: "Reboot the host: load the new driver and activate the firmware" when the firmware is untouched."""
     data = report("cann-newer-than-driver")
-    hdk = next(s for s in data["fix_plan"] if s["component"] == "hdk")
+    hdk = next(s for s in data["fix_plan"] if s["component"] == "hdk" and any(".run" in c for c in s["commands"]))
     reboot = next(s for s in data["fix_plan"] if s["component"] == "reboot")
     installs_firmware = any("npu-firmware_" in c and not c.startswith("#") for c in hdk["commands"])
     assert ("firmware" in reboot["summary"]) == installs_firmware

@@ -166,11 +166,11 @@ def _why_moved(provider: Any, name: str, mapping: Any, infos: Sequence[Any]) -> 
     for info in infos:
         if not provider._meets(info.requirement, kept):
             need = info.requirement
-            return f"the installed {kept.version} does not fit: {need.by} needs {need.what}"
+            return f"the installed {name} {kept.version} does not fit: {need.by} needs {need.what}"
     for need in kept.needs:
         chosen = mapping.get(need.name)
         if chosen is not None and not provider._meets(need, chosen):
-            return (f"the installed {kept.version} needs {need.what}, which does not fit with "
+            return (f"the installed {name} {kept.version} needs {need.what}, which does not fit with "
                     f"{need.name} {chosen.version}")
     return ""
 

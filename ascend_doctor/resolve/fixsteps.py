@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
+from ascend_doctor import shellcmd
 from ascend_doctor.resolve.model import KEEP, StackState, TargetStack
 from ascend_doctor.resolve.steps import PlanStep
 
@@ -36,6 +37,10 @@ VERSION_CHECKS: Dict[str, Tuple[str, ...]] = {
     "ASC-ENG-002": ("hdk", "cann", "torch", "python", "engine"),
     "ASC-ENG-003": ("engine",),
 }
+# Of those, the checks whose every planned finding is about a version; the others (a driver whose
+# version.info cannot be read, a firmware nobody queried) also give diagnostic advice that stays their own.
+ALWAYS_VERSION = frozenset({"ASC-CANN-002", "ASC-OPS-001", "ASC-OPS-002", "ASC-NNAL-001", "ASC-PY-002",
+                            "ASC-PY-003", "ASC-PY-004", "ASC-ENG-002", "ASC-ENG-003"})
 # The resolver's components as the plan's step kinds (torch and torch_npu are one step).
 STEP_OF = {"hdk": "hdk", "cann": "cann", "kernels": "kernels", "nnal": "nnal", "torch": "torch",
            "torch_npu": "torch", "python": "python", "engine": "engine", "vllm": "engine"}
@@ -88,15 +93,23 @@ def plan_for_state(matrix: Any, state: StackState, about: Sequence[str]) -> Stac
         about = [c for c in about if c in ("hdk", "cann", "kernels", "nnal")]
     target = resolve(matrix, state, engine=engine, pins=pins,
                      want=tuple(c for c in about if c in ("hdk", "cann", "torch", "python")))
+    conflict: Tuple[PlanStep, ...] = ()
     if not target.ok:
-        lines = tuple(f"# {line}" for line in target.conflicts)
-        step = PlanStep("cann", "No single stack satisfies every constraint: resolve these first", lines, "either",
-                        None, "; ".join(target.conflicts))
-        return StackFix(target, (step,))
+        lines = tuple(shellcmd.comment(line) for line in target.conflicts)
+        conflict = (PlanStep("engine", "The installed engine cannot run on any stack this machine can have: "
+                             "decide about it first", lines, "either", None, "; ".join(target.conflicts)),)
+        if state.engine is None and engine is None:
+            return StackFix(target, conflict)
+        # the rest of the stack still has a plan: resolved without the engine as its anchor
+        target = resolve(matrix, dataclasses.replace(state, engine=None, engine_version=None),
+                         want=tuple(c for c in about if c in ("hdk", "cann", "torch", "python")))
+        if not target.ok:
+            return StackFix(target, conflict)
+        target = dataclasses.replace(target, conflicts=tuple(conflict[0].why.split("; ")))
     chip = matrix.chip(state.chip) if state.chip else (matrix.chip(state.family) if state.family else None)
     arches = (state.arch,) if state.arch in ("aarch64", "x86_64") else ("aarch64", "x86_64")
     steps = stack_steps(matrix, target, chip, arches, fresh=False, include=tuple(about))
-    return StackFix(target, tuple(steps))
+    return StackFix(target, conflict + tuple(steps))
 
 
 def kept_text(target: TargetStack, components: Sequence[str]) -> str:

@@ -106,15 +106,16 @@ def stack_steps(m: Matrix, target: TargetStack, chip: Optional[ChipInfo], arches
                               "either", cann_target, cann.reason, cann.sources,
                               _cann_note(cann)))
     state = target.state
-    if cann_target and not _same_release(state.kernels, cann_target) and (
-            cann is not None or (wanted is not None and "kernels" in wanted) or state.kernels):
+    # a finding about the kernels (wrong chip, missing) asks for them even at the same release
+    if cann_target and ((wanted is not None and "kernels" in wanted) or (
+            not _same_release(state.kernels, cann_target) and (cann is not None or state.kernels))):
         kernel_lines = _per_arch(arches, lambda a: _run(sets, a, "kernels", cann_target), "kernels/ops")
         chip_name = chip.name if chip is not None else family
         steps.append(PlanStep("kernels", f"Install the operator package of CANN {cann_target} for {chip_name}",
                               tuple(kernel_lines), "either", cann_target,
                               f"kernels/ops must be the CANN release's ({cann_target}) and built for the chip"))
-    if cann_target and not _same_release(state.nnal, cann_target) and (
-            cann is not None or (wanted is not None and "nnal" in wanted) or state.nnal):
+    if cann_target and ((wanted is not None and "nnal" in wanted) or (
+            not _same_release(state.nnal, cann_target) and (cann is not None or state.nnal))):
         steps.append(PlanStep("nnal", f"Install NNAL {cann_target} (ATB, needed for libatb.so)",
                               tuple(_per_arch(arches, lambda a: _run(sets, a, "nnal", cann_target), "NNAL")
                                     + [shellcmd.source(NNAL_ENV)]),
