@@ -227,3 +227,42 @@ def test_resolver_names_conflicts_like_pip() -> None:
                                    pinned=("driver",)))
     assert not target.ok
     assert any("needs" in line for line in target.conflicts)
+
+
+def test_p1_no_uninstall_under_a_use_title() -> None:
+    """P1: step "Use the `latest` one everywhere: source …/set_env.sh" whose only command was
+    `./Ascend-cann-toolkit_8.2.RC1_linux-aarch64.run --uninstall` (the toolkit it said to use)."""
+    data = report("mixed-driver-stacks")
+    for step in data["fix_plan"]:
+        if step["summary"].lower().startswith("use"):
+            assert not any("--uninstall" in c for c in step["commands"]), step
+    mix = [r for r in data["results"] if r["id"] == "ASC-MIX-004" and r["status"] == "WARN"]
+    for finding in mix:
+        action = finding["actions"][0]
+        assert action["commands"] == ["source /usr/local/Ascend/ascend-toolkit/set_env.sh"]
+        assert "uninstall" in action["alternative"]  # the other direction is stated, never a command
+
+
+def test_p7_py003_defers_to_the_engine_row(tmp_path: Path) -> None:
+    """P7: PY-003 WARNed "uncertain" on torch_npu 2.7.1.dev20250724 with CANN 8.2.RC1, exactly vLLM-Ascend
+    0.10.2rc1's own release row. The atb-abi-mismatch host with the row's torch_npu installed."""
+    import shutil
+
+    snap = tmp_path / "snap"
+    shutil.copytree(FIXTURES / "atb-abi-mismatch", snap, symlinks=True)
+    python = json.loads((snap / "python.json").read_text(encoding="utf-8"))
+    python["packages"]["torch-npu"] = "2.7.1.dev20250724"
+    (snap / "python.json").write_text(json.dumps(python), encoding="utf-8")
+    result_ = CliRunner().invoke(main, ["check", "--from", str(snap), "--format", "json"], catch_exceptions=False)
+    data = json.loads(result_.stdout)
+    py3 = result(data, "ASC-PY-003")
+    assert py3["status"] == "PASS" and py3["evidence"]["engine_row"] == "0.10.2rc1"
+    assert not any("torch==" in c for c in commands(data))  # the engine's row is what is installed: no torch step
+
+
+def test_row24_310p_mindie_plan_names_the_image_pattern() -> None:
+    """Matrix row 24: "no MindIE image tag for this release and chip is recorded" while lookup prints the
+    300I-Duo image pattern."""
+    data = plan("--chip", "310P3", "--engine", "mindie")
+    text = json.dumps(data["steps"])
+    assert "300I-Duo" in text

@@ -180,8 +180,10 @@ def _mindie(m: Matrix, target: TargetStack, chip: Optional[ChipInfo], arches: Se
                                            "and 640 on the files inside; owned by the user that runs the service")]
     rules = ("MindIE refuses to start when config.json or the weights are more open than 640 (folders 750) or owned "
              f"by another user; in a container give it --shm-size of at least 1 GB ({MINDIE_RULES_SOURCE})")
-    note = rules if image else (f"{rules}; no MindIE image tag for this release and chip is recorded (AscendHub: "
-                                f"{ASCENDHUB_MINDIE})")
+    support = chip.engines.get("mindie") if chip is not None else None
+    naming = support.note if support is not None and support.note and "image" in support.note else ""
+    note = rules if image else (f"{rules}; no MindIE {version} image tag for {family} is recorded"
+                                + (f" ({naming})" if naming else "") + f"; AscendHub lists them: {ASCENDHUB_MINDIE}")
     title = f"Install MindIE {version}"
     if torch_changed and target.state.engine == "mindie":
         title = f"Install the MindIE {version} package built for torch {torch}"
