@@ -248,8 +248,12 @@ def _same_firmware(a: str, b: str) -> bool:
     return a.strip().lower() == b.strip().lower()
 
 
+MAX_CONFLICT_LINES = 4
+
+
 def _conflict_lines(causes: Sequence[Any]) -> List[str]:
-    """pip's way: each requirement that could not be met, with who asked for it."""
+    """pip's way: each requirement that could not be met, with who asked for it (the first few: an engine
+    pinned to a release no row can satisfy would otherwise list every release it tried)."""
     lines: List[str] = []
     for cause in causes:
         need = cause.requirement
@@ -260,4 +264,7 @@ def _conflict_lines(causes: Sequence[Any]) -> List[str]:
         line = f"{who} needs {need.what}"
         if line not in lines:
             lines.append(line)
+    if len(lines) > MAX_CONFLICT_LINES:
+        lines = lines[:MAX_CONFLICT_LINES] + [f"and {len(lines) - MAX_CONFLICT_LINES} more requirements that "
+                                              "cannot be met together"]
     return lines

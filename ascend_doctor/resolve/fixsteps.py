@@ -13,6 +13,7 @@ import dataclasses
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from ascend_doctor import shellcmd
+from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.resolve.model import KEEP, StackState, TargetStack
 from ascend_doctor.resolve.steps import PlanStep
 
@@ -40,13 +41,13 @@ VERSION_CHECKS: Dict[str, Tuple[str, ...]] = {
 # Of those, the checks whose every planned finding is about a version; the others (a driver whose
 # version.info cannot be read, a firmware nobody queried) also give diagnostic advice that stays their own.
 ALWAYS_VERSION = frozenset({"ASC-CANN-002", "ASC-OPS-001", "ASC-OPS-002", "ASC-NNAL-001", "ASC-PY-002",
-                            "ASC-PY-003", "ASC-PY-004", "ASC-ENG-002", "ASC-ENG-003"})
+                            "ASC-PY-003", "ASC-PY-004", "ASC-ENG-002"})
 # The resolver's components as the plan's step kinds (torch and torch_npu are one step).
 STEP_OF = {"hdk": "hdk", "cann": "cann", "kernels": "kernels", "nnal": "nnal", "torch": "torch",
            "torch_npu": "torch", "python": "python", "engine": "engine", "vllm": "engine"}
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclass(frozen=True)
 class StackFix:
     """The resolution behind a report's version steps."""
 
@@ -84,7 +85,8 @@ def plan_for_state(matrix: Any, state: StackState, about: Sequence[str]) -> Stac
 
     engine = None
     pins: Dict[str, str] = {}
-    if "engine" in about and state.engine is None and state.vllm and not state.engines:
+    if "engine" in about and state.engine is None and state.vllm and not state.engines \
+            and _vllm_ascend_row_for(matrix, state.vllm):
         # vLLM without its Ascend plugin: plan the vLLM-Ascend row made for the installed vLLM, whole
         engine, pins = "vllm-ascend", {"vllm": state.vllm}
     if state.engines and len(state.engines) > 1:
@@ -110,6 +112,12 @@ def plan_for_state(matrix: Any, state: StackState, about: Sequence[str]) -> Stac
     arches = (state.arch,) if state.arch in ("aarch64", "x86_64") else ("aarch64", "x86_64")
     steps = stack_steps(matrix, target, chip, arches, fresh=False, include=tuple(about))
     return StackFix(target, conflict + tuple(steps))
+
+
+def _vllm_ascend_row_for(matrix: Any, vllm: str) -> bool:
+    from ascend_doctor.resolve.provider import same_pypi
+
+    return any(same_pypi(v, vllm) for row in matrix.vllm_ascend_rows for v in row.vllm)
 
 
 def kept_text(target: TargetStack, components: Sequence[str]) -> str:

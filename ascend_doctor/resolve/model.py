@@ -11,6 +11,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Dict, List, Optional, Tuple
 
+from ascend_doctor.fastdataclass import dataclass
+
 # The components the resolver chooses a version for, in the order a person installs them.
 # The firmware follows the HDK (driver) release; kernels/ops and NNAL follow CANN.
 RESOLVED = ("hdk", "cann", "python", "torch", "torch_npu", "vllm", "engine")
@@ -21,7 +23,7 @@ UPGRADE = "upgrade"
 DOWNGRADE = "downgrade"
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclass(frozen=True)
 class StackState:
     """What the machine holds. None = not installed (or not seen: ``unseen`` names those)."""
 
@@ -57,7 +59,7 @@ class StackState:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in dataclasses.asdict(self).items()}
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclass(frozen=True)
 class Pick:
     """One component of the target stack."""
 
@@ -75,7 +77,7 @@ class Pick:
                 "uncertain": self.uncertain}
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclass(frozen=True)
 class TargetStack:
     """The resolver's answer: one version per component, or the constraints that conflict."""
 

@@ -21,12 +21,12 @@ version the plan would install must have a positive verdict.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from packaging.version import InvalidVersion, Version
 from resolvelib import AbstractProvider
 
+from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.matrix.specs import python_in, release_rank, spec_matches, try_ascend, try_pypi
 from ascend_doctor.matrix.verdict import Verdict, VerdictKind
 from ascend_doctor.resolve.model import StackState
@@ -41,32 +41,32 @@ ASCEND_COMPONENTS = ("cann", "hdk")
 DECISION_ORDER = ("engine", "cann", "hdk", "torch", "torch_npu", "vllm", "python")
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclass(frozen=True)
 class Need:
     """A requirement on one component: ``test`` says whether a version meets it."""
 
     name: str
     what: str  # "CANN 8.2.RC1", "torch 2.1.0 or 2.6.0": how a conflict message names it
-    test: Callable[[str], bool] = dataclasses.field(compare=False, hash=False, repr=False)
+    test: Callable[[str], bool] = field(compare=False, hash=False, repr=False)
     by: str = ""  # who needs it: "MindIE 2.1.RC1", "CANN 8.5.0", "this machine's chip (A3)"
-    sources: Tuple[str, ...] = dataclasses.field(default=(), compare=False, hash=False)
+    sources: Tuple[str, ...] = field(default=(), compare=False, hash=False)
     # a version to try first when the component is not kept (the row's own pairing)
-    prefer: Tuple[str, ...] = dataclasses.field(default=(), compare=False, hash=False)
+    prefer: Tuple[str, ...] = field(default=(), compare=False, hash=False)
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclass(frozen=True)
 class Candidate:
     name: str
     version: str
     kept: bool = False
-    reason: str = dataclasses.field(default="", compare=False, hash=False)
-    sources: Tuple[str, ...] = dataclasses.field(default=(), compare=False, hash=False)
-    needs: Tuple[Need, ...] = dataclasses.field(default=(), compare=False, hash=False)
-    uncertain: bool = dataclasses.field(default=False, compare=False, hash=False)
+    reason: str = field(default="", compare=False, hash=False)
+    sources: Tuple[str, ...] = field(default=(), compare=False, hash=False)
+    needs: Tuple[Need, ...] = field(default=(), compare=False, hash=False)
+    uncertain: bool = field(default=False, compare=False, hash=False)
     # an HDK whose driver and firmware files are both known for this family (False: firmware unknown)
-    known: bool = dataclasses.field(default=True, compare=False, hash=False)
+    known: bool = field(default=True, compare=False, hash=False)
     # the release of something the machine runs (the driver release of the running firmware)
-    near: bool = dataclasses.field(default=False, compare=False, hash=False)
+    near: bool = field(default=False, compare=False, hash=False)
 
 
 def same_ascend(a: Optional[str], b: Optional[str]) -> bool:

@@ -13,10 +13,10 @@ Every command is built with ``ascend_doctor.shellcmd`` from words: a version rea
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ascend_doctor import shellcmd
+from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.resolve.model import INSTALL, KEEP, Pick, TargetStack
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ VLLM_SOURCE_BUILD = ("github.com/vllm-project/vllm-ascend docs/source/installati
                      "for vLLM-Ascend)")
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclass(frozen=True)
 class PlanStep:
     """One step of the plan: what, the commands to paste, where they run, and why."""
 
