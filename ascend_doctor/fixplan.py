@@ -148,8 +148,17 @@ def covered(result: Result, stack: StackFix) -> bool:
     (an install, an upgrade, a removal). Its other advice (read npu-smi, look at a file) is its own."""
     from ascend_doctor.resolve.fixsteps import ALWAYS_VERSION
 
-    if not stack.covers(result.id) or result.status not in PLANNED_STATUSES:
+    components = stack.covers(result.id)
+    if not components or result.status not in PLANNED_STATUSES:
         return False
+    if result.evidence.get("env_loaded") is False:
+        return False  # it cannot tell "not installed" from "installed elsewhere": its conditional advice stays
+    if result.evidence.get("machine_arch"):
+        return False  # a package of the wrong architecture: the resolver chooses versions, not builds
+    picks = stack.target.picks
+    if not any(stack.step_for(c) is not None or c in picks or (c in ("kernels", "nnal") and "cann" in picks)
+               for c in components):
+        return False  # the resolution says nothing about what it is about (an engine with no matrix row)
     if result.id in ALWAYS_VERSION or any(is_version_action(a) for a in result.actions):
         return True
     return any(word in result.remediation for word in _VERSION_COMMAND)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from ascend_doctor import shellcmd
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import require_stated
@@ -75,14 +76,18 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                  if unsourced else
                  _("no CANN toolkit found (no ascend_toolkit_install.info, nor opp/version.info, under {searched} or "
                    "ASCEND_HOME_PATH)")).format(searched=searched),
-                (_("If CANN is installed in another folder, load its environment and run the check again:") + "\n"
-                 "  source <CANN install root>/ascend-toolkit/set_env.sh\n"
+                (_("If CANN is installed in another folder, load its environment and run the check again:") + "\n  "
+                 + shellcmd.argv("source", shellcmd.Placeholder("CANN install root/ascend-toolkit/set_env.sh")) + "\n"
                  + _("Otherwise install it.") + " " if unsourced else "")
-                + _("Install the CANN toolkit matching your driver (`ascend-doctor matrix lookup --driver {driver}` "
-                    "names the releases; the file is Ascend-cann-toolkit_<release>_linux-<aarch64|x86_64>.run):"
-                    ).format(driver=getattr(stack, "driver_version", None) or "<version>") + "\n"
-                "  ./Ascend-cann-toolkit_<release>_linux-" + (arch or "<aarch64|x86_64>") + ".run --install\n"
-                "  source /usr/local/Ascend/ascend-toolkit/set_env.sh")
+                + _("Install the CANN toolkit matching your driver ({command} names the releases; the file is "
+                    "Ascend-cann-toolkit_<release>_linux-<aarch64|x86_64>.run):").format(
+                    command=shellcmd.argv("ascend-doctor", "matrix", "lookup", "--driver",
+                                          getattr(stack, "driver_version", None) or shellcmd.Placeholder("version")))
+                + "\n  " + shellcmd.argv("./" + shellcmd.Placeholder("Ascend-cann-toolkit_release_linux-"
+                                                                     + (shellcmd.shaped(arch, "package")
+                                                                        if arch else "arch") + ".run"), "--install")
+                + "\n  " + shellcmd.source("/usr/local/Ascend/ascend-toolkit/set_env.sh"),
+                env_loaded=not unsourced)
         return
     if opp_only(toolkit):
         yield _opp_only_finding(ctx, toolkit)

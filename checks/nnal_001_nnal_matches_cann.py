@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from ascend_doctor import shellcmd
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import require_stated
@@ -11,6 +12,8 @@ from ascend_doctor.i18n import _
 
 from ._engines import cann_upgrade_action, engine_canns
 from ._stack_help import package_command, same_release
+
+NNAL_SET_ENV = "/usr/local/Ascend/nnal/atb/set_env.sh"
 
 CHECK = CheckSpec(
     id="ASC-NNAL-001",
@@ -34,7 +37,18 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     stack = ctx.facts.stack
     toolkit = stack.active_toolkit(ctx.facts.maybe(Facts.env) or {})
     cann = getattr(toolkit, "version", None)
-    install = package_command(ctx, "nnal", cann) + "\nsource /usr/local/Ascend/nnal/atb/set_env.sh"
+    if cann:
+        install = package_command(ctx, "nnal", cann) + "\n" + shellcmd.source(NNAL_SET_ENV)
+    else:
+        # second review P17: with the CANN release unknown, the install line keeps its place with a file name
+        # to fill in (never a `source` of an NNAL that is not installed)
+        arch = (ctx.facts.maybe(Facts.host_info) and getattr(ctx.facts.maybe(Facts.host_info), "arch", None))
+        name = "Ascend-cann-nnal_CANN-release_linux-" + (shellcmd.shaped(arch, "package") if arch else "ARCH") + ".run"
+        install = (shellcmd.comment(_("the NNAL release is the CANN toolkit's; {command} names the file").format(
+                       command=shellcmd.argv("ascend-doctor", "matrix", "lookup", "--cann",
+                                             shellcmd.Placeholder("CANN release"))))
+                   + "\n" + shellcmd.argv("./" + shellcmd.Placeholder(name), "--install")
+                   + "\n" + shellcmd.source(NNAL_SET_ENV))
     nnal = ctx.facts.nnal
     who = needing[0] if len(needing) == 1 else _("{first} and {second}").format(first=needing[0], second=needing[1])
     if not nnal.installed:

@@ -186,7 +186,8 @@ def test_torch_npu_builds_not_on_pypi_say_where_they_are(m: Matrix) -> None:
         assert torch_npu_on_pypi(m, version) is False, version
     assert torch_npu_on_pypi(m, "2.99.0") is None  # newer than the list: cannot say
     dev = torch_pair(m, "2.7.1", "2.7.1.dev20250724", "aarch64")
-    assert "--extra-index-url https://download.pytorch.org/whl/cpu/" in dev.lines[0]
+    # second review P5: dev builds are on the Huawei mirror the vLLM-Ascend guide names, not the CPU index
+    assert "--extra-index-url https://mirrors.huaweicloud.com/ascend/repos/pypi" in dev.lines[0]
     assert any("not on PyPI" in n for n in dev.notes)
     post = torch_pair(m, "2.7.1", "2.7.1.post1", "aarch64")
     assert any("not on PyPI" in n and "gitcode.com/Ascend/pytorch/releases" in n for n in post.notes)

@@ -101,4 +101,4 @@ def test_unconfigured_device_ip_is_caught_before_start(tmp_path: Path) -> None:
     data["server_list"][1]["device"][2]["device_ip"] = "-.-.-.-"
     fails = [r for r in of(check_table(tmp_path, data), "ASC-RT-004") if r["status"] == "FAIL"]
     assert len(fails) == 1 and "not configured on 10.155.111.141" in fails[0]["message"]
-    assert "hccn_tool -i 2 -ip -s address <address> netmask <netmask>" in fails[0]["remediation"]
+    assert "hccn_tool -i 2 -ip -s address '<address>' netmask '<netmask>'" in fails[0]["remediation"]

@@ -86,9 +86,13 @@ def plan_for_state(matrix: Any, state: StackState, about: Sequence[str]) -> Stac
     engine = None
     pins: Dict[str, str] = {}
     if "engine" in about and state.engine is None and state.vllm and not state.engines \
-            and _vllm_ascend_row_for(matrix, state.vllm):
+            and "cann" not in state.unseen and _vllm_ascend_row_for(matrix, state.vllm):
         # vLLM without its Ascend plugin: plan the vLLM-Ascend row made for the installed vLLM, whole
         engine, pins = "vllm-ascend", {"vllm": state.vllm}
+    if "cann" in state.unseen:
+        # no toolkit found and no CANN environment loaded: CANN may be installed elsewhere. Nothing that
+        # depends on which CANN it is can be planned
+        about = [c for c in about if c == "hdk"]
     if state.engines and len(state.engines) > 1:
         # two engines share the environment: the fix is to separate them (ENG-001), never to move torch
         # under one of them

@@ -43,6 +43,9 @@ class StackState:
     engine_version: Optional[str] = None
     in_container: bool = False
     engines: Tuple[str, ...] = ()  # every engine installed (more than one: no anchor)
+    # npu-smi's board query says the running driver and firmware are not compatible (Compatibility NOK):
+    # what the hardware says beats any table, so the running pair is not kept
+    driver_firmware_nok: bool = False
     # Components the caller fixed (``matrix plan --driver ...``): the resolver keeps them whatever the rest.
     pinned: Tuple[str, ...] = ()
     unseen: Tuple[str, ...] = ()

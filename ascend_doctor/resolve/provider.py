@@ -232,8 +232,10 @@ class StackProvider(AbstractProvider):  # type: ignore[type-arg]
         # firmware follows it (resolve._firmware)
         fw_release = self.firmware_release()
         if current and fw_release and not same_ascend(fw_release, current) \
-                and _ascend_key(fw_release) > _ascend_key(current):
+                and (_ascend_key(fw_release) > _ascend_key(current) or self.state.driver_firmware_nok):
             current = None
+        elif current and self.state.driver_firmware_nok:
+            current = None  # the board says the running pair does not work: the driver cannot be kept as it is
         versions = [r.version for r in rows]
         ordered = _nearest_first(versions, current, _ascend_key)
         if current:

@@ -48,16 +48,21 @@ def state_from_facts(facts: Facts) -> StackState:
         torch_npu = py.package("torch-npu")
         vllm = py.package("vllm")
     engine, engine_version = _engine(facts, py)
+    boards = facts.maybe(F.npu_boards)
+    nok = bool(boards is not None and "NOK" in boards.compatibility())
     engines = _installed_engines(facts)
     container = facts.maybe(F.container)
     unseen: List[str] = []
     if py is None or py.error:
         unseen += ["python", "torch", "torch_npu"]
+    if cann is None and not (env.get("ASCEND_HOME_PATH") or env.get("ASCEND_TOOLKIT_HOME")):
+        unseen.append("cann")  # without set_env.sh, a CANN installed in another folder cannot be seen
     return StackState(
         chip=getattr(chip, "name", None), family=getattr(chip, "family", None), arch=arch,
         driver=driver, firmware=firmware, cann=cann, kernels=kernels, nnal=nnal, python=python, torch=torch,
         torch_npu=torch_npu, vllm=vllm, engine=engine, engine_version=engine_version,
-        in_container=bool(getattr(container, "in_container", False)), engines=engines, unseen=tuple(unseen))
+        in_container=bool(getattr(container, "in_container", False)), engines=engines, driver_firmware_nok=nok,
+        unseen=tuple(unseen))
 
 
 def _installed_engines(facts: Facts) -> Tuple[str, ...]:
