@@ -42,12 +42,14 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
 
 def _engine_row_naming(ctx: CheckContext, torch_npu: str, cann: str) -> Optional[Any]:
     """The installed vLLM-Ascend's release row when it names this torch_npu and this CANN."""
-    from ascend_doctor.matrix.engines import find_vllm_row
-    from ascend_doctor.resolve.provider import same_ascend, same_pypi
-
     engines = ctx.facts.maybe(Facts.engines)
     version = (engines.installed.get("vLLM-Ascend") or {}).get("vllm-ascend") if engines is not None else None
-    row = find_vllm_row(ctx.matrix, version) if version else None
+    if not version:
+        return None
+    from ascend_doctor.matrix.engines import find_vllm_row  # only when vLLM-Ascend is installed
+    from ascend_doctor.resolve.provider import same_ascend, same_pypi
+
+    row = find_vllm_row(ctx.matrix, version)
     if row is not None and same_pypi(row.torch_npu, torch_npu) and same_ascend(row.cann, cann):
         return row
     return None

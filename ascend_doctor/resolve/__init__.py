@@ -37,7 +37,6 @@ def resolve(m: Matrix, state: StackState, *, engine: Optional[str] = None, stabl
     from resolvelib import BaseReporter, Resolver
     from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep
 
-    from ascend_doctor.matrix.engines import normalize_engine
     from ascend_doctor.resolve import engines as engine_rows
     from ascend_doctor.resolve.provider import (
         Need,
@@ -50,7 +49,11 @@ def resolve(m: Matrix, state: StackState, *, engine: Optional[str] = None, stabl
     )
 
     chip = m.chip(state.chip) if state.chip else (m.chip(state.family) if state.family else None)
-    key = normalize_engine(state.engine or engine or "") if (state.engine or engine) else None
+    key = None
+    if state.engine or engine:
+        from ascend_doctor.matrix.engines import normalize_engine  # only when an engine is asked about
+
+        key = normalize_engine(state.engine or engine or "")
     provider = StackProvider(m, state, chip, key)
     needs: List[Need] = list(chip_needs(chip))
     notes: List[str] = []
