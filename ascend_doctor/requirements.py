@@ -149,6 +149,8 @@ def _engine(ctx: CheckContext, name: str) -> Optional[str]:
 
 def _container(ctx: CheckContext, _arg: str) -> Optional[str]:
     info = ctx.facts.maybe(Facts.container)
+    if info is not None and not getattr(info, "known", True):
+        return _("whether this ran in a container: not in the pasted text")
     return None if info is not None and info.in_container else _("not running inside a container")
 
 

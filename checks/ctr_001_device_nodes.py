@@ -36,6 +36,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     has_driver = bool(getattr(stack, "drivers", ()))
     present_control = [n for n, ok in nodes.control.items() if ok]
     if not nodes.davinci and not present_control and not has_driver and not in_container:
+        require_stated(ctx.facts, _("the /dev/davinci* device nodes"))
         raise NotApplicable(_("no Ascend driver and no NPU device node on this machine"))
     missing = [n for n in CONTROL_NODES if not nodes.control.get(n)]
     if missing or not nodes.davinci:

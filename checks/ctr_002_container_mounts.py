@@ -6,6 +6,7 @@ from typing import Iterator, List, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.facts import Facts
+from ascend_doctor.facts.origin import require_stated
 from ascend_doctor.i18n import _
 from ascend_doctor.shellcmd import Placeholder, argv, with_comment
 
@@ -64,7 +65,11 @@ def _recreate(devices: List[int], volume: str) -> str:
 def run(ctx: CheckContext) -> Iterator[Finding]:
     container = ctx.facts.container
     if not container.in_container:
+        if not container.known:
+            require_stated(ctx.facts, _("whether this ran in a container"))
         raise NotApplicable(_("not running inside a container"))
+    # Pasted text shows no mount table: a path it does not list may well be mounted.
+    require_stated(ctx.facts, _("the container's mounts (the host paths under /usr/local/Ascend, /etc)"))
     stack = ctx.facts.maybe(Facts.stack)
     driver_root = getattr(stack, "driver_root", None) or "/usr/local/Ascend"
     mounted = ctx.facts.mount_paths

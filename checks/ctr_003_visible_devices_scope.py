@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
+from ascend_doctor.facts import Facts
+from ascend_doctor.facts.origin import require_stated
 from ascend_doctor.i18n import _, ngettext
 
 CHECK = CheckSpec(
@@ -32,6 +34,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         return
     if visible.visible is None:
         if not scope.in_container and scope.rt_visible is None:
+            if not getattr(ctx.facts.maybe(Facts.container), "known", True):
+                require_stated(ctx.facts, _("ASCEND_VISIBLE_DEVICES, and whether this ran in a container"))
             raise NotApplicable(_("ASCEND_VISIBLE_DEVICES is not set and this is not a container: every NPU is in "
                                   "scope"))
         yield Finding.passed(_("scope of this run: {reason}").format(reason=scope.reason))
@@ -39,6 +43,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     nodes = ctx.facts.device_nodes
     present = set(nodes.davinci)
     if not present:
+        require_stated(ctx.facts, _("the /dev/davinci* device nodes"))
         raise NotApplicable(_("no /dev/davinciN node to compare with (see ASC-CTR-001)"))
     absent = [i for i in visible.visible if i not in present]
     if absent:

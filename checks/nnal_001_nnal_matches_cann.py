@@ -7,7 +7,7 @@ from typing import Iterator
 from ascend_doctor import shellcmd
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 from ascend_doctor.facts import Facts
-from ascend_doctor.facts.origin import require_stated
+from ascend_doctor.facts.origin import absence_is_evidence, require_stated
 from ascend_doctor.i18n import _
 
 from ._engines import cann_upgrade_action, engine_canns
@@ -57,6 +57,15 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             _("{engines} is installed but NNAL/ATB is not (no nnal/atb under {roots}): the engine will stop at "
               "'libatb.so: cannot open shared object file'.").format(
                   engines=who, roots=", ".join(stack.roots) or "/usr/local/Ascend"), install, engines=needing)
+        return
+    if nnal.version_file is None and not absence_is_evidence(ctx.facts):
+        # Pasted text: ATB_HOME_PATH shows NNAL is there; its version.info was not pasted.
+        from ascend_doctor.shellcmd import argv
+
+        ask = argv("cat", f"{nnal.root}/latest/version.info")
+        yield Finding.info(_("NNAL/ATB is installed ({where}); its version is not in the pasted text").format(
+            where=f"ATB_HOME_PATH={nnal.atb_home_path}" if nnal.atb_home_path else nnal.root),
+            _("Ask for the output of:") + "\n  " + ask, root=nnal.root)
         return
     if nnal.version_file is None or nnal.version_file.info is None:
         why = nnal.version_file.error if nnal.version_file else _("no latest/version.info")

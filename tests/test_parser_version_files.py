@@ -509,6 +509,8 @@ ENV_SAMPLES = Path(__file__).parent / "samples" / "collect-env"
 
 # sample -> (layout, python, torch, torch_npu, vllm, vllm_ascend, cann, npu-smi version)
 COLLECT_ENV_TABLE: Dict[str, Tuple[object, ...]] = {
+    "llamafactory-docs-env-910B1-hce2-cann8.3.RC1.txt":
+        ("llamafactory", "3.11.13", "2.7.1+cpu", None, None, None, "8.3.RC1", None),
     "llamafactory-tutorial-env-910B2-cann8.2.RC1.txt":
         ("llamafactory", "3.11.14", "2.7.1+cpu", None, None, None, "8.2.RC1", None),
     "vllm-3526-kylin-collapsed-localized-lscpu.txt":

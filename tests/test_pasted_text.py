@@ -31,6 +31,12 @@ def body(rel: str) -> str:
 
 # Written by hand from each file (see the file for every value).
 COLLECT_ENV: Dict[str, Dict[str, Any]] = {
+    "llamafactory-docs-env-910B1-hce2-cann8.3.RC1.txt": dict(
+        kinds=[P.KIND_LLAMAFACTORY], npu_type="Ascend910B1", chips=[], npu_ids=[], cann="8.3.RC1",
+        python="3.11.13", packages={"torch": "2.7.1+cpu", "transformers": "4.57.1", "peft": "0.17.1",
+                                    "llamafactory": "0.9.4.dev0"},
+        absent=["torch_npu", "vllm"], env={}, os="Huawei Cloud EulerOS 2.0",
+        kernel="5.10.0-60.18.0.50.r865_35.hce2.aarch64", arch="aarch64", cpus=None, smi=None),
     "llamafactory-tutorial-env-910B2-cann8.2.RC1.txt": dict(
         kinds=[P.KIND_LLAMAFACTORY], npu_type="Ascend910B2", chips=[], npu_ids=[], cann="8.2.RC1",
         python="3.11.14", packages={"torch": "2.7.1+cpu", "transformers": "4.57.1", "deepspeed": "0.16.9",

@@ -229,6 +229,10 @@ def nnal(facts: Facts) -> NnalFacts:
             abi_dirs = tuple(sorted({a for a in (abi_of_path(n) for n in host.listdir(atb)) if a is not None}))
         except HostFileError:
             abi_dirs = ()
+        from ascend_doctor.facts.origin import absence_is_evidence
+
+        if not absence_is_evidence(facts):
+            abi_dirs = ()  # pasted text: only the folder ATB_HOME_PATH names is known, not the others
     return NnalFacts(root, version_file, latest_target, abi_dirs, atb_home, abi_of_path(atb_home),
                      host.is_dir(atb_home) if atb_home else None)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
 
 from ascend_doctor.facts import Facts, FactUnavailable, provider
 from ascend_doctor.facts.reads import Reads
@@ -78,7 +78,7 @@ def npu_chip(facts: Facts) -> Optional[ChipSummary]:
     info = facts.maybe(Facts.npu_smi)
     devices = list(info.devices) if info is not None else []
     if not devices:
-        return None
+        return _stated_chip(facts)
     names = Counter(d.name for d in devices if d.name)
     # most_common(1)'s answer (the first of the most frequent: heapq.nlargest(1) is max()) without
     # the heapq import most_common makes (start-up)
@@ -91,6 +91,23 @@ def npu_chip(facts: Facts) -> Optional[ChipSummary]:
         hbm_mb=min(capacities) if capacities else None,
         names=tuple(sorted(names)),
     )
+
+
+def _stated_chip(facts: Facts) -> Optional[ChipSummary]:
+    """A pasted text without an NPU table may still name the chip: ``llamafactory-cli env`` prints
+    ``NPU type: Ascend910B1``. The kind is then known, the count (``chip_count`` 0) and memory are not."""
+    from ascend_doctor.facts.origin import PASTED_TEXT, origin_kind
+
+    if origin_kind(facts) != PASTED_TEXT:
+        return None
+    metadata = getattr(facts.host, "metadata", None)  # SnapshotHost: snapshot.json, a property
+    pasted = metadata.get("pasted") if isinstance(metadata, Mapping) else None
+    stated = pasted.get("facts", {}).get("npu_type") if isinstance(pasted, dict) else None
+    if not isinstance(stated, str) or not re.match(r"^[A-Za-z0-9_\-]{2,40}$", stated.strip()):
+        return None
+    name = re.sub(r"^Ascend(?=\d)", "", stated.strip())  # "Ascend910B1" -> "910B1", as npu-smi names it
+    return ChipSummary(name=name, family=chip_family(name, facts.matrix), chip_count=0, hbm_mb=None, names=(name,),
+                       stated_by="NPU type: " + stated.strip())
 
 
 # -- what the NPUs run: one board query per NPU -------------------------------------------------

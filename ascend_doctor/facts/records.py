@@ -20,3 +20,6 @@ class ChipSummary:
     chip_count: int
     hbm_mb: Optional[int]  # per chip, HBM (or device memory where the chip has no HBM)
     names: Tuple[str, ...] = ()  # every distinct name seen (a mixed host has several)
+    # Set when no NPU table was read and the chip comes from a line of pasted text ("NPU type:
+    # Ascend910B1"): chip_count is then 0 (not known) and hbm_mb None.
+    stated_by: Optional[str] = None

@@ -40,9 +40,13 @@ class ContainerInfo:
     in_container: bool
     runtime: Optional[str]  # docker | podman | kubernetes | containerd | lxc
     evidence: Tuple[str, ...] = field(default_factory=tuple)
+    # False when nothing could tell (pasted text without a container hint): in_container is then
+    # False by default, and messages say "not in the pasted text" rather than "not a container".
+    known: bool = True
 
     def to_dict(self) -> Dict[str, object]:
-        return {"in_container": self.in_container, "runtime": self.runtime, "evidence": list(self.evidence)}
+        return {"in_container": self.in_container, "runtime": self.runtime, "evidence": list(self.evidence),
+                "known": self.known}
 
 
 @provider("container", reads=Reads(
@@ -74,7 +78,16 @@ def container(facts: Facts) -> ContainerInfo:
             evidence.append(f"/proc/1/cgroup mentions {word}")
             runtime = runtime or name
             break
-    return ContainerInfo(bool(evidence), runtime, tuple(evidence))
+    from ascend_doctor.facts.origin import PASTED_TEXT, origin_kind
+
+    if origin_kind(facts) != PASTED_TEXT:
+        return ContainerInfo(bool(evidence), runtime, tuple(evidence))
+    # A paste has no /proc/1/cgroup: the variables the Ascend Docker Runtime sets in its containers
+    # are the evidence it can hold. Without any, whether it ran in a container is not known.
+    from ascend_doctor.parsers.pasted import CONTAINER_ENV_HINTS
+
+    evidence += [f"{name} is set in the pasted environment" for name in CONTAINER_ENV_HINTS if name in env]
+    return ContainerInfo(bool(evidence), runtime, tuple(evidence), known=bool(evidence))
 
 
 @dataclass(frozen=True)

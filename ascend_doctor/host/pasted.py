@@ -132,6 +132,7 @@ def write_pasted_snapshot(pasted: P.PastedText, root: str, origin: str) -> Paste
                    + (f"arch={facts.arch}\n" if facts.arch else ""))
         writer.host_file(f"{DEFAULT_ROOT}/ascend-toolkit/{_path_word(facts.cann_version)}/{arch}-linux/"
                          "ascend_toolkit_install.info", content, "CANN version")
+    _write_atb_home(writer, facts)
     if facts.env:
         from ascend_doctor.redaction.secrets import redact_env
 
@@ -180,7 +181,19 @@ def _install_root(pasted: P.PastedText) -> Tuple[str, str]:
 
 
 def _has_cann_file(writer: _Writer) -> bool:
-    return any(rel.endswith("_install.info") and rel != "files/etc/ascend_install.info" for rel in writer.written)
+    return any((rel.endswith("_install.info") and rel != "files/etc/ascend_install.info")
+               or origin.startswith(P.KIND_CANN_COMPONENT) for rel, origin in writer.written.items())
+
+
+def _write_atb_home(writer: _Writer, facts: P.PastedFacts) -> None:
+    """``ATB_HOME_PATH=<root>/nnal/atb/<v>/atb/cxx_abi_<n>`` is exported by NNAL's own set_env.sh:
+    the folder it names exists (its version file was not pasted, so the version stays unknown)."""
+    path = _safe_host_path(facts.env.get("ATB_HOME_PATH"))
+    if path is None or "/nnal/atb/" not in path or "..." in path:
+        return
+    folder = writer._target("files" + path)
+    os.makedirs(folder, exist_ok=True)
+    writer.written.setdefault("files" + path + "/", "ATB_HOME_PATH")
 
 
 def _cann_file(record: Any, arch_hint: Optional[str]) -> str:
@@ -220,8 +233,26 @@ def _write_segment(writer: _Writer, segment: P.Segment, roots: Tuple[str, str], 
     if kind == P.KIND_ASCEND_INSTALL_INFO:
         return writer.host_file("/etc/ascend_install.info", segment.text, segment.describe())
     if kind == P.KIND_CANN_INFO:
-        return writer.host_file(_cann_file(segment.record, facts.arch), segment.text, segment.describe())
-    return kind == P.KIND_ENV_VARS  # merged into env.json through the summary
+        stated = _safe_host_path(segment.command[1]) if len(segment.command) == 2 else None
+        where = _cann_file(segment.record, facts.arch)
+        if stated is not None and stated.endswith("_install.info") and getattr(segment.record, "path", None) is None:
+            where = stated  # no path= in the file: the folder its prompt printed it from
+        return writer.host_file(where, segment.text, segment.describe())
+    if kind == P.KIND_CONTAINER_MARKER:
+        return writer.host_file("/.dockerenv", "", segment.describe())
+    if kind == P.KIND_CANN_COMPONENT:
+        return writer.host_file(_component_file(segment), segment.text, segment.describe())
+    return kind in (P.KIND_ENV_VARS, P.KIND_PIP_LIST)  # merged into env.json / python.json by the summary
+
+
+def _component_file(segment: P.Segment) -> str:
+    """Where a pasted component version.info goes: the path its prompt named, else the toolkit's
+    ``opp/version.info`` of the release it names (where a capture looks for a bare ``opp``)."""
+    stated = _safe_host_path(segment.command[1]) if len(segment.command) == 2 else None
+    if stated is not None and stated.endswith("/version.info"):
+        return stated
+    release = getattr(segment.record, "cann_release", None) or getattr(segment.record, "version_dir", None)
+    return f"{DEFAULT_ROOT}/ascend-toolkit/{_path_word(release or 'unknown')}/opp/version.info"
 
 
 def _cann_text(dump: str) -> str:

@@ -63,18 +63,21 @@ KIND_FIRMWARE_INFO = "firmware version.info"
 KIND_CANN_INFO = "CANN install.info"
 KIND_ASCEND_INSTALL_INFO = "ascend_install.info"
 KIND_ENV_VARS = "environment variables"
+KIND_CANN_COMPONENT = "CANN version.info"
+KIND_PIP_LIST = "pip list"
+KIND_CONTAINER_MARKER = "container marker"
 
 # Kinds whose content becomes facts of the partial snapshot (the others are only named).
 GRADED_KINDS = (KIND_COLLECT_ENV, KIND_LLAMAFACTORY, KIND_NPU_SMI_INFO, KIND_NPU_SMI_LIST, KIND_NPU_SMI_BOARD,
                 KIND_NPU_SMI_USAGES, KIND_NPU_SMI_TOPO, KIND_DRIVER_INFO, KIND_FIRMWARE_INFO, KIND_CANN_INFO,
-                KIND_ASCEND_INSTALL_INFO, KIND_ENV_VARS)
+                KIND_ASCEND_INSTALL_INFO, KIND_ENV_VARS, KIND_CANN_COMPONENT, KIND_PIP_LIST, KIND_CONTAINER_MARKER)
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 # "$ cmd", "# cmd", "root@host:/path# cmd", "(venv) user@host:~$ cmd", "/usr/local/Ascend/driver# cmd"
 _PROMPT = re.compile(r"^\s*(?:\([^)]*\)\s*)?(?:[\w.@:~/\-\[\] ]*?[#$>]|\$|#|>)\s+(?P<cmd>\S.*)$")
-_COMMANDS = re.compile(r"(?:^|[\s/])(npu-smi|cat|python3?|llamafactory-cli|vllm|env|printenv|collect_env)\b")
+_COMMANDS = re.compile(r"(?:^|[\s/])(npu-smi|cat|python3?|llamafactory-cli|vllm|env|printenv|collect_env|pip3?|ls)\b")
 _KV = re.compile(r"^(?:export\s+)?(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{0,127})=(?P<value>.*)$")
 _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _SMI_KV = re.compile(r"^(?P<key>[A-Za-z][A-Za-z0-9 ()%_./\-]*?)\s+:\s?(?P<value>.*)$")
@@ -84,6 +87,11 @@ _BANNER = re.compile(r"^={10,}$")
 _TOPO_HEADER = re.compile(r"^NPU0\s+NPU1\b.*|^NPU0\s+CPU Affinity$")
 _TOPO_ROW = re.compile(r"^NPU\d+\s+\S")
 _WATCH_HEADER = re.compile(r"^NpuID\(Idx\)\s+ChipId\(Idx\)")
+_PIP_HEADER = re.compile(r"^Package\s+Version(\s+\S.*)?$")
+_PIP_RULE = re.compile(r"^-{3,}(\s+-{3,})+$")
+_PIP_ROW = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]*\s+(\d[\w.+!\-]*|[0-9a-f]{7,40})(\s+/\S*)?$")
+# Distributions whose presence makes two-column lines a pip list (the packages the checks read).
+_PIP_ANCHORS = ("torch", "torch-npu", "vllm", "vllm-ascend", "mindie", "transformers", "mindspeed")
 _COLLAPSED_LABELS = ("PyTorch version:", "Is debug build:", "OS:", "Python version:", "Python platform:",
                      "vLLM Version:", "CUDA used to build PyTorch:", "Libc version:")
 
@@ -305,7 +313,8 @@ class _Cutter:
     def _one(self, i: int) -> int:
         hint = self.hint[1] if self.hint else ""
         for reader in (self._collapsed, self._collect_env, self._llamafactory, self._table, self._topo,
-                       self._watch, self._smi_help, self._smi_keyvalue, self._keyvalue):
+                       self._watch, self._smi_help, self._container_marker, self._pip_list, self._smi_keyvalue,
+                       self._keyvalue):
             end = reader(i, hint)
             if end > i:
                 return end
@@ -509,6 +518,37 @@ class _Cutter:
         self._add(kind, i, last + 1, dict(pairs), argv, detail)
         return last + 1
 
+    # -- pip list, a container marker ---------------------------------------------------------------
+    def _pip_list(self, i: int, hint: str) -> int:
+        """``pip list`` rows (``torch   2.5.1``), with or without its ``Package Version`` header.
+
+        Rows alone look like any two-word line, so a block counts only when it names a package
+        the checks read (torch, torch-npu, vllm...) or follows a ``pip list`` prompt.
+        """
+        j = i
+        if _PIP_HEADER.match(self.lines[j].stripped):
+            j += 1
+            if j < len(self.lines) and _PIP_RULE.match(self.lines[j].stripped):
+                j += 1
+        rows: Dict[str, str] = {}
+        while j < len(self.lines) and _PIP_ROW.match(self.lines[j].stripped):
+            name, version = self.lines[j].stripped.split()[:2]
+            rows.setdefault(name, version)
+            j += 1
+        pip_prompt = re.search(r"\bpip3?\s+(list|freeze)\b", hint) is not None
+        if not rows or not (pip_prompt or any(_dist(n) in _PIP_ANCHORS for n in rows)):
+            return i
+        self._add(KIND_PIP_LIST, i, j, rows, detail=f"{len(rows)} package(s)")
+        return j
+
+    def _container_marker(self, i: int, hint: str) -> int:
+        """A line that shows ``/.dockerenv`` exists (``ls -l /.dockerenv``), not one saying it is absent."""
+        text = self.lines[i].stripped
+        if text.split()[-1] != "/.dockerenv" or re.search(r"cannot access|no such file", text, re.I):
+            return i
+        self._add(KIND_CONTAINER_MARKER, i, i + 1, "/.dockerenv", detail="/.dockerenv")
+        return i + 1
+
     # -- key=value files ---------------------------------------------------------------------------
     def _keyvalue(self, i: int, hint: str) -> int:
         if _kv(self.lines[i].stripped) is None:
@@ -554,7 +594,12 @@ class _Cutter:
         except ValueError as exc:
             self.warnings.append(f"lines {self.lines[a].number}-{self.lines[b - 1].number}: {exc}")
             return False
-        self._add(kind, a, b, record, warnings=getattr(record, "warnings", ()) or ())
+        path = _cat_path(self.lines[self.hint[0]].text, hint) if self.hint is not None and hint else None
+        detail = ""
+        if kind == KIND_CANN_COMPONENT:
+            detail = f"{path or 'version.info'}: version_dir={getattr(record, 'version_dir', None)}"
+        self._add(kind, a, b, record, command=("cat", path) if path else (), detail=detail,
+                  warnings=getattr(record, "warnings", ()) or ())
         return True
 
 
@@ -583,6 +628,21 @@ def _argv(command: str) -> Tuple[str, ...]:
         if flag in options:
             argv += [flag, options[flag]]
     return tuple(argv + rest)
+
+
+def _cat_path(prompt_line: str, command: str) -> Optional[str]:
+    """The absolute path of the file a ``cat FILE`` prompt printed: FILE itself, or FILE under the
+    folder the prompt shows (``/usr/local/Ascend/ascend-toolkit/latest/opp# cat version.info``)."""
+    words = command.split()
+    if len(words) != 2 or words[0].rsplit("/", 1)[-1] != "cat":
+        return None
+    target = words[1]
+    if target.startswith("/"):
+        return target
+    folder = re.search(r"(/[^\s#$>]*)\s*[#$>]\s+\S", prompt_line)
+    if folder is None:
+        return None
+    return folder.group(1).rstrip("/") + "/" + target
 
 
 def _smi_kind(keys: List[str], pairs: List[Tuple[str, str]], hint: str
@@ -628,6 +688,10 @@ def _kv_parser(keys: Set[str], pairs: List[Tuple[str, str]], hint: str
         return KIND_CANN_INFO, ii.parse_cann_install_info
     if any(k in keys for k in _INSTALL_KEYS):
         return KIND_ASCEND_INSTALL_INFO, ii.parse_ascend_install_info
+    if "version_dir" in keys and "version" in keys:  # a CANN component's version.info (opp, toolkit...)
+        from ascend_doctor.parsers.cann_component_info import parse_component_version_info
+
+        return KIND_CANN_COMPONENT, parse_component_version_info
     if "version" in keys and (any(k in keys for k in _FIRMWARE_KEYS) or "firmware/" in hint):
         return KIND_FIRMWARE_INFO, dfi.parse_firmware_version_info
     if "version" in keys and (any(k in keys for k in _DRIVER_KEYS) or "driver/" in hint):
@@ -715,6 +779,9 @@ class PastedFacts:
     cpu_count: Optional[int] = None
     env_dumps: int = 0  # environment dumps seen (collect_env, llamafactory-cli env)
     notes: List[str] = field(default_factory=list)
+    os_from_kernel: bool = False  # ``os`` was named from the kernel's suffix (no OS line was pasted)
+    host_os: Optional[str] = None  # the OS the kernel's suffix names: the host's, also under a container
+    container_evidence: List[str] = field(default_factory=list)  # "ASCEND_DOCKER_RUNTIME is set" ...
 
     @property
     def chip_count(self) -> int:
@@ -731,7 +798,9 @@ class PastedFacts:
                 "npu_type": self.npu_type, "chips": list(self.chips), "chip_count": self.chip_count,
                 "npu_ids": list(self.npu_ids), "python_version": self.python_version,
                 "packages": dict(self.packages), "env_names": sorted(self.env), "os": self.os,
-                "kernel": self.kernel, "arch": self.arch, "cpu_count": self.cpu_count}
+                "kernel": self.kernel, "arch": self.arch, "cpu_count": self.cpu_count,
+                "os_from_kernel": self.os_from_kernel, "host_os": self.host_os,
+                "container_evidence": list(self.container_evidence)}
 
 
 def _dist(name: str) -> str:
@@ -754,9 +823,42 @@ def kernel_from_platform(platform: Optional[str]) -> Tuple[Optional[str], Option
     return release, machine
 
 
+# Kernel release suffixes that name the distribution the kernel was built for (the host's OS:
+# a container shares the host's kernel). Only suffixes seen in real pastes are listed.
+_KERNEL_OS = ((re.compile(r"\.hce2\.(aarch64|x86_64)$"), "Huawei Cloud EulerOS 2.0"),)
+
+# Variables the Ascend Docker Runtime sets inside the containers it starts (MindCluster
+# ascend-docker-runtime: ASCEND_VISIBLE_DEVICES / ASCEND_RUNTIME_OPTIONS select the NPUs,
+# ASCEND_DOCKER_RUNTIME marks its containers); a host shell has no use for them.
+CONTAINER_ENV_HINTS = ("ASCEND_DOCKER_RUNTIME", "ASCEND_VISIBLE_DEVICES", "ASCEND_RUNTIME_OPTIONS")
+
+
+def os_from_kernel(kernel: Optional[str]) -> Optional[str]:
+    """The OS a kernel release's suffix names (``5.10.0-60.18.0.50.r865_35.hce2.aarch64`` -> HCE 2.0)."""
+    for pattern, name in _KERNEL_OS:
+        if kernel and pattern.search(kernel):
+            return name
+    return None
+
+
 def summarise(pasted: PastedText) -> PastedFacts:
     """Everything the recognised segments say, the first statement of each fact winning."""
     facts = PastedFacts()
+    _summarise_segments(pasted, facts)
+    facts.host_os = os_from_kernel(facts.kernel)
+    for name in CONTAINER_ENV_HINTS:
+        if name in facts.env:
+            facts.container_evidence.append(f"{name} is set in the pasted environment")
+    if pasted.of_kind(KIND_CONTAINER_MARKER):
+        facts.container_evidence.append("the pasted text lists /.dockerenv")
+    # No OS line: the kernel's suffix names the host OS. Under a container the userland is
+    # another OS, which the paste does not name: then nothing is said.
+    if facts.os is None and facts.host_os is not None and not facts.container_evidence:
+        facts.os, facts.os_from_kernel = facts.host_os, True
+    return facts
+
+
+def _summarise_segments(pasted: PastedText, facts: PastedFacts) -> None:
     for segment in pasted.segments:
         if segment.kind in (KIND_COLLECT_ENV, KIND_LLAMAFACTORY):
             _from_collect_env(segment.record, facts)
@@ -772,7 +874,21 @@ def summarise(pasted: PastedText) -> PastedFacts:
             facts.arch = facts.arch or getattr(segment.record, "arch", None)
         elif segment.kind == KIND_ENV_VARS:
             _add_env(segment.record, facts)
-    return facts
+        elif segment.kind == KIND_PIP_LIST:
+            for name, version in segment.record.items():
+                if facts.package(name) is None:
+                    facts.packages[name] = version
+        elif segment.kind == KIND_CANN_COMPONENT and component_is_toolkit_release(segment):
+            facts.cann_version = facts.cann_version or getattr(segment.record, "cann_release", None)
+
+
+def component_is_toolkit_release(segment: Segment) -> bool:
+    """Whether a pasted component ``version.info`` names the toolkit's release: the file of
+    ``opp/`` or of the toolkit folder itself (``opp_kernel/`` is the kernels package's own)."""
+    path = segment.command[1] if len(segment.command) == 2 else ""
+    folder = path.rsplit("/", 2)[-2] if path.count("/") >= 2 else ""
+    return not path or folder in ("opp", "latest", "toolkit") or folder.startswith(("cann", "ascend-toolkit")) or \
+        bool(re.match(r"^\d+\.\d+", folder))
 
 
 def _from_table(info: Any, facts: PastedFacts) -> None:
@@ -850,9 +966,33 @@ def _add_env(env: Dict[str, str], facts: PastedFacts) -> None:
 
 
 __all__ = [
-    "GRADED_KINDS", "KIND_ASCEND_INSTALL_INFO", "KIND_CANN_INFO", "KIND_COLLECT_ENV", "KIND_DRIVER_INFO",
-    "KIND_ENV_VARS", "KIND_FIRMWARE_INFO", "KIND_LLAMAFACTORY", "KIND_NPU_SMI_BOARD", "KIND_NPU_SMI_INFO",
-    "KIND_NPU_SMI_LIST", "KIND_NPU_SMI_OTHER", "KIND_NPU_SMI_TOPO", "KIND_NPU_SMI_USAGES", "LineRange",
-    "PastedFacts", "PastedText", "PastedTextError", "Segment", "decode_paste", "kernel_from_platform",
-    "parse_pasted_text", "summarise",
+    "CONTAINER_ENV_HINTS",
+    "GRADED_KINDS",
+    "KIND_ASCEND_INSTALL_INFO",
+    "KIND_CANN_COMPONENT",
+    "KIND_CANN_INFO",
+    "KIND_COLLECT_ENV",
+    "KIND_CONTAINER_MARKER",
+    "KIND_DRIVER_INFO",
+    "KIND_ENV_VARS",
+    "KIND_FIRMWARE_INFO",
+    "KIND_LLAMAFACTORY",
+    "KIND_NPU_SMI_BOARD",
+    "KIND_NPU_SMI_INFO",
+    "KIND_NPU_SMI_LIST",
+    "KIND_NPU_SMI_OTHER",
+    "KIND_NPU_SMI_TOPO",
+    "KIND_NPU_SMI_USAGES",
+    "KIND_PIP_LIST",
+    "LineRange",
+    "PastedFacts",
+    "PastedText",
+    "PastedTextError",
+    "Segment",
+    "component_is_toolkit_release",
+    "decode_paste",
+    "kernel_from_platform",
+    "os_from_kernel",
+    "parse_pasted_text",
+    "summarise",
 ]

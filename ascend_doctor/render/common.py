@@ -151,7 +151,8 @@ def facts_parts(report: Report) -> List[str]:
     parts: List[str] = []
     chip = facts.get("chip") if isinstance(facts.get("chip"), dict) else None
     if chip:
-        parts.append(f"{one_line(chip.get('chip_count'))}× {one_line(chip.get('name'))}")
+        count = chip.get("chip_count")
+        parts.append(f"{one_line(count)}× {one_line(chip.get('name'))}" if count else one_line(chip.get("name")))
     for key, label in (("npu_smi_version", "npu-smi"), ("driver_version", N_("driver")),
                        ("firmware_version", N_("firmware"))):
         if facts.get(key):

@@ -179,7 +179,8 @@ def _print_facts_line(report: Report, console: PlainConsole) -> None:
     parts = []
     chip = facts.get("chip") or {}
     if chip:
-        parts.append(f"{visible(chip.get('chip_count'))}× {visible(chip.get('name'))}")
+        count = chip.get("chip_count")
+        parts.append(f"{visible(count)}× {visible(chip.get('name'))}" if count else visible(chip.get("name")))
     for key, label in (("npu_smi_version", "npu-smi"), ("driver_version", N_("driver")),
                        ("firmware_version", N_("firmware"))):
         if facts.get(key):
