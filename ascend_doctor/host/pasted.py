@@ -18,6 +18,10 @@ Python / packages               ``python.json`` (no interpreter path: none was p
 environment variables           ``env.json`` (secret-looking values redacted)
 OS / kernel / arch              ``snapshot.json`` (``os``, ``kernel``, ``arch``)
 ``CPU(s):``                     ``host.json`` ``cpu_count``
+CANN component version.info     at the path its prompt named (else ``<toolkit>/<version_dir>/opp/``)
+``pip list`` rows               ``python.json`` packages
+a ``/.dockerenv`` line          ``files/.dockerenv`` (container hints in ``env.json`` count too)
+``ATB_HOME_PATH``               the folder it names, empty (NNAL is there, its version unknown)
 ==============================  ==================================================================
 
 ``snapshot.json`` says ``"origin_kind": "pasted-text"`` and lists what was recognised

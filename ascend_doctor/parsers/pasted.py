@@ -22,6 +22,9 @@ kind                       what it looks like
 ``CANN install.info``      ``package_name=Ascend-cann-toolkit`` ... (toolkit, nnae, ops)
 ``ascend_install.info``    ``/etc/ascend_install.info`` (``Driver_Install_Path_Param=`` ...)
 ``environment variables``  ``NAME=value`` lines (``env`` output)
+``CANN version.info``      a component's ``version.info`` (``Version=`` + ``version_dir=``)
+``pip list``               ``name  version`` rows naming torch/vllm... (header optional)
+``container marker``       a line listing ``/.dockerenv``
 =========================  ===============================================================
 
 Text between them (shell prompts, log lines, prose) is reported as unrecognised line ranges.
