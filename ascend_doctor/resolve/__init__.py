@@ -164,6 +164,17 @@ def _why(infos: Sequence[Any]) -> Tuple[str, Tuple[str, ...]]:
 def _why_moved(provider: Any, name: str, mapping: Any, infos: Sequence[Any]) -> str:
     """Why the installed version of ``name`` is not kept: the first requirement it fails, its own or another's."""
     kept = next((c for c in provider._pool(name) if c.kept), None)
+    current = provider.state.get(name)
+    if kept is None and current:
+        # the pool did not offer it as kept (a driver whose firmware is of a newer release): judge it as it is
+        from ascend_doctor.resolve.provider import Candidate
+
+        kept = Candidate(name, current, kept=True)
+        if provider.state.driver_firmware_nok and name == "hdk":
+            return f"the board reports the installed driver {current} and its firmware not compatible (npu-smi)"
+        fw_release = provider.firmware_release() if name == "hdk" else None
+        if fw_release:
+            return f"the running firmware is HDK {fw_release}'s: the driver moves to that release"
     if kept is None:
         return ""
     for info in infos:
