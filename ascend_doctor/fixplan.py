@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 from ascend_doctor import shellcmd
 from ascend_doctor.checkapi import FIX_COMPONENTS, FixAction, Status
 from ascend_doctor.i18n import gettext as _
+from ascend_doctor.i18n_text import localized
 from ascend_doctor.report import PLANNED_STATUSES, FixStep, Result
 
 if TYPE_CHECKING:
@@ -184,10 +185,12 @@ def build_fix_plan(results: Sequence[Result], stack: Optional[StackFix] = None) 
     resolved: List[_Entry] = []
     if stack is not None:
         for index, step in enumerate(stack.steps):
-            action = FixAction(STEP_COMPONENT.get(step.component, "other"), step.title, step.commands, step.where,
-                               step.target, "", step.note or "", f"{index:02d}")
+            # the resolver's texts are English Text; the report shows them in the run's language
+            # (a step's note is for `matrix plan`: image bases and caveats from the matrix's English data)
+            action = FixAction(STEP_COMPONENT.get(step.component, "other"), localized(step.title), step.commands,
+                               step.where, step.target, "", "", f"{index:02d}")
             entry = _Entry(action)
-            entry.why = step.why
+            entry.why = localized(step.why) if step.why else ""
             entry.kind = step.component
             resolved.append(entry)
     for result in results:

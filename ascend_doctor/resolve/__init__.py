@@ -15,7 +15,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from ascend_doctor.resolve.model import DOWNGRADE, INSTALL, KEEP, RESOLVED, UPGRADE, Pick, StackState, TargetStack
+from ascend_doctor.i18n import N_
+from ascend_doctor.i18n_text import Text
+from ascend_doctor.resolve.model import (
+    DOWNGRADE,
+    INSTALL,
+    KEEP,
+    RESOLVED,
+    UPGRADE,
+    Pick,
+    StackState,
+    TargetStack,
+    joined,
+)
 
 if TYPE_CHECKING:
     from ascend_doctor.matrix.model import Matrix
@@ -60,13 +72,14 @@ def resolve(m: Matrix, state: StackState, *, engine: Optional[str] = None, stabl
     if key is not None:
         usable, why, sources = engine_rows.supports_chip(provider, key)
         if not usable:
-            return TargetStack(state, key, {}, conflicts=(why + (f" ({'; '.join(sources)})" if sources else ""),))
+            return TargetStack(state, key, {}, conflicts=(
+                Text(N_("{reason} ({sources})"), reason=why, sources="; ".join(sources)) if sources else why,))
         installed = state.engine_version if state.engine == key else None
         pinned = installed if (installed and (state.engine == key)) else None
         if pinned:
             if not any(c.version and engine_rows._same(key, c.version, pinned) for c in provider._pool("engine")):
-                notes.append(f"{engine_rows.label(key, pinned)} is not in the matrix: the plan cannot take its "
-                             "release row as the anchor")
+                notes.append(Text(N_("{engine} is not in the matrix: the plan cannot take its release row as the "
+                                     "anchor"), engine=engine_rows.label(key, pinned)))
                 key = None
                 provider.engine = None
             else:
@@ -77,17 +90,18 @@ def resolve(m: Matrix, state: StackState, *, engine: Optional[str] = None, stabl
                     return bool(a and b and engine_rows._same(engine_key, a, b))
 
                 needs.append(Need("engine", engine_rows.label(key, version), equal_to(version, same_engine),
-                                  by="this machine (installed)" if "engine" not in state.pinned else "the caller"))
+                                  by=Text(N_("this machine (installed)")) if "engine" not in state.pinned else
+                                  Text(N_("the caller"))))
         elif stable_only:
             stable_key = key
 
             def stable(version: str) -> bool:
                 return _stable(stable_key, version)
 
-            needs.append(Need("engine", "a stable release", stable, by="--stable"))
+            needs.append(Need("engine", Text(N_("a stable release")), stable, by="--stable"))
         if key is not None and not pinned:
-            needs.append(Need("engine", f"any {engine_rows.ENGINE_LABEL.get(key, key)} release", lambda v: True,
-                              by="the plan"))
+            needs.append(Need("engine", Text(N_("any {engine} release"), engine=engine_rows.ENGINE_LABEL.get(key, key)),
+                              lambda v: True, by=Text(N_("the plan")), open=True))
     fixed = {c: state.get(c) for c in state.pinned if c != "engine"}
     fixed.update(pins or {})
     for component, value in fixed.items():
@@ -99,7 +113,7 @@ def resolve(m: Matrix, state: StackState, *, engine: Optional[str] = None, stabl
             same_ascend if component in ("cann", "hdk") else (same_public if component == "torch" else same_pypi))
         if component == "python":
             same = same_minor
-        needs.append(Need(component, f"{component} {value}", equal_to(value, same), by="the caller"))
+        needs.append(Need(component, f"{component} {value}", equal_to(value, same), by=Text(N_("the caller"))))
     wanted = set(want)
     for component in ("hdk", "cann", "torch", "torch_npu", "python"):
         if state.get(component):
@@ -114,14 +128,15 @@ def resolve(m: Matrix, state: StackState, *, engine: Optional[str] = None, stabl
         wanted.add("hdk")
     for component in RESOLVED:
         if component in wanted and component != "engine":
-            needs.append(Need(component, f"a {component} release", lambda v: True, by="the plan"))
+            needs.append(Need(component, Text(N_("a {component} release"), component=component), lambda v: True,
+                              by=Text(N_("the plan")), open=True))
     resolver: Any = Resolver(provider, BaseReporter())
     try:
         result = resolver.resolve(needs, max_rounds=MAX_ROUNDS)
     except ResolutionImpossible as exc:
         return TargetStack(state, key, {}, conflicts=tuple(_conflict_lines(list(exc.causes))), notes=tuple(notes))
     except ResolutionTooDeep:
-        return TargetStack(state, key, {}, conflicts=("no stack found within the search bound",),
+        return TargetStack(state, key, {}, conflicts=(Text(N_("no stack found within the search bound")),),
                            notes=tuple(notes))
     picks: Dict[str, Pick] = {}
     for name, cand in result.mapping.items():
@@ -147,22 +162,30 @@ def _stable(engine: str, version: str) -> bool:
     return parsed_a is not None and parsed_a.stage == 2
 
 
-def _why(infos: Sequence[Any]) -> Tuple[str, Tuple[str, ...]]:
+def _needs_text(by: str, what: str) -> str:
+    return Text(N_("{who} needs {what}"), who=by, what=what)
+
+
+def _why(infos: Sequence[Any]) -> Tuple[List[str], Tuple[str, ...]]:
+    """The requirements that chose a version, each once, with their sources."""
     parts: List[str] = []
+    keys: List[Tuple[str, str]] = []
     sources: List[str] = []
     for info in infos:
         need = info.requirement
-        if need.by == "the plan" or need.what.startswith("any "):
+        if need.open:
             continue
-        text = f"{need.by} needs {need.what}"
-        if text not in parts:
-            parts.append(text)
+        key = (str(need.by), str(need.what))
+        if key not in keys:
+            keys.append(key)
+            parts.append(_needs_text(need.by, need.what))
         sources.extend(s for s in need.sources if s not in sources)
-    return "; ".join(parts), tuple(sources)
+    return parts, tuple(sources)
 
 
-def _why_moved(provider: Any, name: str, mapping: Any, infos: Sequence[Any]) -> str:
-    """Why the installed version of ``name`` is not kept: the first requirement it fails, its own or another's."""
+def _why_moved(provider: Any, name: str, mapping: Any, infos: Sequence[Any]) -> Tuple[str, Optional[Any]]:
+    """Why the installed version of ``name`` is not kept: the first requirement it fails, its own or another's
+    (the text, and the requirement when it is one of ``infos``)."""
     kept = next((c for c in provider._pool(name) if c.kept), None)
     current = provider.state.get(name)
     if kept is None and current:
@@ -171,39 +194,76 @@ def _why_moved(provider: Any, name: str, mapping: Any, infos: Sequence[Any]) -> 
 
         kept = Candidate(name, current, kept=True)
         if provider.state.driver_firmware_nok and name == "hdk":
-            return f"the board reports the installed driver {current} and its firmware not compatible (npu-smi)"
+            return Text(N_("npu-smi's board query reports the installed driver {driver} and its firmware not "
+                           "compatible"), driver=current), None
         fw_release = provider.firmware_release() if name == "hdk" else None
         if fw_release:
-            return f"the running firmware is HDK {fw_release}'s: the driver moves to that release"
+            return Text(N_("the running firmware is HDK {release}'s: the driver moves to that release"),
+                        release=fw_release), None
     if kept is None:
-        return ""
+        return "", None
     for info in infos:
         if not provider._meets(info.requirement, kept):
             need = info.requirement
-            return f"the installed {name} {kept.version} does not fit: {need.by} needs {need.what}"
+            return Text(N_("the installed {component} {version} does not fit: {reason}"), component=name,
+                        version=kept.version, reason=_needs_text(need.by, need.what)), need
     for need in kept.needs:
         chosen = mapping.get(need.name)
         if chosen is not None and not provider._meets(need, chosen):
-            return (f"the installed {name} {kept.version} needs {need.what}, which does not fit with "
-                    f"{need.name} {chosen.version}")
-    return ""
+            return Text(N_("the installed {component} {version} needs {what}, which does not fit with {other} "
+                           "{other_version}"), component=name, version=kept.version, what=need.what,
+                        other=need.name, other_version=chosen.version), None
+    return "", None
 
 
-def _pick(name: str, cand: Any, state: StackState, infos: Sequence[Any], moved: str = "") -> Pick:
+def _pick(name: str, cand: Any, state: StackState, infos: Sequence[Any],
+          moved: Tuple[str, Optional[Any]] = ("", None)) -> Pick:
     current = state.get(name)
-    why, sources = _why(infos)
-    if moved and not cand.kept:
-        # the requirement that moved it is named once
-        rest = "; ".join(part for part in why.split("; ") if part and part not in moved)
-        why = f"{moved}; {rest}" if rest else moved
+    text, failed = moved
+    parts, sources = _why(infos if failed is None else [i for i in infos if i.requirement is not failed])
+    if text and not cand.kept:
+        parts = [text, *parts]  # the requirement that moved it first, named once
+    why = joined(parts)
+    reason: str
     if cand.kept:
         change = KEEP
-        reason = "runs on this machine" if name == "hdk" else "installed"
-        reason += f" and fits: {why}" if why else " and nothing requires another version"
+        if why:
+            reason = (Text(N_("runs on this machine and fits: {why}"), why=why) if name == "hdk" else
+                      Text(N_("installed and fits: {why}"), why=why))
+        else:
+            reason = (Text(N_("runs on this machine and nothing requires another version")) if name == "hdk" else
+                      Text(N_("installed and nothing requires another version")))
     else:
         change = INSTALL if not current else _direction(name, current, cand.version)
-        reason = why or "the newest release that fits the rest of the stack"
-    return Pick(name, cand.version, change, reason, tuple(sources) + tuple(cand.sources), current, cand.uncertain)
+        reason = why or Text(N_("the newest release that fits the rest of the stack"))
+    return Pick(name, cand.version, change, reason, tuple(sources) + tuple(cand.sources), current, cand.uncertain,
+                _short(name, cand, infos, moved))
+
+
+def _plain_by(infos: Sequence[Any]) -> Optional[str]:
+    """Who asked for the version, when that is plain data (a release, a product): the most specific first."""
+    for info in reversed(list(infos)):
+        need = info.requirement
+        if not need.open and not isinstance(need.by, Text) and need.by:
+            return str(need.by)
+    return None
+
+
+def _short(name: str, cand: Any, infos: Sequence[Any], moved: Tuple[str, Optional[Any]]) -> str:
+    text, failed = moved
+    if text and not cand.kept:
+        if failed is not None and not isinstance(failed.by, Text):
+            return Text(N_("the installed {component} does not fit what {by} needs"), component=name,
+                        by=str(failed.by))
+        if isinstance(text, Text) and all(not isinstance(v, Text) for v in text.fields.values()):
+            return text
+        return Text(N_("the installed {component} does not fit the rest of the stack"), component=name)
+    if cand.kept:
+        return (Text(N_("runs on this machine and fits the rest of the stack")) if name == "hdk" else
+                Text(N_("installed and fits the rest of the stack")))
+    by = _plain_by(infos)
+    return (Text(N_("what {by} needs"), by=by) if by else
+            Text(N_("the newest release that fits the rest of the stack")))
 
 
 def _direction(name: str, current: str, target: str) -> str:
@@ -233,13 +293,15 @@ def _firmware(m: Matrix, state: StackState, hdk_pick: Optional[Pick], chip: Any,
         return None
     flavor = chip.image_flavor if chip is not None else None
     if state.firmware and fw_release and same_ascend(fw_release, hdk_pick.version):
-        return Pick("firmware", state.firmware, KEEP, f"runs and is the firmware of HDK {fw_release}", (),
+        return Pick("firmware", state.firmware, KEEP, Text(N_("runs and is the firmware of HDK {release}"),
+                                                           release=fw_release), (),
                     state.firmware)
     other_release = bool(fw_release) and not same_ascend(fw_release, hdk_pick.version)
     if hdk_pick.change == KEEP and state.firmware and not other_release:
         verdict = m.driver_vs_firmware(hdk_pick.version, state.firmware)
         if verdict.ok:
-            return Pick("firmware", state.firmware, KEEP, "runs and pairs with the running driver", verdict.sources,
+            return Pick("firmware", state.firmware, KEEP, Text(N_("runs and pairs with the running driver")),
+                        verdict.sources,
                         state.firmware)
     parsed = try_ascend(hdk_pick.version)
     found = hdk_mod.firmware_for_hdk(m, parsed, flavor) if parsed is not None else None
@@ -248,13 +310,16 @@ def _firmware(m: Matrix, state: StackState, hdk_pick: Optional[Pick], chip: Any,
     version, sources = found
     if hdk_pick.change == KEEP and not state.firmware:
         # the driver stays and the machine's firmware was not read: nothing to install, only what to expect
-        return Pick("firmware", version, KEEP, f"the firmware of HDK {hdk_pick.version} (not read from the machine)",
+        return Pick("firmware", version, KEEP, Text(N_("the firmware of HDK {release} (not read from the machine)"),
+                                                    release=hdk_pick.version),
                     sources, None)
     if state.firmware and _same_firmware(state.firmware, version):
-        return Pick("firmware", state.firmware, KEEP, f"the firmware of HDK {hdk_pick.version}", sources,
+        return Pick("firmware", state.firmware, KEEP, Text(N_("the firmware of HDK {release}"),
+                                                           release=hdk_pick.version), sources,
                     state.firmware)
     change = INSTALL if not state.firmware else _direction("hdk", state.firmware, version)
-    return Pick("firmware", version, change, f"the firmware shipped in HDK {hdk_pick.version}", sources,
+    return Pick("firmware", version, change, Text(N_("the firmware shipped in HDK {release}"),
+                                                  release=hdk_pick.version), sources,
                 state.firmware)
 
 
@@ -275,10 +340,10 @@ def _conflict_lines(causes: Sequence[Any]) -> List[str]:
         who = f"{parent.name} {parent.version}" if parent is not None else need.by
         if parent is not None and parent.name == "engine":
             who = need.by
-        line = f"{who} needs {need.what}"
+        line = _needs_text(who, need.what)
         if line not in lines:
             lines.append(line)
     if len(lines) > MAX_CONFLICT_LINES:
-        lines = lines[:MAX_CONFLICT_LINES] + [f"and {len(lines) - MAX_CONFLICT_LINES} more requirements that "
-                                              "cannot be met together"]
+        lines = lines[:MAX_CONFLICT_LINES] + [Text(N_("and {count} more requirements that cannot be met together"),
+                                                   count=len(lines) - MAX_CONFLICT_LINES)]
     return lines

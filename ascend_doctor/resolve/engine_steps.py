@@ -17,11 +17,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, List, Optional, Sequence
 
 from ascend_doctor import shellcmd
+from ascend_doctor.i18n import N_
+from ascend_doctor.i18n_text import Text
 from ascend_doctor.matrix.specs import spec_matches, try_ascend
 from ascend_doctor.resolve.engines import mindie_torches
-from ascend_doctor.resolve.model import KEEP, TargetStack
+from ascend_doctor.resolve.model import KEEP, TargetStack, joined
 from ascend_doctor.resolve.provider import same_ascend, same_public
-from ascend_doctor.resolve.steps import CANN_PY_DEPS_SOURCE, VLLM_SOURCE_BUILD, PlanStep
+from ascend_doctor.resolve.steps import VLLM_SOURCE_BUILD, PlanStep
 
 if TYPE_CHECKING:
     from ascend_doctor.matrix.chips import ChipInfo
@@ -41,7 +43,7 @@ MINDSPEED_REPO = "https://github.com/Ascend/MindSpeed.git"
 def engine_step(m: Matrix, target: TargetStack, chip: Optional[ChipInfo], arches: Sequence[str], key: str,
                 version: str, fresh: bool, torch_changed: bool) -> PlanStep:
     if key == "vllm-ascend":
-        return _vllm(m, target, chip, arches, version)
+        return _vllm(m, target, chip, arches, version, fresh)
     if key == "mindie":
         return _mindie(m, target, chip, arches, version, torch_changed, fresh)
     return _mindspeed(m, target, version)
@@ -80,11 +82,23 @@ def engine_caveats(m: Matrix, target: TargetStack) -> List[str]:
         hit = bool(caveat.hdk and driver_v is not None and spec_matches(caveat.hdk, driver_v)) or bool(
             caveat.cann and cann_v is not None and spec_matches(caveat.cann, cann_v))
         if hit:
-            notes.append(f"{caveat.feature}: {caveat.message} ({'; '.join(caveat.source)})")
+            notes.append(Text(N_("{feature}: {message} ({sources})"), feature=caveat.feature, message=caveat.message,
+                              sources="; ".join(caveat.source)))
     return notes
 
 
-def _vllm(m: Matrix, target: TargetStack, chip: Optional[ChipInfo], arches: Sequence[str], version: str) -> PlanStep:
+def _engine_why(target: TargetStack, notes: List[str], fresh: bool) -> str:
+    """``matrix plan``: the caveats and the image base; a report: why the engine step is there (one message)."""
+    if fresh:
+        return joined(notes)
+    pick = target.picks.get("engine")
+    if pick is not None and pick.change != KEEP and pick.short:
+        return pick.short
+    return Text(N_("the engine's release row: its vLLM, torch and torch_npu are installed together"))
+
+
+def _vllm(m: Matrix, target: TargetStack, chip: Optional[ChipInfo], arches: Sequence[str], version: str,
+          fresh: bool = True) -> PlanStep:
     from ascend_doctor.matrix.pip import vllm_ascend
 
     vllm = target.version("vllm")
@@ -92,11 +106,11 @@ def _vllm(m: Matrix, target: TargetStack, chip: Optional[ChipInfo], arches: Sequ
     image = _image(chip, m, version)
     flavor = chip.image_flavor if chip is not None else None
     family = chip.family if chip is not None else None
-    title = f"Install vLLM {vllm} and vLLM-Ascend {version}"
+    title = Text(N_("Install vLLM {vllm} and vLLM-Ascend {version}"), vllm=vllm, version=version)
     notes = engine_caveats(m, target)
     base = base_image(m, version, flavor)
     if base:
-        notes.append(f"release image base: {base} ({CANN_IMAGE_FLAVOURS})")
+        notes.append(Text(N_("release image base: {image}"), image=f"{base} ({CANN_IMAGE_FLAVOURS})"))
     if family == "310P":
         soc = (chip.soc_version_default if chip is not None else None) or "ascend310p1"
         commands = [shellcmd.argv("docker", "pull", image) if image else shellcmd.comment("no 310P image is recorded"),
@@ -115,19 +129,19 @@ def _vllm(m: Matrix, target: TargetStack, chip: Optional[ChipInfo], arches: Sequ
                     shellcmd.argv("pip", "install", "-v", "-e", "."),
                     shellcmd.comment("serve in float16: the 310P has no BF16"),
                     shellcmd.argv("vllm", "serve", shellcmd.Placeholder("model"), "--dtype", "float16")]
-        note: Optional[str] = ("Atlas 300I Duo only ([Experimental] in the vLLM-Ascend support list; the 300I Pro is "
-                               "not listed)")
+        note: Optional[str] = Text(N_("Atlas 300I Duo only ([Experimental] in the vLLM-Ascend support list; the 300I "
+                                      "Pro is not listed)"))
         return PlanStep("engine", title, tuple(commands), "either", version,
-                        "; ".join(notes), (VLLM_SOURCE_BUILD,), note)
+                        _engine_why(target, notes, fresh), (VLLM_SOURCE_BUILD,), note)
     wheel = vllm_ascend(m, vllm, version, arch)
     commands = list(wheel.lines) + [shellcmd.comment(n) for n in wheel.notes]
     if family == "A3":
         commands = [shellcmd.argv("docker", "pull", image) if image else shellcmd.comment("no A3 image is recorded"),
                     shellcmd.comment("or the wheels (check that the custom operators were built for A3):")] + commands
-        return PlanStep("engine", title, tuple(commands), "either", version, "; ".join(notes), (),
-                        "Atlas A3: the -a3 image; the plain tag is the Atlas A2 image")
-    note = f"or run the release image {image}" if image else None
-    return PlanStep("engine", title, tuple(commands), "either", version, "; ".join(notes), (), note)
+        return PlanStep("engine", title, tuple(commands), "either", version, _engine_why(target, notes, fresh), (),
+                        Text(N_("Atlas A3: the -a3 image; the plain tag is the Atlas A2 image")))
+    note = Text(N_("or run the release image {image}"), image=image) if image else None
+    return PlanStep("engine", title, tuple(commands), "either", version, _engine_why(target, notes, fresh), (), note)
 
 
 def mindie_image(m: Matrix, family: Optional[str], version: str) -> Optional[str]:
@@ -178,20 +192,22 @@ def _mindie(m: Matrix, target: TargetStack, chip: Optional[ChipInfo], arches: Se
         commands += [shellcmd.argv("chmod", "640", "/usr/local/Ascend/mindie/latest/mindie-service/conf/config.json"),
                      shellcmd.with_comment(shellcmd.argv("chmod", "750", shellcmd.Placeholder("weight dir")),
                                            "and 640 on the files inside; owned by the user that runs the service")]
-    rules = ("MindIE refuses to start when config.json or the weights are more open than 640 (folders 750) or owned "
-             f"by another user; in a container give it --shm-size of at least 1 GB ({MINDIE_RULES_SOURCE})")
+    rules = Text(N_("MindIE refuses to start when config.json or the weights are more open than 640 (folders 750) or "
+                    "owned by another user; in a container give it --shm-size of at least 1 GB ({source})"),
+                 source=MINDIE_RULES_SOURCE)
     support = chip.engines.get("mindie") if chip is not None else None
     naming = support.note if support is not None and support.note and "image" in support.note else ""
-    note = rules if image else (f"{rules}; no MindIE {version} image tag for {family} is recorded"
-                                + (f" ({naming})" if naming else "") + f"; AscendHub lists them: {ASCENDHUB_MINDIE}")
-    title = f"Install MindIE {version}"
+    note = rules if image else Text(N_("{rules}; no MindIE {version} image tag for {family} is recorded ({naming}); "
+                                       "AscendHub lists them: {url}"), rules=rules, version=version, family=family,
+                                    naming=naming or "-", url=ASCENDHUB_MINDIE)
+    title = Text(N_("Install MindIE {version}"), version=version)
     if torch_changed and target.state.engine == "mindie":
-        title = f"Install the MindIE {version} package built for torch {torch}"
-    why = "MindIE ships one package per torch ABI: the package must match the torch of the environment"
+        title = Text(N_("Install the MindIE {version} package built for torch {torch}"), version=version, torch=torch)
+    why: str = Text(N_("MindIE ships one package per torch ABI: the package must match the torch of the environment"))
     sources = tuple(row.source) if row is not None else ()
     pick = target.picks.get("engine")
     if pick is not None and pick.change != KEEP:
-        why = pick.reason
+        why = pick.reason if fresh else (pick.short or pick.reason)
     return PlanStep("engine", title, tuple(commands), "either", version, why, sources, note)
 
 
@@ -209,5 +225,5 @@ def _mindspeed(m: Matrix, target: TargetStack, version: str) -> PlanStep:
                                          "CANN and PyTorch releases"))
     commands.append(shellcmd.argv("pip", "install", "-e", "."))
     sources = tuple(row.source) if row is not None else ()
-    return PlanStep("engine", f"Install MindSpeed {version}", tuple(commands), "either", version,
-                    f"MindSpeed {version} at its release branch", sources + (CANN_PY_DEPS_SOURCE,)[:0])
+    return PlanStep("engine", Text(N_("Install MindSpeed {version}"), version=version), tuple(commands), "either",
+                    version, Text(N_("MindSpeed {version} at its release branch"), version=version), sources)

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterator, List, Optional, Sequence, Tuple
 
+from ascend_doctor.i18n import N_
+from ascend_doctor.i18n_text import Text
 from ascend_doctor.matrix.specs import python_in, try_ascend, try_pypi
 from ascend_doctor.resolve.provider import Candidate, Need, same_ascend, same_public, same_pypi
 
@@ -37,9 +39,10 @@ def supports_chip(provider: StackProvider, engine: str) -> Tuple[bool, str, Tupl
         return True, "", ()
     support = chip.engines.get(engine)
     if support is not None and support.support == "unsupported":
-        why = f"{ENGINE_LABEL.get(engine, engine)} does not support {chip.name} ({chip.family})"
-        if support.note:
-            why += f": {support.note}"
+        fields = {"engine": ENGINE_LABEL.get(engine, engine), "chip": chip.name, "family": chip.family,
+                  "note": support.note}
+        why = (Text(N_("{engine} does not support {chip} ({family}): {note}"), **fields) if support.note else
+               Text(N_("{engine} does not support {chip} ({family})"), **fields))
         return False, why, tuple(support.source)
     return True, "", tuple(support.source) if support is not None else ()
 
@@ -133,7 +136,7 @@ def _needs(provider: StackProvider, engine: str, row: Any) -> Iterator[Need]:
                    prefer=(torch,))
         yield Need("torch_npu", f"torch_npu {torch_npu}", lambda v: same_pypi(v, torch_npu), by=by,
                    sources=sources, prefer=(torch_npu,))
-        yield Need("vllm", f"vLLM {' or '.join(vllms)}", lambda v: any(same_pypi(v, x) for x in vllms), by=by,
+        yield Need("vllm", "vLLM " + " / ".join(vllms), lambda v: any(same_pypi(v, x) for x in vllms), by=by,
                    sources=sources, prefer=vllms)
         yield from _python_need(row.python, by, sources, provider.state.python)
         return
@@ -144,25 +147,27 @@ def _needs(provider: StackProvider, engine: str, row: Any) -> Iterator[Need]:
         if torches:
             names = tuple(t for t, _abi, _src in torches)
             torch_sources = tuple(s for _t, _abi, src in torches for s in src)
-            yield Need("torch", f"torch {' or '.join(names)} (the torch builds MindIE ships)",
+            yield Need("torch", Text(N_("torch {versions} (the torch builds MindIE ships)"),
+                                     versions=" / ".join(names)),
                        lambda v: any(same_public(v, t) for t in names), by=by, sources=torch_sources or sources,
                        prefer=names)
         from ascend_doctor.matrix.engines import mindie_pairs
 
         pairs = tuple(p.version for p in mindie_pairs(m, row))
         if pairs:
-            yield Need("torch_npu", "a torch_npu of its PyTorch Adapter release", lambda v: True, by=by,
+            yield Need("torch_npu", Text(N_("a torch_npu of its PyTorch Adapter release")), lambda v: True, by=by,
                        prefer=pairs)
         hdks = tuple(row.hdk)
         hdk_as = getattr(row, "hdk_as_cann", None)
         if hdks:
-            yield Need("hdk", f"HDK {' / '.join(hdks)} (its release note's list)",
+            yield Need("hdk", Text(N_("HDK {versions} (its release note's list)"), versions=" / ".join(hdks)),
                        lambda v: any(same_ascend(v, h) for h in hdks), by=by, sources=sources, prefer=hdks)
         elif hdk_as:
             def driver_fits(driver: str, cann_as: str = hdk_as) -> bool:
                 return m.cann_vs_driver(cann_as, driver).ok
 
-            yield Need("hdk", f"a driver paired with CANN {hdk_as} (same HDK as CANN {hdk_as})", driver_fits,
+            yield Need("hdk", Text(N_("a driver paired with CANN {cann} (same HDK as CANN {cann})"), cann=hdk_as),
+                       driver_fits,
                        by=by, sources=sources)
         yield from _python_need(row.python, by, tuple(row.python_source or row.source), provider.state.python)
         return

@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from ascend_doctor import shellcmd
 from ascend_doctor.fastdataclass import dataclass
-from ascend_doctor.resolve.model import KEEP, StackState, TargetStack
+from ascend_doctor.i18n import N_
+from ascend_doctor.i18n_text import Text
+from ascend_doctor.resolve.model import KEEP, StackState, TargetStack, joined
 from ascend_doctor.resolve.steps import PlanStep
 
 if TYPE_CHECKING:
@@ -102,8 +104,10 @@ def plan_for_state(matrix: Any, state: StackState, about: Sequence[str]) -> Stac
     conflict: Tuple[PlanStep, ...] = ()
     if not target.ok:
         lines = tuple(shellcmd.comment(line) for line in target.conflicts)
-        conflict = (PlanStep("engine", "The installed engine cannot run on any stack this machine can have: "
-                             "decide about it first", lines, "either", None, "; ".join(target.conflicts)),)
+        conflict = (PlanStep("engine", Text(N_("The installed engine cannot run on any stack this machine can have: "
+                                               "decide about it first")), lines, "either", None,
+                             joined(list(target.conflicts))),)
+        conflict_lines = target.conflicts
         if state.engine is None and engine is None:
             return StackFix(target, conflict)
         # the rest of the stack still has a plan: resolved without the engine as its anchor
@@ -111,7 +115,7 @@ def plan_for_state(matrix: Any, state: StackState, about: Sequence[str]) -> Stac
                          want=tuple(c for c in about if c in ("hdk", "cann", "torch", "python")))
         if not target.ok:
             return StackFix(target, conflict)
-        target = dataclasses.replace(target, conflicts=tuple(conflict[0].why.split("; ")))
+        target = dataclasses.replace(target, conflicts=conflict_lines)
     chip = matrix.chip(state.chip) if state.chip else (matrix.chip(state.family) if state.family else None)
     arches = (state.arch,) if state.arch in ("aarch64", "x86_64") else ("aarch64", "x86_64")
     steps = stack_steps(matrix, target, chip, arches, fresh=False, include=tuple(about))
@@ -126,9 +130,12 @@ def _vllm_ascend_row_for(matrix: Any, vllm: str) -> bool:
 
 def kept_text(target: TargetStack, components: Sequence[str]) -> str:
     """``CANN 8.2.RC1 (installed and fits ...)`` for the components a finding is about that the plan keeps."""
+    from ascend_doctor.i18n_text import localized
+
     parts = []
     for component in components:
         pick = target.picks.get(component)
         if pick is not None and pick.change == KEEP:
-            parts.append(f"{component} {pick.version} ({pick.reason})")
-    return "; ".join(parts)
+            parts.append(Text(N_("{component} {version} ({reason})"), component=component, version=pick.version,
+                              reason=pick.short or pick.reason))
+    return localized(joined(parts))

@@ -9,13 +9,25 @@ difference between the two.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ascend_doctor.fastdataclass import dataclass
+from ascend_doctor.i18n_text import Text
 
 # The components the resolver chooses a version for, in the order a person installs them.
 # The firmware follows the HDK (driver) release; kernels/ops and NNAL follow CANN.
 RESOLVED = ("hdk", "cann", "python", "torch", "torch_npu", "vllm", "engine")
+
+def joined(parts: Sequence[str], separator: str = "; ") -> str:
+    """Parts joined for people: a ``Text`` whose template holds no words (so it is in no catalogue), each
+    part shown translated by ``localized``."""
+    if not parts:
+        return ""
+    if len(parts) == 1:
+        return parts[0]
+    template = separator.join(f"{{part{i}}}" for i in range(len(parts)))
+    return Text(template, **{f"part{i}": part for i, part in enumerate(parts)})
+
 
 KEEP = "keep"
 INSTALL = "install"
@@ -73,6 +85,9 @@ class Pick:
     sources: Tuple[str, ...] = ()
     current: Optional[str] = None
     uncertain: bool = False  # kept although the matrix has no verdict for it with the rest
+    # the reason as one message whose values are plain data (a report read back in another language
+    # converts it through the catalogue); ``reason`` has every requirement
+    short: str = ""
 
     def to_dict(self) -> Dict[str, Any]:
         return {"component": self.component, "version": self.version, "change": self.change,

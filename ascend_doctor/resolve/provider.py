@@ -27,6 +27,8 @@ from packaging.version import InvalidVersion, Version
 from resolvelib import AbstractProvider
 
 from ascend_doctor.fastdataclass import dataclass, field
+from ascend_doctor.i18n import N_
+from ascend_doctor.i18n_text import Text
 from ascend_doctor.matrix.specs import python_in, release_rank, spec_matches, try_ascend, try_pypi
 from ascend_doctor.matrix.verdict import Verdict, VerdictKind
 from ascend_doctor.resolve.model import StackState
@@ -52,6 +54,7 @@ class Need:
     sources: Tuple[str, ...] = field(default=(), compare=False, hash=False)
     # a version to try first when the component is not kept (the row's own pairing)
     prefer: Tuple[str, ...] = field(default=(), compare=False, hash=False)
+    open: bool = field(default=False, compare=False, hash=False)  # "any release": says nothing of why
 
 
 @dataclass(frozen=True)
@@ -218,7 +221,8 @@ class StackProvider(AbstractProvider):  # type: ignore[type-arg]
             keep_both = kept and same_ascend(driver, self.state.driver)
             return _ok(m.cann_vs_driver(cann, driver, chip=chip), keep_both)
 
-        yield Need("hdk", f"a driver paired with CANN {cann}", driver_fits, by=f"CANN {cann}", prefer=prefer)
+        yield Need("hdk", Text(N_("a driver paired with CANN {cann}"), cann=cann), driver_fits, by=f"CANN {cann}",
+                   prefer=prefer)
 
     def _pool_hdk(self) -> Iterator[Candidate]:
         from ascend_doctor.matrix import hdk as hdk_mod
@@ -294,7 +298,7 @@ class StackProvider(AbstractProvider):  # type: ignore[type-arg]
         if not torches:
             torches = [str(_pypi_key(torch_npu).base_version)]  # 2.7.1.dev20250724 builds on torch 2.7.1
             torches = [".".join(torches[0].split(".")[:3])]
-        yield Need("torch", f"torch {' or '.join(torches)}", lambda t: any(same_public(t, x) for x in torches),
+        yield Need("torch", "torch " + " / ".join(torches), lambda t: any(same_public(t, x) for x in torches),
                    by=f"torch_npu {torch_npu}", prefer=tuple(torches))
         m = self.m
         state_cann = self.state.cann
@@ -303,7 +307,8 @@ class StackProvider(AbstractProvider):  # type: ignore[type-arg]
                 keep_both = kept and same_ascend(cann, state_cann)
                 return _ok(m.torch_npu_vs_cann(torch_npu, cann), keep_both)
 
-            yield Need("cann", f"a CANN that torch_npu {torch_npu} is released for", cann_fits,
+            yield Need("cann", Text(N_("a CANN that torch_npu {torch_npu} is released for"), torch_npu=torch_npu),
+                       cann_fits,
                        by=f"torch_npu {torch_npu}")
 
     def _pool_torch(self) -> Iterator[Candidate]:

@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tupl
 
 from ascend_doctor import shellcmd
 from ascend_doctor.fastdataclass import dataclass
-from ascend_doctor.resolve.model import INSTALL, KEEP, Pick, TargetStack
+from ascend_doctor.i18n import N_
+from ascend_doctor.i18n_text import Text
+from ascend_doctor.resolve.model import INSTALL, KEEP, Pick, TargetStack, joined
 
 if TYPE_CHECKING:
     from ascend_doctor.matrix.chips import ChipInfo
@@ -100,10 +102,10 @@ def stack_steps(m: Matrix, target: TargetStack, chip: Optional[ChipInfo], arches
     cann = changed("cann")
     cann_target = target.version("cann")
     if cann is not None and cann_target:
-        steps.append(PlanStep("cann", f"Install the CANN toolkit {cann_target}",
+        steps.append(PlanStep("cann", Text(N_("Install the CANN toolkit {cann}"), cann=cann_target),
                               tuple(_per_arch(arches, lambda a: _run(sets, a, "toolkit", cann_target), "toolkit")
                                     + [shellcmd.source(TOOLKIT_ENV)]),
-                              "either", cann_target, cann.reason, cann.sources,
+                              "either", cann_target, _why(cann, fresh), cann.sources,
                               _cann_note(cann)))
     state = target.state
     # a finding about the kernels (wrong chip, missing) asks for them even at the same release
@@ -111,17 +113,19 @@ def stack_steps(m: Matrix, target: TargetStack, chip: Optional[ChipInfo], arches
             not _same_release(state.kernels, cann_target) and (cann is not None or state.kernels))):
         kernel_lines = _per_arch(arches, lambda a: _run(sets, a, "kernels", cann_target), "kernels/ops")
         chip_name = chip.name if chip is not None else family
-        steps.append(PlanStep("kernels", f"Install the operator package of CANN {cann_target} for {chip_name}",
+        steps.append(PlanStep("kernels", Text(N_("Install the operator package of CANN {cann} for {chip}"),
+                                              cann=cann_target, chip=chip_name),
                               tuple(kernel_lines), "either", cann_target,
-                              f"kernels/ops must be the CANN release's ({cann_target}) and built for the chip"))
+                              Text(N_("kernels/ops must be the CANN release's ({cann}) and built for the chip"),
+                                   cann=cann_target)))
     if cann_target and ((wanted is not None and "nnal" in wanted) or (
             not _same_release(state.nnal, cann_target) and (cann is not None or state.nnal))):
-        steps.append(PlanStep("nnal", f"Install NNAL {cann_target} (ATB, needed for libatb.so)",
+        steps.append(PlanStep("nnal", Text(N_("Install NNAL {nnal} (ATB, needed for libatb.so)"), nnal=cann_target),
                               tuple(_per_arch(arches, lambda a: _run(sets, a, "nnal", cann_target), "NNAL")
                                     + [shellcmd.source(NNAL_ENV)]),
                               "either", cann_target,
-                              f"NNAL must be the CANN release's ({cann_target}): ATB of another release fails at "
-                              "load with undefined symbols"))
+                              Text(N_("NNAL must be the CANN release's ({cann}): ATB of another release fails at "
+                                      "load with undefined symbols"), cann=cann_target)))
     python = changed("python")
     torch = changed("torch")
     torch_npu = changed("torch_npu")
@@ -130,22 +134,24 @@ def stack_steps(m: Matrix, target: TargetStack, chip: Optional[ChipInfo], arches
     pip_first = True
     if fresh or python is not None:
         py = target.version("python") or "3"
-        steps.append(PlanStep("python", f"Use Python {py} in a virtual environment for the engine",
+        steps.append(PlanStep("python", Text(N_("Use Python {python} in a virtual environment for the engine"),
+                                             python=py),
                               (shellcmd.argv(f"python{shellcmd.shaped(py, 'version')}", "-m", "venv", VENV),
                                shellcmd.source(VENV + "/bin/activate")),
-                              "either", py, python.reason if python else "the Python the stack needs"))
+                              "either", py, _why(python, fresh) if python else Text(N_("the Python the stack needs"))))
     if fresh or python is not None or (cann is not None and (state.torch or state.engine)):
         lines = []
         if x86 and pip_first:
             lines.append(_cpu_index_line(m, arches))
             pip_first = False
         lines.append(shellcmd.argv("pip", "install", *CANN_PY_DEPS))
-        steps.append(PlanStep("cann_deps", "Install CANN's Python dependencies in the environment that runs the engine",
+        steps.append(PlanStep("cann_deps",
+                              Text(N_("Install CANN's Python dependencies in the environment that runs the engine")),
                               tuple(lines), "either", None,
-                              "a new environment has none of them; operator compilation fails at first use without "
-                              "them", (CANN_PY_DEPS_SOURCE,)))
+                              Text(N_("a new environment has none of them; operator compilation fails at first use "
+                                      "without them")), (CANN_PY_DEPS_SOURCE,)))
     if torch is not None or torch_npu is not None or (fresh and target.version("torch")):
-        steps.append(_torch_step(m, target, arches, x86 and pip_first))
+        steps.append(_torch_step(m, target, arches, x86 and pip_first, fresh))
         pip_first = pip_first and not x86
     engine_step = _engine_step(m, target, chip, arches, fresh, engine, torch)
     if engine_step is not None:
@@ -164,8 +170,8 @@ def _same_release(installed: Optional[str], target: str) -> bool:
 
 def _cann_note(pick: Pick) -> Optional[str]:
     if pick.current:
-        return (f"installs beside CANN {pick.current}; `latest` and set_env.sh then point at the new release. "
-                f"Remove {pick.current} only after the new stack works")
+        return Text(N_("installs beside CANN {current}; `latest` and set_env.sh then point at the new release. "
+                       "Remove {current} only after the new stack works"), current=pick.current)
     return None
 
 
@@ -199,9 +205,10 @@ def _hdk_steps(m: Matrix, target: TargetStack, family: str, sets: Sequence[Packa
             if fw is not None:
                 check.append(shellcmd.with_comment(shellcmd.argv("npu-smi", "info", "-t", "board", "-i", "0"),
                                                    f"Firmware Version {fw.version}, Compatibility OK"))
-            return [PlanStep("hdk", f"Keep the installed HDK: driver {driver}", tuple(check), "host", driver,
-                             "--driver keeps the driver installed on the machine: nothing to install; the rest of "
-                             "the plan is chosen to work with it")]
+            return [PlanStep("hdk", Text(N_("Keep the installed HDK: driver {driver}"), driver=driver), tuple(check),
+                             "host", driver,
+                             Text(N_("--driver keeps the driver installed on the machine: nothing to install; the "
+                                     "rest of the plan is chosen to work with it")))]
         return []
     release = target.version("hdk") or (state.driver or "")
     # the driver as its file and npu-smi spell it (25.0.RC1 -> 25.0.rc1.1 on A2)
@@ -230,21 +237,30 @@ def _hdk_steps(m: Matrix, target: TargetStack, family: str, sets: Sequence[Packa
         return lines
 
     steps: List[PlanStep] = []
-    reason = hdk.reason if hdk is not None else (fw.reason if fw is not None else "")
+    reason = _why(hdk, fresh) if hdk is not None else (_why(fw, fresh) if fw is not None else "")
     sources = (hdk.sources if hdk is not None else ()) + (fw.sources if fw is not None else ())
     if hdk is None:
         # the driver stays: install the firmware of its release, then reboot to activate it
         lines = block(UPGRADE, False, True)
         fw_version = fw.version if fw else ""
-        steps.append(PlanStep("hdk", f"Install the firmware {fw_version} of driver {driver}'s HDK release",
+        steps.append(PlanStep("hdk", Text(N_("Install the firmware {firmware} of driver {driver}'s HDK release"),
+                                          firmware=fw_version, driver=driver),
                               tuple(lines), "host", driver, reason, sources))
-        steps.append(PlanStep("reboot", "Reboot the host: activate the new firmware", (shellcmd.argv("reboot"),),
-                              "host", None, "new firmware becomes active at the next start"))
+        steps.append(PlanStep("reboot", Text(N_("Reboot the host: activate the new firmware")),
+                              (shellcmd.argv("reboot"),), "host", None,
+                              Text(N_("new firmware becomes active at the next start"))))
         return steps
     with_fw = fw is not None and fw.change != KEEP
-    title_fw = f" and firmware {fw.version}" if with_fw and fw is not None else ""
+    title: str
     if fresh or not state.driver:
-        title = f"Install the NPU driver {driver}{title_fw} of one HDK release"
+        if with_fw and fw is not None:
+            title = (Text(N_("Install the NPU driver {driver} and firmware {firmware} of one HDK release, then reboot "
+                             "once"), driver=driver, firmware=fw.version) if fresh else
+                     Text(N_("Install the NPU driver {driver} and firmware {firmware} of one HDK release"),
+                          driver=driver, firmware=fw.version))
+        else:
+            title = (Text(N_("Install the NPU driver {driver} of one HDK release, then reboot once"), driver=driver)
+                     if fresh else Text(N_("Install the NPU driver {driver} of one HDK release"), driver=driver))
         lines = [shellcmd.comment("first install (no Ascend driver on the machine): driver, then firmware")]
         lines += block(FIRST_INSTALL, True, True)
         if fresh:
@@ -254,32 +270,46 @@ def _hdk_steps(m: Matrix, target: TargetStack, family: str, sets: Sequence[Packa
                                           "firmware, then driver"))
             lines += block(UPGRADE, True, True)
     else:
-        verb = "Upgrade" if hdk.change != "downgrade" else "Roll back"
-        title = f"{verb} the NPU driver {state.driver} -> {driver}{title_fw} (one HDK release)"
+        fields = {"current": state.driver, "driver": driver, "firmware": fw.version if fw is not None else ""}
+        if hdk.change != "downgrade":
+            title = (Text(N_("Upgrade the NPU driver {current} -> {driver} and firmware {firmware} (one HDK release)"),
+                          **fields) if with_fw else
+                     Text(N_("Upgrade the NPU driver {current} -> {driver} (one HDK release)"), **fields))
+        else:
+            title = (Text(N_("Roll back the NPU driver {current} -> {driver} and firmware {firmware} (one HDK "
+                             "release)"), **fields) if with_fw else
+                     Text(N_("Roll back the NPU driver {current} -> {driver} (one HDK release)"), **fields))
         lines = block(UPGRADE, True, with_fw or fw is None)
     note = None
     if fw is None:
-        note = (f"the {family} firmware number of HDK {driver} is not recorded in the matrix: the step installs the "
-                "driver; take the firmware of the same release from its download page")
+        note = Text(N_("the {family} firmware number of HDK {driver} is not recorded in the matrix: the step installs "
+                       "the driver; take the firmware of the same release from its download page"),
+                    family=family, driver=driver)
     if fresh:
         # a fresh install's HDK block ends with its one reboot
         lines += [shellcmd.argv("reboot"), shellcmd.with_comment(shellcmd.argv("npu-smi", "info"),
                                                                  f"after the reboot: Version {driver}")]
-        title += ", then reboot once"
         steps.append(PlanStep("hdk", title, tuple(lines), "host", driver, reason, sources, note))
         return steps
     steps.append(PlanStep("hdk", title, tuple(lines), "host", driver, reason, sources, note))
-    reboot_title = ("Reboot the host: load the new driver and activate the new firmware" if with_fw or fresh
-                    else "Reboot the host: load the new driver")
+    reboot_title = (Text(N_("Reboot the host: load the new driver and activate the new firmware")) if with_fw or fresh
+                    else Text(N_("Reboot the host: load the new driver")))
     steps.append(PlanStep("reboot", reboot_title,
                           (shellcmd.argv("reboot"),
                            shellcmd.with_comment(shellcmd.argv("npu-smi", "info"),
                                                  f"after the reboot: Version {driver}")),
-                          "host", None, "a new driver is loaded and new firmware activated at the next start"))
+                          "host", None,
+                          Text(N_("a new driver is loaded and new firmware activated at the next start"))))
     return steps
 
 
-def _torch_step(m: Matrix, target: TargetStack, arches: Sequence[str], cpu_index_first: bool) -> PlanStep:
+def _why(pick: Pick, fresh: bool) -> str:
+    """A step's reason: every requirement in ``matrix plan``; in a report, one message (it is read back)."""
+    return pick.reason if fresh or not pick.short else pick.short
+
+
+def _torch_step(m: Matrix, target: TargetStack, arches: Sequence[str], cpu_index_first: bool,
+                fresh: bool = True) -> PlanStep:
     from ascend_doctor.matrix.pip import torch_pair
 
     torch = target.version("torch") or ""
@@ -292,10 +322,11 @@ def _torch_step(m: Matrix, target: TargetStack, arches: Sequence[str], cpu_index
     lines += advice.lines + [shellcmd.comment(n) for n in advice.notes]
     lines.append(shellcmd.argv("python", "-c", "import torch, torch_npu; print(torch_npu.npu.device_count())"))
     picks = [p for p in (target.picks.get("torch"), target.picks.get("torch_npu")) if p is not None]
-    why = "; ".join(dict.fromkeys(p.reason for p in picks if p.change != KEEP))
+    why = joined(list(dict.fromkeys(_why(p, fresh) for p in picks if p.change != KEEP)))
     sources = tuple(s for p in picks for s in p.sources)
-    return PlanStep("torch", f"Install PyTorch {torch} with torch_npu {torch_npu} (one command: never one without "
-                             "the other)", tuple(lines), "either", torch_npu, why, sources)
+    return PlanStep("torch", Text(N_("Install PyTorch {torch} with torch_npu {torch_npu} (one command: never one "
+                                     "without the other)"), torch=torch, torch_npu=torch_npu),
+                    tuple(lines), "either", torch_npu, why, sources)
 
 
 def _engine_step(m: Matrix, target: TargetStack, chip: Optional[ChipInfo], arches: Sequence[str], fresh: bool,
