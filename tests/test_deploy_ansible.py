@@ -65,7 +65,9 @@ def inventory(tmp_path: Path, wheelhouse: Path) -> Path:
     site = sysconfig.get_paths()["purelib"]
     hosts = {name: {"ansible_connection": "local", "ansible_python_interpreter": sys.executable,
                     "ascend_doctor_root": str(tmp_path / "nodes" / name),
-                    "ascend_doctor_check_args": ["--from", str(FLEET / name)]} for name in HOSTS}
+                    "ascend_doctor_check_args": ["--from", str(FLEET / name)],
+                    # the test's nodes are folders of the test's own user: nothing needs root (nor sudo)
+                    "ascend_doctor_become": False} for name in HOSTS}
     data = {"all": {"children": {"ascend": {"hosts": hosts, "vars": {
         "ascend_doctor_wheelhouse": str(wheelhouse),
         "ascend_doctor_python": sys.executable,
@@ -119,3 +121,22 @@ def test_ansible_lint_is_clean(tmp_path: Path) -> None:
     result = subprocess.run([tool("ansible-lint"), "--offline", str(PLAYBOOK)], capture_output=True, text=True,
                             env=env, cwd=PLAYBOOK.parent, timeout=600, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_become_only_on_the_tasks_that_need_root() -> None:
+    """Root for the tool's folder under /opt and for the check (npu-smi, hccn_tool, root's logs); never on
+    the controller, never for fetching the report, never for a whole play."""
+    site = yaml.safe_load(PLAYBOOK.read_text(encoding="utf-8"))
+    assert all("become" not in play for play in site)
+    tasks = ROOT / "deploy" / "ansible" / "roles" / "ascend_doctor" / "tasks"
+    with_root = {}
+    for path in sorted(tasks.glob("*.yml")):
+        for task in yaml.safe_load(path.read_text(encoding="utf-8")):
+            with_root[(path.name, task["name"])] = "become" in task
+    assert {key for key, become in with_root.items() if become} == {
+        ("main.yml", "Create the tool's folder"), ("main.yml", "Copy the wheelhouse to the node"),
+        ("main.yml", "Install ascend-doctor from the wheelhouse, without network"),
+        ("main.yml", "Run ascend-doctor check")}
+    defaults = yaml.safe_load((ROOT / "deploy" / "ansible" / "roles" / "ascend_doctor" / "defaults" / "main.yml")
+                              .read_text(encoding="utf-8"))
+    assert defaults["ascend_doctor_become"] is True
