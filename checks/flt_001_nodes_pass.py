@@ -6,6 +6,7 @@ from typing import Dict, Iterator, List, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, Status
 from ascend_doctor.fleet.digest import NodeDigest
+from ascend_doctor.fleet.facts import MAX_EXAMPLE_NODES
 from ascend_doctor.i18n import _, gettext
 
 from ._fleet import count, fleet_facts, names, plain_names
@@ -99,8 +100,10 @@ def _group(status: Status, nodes: List[NodeDigest]) -> Finding:
         remediation = (_("Apply the own fix plan of each of these nodes:") + "\n  " + "\n  ".join(commands)
                        + "\n" + _("(or run `ascend-doctor check` on each node)"))
         summary = _("On {nodes}: apply each node's own fix plan").format(nodes=names([n.name for n in nodes], 20))
+    # Examples, not every node: the node table lists them all (ten thousand cloned nodes are one group).
     evidence = {"nodes": [{"name": n.name, "source": n.source, "summary": dict(n.counts), "exit_code": n.exit_code}
-                          for n in nodes], "worst": first.worst.to_dict() if first.worst else None}
+                          for n in nodes[:MAX_EXAMPLE_NODES]], "node_count": len(nodes),
+                "worst": first.worst.to_dict() if first.worst else None}
     return Finding(status, message, remediation, evidence, _scope(nodes),
                    (FixAction("other", summary, tuple(c for c in commands if not c.startswith("#")), where="host"),))
 

@@ -6,7 +6,7 @@ from typing import Dict, Iterator, List, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.fleet import drift
-from ascend_doctor.fleet.facts import DriftView
+from ascend_doctor.fleet.facts import MAX_EXAMPLE_NODES, DriftView
 from ascend_doctor.i18n import _
 
 from ._fleet import INTRA_ROCE_SOURCE, action, count, drift_findings, fleet_facts, names, require_nodes
@@ -61,7 +61,9 @@ def _unique(view: DriftView) -> Iterator[Finding]:
                        "interface HCCL_SOCKET_IFNAME names")
         yield Finding(Status.FAIL, _("{setting} on {nodes}: {names}").format(
                           setting=f"{name}={value}", nodes=count(len(nodes)), names=names(nodes)),
-                      remediation, {"variable": name, "value": value, "nodes": nodes}, name,
+                      remediation,
+                      {"variable": name, "value": value, "nodes": nodes[:MAX_EXAMPLE_NODES], "node_count": len(nodes)},
+                      name,
                       (FixAction("environment", _("On {nodes}: give each node its own {variable}").format(
                           nodes=names(nodes, 20), variable=name),
                           (f"export {name}=<this node's address>",), where="either", subject=name),))

@@ -5,9 +5,12 @@ from __future__ import annotations
 from typing import Dict, Iterator, List, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
+from ascend_doctor.fleet.facts import MAX_EXAMPLE_NODES
 from ascend_doctor.i18n import _
 
-from ._fleet import SET_IP_SOURCE, count, fleet_facts, set_ip_command
+from ._fleet import SET_IP_SOURCE, count, fleet_facts, names, set_ip_command
+
+MAX_LISTED_ADDRESSES = 16  # addresses spelled out in one message
 
 CHECK = CheckSpec(
     id="ASC-FLT-011",
@@ -41,18 +44,67 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         yield Finding.passed(_("{devices} on {nodes} each have their own address").format(
             devices=count(devices, 'device'), nodes=count(nodes)))
         return
-    for ip, who in sorted(shared.items()):
-        # "node03 device 5": a name for the device, the same in every language
-        places = ", ".join(f"{node} device {device}" for node, device, _mask in who)
-        keep_node = who[0][0]
-        moves = who[1:]
-        lines = [f"# on {node}: a free address of the plan for device {device}\n"
-                 f"{set_ip_command(device, None, mask or None)}" for node, device, mask in moves]
-        yield Finding(Status.FAIL, _("{address} is held by {places}").format(address=ip, places=places), (
-            _("Keep {address} on {node} and readdress the other device(s), then update /etc/hccn.conf "
-              "(address_N=...) and the rank table:").format(address=ip, node=keep_node) + "\n" + "\n".join(lines)),
-            {"address": ip, "devices": [{"node": n, "device_id": d} for n, d, _m in who]}, ip,
-            tuple(FixAction("system", _("On {node}: give device {device} its own address (not {address})").format(
-                                node=node, device=device, address=ip),
-                            (set_ip_command(device, None, mask or None),), where="host", subject=f"{node}:{device}")
-                  for node, device, mask in moves))
+    # Addresses held by the same nodes are one finding: ten thousand nodes installed from one image
+    # hold the same eight addresses, which is one problem said once, not eighty thousand.
+    alike: Dict[Tuple[str, ...], List[str]] = {}
+    for ip in sorted(shared):
+        alike.setdefault(tuple(node for node, _device, _mask in shared[ip]), []).append(ip)
+    for holders_of, ips in alike.items():
+        if len(ips) == 1 and len(holders_of) <= MAX_EXAMPLE_NODES:
+            yield _one_address(ips[0], shared[ips[0]])
+        else:
+            yield _many_addresses(ips, shared)
+
+
+def _one_address(ip: str, who: List[Tuple[str, str, str]]) -> Finding:
+    # "node03 device 5": a name for the device, the same in every language
+    places = ", ".join(f"{node} device {device}" for node, device, _mask in who)
+    keep_node = who[0][0]
+    moves = who[1:]
+    lines = [f"# on {node}: a free address of the plan for device {device}\n"
+             f"{set_ip_command(device, None, mask or None)}" for node, device, mask in moves]
+    return Finding(Status.FAIL, _("{address} is held by {places}").format(address=ip, places=places), (
+        _("Keep {address} on {node} and readdress the other device(s), then update /etc/hccn.conf "
+          "(address_N=...) and the rank table:").format(address=ip, node=keep_node) + "\n" + "\n".join(lines)),
+        {"address": ip, "devices": [{"node": n, "device_id": d} for n, d, _m in who]}, ip,
+        tuple(FixAction("system", _("On {node}: give device {device} its own address (not {address})").format(
+                            node=node, device=device, address=ip),
+                        (set_ip_command(device, None, mask or None),), where="host", subject=f"{node}:{device}")
+              for node, device, mask in moves))
+
+
+def _many_addresses(ips: List[str], shared: Dict[str, List[Tuple[str, str, str]]]) -> Finding:
+    """Addresses that the same nodes all hold (nodes cloned from one image): said once, with the
+    number of nodes, a few of them by name and the commands for those few."""
+    holders = shared[ips[0]]
+    nodes: List[str] = []
+    for node, _device, _mask in holders:
+        if node not in nodes:
+            nodes.append(node)
+    keep_node, others = nodes[0], nodes[1:]
+    devices: Dict[str, List[Tuple[str, str]]] = {}  # node -> (device, netmask) to readdress
+    for ip in ips:
+        for node, device, mask in shared[ip][1:]:
+            devices.setdefault(node, []).append((device, mask))
+    shown = others[:MAX_EXAMPLE_NODES]
+    lines: List[str] = []
+    for node in shown:
+        lines.append(f"# on {node}: a free address of the plan for each of these devices")
+        lines.extend(set_ip_command(device, None, mask or None) for device, mask in devices.get(node, []))
+    if len(others) > len(shown):
+        lines.append(f"# ... and the same on the other {len(others) - len(shown)} nodes")
+    addresses = ", ".join(ips[:MAX_LISTED_ADDRESSES]) + (" ..." if len(ips) > MAX_LISTED_ADDRESSES else "")
+    message = _("{count} addresses ({addresses}) are each held by {nodes}: {names} (nodes installed from one "
+                "image?)").format(count=len(ips), addresses=addresses, nodes=count(len(nodes)), names=names(nodes))
+    remediation = (_("Keep these addresses on {node} and give the devices of every other node addresses of their "
+                     "own, then update /etc/hccn.conf (address_N=...) and the rank table:").format(node=keep_node)
+                   + "\n" + "\n".join(lines))
+    evidence = {"addresses": ips, "node_count": len(nodes), "nodes": nodes[:MAX_EXAMPLE_NODES],
+                "devices": [{"node": n, "device_id": d} for n, d, _m in holders[:MAX_EXAMPLE_NODES]]}
+    scope = ips[0] if len(ips) == 1 else f"{len(ips)} addresses from {ips[0]}"
+    return Finding(Status.FAIL, message, remediation, evidence, scope, tuple(
+        FixAction("system", _("On {node}: give devices {devices} their own addresses (not those of {first})").format(
+                      node=node, devices=", ".join(d for d, _m in devices.get(node, [])), first=keep_node),
+                  tuple(set_ip_command(device, None, mask or None) for device, mask in devices.get(node, [])),
+                  where="host", subject=f"{node}:addresses")
+        for node in shown))

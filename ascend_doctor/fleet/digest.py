@@ -56,6 +56,15 @@ class Finding:
     def name(self) -> str:
         return f"{self.id} [{self.scope}]" if self.scope else self.id
 
+    def to_key(self) -> Tuple[str, ...]:
+        return (self.status, self.id, self.title, self.scope or "", self.message)
+
+    def to_reference(self, position: int) -> Dict[str, Any]:
+        """The finding as a node's table entry gives it when other nodes share it: what the table
+        shows (status, id, title, scope) and where the message is (facts.shared_worst[position])."""
+        return {"status": self.status, "id": self.id, "title": self.title, "scope": self.scope,
+                "shared": position}
+
 
 @dataclass
 class NodeDigest:

@@ -16,6 +16,10 @@ from ascend_doctor.fleet.digest import NodeDigest
 from ascend_doctor.fleet.network import TableEntry, table_entries
 
 MAX_DISTINCT_TABLES = 16  # rank tables whose entries are kept; more different tables is a finding anyway
+# A fact held by ten thousand nodes is said with a count and examples, never with every name: the
+# node table (facts.nodes) lists every node once, the drift and the findings name a few.
+MAX_EXAMPLE_NODES = 20  # node names listed for one value of a fact
+MAX_LISTED_VALUES = 50  # values of one fact listed (ten thousand distinct HCCL_IF_IP are counted)
 
 
 @dataclass(frozen=True)
@@ -45,16 +49,24 @@ class DriftView:
 
     def to_dict(self) -> Dict[str, Any]:
         """The view as JSON. The majority's nodes are counted, not listed (they are every node not
-        listed elsewhere): a thousand names per fact would make the report mostly names."""
+        listed elsewhere): a thousand names per fact would make the report mostly names. Other values
+        list at most MAX_EXAMPLE_NODES of their nodes ("count" is the whole), and at most
+        MAX_LISTED_VALUES values are listed ("values_not_listed" counts the rest)."""
         values: List[Dict[str, Any]] = []
-        for value, nodes in self.ranked():
+        ranked = self.ranked()
+        for value, nodes in ranked[:MAX_LISTED_VALUES]:
             entry: Dict[str, Any] = {"value": value, "count": len(nodes)}
             if value != self.majority:
-                entry["nodes"] = list(nodes)
+                entry["nodes"] = list(nodes[:MAX_EXAMPLE_NODES])
             values.append(entry)
-        return {"fact": self.spec.key, "label": self.spec.label, "group": self.spec.group,
+        data = {"fact": self.spec.key, "label": self.spec.label, "group": self.spec.group,
                 "majority": self.majority, "agree": len(self.groups.get(self.majority, [])) if self.majority else 0,
-                "known": self.known, "values": values, "unknown": list(self.unknown)}
+                "known": self.known, "values": values, "unknown": list(self.unknown[:MAX_EXAMPLE_NODES])}
+        if len(ranked) > MAX_LISTED_VALUES:
+            data["values_not_listed"] = len(ranked) - MAX_LISTED_VALUES
+        if len(self.unknown) > MAX_EXAMPLE_NODES:
+            data["unknown_count"] = len(self.unknown)
+        return data
 
 
 @dataclass
@@ -151,11 +163,39 @@ class FleetFacts:
             if view.majority is not None:
                 for node, _value in view.odd():
                     differs.setdefault(node, []).append(view.spec.label)
+        shared, index = self._shared_worst()
+        nodes = []
+        for node in self.nodes:
+            entry = {**node.to_dict(), "differs": differs.get(node.name, [])}
+            worst = node.worst
+            position = index.get(worst.to_key()) if worst is not None else None
+            if worst is not None and position is not None:
+                entry["worst"] = worst.to_reference(position)
+            nodes.append(entry)
         return {
             "node_count": len(self.nodes),
             "unreadable": len(self.unreadable()),
-            "nodes": [{**n.to_dict(), "differs": differs.get(n.name, [])} for n in self.nodes],
+            "nodes": nodes,
+            "shared_worst": shared,
             "drift": [v.to_dict() for v in views if v.known],
             "rank_tables": sorted(self.tables),
             "skipped_inputs": len(self.skipped),
         }
+
+    def _shared_worst(self) -> Tuple[List[Dict[str, Any]], Dict[Tuple[str, ...], int]]:
+        """The worst findings several nodes share (nodes cloned from one image share all of them),
+        each written once with its count; a node's entry refers to its own by position."""
+        counts: Dict[Tuple[str, ...], int] = {}
+        first: Dict[Tuple[str, ...], Any] = {}
+        for node in self.nodes:
+            if node.worst is not None:
+                key = node.worst.to_key()
+                counts[key] = counts.get(key, 0) + 1
+                first.setdefault(key, node.worst)
+        shared: List[Dict[str, Any]] = []
+        index: Dict[Tuple[str, ...], int] = {}
+        for key, total in counts.items():
+            if total > 1:
+                index[key] = len(shared)
+                shared.append({**first[key].to_dict(), "nodes": total})
+        return shared, index
