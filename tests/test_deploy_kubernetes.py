@@ -35,6 +35,7 @@ NOT_FROM_HOST_MOUNTS = {
     "/sys": "the host kernel's sysfs, visible in every container",
     "/.dockerenv": "marks the check's own container",
     "/run/.containerenv": "marks the check's own container",
+    "/dev": "the NPUs' device nodes: mounted and allowed by the Ascend Docker Runtime (ASCEND_VISIBLE_DEVICES)",
     "/home": "users' CANN logs (/home/*/ascend/log): not mounted by default, add a hostPath for the job's user",
 }
 # Commands the image brings (util-linux, the shell).
@@ -183,3 +184,35 @@ def test_image_installs_without_network_and_collector_is_valid_sh() -> None:
     assert "pip install --no-index --find-links" in dockerfile
     assert subprocess.run(["sh", "-n", str(K8S / "collect.sh")], check=False).returncode == 0
     assert os.access(K8S / "collect.sh", os.X_OK)
+
+
+def declared_host_sources() -> Set[str]:
+    return {source for fact in Facts.declared().values() for source in fact.reads().host}
+
+
+def test_pods_run_without_privileges_and_host_namespaces_only_where_a_read_needs_them() -> None:
+    """Least privilege: no privileged container, no capability, nothing written on the host but the reports;
+    hostPID only because facts read the host's processes, hostNetwork only because they read its listening
+    ports, each with the reason written beside it."""
+    sources = declared_host_sources()
+    for path in MANIFESTS:
+        text = path.read_text(encoding="utf-8")
+        if "kind: Namespace" in text:
+            continue
+        for key, source in (("hostPID", "processes"), ("hostNetwork", "listening")):
+            line = next(i for i, entry in enumerate(text.splitlines()) if entry.strip().startswith(key + ":"))
+            assert text.splitlines()[line - 1].strip().startswith("#"), f"{path.name}: {key} has no reason beside it"
+            assert (source in sources) == (f"{key}: true" in text), f"{path.name}: {key} vs the {source} reads"
+    for name, spec in pod_specs():
+        (container,) = spec["containers"]
+        context = container["securityContext"]
+        assert context.get("privileged") is False and context.get("allowPrivilegeEscalation") is False, name
+        assert context["capabilities"] == {"drop": ["ALL"]}, name
+        assert "/dev" not in {v["hostPath"]["path"] for v in spec["volumes"] if "hostPath" in v}, name
+        env = {e["name"]: e.get("value") for e in container["env"]}
+        assert env.get("ASCEND_VISIBLE_DEVICES"), f"{name}: the NPUs' device nodes come from the Ascend runtime"
+        for mount in container["volumeMounts"]:
+            assert mount.get("readOnly") is True or mount["mountPath"] == REPORTS, (name, mount["mountPath"])
+    # The device nodes the tool looks at are what the runtime provides, nothing else of /dev.
+    device_reads = {p for p in declared_paths() if under(p, "/dev")}
+    assert device_reads and all(under(p, "/dev") for p in device_reads)
