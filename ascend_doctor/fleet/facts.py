@@ -161,10 +161,10 @@ class FleetFacts:
         differs: Dict[str, List[str]] = {}
         for view in views:
             if view.majority is not None:
-                for node, _value in view.odd():
-                    differs.setdefault(node, []).append(view.spec.label)
+                for name, _value in view.odd():
+                    differs.setdefault(name, []).append(view.spec.label)
         shared, index = self._shared_worst()
-        nodes = []
+        nodes: List[Dict[str, Any]] = []
         for node in self.nodes:
             entry = {**node.to_dict(), "differs": differs.get(node.name, [])}
             worst = node.worst
