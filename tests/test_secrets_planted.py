@@ -16,10 +16,10 @@ import os
 import re
 import threading
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from ascend_doctor import capture
 from ascend_doctor.cli import main
@@ -127,7 +127,11 @@ PLOG = ("[ERROR] RUNTIME(1234,python):2025-01-01-10:00:00.000.000 [stream.cc:1] 
         f"[INFO] downloading https://user:{M(65)}@mirror.example/weights (token hf_{fill(66, 34)})\n")
 LSPCI = f"0000:c1:00.0 Processing accelerators: Huawei Device d802 (rev 20) password={M(67)}\n"
 
-ALL_MARKERS = [M(n) for n in range(1, 68)]
+# -- names that end like a password (80-84): _PW, PASS, PASSPHRASE, CREDENTIAL(S) -------------------
+PLANTED_ENV.update({"DB_PW": M(80), "SMTP_PASS": M(81), "GPG_PASSPHRASE": M(82), "AWS_CREDENTIALS": M(83),
+                    "APP_CREDENTIAL": M(84)})
+
+ALL_MARKERS = [M(n) for n in (*range(1, 68), *range(80, 85))]
 
 # What support needs: must survive redaction.
 KEPT_ENV = {"ASCEND_HOME_PATH": "/usr/local/Ascend/ascend-toolkit/latest", "ASCEND_RT_VISIBLE_DEVICES": "0,1,2,3",
@@ -395,3 +399,125 @@ def test_diagnose_never_echoes_a_secret_from_the_log(tmp_path: Path) -> None:
         result = CliRunner().invoke(main, ["diagnose", str(log), "--format", fmt], catch_exceptions=False)
         assert "EZ9999" in result.output
         assert not any(M(n) in result.output for n in (72, 73, 74)), result.output
+
+
+
+# -- snapshot --model: secrets inside the copied config.json and other JSON (85-90) -------------------
+MODEL_SECRETS = {"hf_token": "hf_" + fill(85, 34), "_name_or_path": f"https://user:{M(86)}@hf.example/x",
+                 "db_pw": M(87), "download": {"api_key": M(88)}}
+MODEL_MARKERS = [M(n) for n in range(85, 91)]
+
+
+def invoke(*args: str) -> Result:
+    try:  # click < 8.2 mixes stderr into stdout unless told not to
+        runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]
+    except TypeError:
+        runner = CliRunner()
+    return runner.invoke(main, list(args), catch_exceptions=False)
+
+
+def model_leaks(data: bytes) -> List[str]:
+    return [m for m in MODEL_MARKERS if m.encode() in data]
+
+
+@pytest.fixture()
+def planted_model(tmp_path: Path) -> Path:
+    import shutil
+
+    model = tmp_path / "models" / "DeepSeek-R1-W8A8"
+    shutil.copytree(REPO / "fixtures/w8a8-weights-ready/files/data/models/DeepSeek-R1-W8A8", model)
+    config = json.loads((model / "config.json").read_text(encoding="utf-8"))
+    config.update(MODEL_SECRETS)
+    (model / "config.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
+    description = next(model.glob("quant_model_description*.json"))
+    data = json.loads(description.read_text(encoding="utf-8"))
+    data["upload_url"] = f"https://svc:{M(89)}@store.example/q"
+    description.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    (model / "tokenizer_config.json").write_text(json.dumps({"auth_token": M(90), "model_max_length": 16384}),
+                                                 encoding="utf-8")
+    return model
+
+
+@pytest.mark.slow
+def test_snapshot_model_copies_no_secret(planted_model: Path, tmp_path: Path) -> None:
+    """hostile_inputs_2 defect 12: config.json secrets were copied verbatim, also with --redact."""
+    for label, extra in (("plain", ()), ("redacted", ("--redact",))):
+        archive = tmp_path / f"{label}.tar.gz"
+        result = invoke("snapshot", "--model", str(planted_model), *extra, "-o", str(archive))
+        assert result.exit_code == 0, result.stderr
+        assert model_leaks(gzip.decompress(archive.read_bytes()) + result.output.encode()) == [], label
+        # What the model checks read is still there, and still JSON.
+        unpacked = gzip.decompress(archive.read_bytes())
+        assert b'"model_type"' in unpacked and b"<redacted>" in unpacked
+        for fmt in REPORT_FORMATS:
+            out = tmp_path / f"{label}.{fmt}"
+            graded = invoke("check", "--from", str(archive), "--model", str(planted_model), "--select", "ASC-MDL",
+                            "-v", "--format", fmt, "-o", str(out))
+            assert graded.exit_code in (0, 1, 3), graded.stderr
+            assert model_leaks(out.read_bytes()) == [], (label, fmt)
+            if fmt == "json":
+                statuses = {r["id"]: r["status"] for r in json.loads(out.read_text())["results"]}
+                assert statuses["ASC-MDL-001"] == "PASS", statuses  # the redacted config.json still reads
+
+
+# -- fleet, report render, report diff: secrets inside node reports from other machines (91-95) --------
+REPORT_MARKERS = [M(n) for n in range(91, 96)]
+
+
+def planted_node_report(name: str) -> Dict[str, Any]:
+    """A node report (another machine's, edited or written by an older ascend-doctor) with secrets in the
+    fields fleet and report render show: a finding's message and evidence, a package version, HCCL values."""
+    from .render_util import report_dict
+
+    data = report_dict("fleet-16/node01")
+    data["host"]["hostname"] = name
+    worst = next(r for r in data["results"] if r["status"] == "FAIL")
+    worst["message"] += f" (fetched from https://u:{M(91)}@mirror.example/rt?token={M(92)})"
+    worst["evidence"] = {"url": f"https://h.example/x?access_token={M(93)}"}
+    data["facts"]["hccl_env"]["HCCL_CONNECT_TIMEOUT"] = f"1200 --api-key {M(94)}"
+    data["facts"]["python"]["packages"]["torch"] = f"2.4.0 Authorization: Bearer {M(95)}"
+    return data
+
+
+def report_leaks(data: bytes) -> List[str]:
+    return [m for m in REPORT_MARKERS if m.encode() in data]
+
+
+@pytest.mark.slow
+def test_fleet_render_and_diff_carry_no_planted_secret(tmp_path: Path) -> None:
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    for name in ("node01", "node02", "node03"):
+        (reports / f"{name}.json").write_text(json.dumps(planted_node_report(name)), encoding="utf-8")
+    assert report_leaks((reports / "node01.json").read_bytes()) == REPORT_MARKERS  # planted, really
+    outputs = tmp_path / "out"
+    outputs.mkdir()
+    for fmt in REPORT_FORMATS:
+        for extra in ((), ("--redact",)):
+            out = outputs / f"fleet{''.join(extra)}.{fmt}"
+            result = invoke("fleet", str(reports), "-v", "--format", fmt, "-o", str(out), *extra)
+            assert result.exit_code in (0, 1, 3), result.stderr
+            assert report_leaks(out.read_bytes() + result.output.encode() + result.stderr.encode()) == [], fmt
+            shown = invoke("fleet", str(reports), "-v", "--format", fmt, *extra)
+            assert report_leaks(shown.output.encode()) == [], fmt
+            rendered = outputs / f"render{''.join(extra)}.{fmt}"
+            result = invoke("report", "render", str(reports / "node01.json"), "-v", "--format", fmt,
+                            "-o", str(rendered), *extra)
+            assert result.exit_code in (0, 1, 3), result.stderr
+            assert report_leaks(rendered.read_bytes() + result.output.encode()) == [], fmt
+    for fmt in ("text", "json"):
+        result = invoke("report", "diff", str(reports / "node01.json"), str(reports / "node02.json"), "--format", fmt,
+                        "-o", str(outputs / f"diff.{fmt}"))
+        assert result.exit_code in (0, 1, 3), result.stderr
+        assert report_leaks((outputs / f"diff.{fmt}").read_bytes() + result.output.encode()) == [], fmt
+
+
+@pytest.mark.parametrize("name,secret", [
+    ("DB_PW", True), ("redis_pw", True), ("MYSQL_ROOT_PWD", True), ("SMTP_PASS", True), ("GPG_PASSPHRASE", True),
+    ("AWS_CREDENTIALS", True), ("APP_CREDENTIAL", True),
+    ("PW_MODE", False), ("NPU_POWER", False), ("PWD", False), ("HCCL_CONNECT_TIMEOUT", False),
+])
+def test_names_that_end_like_a_password_are_secret(name: str, secret: bool) -> None:
+    from ascend_doctor.redaction.secrets import is_secret_name
+
+    assert is_secret_name(name) is secret

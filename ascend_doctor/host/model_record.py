@@ -156,6 +156,7 @@ class _Recorder:
         if data is None:
             entry["error"] = "permission denied or unreadable"
             return
+        data = _without_secrets(name, data, entry)
         self.total += len(data)
         target = os.path.join(self.tree, MODEL_FILES, host_path.lstrip("/"))
         os.makedirs(os.path.dirname(target), exist_ok=True)
@@ -191,6 +192,45 @@ class _Recorder:
                 return fh.read(count)
             except OSError:
                 return None
+
+
+def _without_secrets(name: str, data: bytes, entry: Dict[str, Any]) -> bytes:
+    """The recorded copy with secrets redacted by name and by value (redaction/secrets.py), whatever
+    --redact says, as env.json's are: a config.json may carry ``"hf_token"`` or a URL with a password.
+
+    JSON and code are redacted as text, so the layout stays and the JSON stays JSON. A safetensors
+    header keeps its length (padded with spaces, which JSON allows) so the tensor offsets and the
+    recorded file size stay true; a full copy that changed length records its new size, so the checks
+    read it whole. ``entry["redacted"]`` marks a copy that changed."""
+    from ascend_doctor.redaction.secrets import redact_text
+
+    if name.endswith(".safetensors"):
+        if len(data) <= 8 or data.startswith(LFS_PREFIX):
+            return data
+        (length,) = struct.unpack("<Q", data[:8])
+        header = data[8:8 + length]
+        if b"\0" in header:
+            return data
+        text = header.decode("utf-8", "surrogateescape")
+        new = redact_text(text).encode("utf-8", "surrogateescape")
+        if new == header:
+            return data
+        entry["redacted"] = True
+        if len(new) <= len(header):
+            return data[:8] + new + b" " * (len(header) - len(new)) + data[8 + length:]
+        entry["size"] = int(entry.get("size") or 0) + len(new) - len(header)
+        return struct.pack("<Q", len(new)) + new + data[8 + length:]
+    if b"\0" in data:
+        return data
+    text = data.decode("utf-8", "surrogateescape")
+    redacted = redact_text(text)
+    if redacted == text:
+        return data
+    out = redacted.encode("utf-8", "surrogateescape")
+    entry["redacted"] = True
+    if int(entry.get("size") or 0) == len(data):
+        entry["size"] = len(out)  # a whole file: the copy is the file the checks read
+    return out
 
 
 def record_models(tree: str, model_dirs: List[str], fs_root: str = "/") -> List[str]:
