@@ -78,7 +78,7 @@ def test_address_placeholders_stay_documentation_addresses() -> None:
     made = [redactor.text(f"peer 10.1.{i // 250}.{i % 250 + 1}") for i in range(800)]
     assert made[0] == "peer 192.0.2.1" and made[253] == "peer 192.0.2.254"
     assert made[254] == "peer 198.51.100.1" and made[508] == "peer 203.0.113.1"
-    assert made[762] == "peer <ipv4-763>"
+    assert made[762] == "peer ipv4-763"  # a word: a redacted command stays a valid shell line
     assert len(set(made)) == 800
 
 
@@ -200,3 +200,77 @@ def test_capture_with_the_redaction_hook(tmp_path: Path, monkeypatch: pytest.Mon
     assert "hf_abc" not in everything  # the secret redaction still ran
     assert "address_0=192.0.2.1" in texts[out / "files/etc/hccn.conf"]
     assert json.loads((out / "snapshot.json").read_text())["redacted"] == ["identity"]
+
+
+# -- hostile_inputs_2.md defect 13: --redact in fix steps and fleet fixes; commands stay commands ----------
+
+
+def _invoke_json(*args: str) -> Dict[str, Any]:
+    result = CliRunner().invoke(main, [*args, "--format", "json"], catch_exceptions=False)
+    assert result.exit_code in (0, 1, 3), result.output
+    data: Dict[str, Any] = json.loads(result.output)
+    return data
+
+
+def _valid_shell(command: str) -> bool:
+    """bash -n: the line parses (a "<ipv4-9>" placeholder would be a redirection from a missing file)."""
+    bash = shutil.which("bash")
+    if bash is None:
+        return "<" not in command and ">" not in command
+    import subprocess
+
+    return subprocess.run([bash, "-n", "-c", command], capture_output=True, check=False).returncode == 0 \
+        and "<ipv4-" not in command
+
+
+def test_redact_replaces_the_address_in_a_fix_step_summary() -> None:
+    fixture = FIXTURES / "network-faults-8x910B3"
+    data = _invoke_json("check", "--from", str(fixture), "--rank-table", str(fixture / "ranktable.json"),
+                        "--redact")
+    text = json.dumps(data)
+    assert "29.1.0.1" not in text  # "Set NPU 4's gateway to 29.1.0.1" in the fix plan, before
+    assert any("gateway" in step["summary"] for step in data["fix_plan"])
+    assert "192.0.2." in text
+
+
+@pytest.fixture(scope="module")
+def fleet_reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("fleet") / "fl"
+    folder.mkdir()
+    for number in range(1, 17):
+        name = f"node{number:02d}"
+        result = CliRunner().invoke(main, ["check", "--from", str(FIXTURES / "fleet-16" / name), "--format", "json",
+                                           "-o", str(folder / f"{name}.json")], catch_exceptions=False)
+        assert result.exit_code in (0, 1), result.output
+    return folder
+
+
+def test_fleet_redact_leaves_no_address_and_keeps_commands_runnable(fleet_reports: Path) -> None:
+    data = _invoke_json("fleet", str(fleet_reports), "--redact")
+    text = json.dumps(data)
+    for real in ("10.155.111.", "192.170.100.", "node01", "node15"):
+        assert real not in text, real  # FLT-014 said "device 7 of server 10.155.111.155"
+    commands = [c for step in data["fix_plan"] for c in step["commands"]]
+    commands += [c for r in data["results"] for a in r.get("actions") or [] for c in a["commands"]]
+    assert commands and all(_valid_shell(c) for c in commands), [c for c in commands if not _valid_shell(c)]
+    # `report render fl/node01.json` names a report file still: host-N.json, not the bare placeholder.
+    renders = [c for c in commands if c.startswith("ascend-doctor report render ")]
+    assert renders and all(c.endswith(".json") and "/host-" in c for c in renders), renders
+
+
+def test_address_placeholders_past_the_documentation_ranges_are_shell_words() -> None:
+    redactor = IdentityRedactor()
+    made = [redactor.text(f"hccn_tool -i 0 -ip -s address 10.{n // 250}.{n % 250}.9 netmask 255.255.0.0")
+            for n in range(800)]
+    assert made[790] == "hccn_tool -i 0 -ip -s address ipv4-791 netmask 255.255.0.0"
+    assert all(_valid_shell(line) for line in made[760:])
+
+
+@pytest.mark.parametrize("text,kept", [
+    ("the device 7 of server 10.155.111.155 reports", False),  # "server" is no version word ("ver")
+    ("driver 23.0.7.1 and firmware 7.1.0.11", True),
+    ("torch==2.1.0.1", True),
+])
+def test_version_words_start_a_word(text: str, kept: bool) -> None:
+    out = IdentityRedactor().text(text)
+    assert (out == text) is kept, out

@@ -117,20 +117,12 @@ def _redacted(report: Any) -> Any:
         if isinstance(node, dict) and isinstance(node.get("name"), str):
             name = node["name"].split(" (")[0]
             redactor.learn_host(name)
-            # reports/node07.json: the file is named after the host too (learned as "node07.json", whose
-            # short name is the host's: one placeholder for both)
+            # reports/node07.json: the file is named after the host too; it becomes host-3.json, so that
+            # `ascend-doctor report render reports/host-3.json` still names a file (of the redacted set)
             base = os.path.basename(str(node.get("source") or "").rstrip("/"))
-            if base.startswith(name + "."):
-                redactor.learn_host(base)
+            redactor.learn_host_file(base, name)
+    # Fix-step summaries ("On node07: ...") are text like any other (redaction/identity.py _VERBATIM_KEY).
     data = redact_report_dict(report.to_dict(), redactor)
-    # Fix-plan and action summaries name the nodes ("On node07: ..."); the report redaction keeps any field named
-    # "summary" verbatim (the status counts), so these are redacted here.
-    steps = list(data.get("fix_plan") or [])
-    for result in data.get("results") or []:
-        steps.extend(result.get("actions") or [] if isinstance(result, dict) else [])
-    for step in steps:
-        if isinstance(step, dict) and isinstance(step.get("summary"), str):
-            step["summary"] = redactor.text(step["summary"])
     redacted = report_from_dict(data, "fleet report")
     redacted.notes.append(REPORT_NOTE)
     return redacted

@@ -67,12 +67,15 @@ _OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
 _IPV4 = re.compile(rf"(?<![\w.\-]){_OCTET}(?:\.{_OCTET}){{3}}(?!\w|\.\w|-\w)")
 # A dotted quad right after these words (or one word later) is a version ("firmware 7.1.0.11",
 # "torch==2.1.0.1", "npu-smi info 21.0.3.1").
+# The words start a word: "server 10.155.111.155" is an address, not the version after "ver".
 _VERSION_CONTEXT = re.compile(
-    r"(?i)(?:version|ver|driver|firmware|cann|toolkit|torch|npu|python|hdk|npu-smi|mindie|vllm|release|package|kernel"
-    r"|==|>=|<=|~=|!=|\bv)(?:\s+[A-Za-z]\w*)?[\s:=_\-\"']{0,4}$")
+    r"(?i)(?:(?<![A-Za-z])(?:version|ver|driver|firmware|cann|toolkit|torch|npu|python|hdk|npu-smi|mindie|vllm"
+    r"|release|package|kernel)|==|>=|<=|~=|!=|\bv)(?:\s+[A-Za-z]\w*)?[\s:=_\-\"']{0,4}$")
 _DOC_NETS = ("192.0.2.", "198.51.100.", "203.0.113.")
 # Report fields whose values are never identities (versions, ids, statuses, times, counts).
-_VERBATIM_KEY = re.compile(r"(?i)version|^(id|status|summary|packages|started_at|captured_at|date|fail_on|"
+# A "summary" is either the status counts (numbers, untouched anyway) or a fix step's sentence, which names
+# addresses and nodes ("Set NPU 4's gateway to 29.1.0.1"): redacted like any text.
+_VERBATIM_KEY = re.compile(r"(?i)version|^(id|status|packages|started_at|captured_at|date|fail_on|"
                            r"exit_code|duration_s|order|component|where|direction|target|accepts)$")
 _SERIAL_KEY = re.compile(r"(?i)^(serial|serial_?number|sn)$")
 
@@ -88,6 +91,8 @@ class IdentityRedactor:
         self.hosts: Dict[str, str] = {}  # name -> placeholder (FQDN and short name share one)
         self.users: Set[str] = set()
         self._maps: Dict[str, Dict[str, str]] = {}
+        self.files: Dict[str, str] = {}  # a file named after a host ("node07.json") -> "host-3.json"
+        self._file_re: Optional[re.Pattern[str]] = None
         self._host_re: Optional[re.Pattern[str]] = None
         self._user_re: Optional[re.Pattern[str]] = None
 
@@ -107,6 +112,15 @@ class IdentityRedactor:
         if len(short) >= 2 and short not in KEEP_HOSTS:
             self.hosts.setdefault(short, placeholder)
         self._host_re = None
+
+    def learn_host_file(self, file_name: str, host: str) -> None:
+        """A file named after a host (``reports/node07.json``): its name becomes the host's placeholder
+        with the same suffix, so that a command naming the file still names one (``host-3.json``)."""
+        self.learn_host(host)
+        placeholder = self.hosts.get(host)
+        if placeholder and file_name.startswith(host + ".") and "/" not in file_name:
+            self.files[file_name] = placeholder + file_name[len(host):]
+            self._file_re = None
 
     def learn_user(self, name: Any) -> None:
         if not isinstance(name, str):
@@ -160,7 +174,9 @@ class IdentityRedactor:
             net, host = divmod(number - 1, 254)
             if net < len(_DOC_NETS):
                 return f"{_DOC_NETS[net]}{host + 1}"
-            return f"<ipv4-{number}>"
+            # A plain word, not "<ipv4-N>": a redacted command stays a valid shell line (no "<" redirection),
+            # and a tool given it refuses it rather than reaching a real address.
+            return f"ipv4-{number}"
         raise ValueError(kind)
 
     def user_placeholder(self, name: str) -> str:
@@ -179,6 +195,11 @@ class IdentityRedactor:
     def names(self, text: str) -> str:
         """Only host and user names and home folders (for file and folder names)."""
         text = _HOME.sub(lambda m: m.group(1) + self._home_user(m.group(2)), text)
+        if self._file_re is None and self.files:
+            ordered = sorted(self.files, key=len, reverse=True)
+            self._file_re = re.compile(rf"(?<![\w.\-])(?:{'|'.join(re.escape(n) for n in ordered)})(?![\w\-.])")
+        if self._file_re is not None:
+            text = self._file_re.sub(lambda m: self.files[m.group()], text)
         if self._host_re is None and self.hosts:
             self._host_re = self._names_re(self.hosts)
         if self._host_re is not None:

@@ -47,6 +47,8 @@ _SECRET_PARTS = frozenset({
 # ... or ends with one of these (SSHPASS, GIT_ASKPASS_VALUE, PGPASSWORD, ACCOUNTKEY, HFTOKEN).
 _SECRET_SUFFIXES = ("PASS", "PASSWORD", "PASSWD", "PWD", "TOKEN", "SECRET", "APIKEY", "ACCESSKEY", "SECRETKEY",
                     "PRIVATEKEY", "ACCOUNTKEY", "AUTHKEY")
+# ... or whose last part is one of these (DB_PW).
+_LAST_PARTS = frozenset({"PW"})
 # In KEY=VALUE pairs (URL query strings) a signature is a secret too: sig=, X-Amz-Signature=. A
 # report's "signature" key (a log signature id) is not.
 _SIGNATURE_PARTS = frozenset({"SIG", "SIGNATURE"})
@@ -68,7 +70,11 @@ def is_secret_name(name: str) -> bool:
     whole = re.sub(r"[\W_]+", "", bare).upper()
     if any(whole.endswith(suffix) for suffix in _SECRET_SUFFIXES):
         return True
-    return any(part in _SECRET_PARTS or part.endswith(_SECRET_SUFFIXES) for part in _parts(bare))
+    parts = _parts(bare)
+    # "_PW" ends a password's name (DB_PW, REDIS_PW); only as the last part: "PW_MODE" is no secret.
+    if len(parts) > 1 and parts[-1] in _LAST_PARTS:
+        return True
+    return any(part in _SECRET_PARTS or part.endswith(_SECRET_SUFFIXES) for part in parts)
 
 
 # Values that say nothing secret whatever their key: booleans, nulls, the word "value".
