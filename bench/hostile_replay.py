@@ -67,6 +67,7 @@ import time
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,8 +97,11 @@ REVIEW_TOTALS = {
     "partial": 9,
 }
 
-SEVERITY = ["ESCAPE", "DATA LOSS", "LEAK", "TRACEBACK", "CRASH", "HANG", "PARTIAL", "BUG",
+# INJECTION (the second review): a pasteable command that would run a payload, or a raw terminal escape;
+# EXIT CODE: an exit code that lets a gate pass with nothing judged.
+SEVERITY = ["ESCAPE", "INJECTION", "DATA LOSS", "LEAK", "TRACEBACK", "CRASH", "HANG", "PARTIAL", "EXIT CODE", "BUG",
             "NOT REPLAYED", "BY DESIGN", "OK"]
+REVIEWS = {1: "hostile_inputs.md (0.1.0, f196015)", 2: "hostile_inputs_2.md (55a58a7)"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -576,6 +580,7 @@ class Attempt:
     dev: bool = False  # only in the private /dev namespace
     dup_of: Optional[str] = None
     slow_ok: float = HANG_S  # longer than this is a hang
+    review: int = 1  # 1: hostile_inputs.md (0.1.0); 2: hostile_inputs_2.md (bench/hostile_replay2.py)
 
 
 def short(text: str, limit: int = 150) -> str:
@@ -2954,6 +2959,28 @@ def run_dev_rows(ctx: Ctx, attempts: Sequence[Attempt]) -> List[Outcome]:
 
 
 # ---------------------------------------------------------------------------------------------
+# The second review's attempts (bench/hostile_replay2.py: its bulk run and every defect's reproduction)
+# ---------------------------------------------------------------------------------------------
+
+def _review2() -> ModuleType:
+    """bench/hostile_replay2.py, loaded by path (the bench folder is no package)."""
+    loaded = sys.modules.get("hostile_replay2")
+    if loaded is not None:
+        return loaded
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("hostile_replay2", Path(__file__).with_name("hostile_replay2.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["hostile_replay2"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+_review2().register(sys.modules[__name__])
+
+
+# ---------------------------------------------------------------------------------------------
 # Totals in the review's format
 # ---------------------------------------------------------------------------------------------
 
@@ -2961,7 +2988,8 @@ def _has(outcome: Outcome, *kinds: str) -> bool:
     return any(k in kinds for k, _ in outcome.flags)
 
 
-def totals(outcomes: Sequence[Outcome]) -> Dict[str, Dict[str, Any]]:
+def totals(outcomes: Sequence[Outcome], review: int = 1) -> Dict[str, Dict[str, Any]]:
+    """The review's totals table for the outcomes of its attempts (``review``: 1 or 2)."""
     by_row = {o.row: o for o in outcomes}
 
     def counted(o: Outcome, *kinds: str) -> bool:
@@ -2996,11 +3024,24 @@ def totals(outcomes: Sequence[Outcome]) -> Dict[str, Dict[str, Any]]:
         "partial": {"after": len(ids(lambda o: counted(o, "DATA LOSS", "PARTIAL"))),
                     "which": ids(lambda o: counted(o, "DATA LOSS", "PARTIAL")),
                     "label": "partial / corrupted / lost outputs"},
+        "injections": {"after": len(ids(lambda o: counted(o, "INJECTION"))),
+                       "which": ids(lambda o: counted(o, "INJECTION")),
+                       "label": "injections (a pasteable command runs a payload; a raw terminal escape)"},
+        "exit_codes": {"after": len(ids(lambda o: counted(o, "EXIT CODE"))),
+                       "which": ids(lambda o: counted(o, "EXIT CODE")),
+                       "label": "wrong exit codes (a gate passes with nothing judged)"},
         "bugs": {"after": len(ids(lambda o: counted(o, "BUG"))), "which": ids(lambda o: counted(o, "BUG")),
                  "label": "wrong message or exit code (BUG; not totalled by the review)"},
     }
+    before = REVIEW_TOTALS if review == 1 else _review2().REVIEW2_TOTALS
     for key, row in table.items():
-        row["before"] = REVIEW_TOTALS.get(key)
+        row["before"] = before.get(key)
+    if review == 2:
+        made = sum(1 for a in ATTEMPTS if a.review == 2)
+        table["attempts"]["label"] = (f"attempts replayed (which: not replayed); {made} of the review's "
+                                      f"{before['attempts']} reconstructed from the document")
+        table["escapes"]["label"] = "escapes (attempts; the review's 1 = `-o` through a link, on 5 commands)"
+        table["partial"]["label"] = "destroyed outputs / inputs"
     return table
 
 
@@ -3010,7 +3051,7 @@ def format_line(o: Outcome) -> str:
 
 
 def format_totals(table: Dict[str, Dict[str, Any]]) -> str:
-    lines = ["| metric | before (review, 0.1.0) | after (this replay) | which (after) |", "|---|---|---|---|"]
+    lines = ["| metric | before (the review) | after (this replay) | which (after) |", "|---|---|---|---|"]
     for row in table.values():
         before = "-" if row["before"] is None else str(row["before"])
         which = ", ".join(row["which"]) if row["which"] else "-"
@@ -3028,6 +3069,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--json", metavar="FILE", help="also write every attempt and the totals as JSON to FILE")
     parser.add_argument("--only", metavar="IDS", help="comma-separated rows or ids (e.g. 21,22,M5,B-tar-abs)")
     parser.add_argument("--list", action="store_true", help="list the attempts and exit")
+    parser.add_argument("--review", choices=["1", "2", "all"], default="all",
+                        help="which review's attempts: 1 (hostile_inputs.md), 2 (hostile_inputs_2.md) or all")
     parser.add_argument("--tool-cmd", metavar="CMD", help="the command to replay instead of this checkout's "
                         "ascend-doctor, e.g. 'env PYTHONPATH=/tmp/v010 python -m ascend_doctor' for the reviewed "
                         "0.1.0 (git archive f196015): the harness should then find the review's own totals")
@@ -3040,7 +3083,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     if args.dev_worker:
         return dev_worker(Path(args.dev_worker), args.parent_ns, args.parent_dev, (args.only or "").split(","))
-    chosen = ATTEMPTS
+    chosen = [a for a in ATTEMPTS if args.review == "all" or a.review == int(args.review)]
     if args.only:
         wanted = {x.strip() for x in args.only.split(",") if x.strip()}
         chosen = [a for a in ATTEMPTS if a.row in wanted or a.id in wanted]
@@ -3048,7 +3091,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         for a in ATTEMPTS:
             print(f"{a.row:>4}  {a.id:<36} {a.command}")
         return 0
-    assert len(ATTEMPTS) == 265, len(ATTEMPTS)
+    assert sum(1 for a in ATTEMPTS if a.review == 1) == 265, len(ATTEMPTS)
 
     # A shell starts background jobs with SIGINT ignored, and an ignored signal stays ignored
     # across exec: the signal rows need ascend-doctor to get SIGINT at its default disposition.
@@ -3073,9 +3116,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         ctx.close()
         _rm_tree(scratch)
     ordered = [outcomes[a.id] for a in chosen if a.id in outcomes]
-    table = totals(ordered)
-    print("\n## Totals\n")
-    print(format_totals(table))
+    review_of = {a.id: a.review for a in ATTEMPTS}
+    tables: Dict[str, Dict[str, Dict[str, Any]]] = {}
+    for review, title in REVIEWS.items():
+        mine = [o for o in ordered if review_of.get(o.id) == review]
+        if not mine:
+            continue
+        tables[str(review)] = totals(mine, review)
+        print(f"\n## Totals: review {review}, {title}\n")
+        print(format_totals(tables[str(review)]))
+    table = tables.get("1") or next(iter(tables.values()), {})
     counts: Dict[str, int] = {}
     for o in ordered:
         counts[o.verdict] = counts.get(o.verdict, 0) + 1
@@ -3085,7 +3135,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         report = {"tool": _tool_version(), "commit": _commit(), "python": sys.version.split()[0],
                   "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
                   "duration_s": round(time.time() - started, 1), "review": "hostile_inputs.md (0.1.0, f196015)",
-                  "attempts": [o.as_json() for o in ordered], "totals": table, "verdicts": counts}
+                  "attempts": [o.as_json() for o in ordered], "totals": table, "totals_by_review": tables,
+                  "verdicts": counts}
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
     return 0
 
