@@ -34,7 +34,8 @@ def fleet(inputs: Tuple[str, ...], fmt: str, output: Optional[str], fail_on: str
 
     Each input is a JSON report (`check --format json`), a snapshot (folder or .tar.gz, graded as
     `check --from` grades it) or a folder of those (read two levels deep, in name order). Nodes
-    are read one at a time: a thousand reports take well under a second.
+    are read one at a time and only a digest of each is kept: memory grows with the number
+    of nodes, and a finding many nodes share is said once with a count and examples.
 
     \b
     Prints the cluster verdict, a table of the nodes (devices, health, worst finding), and for
