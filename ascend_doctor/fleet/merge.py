@@ -115,7 +115,12 @@ def read_report_bytes(path: str) -> bytes:
             if (opened.st_dev, opened.st_ino) != (st.st_dev, st.st_ino):
                 raise NodeReportError(_("{path} changed while it was being opened; collect it again").format(
                     path=path))
-            data = fh.read(MAX_NODE_REPORT_BYTES + 1)
+            # Read what the stat said (and one byte more, to see a file that grew): asking for the whole
+            # 16 MiB bound allocates that much for every report, which cost more than parsing them.
+            want = min(opened.st_size, MAX_NODE_REPORT_BYTES) + 1
+            data = fh.read(want)
+            if len(data) == want and want <= MAX_NODE_REPORT_BYTES:
+                data += fh.read(MAX_NODE_REPORT_BYTES + 1 - len(data))
     except FileNotFoundError:
         raise NodeReportError(_("{path} does not exist").format(path=path)) from None
     except OSError as exc:
