@@ -27,6 +27,7 @@ import copy
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -165,6 +166,7 @@ def main() -> None:
     sizes = [int(n) for n in args.nodes.split(",") if n.strip()]
     shapes = [s.strip() for s in args.shapes.split(",") if s.strip()]
     templates = node_reports()
+    signal.signal(signal.SIGTERM, _interrupted)  # a killed benchmark still removes its gigabyte of reports
     workdir = Path(tempfile.mkdtemp(prefix="ascend-doctor-bench-fleet-"))
     print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, {args.runs} paired runs per case; "
           f"goal for 10,000: <= {GOAL_MB:g} MB, <= {GOAL_S:g} s, <= {GOAL_OUTPUT_MB:g} MB of JSON")
@@ -189,6 +191,10 @@ def main() -> None:
                 shutil.rmtree(folder, ignore_errors=True)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _interrupted(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":
