@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence
 
+from ascend_doctor import shellcmd
 from ascend_doctor.checkapi import CheckContext, Finding, FixAction, Status
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
@@ -196,6 +197,9 @@ def pip_pair_action(ctx: CheckContext) -> Optional[FixAction]:
                      depends=(f"cann={cann}",))
 
 
+_PAIR_TO_FILL = shellcmd.argv("pip", "install", shellcmd.Placeholder("torch==x"), shellcmd.Placeholder("torch-npu==y"))
+
+
 def pip_pair_hint(ctx: CheckContext) -> str:
     """`pip install torch==X torch-npu==Y` for the active CANN when the matrix knows the pair, with
     the index it needs on this machine (the PyTorch CPU index on x86_64, where torch_npu dev builds
@@ -216,7 +220,6 @@ def pip_pair_hint(ctx: CheckContext) -> str:
             # The comment after the command is read by people (translated); the "# note" lines stay English.
             return advice.lines[0] + "   # " + _("the pair released for CANN {cann}").format(cann=cann) + "".join(
                 f"\n# {note}" for note in advice.notes)
-        return "pip install torch==<x> torch-npu==<y>  " + _(
-            "(ascend-doctor matrix lookup --cann {cann} lists the torch_npu releases for CANN {cann})").format(
-            cann=cann)
-    return "pip install torch==<x> torch-npu==<y>  " + _("(ascend-doctor matrix show torch_npu lists the pairs)")
+        return shellcmd.with_comment(_PAIR_TO_FILL, _("{command} lists the torch_npu releases for CANN {cann}").format(
+            command=shellcmd.argv("ascend-doctor", "matrix", "lookup", "--cann", cann), cann=shellcmd.one_line(cann)))
+    return shellcmd.with_comment(_PAIR_TO_FILL, _("ascend-doctor matrix show torch_npu lists the pairs"))

@@ -174,15 +174,22 @@ def python_env_from_dict(data: Dict[str, Any], default_executable: Optional[str]
     if isinstance(raw_packages, dict):
         for key, value in raw_packages.items():
             if isinstance(key, str) and isinstance(value, (str, int, float)) and key:
-                packages[key] = str(value)
+                # a name or version is one line of plain text: a control character in it (a newline in a
+                # hostile python.json) would otherwise start a line of its own in any message that quotes it
+                packages[_one_line(key)] = _one_line(str(value))
     elif raw_packages is not None and error is None:
         error = "the package list is not a JSON object"
     return PythonEnv(
-        executable=exe if isinstance(exe, str) else default_executable,
-        version=version if isinstance(version, str) else None,
+        executable=_one_line(exe) if isinstance(exe, str) else default_executable,
+        version=_one_line(version) if isinstance(version, str) else None,
         packages=packages,
         error=str(error) if error else None,
     )
+
+
+def _one_line(text: str) -> str:
+    """``text`` with every control character (newline, escape, NUL, DEL) shown as ``?``."""
+    return "".join("?" if (ord(ch) < 32 or ord(ch) == 127) else ch for ch in text)
 
 
 def _snippet(text: str) -> str:
