@@ -19,7 +19,8 @@ class ExitCode(enum.IntEnum):
     OK = 0  # nothing at or above the --fail-on threshold
     FINDINGS = 1  # at least one FAIL (or WARN with --fail-on warn)
     USAGE = 2  # bad command line (click's own code for usage errors)
-    INCOMPLETE = 3  # the doctor could not finish, a check ended in ERROR and nothing failed, or every check was SKIP
+    INCOMPLETE = 3  # the doctor could not finish, a check ended in ERROR and nothing failed, or every check was SKIP,
+    # or too little could be judged to call the machine ready (coverage.py: "not enough to judge")
     INTERRUPTED = 130  # Ctrl-C (SIGINT): children killed, nothing written (128 + 2, as shells report it)
     TERMINATED = 143  # SIGTERM: the same clean stop (128 + 15)
 

@@ -93,7 +93,22 @@ class Report:
 
     @property
     def exit_code(self) -> ExitCode:
-        return exit_code_for(self.results, self.fail_on)
+        code = exit_code_for(self.results, self.fail_on)
+        if code is ExitCode.OK and self.too_little_to_judge():
+            return ExitCode.INCOMPLETE  # "not enough to judge": never READY on a guess (coverage.py)
+        return code
+
+    def coverage(self) -> Dict[str, int]:
+        """How many results were judged, do not apply, could not be judged, were not asked for."""
+        from ascend_doctor.coverage import counts
+
+        return counts(self.results, self.host.get("source"), self.facts)
+
+    def too_little_to_judge(self) -> bool:
+        """Fewer than a quarter of the checks that apply could be judged (coverage.py)."""
+        from ascend_doctor.coverage import too_little_to_judge
+
+        return too_little_to_judge(self.results, self.host.get("source"), self.facts)
 
     def to_dict(self) -> Dict[str, Any]:
         return {
@@ -108,6 +123,7 @@ class Report:
             "facts": jsonable(self.facts),
             "results": [r.to_dict() for r in self.results],
             "summary": self.summary(),
+            "coverage": self.coverage(),
             "notes": list(self.notes),
             "fix_plan": [step.to_dict() for step in self.fix_plan],
             "exit_code": int(self.exit_code),

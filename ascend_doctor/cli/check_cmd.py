@@ -164,6 +164,10 @@ def check(snapshot: Optional[str], from_text: Optional[str], fmt: str, output: O
     from ascend_doctor.cli._common import emit_report
 
     report.notes.extend(pasted_notes)
+    if from_text:  # a SKIP says what the text did not show, never a fact about a machine nobody saw
+        from ascend_doctor.coverage import rephrase_pasted_skips
+
+        report.results = rephrase_pasted_skips(report.results, report.host.get("source"), report.facts)
     if report.results and all(r.status.value in ("SKIP", "INFO") for r in report.results):
         report.notes.append(_("every selected check was skipped, so nothing was verified: this is not a pass "
                               "(exit code {code}); give the inputs the checks need or select other checks").format(
