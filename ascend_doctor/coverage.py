@@ -80,11 +80,20 @@ def classify(results: Sequence[Result], source: Optional[str], facts: Mapping[st
 
 
 def counts(results: Sequence[Result], source: Optional[str], facts: Mapping[str, Any]) -> Dict[str, int]:
-    """How many results are of each kind (every kind present, 0 when none)."""
+    """How many *checks* are of each kind (every kind present, 0 when none). A check with several
+    results (one per NPU, per mount) counts once: judged when any of them was."""
+    per_check: Dict[str, str] = {}
+    for result, kind in zip(results, classify(results, source, facts)):
+        before = per_check.get(result.id)
+        if before is None or _PRECEDENCE.index(kind) < _PRECEDENCE.index(before):
+            per_check[result.id] = kind
     out = {kind: 0 for kind in KINDS}
-    for kind in classify(results, source, facts):
+    for kind in per_check.values():
         out[kind] += 1
     return out
+
+
+_PRECEDENCE = (JUDGED, NOT_JUDGED, NOT_APPLICABLE, NOT_ASKED)
 
 
 def too_little_to_judge(results: Sequence[Result], source: Optional[str], facts: Mapping[str, Any]) -> bool:
@@ -205,14 +214,18 @@ def what_to_ask_for(results: Sequence[Result], source: Optional[str], facts: Map
     None for a live run: there the data is simply not on the machine."""
     if source not in ("snapshot", PASTED_TEXT):
         return []
+    table = _ask_table(arch or "")
     wanted: Set[str] = set()
     for result, kind in zip(results, classify(results, source, facts)):
-        if kind == NOT_JUDGED and result.status is Status.SKIP:
-            wanted.update((result.id, _area(result.id)))
+        if kind != NOT_JUDGED or result.status is not Status.SKIP:
+            continue
+        # A check named in the table asks for its own command; the others for their area's.
+        named = [command for keys, command, _pasteable in table if result.id in keys]
+        wanted.update(named or [command for keys, command, _pasteable in table if _area(result.id) in keys])
     if not wanted:
         return []
-    commands = [command for keys, command, pasteable in _ask_table(arch or "")
-                if wanted.intersection(keys) and (pasteable or source != PASTED_TEXT)]
+    commands = [command for _keys, command, pasteable in table
+                if command in wanted and (pasteable or source != PASTED_TEXT)]
     return [*commands, snapshot_command()]
 
 

@@ -17,7 +17,7 @@ from ascend_doctor.report import Report, Result
 FINDING_ORDER = (Status.FAIL, Status.ERROR, Status.WARN, Status.INFO)
 # SKIPs for inputs the user did not give (--model, --config...): folded into one line.
 PRECONDITION_FLAGS = {"model": "--model DIR", "manifest": "--verify MANIFEST",
-                      "serving_config": "--config FILE / --vllm-args"}
+                      "serving_config": "--config FILE / --vllm-args", "rank_table": "--rank-table FILE"}
 WHERE_LABEL = {"host": N_("on the host"), "container": N_("in the container"), "either": ""}
 
 
@@ -94,16 +94,43 @@ def folded_line(folded: List[Result]) -> str:
 
 
 def verdict_key(report: Report) -> str:
-    """READY, NOT READY or INCOMPLETE (English: used in CSS classes and by machines)."""
+    """READY, NOT READY, NOT ENOUGH TO JUDGE or INCOMPLETE (English: used in CSS classes and by machines)."""
     code = int(report.exit_code)
     if code == 0:
         return "READY"
     if code == 1:
         return "NOT READY"
+    if report.too_little_to_judge() and not any(r.status is Status.ERROR for r in report.results):
+        return "NOT ENOUGH TO JUDGE"
     return "INCOMPLETE"
 
 
-VERDICTS = (N_("READY"), N_("NOT READY"), N_("INCOMPLETE"))
+VERDICTS = (N_("READY"), N_("NOT READY"), N_("NOT ENOUGH TO JUDGE"), N_("INCOMPLETE"))
+
+
+def coverage_sentence(report: Report) -> str:
+    """"Judged 27 of 98 checks: 52 do not apply here, 19 could not be judged, ..." (every format)."""
+    counts = report.coverage()
+    total = sum(counts.values())
+    parts = [_("{count} do not apply here").format(count=counts["not_applicable"])] if counts["not_applicable"] else []
+    if counts["not_judged"]:
+        parts.append(_("{count} could not be judged (data missing, or blocked by a problem above)").format(
+            count=counts["not_judged"]))
+    if counts["not_asked"]:
+        flags = sorted({PRECONDITION_FLAGS.get(str(r.evidence.get("precondition")), "")
+                        for r in report.results if not_asked_for(r)} - {""})
+        parts.append(_("{count} need an input that was not given{flags}").format(
+            count=counts["not_asked"], flags=f" ({', '.join(flags)})" if flags else ""))
+    head = _("Judged {judged} of {total} checks").format(judged=counts["judged"], total=total)
+    return head + (": " + "; ".join(parts) if parts else "") + "."
+
+
+def questions(report: Report) -> List[str]:
+    """For pasted text and snapshots: the commands to ask for so that more checks can judge."""
+    from ascend_doctor.coverage import what_to_ask_for
+
+    host = report.host or {}
+    return what_to_ask_for(report.results, host.get("source"), report.facts or {}, host.get("arch"))
 
 
 def verdict(report: Report) -> str:

@@ -35,7 +35,7 @@ AREA_TITLES = {
     "OPS": N_("Kernels / ops package"), "NNAL": "NNAL / ATB", "ARCH": N_("Architecture"),
     "PY": N_("Python, torch and torch_npu"), "ENG": N_("Serving engines"), "ENV": N_("Environment"),
     "SYS": N_("Host resources"), "LOG": N_("Logs"), "MDL": N_("Model weights"), "CFG": N_("Serving configuration"),
-    "SRV": N_("Serving endpoint"), "FLT": N_("Fleet"),
+    "SRV": N_("Serving endpoint"), "FLT": N_("Fleet"), "NET": N_("NPU network"), "RT": N_("Rank table"),
 }
 
 
@@ -67,57 +67,144 @@ def make_console(file: Optional[IO[str]] = None, color: Optional[bool] = None, w
 
 
 def render_text(report: Report, console: PlainConsole, verbose: bool = False) -> None:
+    """The report for a person. By default the problems on one screen (brew doctor, flutter
+    doctor): the header, the stack in one line, every FAIL, WARN and ERROR, the recommendations in
+    one line, PASS and SKIP as counts per area, the fix plan, what could be judged and the verdict.
+    ``verbose``: every result, with its evidence."""
+    _print_header(report, console)
+    for note in report.notes:
+        _print_prose(console, _("note:") + f" {clean(note)}", style="yellow")
+    _print_nodes(report, console)
+    if verbose:
+        _print_every_result(report, console)
+    else:
+        _print_problems(report, console)
+    if report.fix_plan:
+        console.print()
+        _print_fix_plan(report, console)
+    console.print()
+    _print_coverage(report, console)
+    _print_summary(report, console)
+
+
+def _print_header(report: Report, console: PlainConsole) -> None:
     host = report.host
-    header = Text()
-    header.append("ascend-doctor ", style="bold")
-    header.append(f"{report.tool_version}  ")
     origin = host.get("origin")
-    header.append(_("host:") + f" {visible(host.get('hostname') or '?')} ({visible(host.get('arch') or '?')}, "
-                  f"{visible(host.get('source'))}" + (f": {visible(origin)}" if origin else "") + ")")
-    console.print(header)
+    where = (_("host:") + f" {visible(host.get('hostname') or '?')} ({visible(host.get('arch') or '?')}, "
+             f"{visible(host.get('source'))}" + (f": {visible(origin)}" if origin else "") + ")")
+    first = f"ascend-doctor {report.tool_version}  "
+    if _cells(first + where) <= _width(console):
+        header = Text()
+        header.append("ascend-doctor ", style="bold")
+        header.append(f"{report.tool_version}  ")
+        header.append(where)
+        console.print(header)
+    else:  # a long snapshot or paste path: its own line, wrapped where a path allows
+        console.print(Text("ascend-doctor ", style="bold").append(report.tool_version))
+        _print_prose(console, where)
     matrix = report.matrix
     if matrix:
         console.print(Text(_("compatibility matrix {version} ({origin})").format(
             version=visible(matrix.get("version", "?")), origin=visible(matrix.get("origin", "?"))), style="dim"))
     _print_facts_line(report, console)
-    for note in report.notes:
-        console.print(Text(_("note:") + f" {clean(note)}", style="yellow"))
-    _print_nodes(report, console)
 
+
+def _print_every_result(report: Report, console: PlainConsole) -> None:
+    """-v: every result grouped by area, with its evidence."""
     groups: Dict[str, List[Result]] = {}
-    folded = [r for r in report.results if not verbose and _not_asked_for(r)]
-    # `result in folded`, looked up among the folded results of the same check id only (equal results
-    # have equal ids): comparing every result with every folded one field by field took ~1 ms.
-    folded_by_id: Dict[str, List[Result]] = {}
-    for r in folded:
-        folded_by_id.setdefault(r.id, []).append(r)
     for result in report.results:
-        if folded and result in folded_by_id.get(result.id, ()):
-            continue
         groups.setdefault(_area(result), []).append(result)
-    order = list(AREA_TITLES)
-    for area, results in sorted(groups.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else 99):
+    for area, results in _by_area(groups):
         console.print()
         console.print(Text(_(AREA_TITLES.get(area, area)), style="bold underline"))
         for result in results:
-            _print_result(result, console, verbose)
-    if folded:
-        inputs = sorted({str(r.evidence.get("precondition")) for r in folded})
-        flags = ", ".join(_PRECONDITION_FLAGS.get(i, i) for i in inputs)
+            _print_result(result, console, True)
+
+
+def _print_problems(report: Report, console: PlainConsole) -> None:
+    """FAIL, WARN and ERROR in full, grouped by area; INFO in one line; PASS and SKIP counted."""
+    groups: Dict[str, List[Result]] = {}
+    for result in report.results:
+        if result.status in (Status.FAIL, Status.WARN, Status.ERROR):
+            groups.setdefault(_area(result), []).append(result)
+    for area, results in _by_area(groups):
         console.print()
-        count = len(folded)
-        console.print(Text(ngettext("{count} check not run: it needs {flags}, which was not given (-v lists it).",
-                                    "{count} checks not run: they need {flags}, which was not given (-v lists "
-                                    "them).", count).format(count=count, flags=flags), style="dim"))
-    if report.fix_plan:
+        console.print(Text(_(AREA_TITLES.get(area, area)), style="bold underline"))
+        for result in results:
+            _print_result(result, console, False)
+    recommendations = [r for r in report.results if r.status is Status.INFO]
+    if recommendations or any(r.status in (Status.PASS, Status.SKIP) for r in report.results):
         console.print()
-        _print_fix_plan(report, console)
-    console.print()
-    _print_summary(report, console)
+    if recommendations:
+        ids = ", ".join(dict.fromkeys(r.id for r in recommendations))
+        _print_prose(console, ngettext(
+            "{count} recommendation (INFO, tuning): {ids}; its step ends the fix plan (-v shows it).",
+            "{count} recommendations (INFO, tuning): {ids}; their steps end the fix plan (-v shows them).",
+            len(recommendations)).format(count=len(recommendations), ids=ids), style="blue")
+    quiet = _quiet_counts(report)
+    if quiet:
+        _print_prose(console, _("Not shown (-v lists them):") + " " + " · ".join(quiet), style="dim")
+
+
+def _quiet_counts(report: Report) -> List[str]:
+    """"Devices 5 passed, 2 skipped" for every area with PASS or SKIP results (SKIPs of inputs that
+    were not given left out: the coverage line counts them)."""
+    per_area: Dict[str, Dict[Status, int]] = {}
+    for result in report.results:
+        if result.status is Status.PASS or (result.status is Status.SKIP and not _not_asked_for(result)):
+            counts = per_area.setdefault(_area(result), {})
+            counts[result.status] = counts.get(result.status, 0) + 1
+    parts = []
+    for area, counts in _by_area(per_area):
+        words = []
+        if counts.get(Status.PASS):
+            words.append(_("{count} passed").format(count=counts[Status.PASS]))
+        if counts.get(Status.SKIP):
+            words.append(_("{count} skipped").format(count=counts[Status.SKIP]))
+        parts.append(f"{_(AREA_TITLES.get(area, area))} " + ", ".join(words))
+    return parts
+
+
+def _by_area(groups: Dict[str, Any]) -> List[Any]:
+    order = list(AREA_TITLES)
+    return sorted(groups.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else 99)
+
+
+def _print_coverage(report: Report, console: PlainConsole) -> None:
+    """How much could be judged, and (pasted text, snapshots) what to ask for to judge the rest."""
+    from ascend_doctor.render.common import coverage_sentence, questions
+
+    _print_prose(console, coverage_sentence(report))
+    asks = questions(report)
+    if not asks:
+        return
+    *commands, snapshot = asks
+    if report.host.get("source") == "snapshot":  # one line: a new capture records them all
+        _print_prose(console, _("Not recorded in this snapshot: {commands}; capture it again with `{snapshot}`."
+                                ).format(commands=", ".join(f"`{c}`" for c in commands), snapshot=snapshot), style="dim")
+        return
+    _print_prose(console, _("To judge more, ask for the output of these commands (or, best, of `{snapshot}`):"
+                            ).format(snapshot=snapshot))
+    for command in commands:
+        console.print(Text("      " + clean(command), style="cyan"), soft_wrap=True)
+
+
+def _print_prose(console: PlainConsole, text: str, style: str = "", indent: str = "") -> None:
+    """A paragraph wrapped to the console by words (cells for Chinese), no line ending in a space."""
+    wrap = _english_wrap if get_language() == "en" else _wide_wrap
+    width = max(40, _width(console) - _cells(indent))
+    for paragraph in text.split("\n"):
+        for piece in wrap(paragraph, width) or [""]:
+            console.print(Text(indent + piece.rstrip(), style=style), soft_wrap=True)
+
+
+def _width(console: PlainConsole) -> int:
+    return console.width or 100
 
 
 _WHERE_LABEL = {"host": N_("on the host"), "container": N_("in the container"), "either": ""}
-_VERDICT_STYLE = {"READY": "green", "NOT READY": "bold red", "INCOMPLETE": "magenta", "UNREADABLE": "magenta"}
+_VERDICT_STYLE = {"READY": "green", "NOT READY": "bold red", "INCOMPLETE": "magenta", "UNREADABLE": "magenta",
+                  "NOT ENOUGH TO JUDGE": "magenta"}
 
 
 def _print_nodes(report: Report, console: PlainConsole) -> None:
@@ -164,14 +251,11 @@ def _print_fix_plan(report: Report, console: PlainConsole) -> None:
                           soft_wrap=True)
 
 
-_PRECONDITION_FLAGS = {"model": "--model DIR", "manifest": "--verify MANIFEST",
-                       "serving_config": "--config FILE / --vllm-args"}
-
-
 def _not_asked_for(result: Result) -> bool:
     """SKIPs for inputs the user did not give (--model, --config...): noise in a first read."""
-    return result.status is Status.SKIP and "precondition" in result.evidence and \
-        result.evidence.get("precondition") in _PRECONDITION_FLAGS
+    from ascend_doctor.render.common import not_asked_for
+
+    return not_asked_for(result)
 
 
 def _print_facts_line(report: Report, console: PlainConsole) -> None:
@@ -233,6 +317,11 @@ def _print_summary(report: Report, console: PlainConsole) -> None:
         line.append("  ")
     line.append(_("(exit code {code})").format(code=int(report.exit_code)), style="dim")
     console.print(line)
+    from ascend_doctor.render.common import verdict, verdict_key
+
+    key = verdict_key(report)
+    console.print(Text(_("Verdict:") + " ", style="bold").append(verdict(report),
+                                                                 style=_VERDICT_STYLE.get(key, "bold")))
     # Problems further down often follow from the first one (no driver -> no CANN pairing...):
     # point at where to start, in the order areas are printed.
     failures = [r for r in report.results if r.status is Status.FAIL]
