@@ -181,7 +181,8 @@ def _print_coverage(report: Report, console: PlainConsole) -> None:
     *commands, snapshot = asks
     if report.host.get("source") == "snapshot":  # one line: a new capture records them all
         _print_prose(console, _("Not recorded in this snapshot: {commands}; capture it again with `{snapshot}`."
-                                ).format(commands=", ".join(f"`{c}`" for c in commands), snapshot=snapshot), style="dim")
+                                ).format(commands=", ".join(f"`{c}`" for c in commands), snapshot=snapshot),
+                     style="dim")
         return
     _print_prose(console, _("To judge more, ask for the output of these commands (or, best, of `{snapshot}`):"
                             ).format(snapshot=snapshot))
