@@ -215,9 +215,13 @@ def what_to_ask_for(results: Sequence[Result], source: Optional[str], facts: Map
     if source not in ("snapshot", PASTED_TEXT):
         return []
     table = _ask_table(arch or "")
+    # Only what the input lacked: a SKIP another problem blocks (no driver, so no NPU list) is
+    # answered by fixing that problem, not by asking for more output.
+    absent = {"not recorded in this snapshot", "not in the pasted text", _("not recorded in this snapshot"),
+              _("not in the pasted text")}
     wanted: Set[str] = set()
     for result, kind in zip(results, classify(results, source, facts)):
-        if kind != NOT_JUDGED or result.status is not Status.SKIP:
+        if kind != NOT_JUDGED or result.status is not Status.SKIP or not any(a in result.message for a in absent):
             continue
         # A check named in the table asks for its own command; the others for their area's.
         named = [command for keys, command, _pasteable in table if result.id in keys]

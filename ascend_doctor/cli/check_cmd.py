@@ -168,6 +168,10 @@ def check(snapshot: Optional[str], from_text: Optional[str], fmt: str, output: O
         from ascend_doctor.coverage import rephrase_pasted_skips
 
         report.results = rephrase_pasted_skips(report.results, report.host.get("source"), report.facts)
+    if report.fix_plan:  # the root cause's step first, tuning last (rootcause.py)
+        from ascend_doctor.rootcause import find_root_cause, lead_the_plan
+
+        report.fix_plan = lead_the_plan(report.fix_plan, report.results, find_root_cause(report))
     if report.results and all(r.status.value in ("SKIP", "INFO") for r in report.results):
         report.notes.append(_("every selected check was skipped, so nothing was verified: this is not a pass "
                               "(exit code {code}); give the inputs the checks need or select other checks").format(

@@ -10,7 +10,7 @@ import io
 import os
 import re
 import textwrap
-from typing import IO, Any, Dict, List, Optional
+from typing import IO, Any, Dict, List, Optional, Set
 
 from ascend_doctor.checkapi import Status
 from ascend_doctor.i18n import N_, get_language, ngettext
@@ -75,10 +75,19 @@ def render_text(report: Report, console: PlainConsole, verbose: bool = False) ->
     for note in report.notes:
         _print_prose(console, _("note:") + f" {clean(note)}", style="yellow")
     _print_nodes(report, console)
+    from ascend_doctor.rootcause import find_root_cause
+
+    cause = find_root_cause(report)
+    if cause is not None:
+        console.print()
+        _print_prose(console, cause.sentence(report), style="bold")
+        if cause.follows and not verbose:
+            _print_prose(console, _("Follows from it (-v shows them): {names}").format(
+                names=", ".join(clean(name) for name in cause.follows)), style="dim")
     if verbose:
         _print_every_result(report, console)
     else:
-        _print_problems(report, console)
+        _print_problems(report, console, set(cause.follows) if cause is not None else set())
     if report.fix_plan:
         console.print()
         _print_fix_plan(report, console)
@@ -121,11 +130,14 @@ def _print_every_result(report: Report, console: PlainConsole) -> None:
             _print_result(result, console, True)
 
 
-def _print_problems(report: Report, console: PlainConsole) -> None:
-    """FAIL, WARN and ERROR in full, grouped by area; INFO in one line; PASS and SKIP counted."""
+def _print_problems(report: Report, console: PlainConsole, folded: Set[str]) -> None:
+    """FAIL, WARN and ERROR in full, grouped by area (those that follow from the root cause
+    ``folded`` under it); INFO in one line; PASS and SKIP counted."""
+    from ascend_doctor.rootcause import name_of
+
     groups: Dict[str, List[Result]] = {}
     for result in report.results:
-        if result.status in (Status.FAIL, Status.WARN, Status.ERROR):
+        if result.status in (Status.FAIL, Status.WARN, Status.ERROR) and name_of(result) not in folded:
             groups.setdefault(_area(result), []).append(result)
     for area, results in _by_area(groups):
         console.print()
@@ -192,10 +204,13 @@ def _print_coverage(report: Report, console: PlainConsole) -> None:
 
 def _print_prose(console: PlainConsole, text: str, style: str = "", indent: str = "") -> None:
     """A paragraph wrapped to the console by words (cells for Chinese), no line ending in a space."""
-    wrap = _english_wrap if get_language() == "en" else _wide_wrap
     width = max(40, _width(console) - _cells(indent))
     for paragraph in text.split("\n"):
-        for piece in wrap(paragraph, width) or [""]:
+        if get_language() == "en":  # words and paths kept whole ("ascend-toolkit" is no place to break)
+            pieces = textwrap.wrap(paragraph, width, break_on_hyphens=False, break_long_words=False)
+        else:
+            pieces = _wide_wrap(paragraph, width)
+        for piece in pieces or [""]:
             console.print(Text(indent + piece.rstrip(), style=style), soft_wrap=True)
 
 
@@ -323,12 +338,11 @@ def _print_summary(report: Report, console: PlainConsole) -> None:
     key = verdict_key(report)
     console.print(Text(_("Verdict:") + " ", style="bold").append(verdict(report),
                                                                  style=_VERDICT_STYLE.get(key, "bold")))
-    # Problems further down often follow from the first one (no driver -> no CANN pairing...):
-    # point at where to start, in the order areas are printed.
-    failures = [r for r in report.results if r.status is Status.FAIL]
-    if failures:
-        order = list(AREA_TITLES)
-        first = min(failures, key=lambda r: order.index(_area(r)) if _area(r) in order else 99)
+    # The root cause when one explains the rest, else what step 1 of the plan fixes: never two answers.
+    from ascend_doctor.rootcause import find_root_cause, start_with
+
+    first = start_with(report, find_root_cause(report))
+    if first is not None:
         console.print(Text(_("Start with {id}: {title} (`ascend-doctor explain {id}`)").format(
             id=visible(first.id), title=visible(first.title)), style="bold"), soft_wrap=True)
 
