@@ -114,12 +114,11 @@ def coverage_sentence(report: Report) -> str:
     total = sum(counts.values())
     parts = [_("{count} do not apply here").format(count=counts["not_applicable"])] if counts["not_applicable"] else []
     if counts["not_judged"]:
-        parts.append(_("{count} could not be judged (data missing, or blocked by a problem above)").format(
-            count=counts["not_judged"]))
+        parts.append(_("{count} could not be judged").format(count=counts["not_judged"]))
     if counts["not_asked"]:
-        flags = sorted({PRECONDITION_FLAGS.get(str(r.evidence.get("precondition")), "")
+        flags = sorted({PRECONDITION_FLAGS.get(str(r.evidence.get("precondition")), "").split(" ")[0]
                         for r in report.results if not_asked_for(r)} - {""})
-        parts.append(_("{count} need an input that was not given{flags}").format(
+        parts.append(_("{count} need an input not given{flags}").format(
             count=counts["not_asked"], flags=f" ({', '.join(flags)})" if flags else ""))
     head = _("Judged {judged} of {total} checks").format(judged=counts["judged"], total=total)
     return head + (": " + "; ".join(parts) if parts else "") + "."

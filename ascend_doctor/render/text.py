@@ -90,9 +90,9 @@ def render_text(report: Report, console: PlainConsole, verbose: bool = False) ->
         _print_problems(report, console, set(cause.follows) if cause is not None else set())
     if report.fix_plan:
         console.print()
-        _print_fix_plan(report, console)
+        _print_fix_plan(report, console, verbose)
     console.print()
-    _print_coverage(report, console)
+    _print_coverage(report, console, verbose)
     _print_summary(report, console)
 
 
@@ -135,6 +135,7 @@ def _print_problems(report: Report, console: PlainConsole, folded: Set[str]) -> 
     ``folded`` under it); INFO in one line; PASS and SKIP counted."""
     from ascend_doctor.rootcause import name_of
 
+    steps = _plan_steps(report)
     groups: Dict[str, List[Result]] = {}
     for result in report.results:
         if result.status in (Status.FAIL, Status.WARN, Status.ERROR) and name_of(result) not in folded:
@@ -143,8 +144,10 @@ def _print_problems(report: Report, console: PlainConsole, folded: Set[str]) -> 
         console.print()
         console.print(Text(_(AREA_TITLES.get(area, area)), style="bold underline"))
         for result in results:
-            _print_result(result, console, False)
-    recommendations = [r for r in report.results if r.status is Status.INFO]
+            _print_result(result, console, False, steps.get(name_of(result)))
+    # Recommendations: one line here, unless the plan's tuning block ends the report with their commands.
+    tuned = {name for step in _tuning_steps(report) for name in step.fixes}
+    recommendations = [r for r in report.results if r.status is Status.INFO and name_of(r) not in tuned]
     if recommendations or any(r.status in (Status.PASS, Status.SKIP) for r in report.results):
         console.print()
     if recommendations:
@@ -155,7 +158,7 @@ def _print_problems(report: Report, console: PlainConsole, folded: Set[str]) -> 
             len(recommendations)).format(count=len(recommendations), ids=ids), style="blue")
     quiet = _quiet_counts(report)
     if quiet:
-        _print_prose(console, _("Not shown (-v lists them):") + " " + " · ".join(quiet), style="dim")
+        _print_prose(console, _("Passed/skipped per area (-v lists them):") + " " + " · ".join(quiet), style="dim")
 
 
 def _quiet_counts(report: Report) -> List[str]:
@@ -168,12 +171,7 @@ def _quiet_counts(report: Report) -> List[str]:
             counts[result.status] = counts.get(result.status, 0) + 1
     parts = []
     for area, counts in _by_area(per_area):
-        words = []
-        if counts.get(Status.PASS):
-            words.append(_("{count} passed").format(count=counts[Status.PASS]))
-        if counts.get(Status.SKIP):
-            words.append(_("{count} skipped").format(count=counts[Status.SKIP]))
-        parts.append(f"{_(AREA_TITLES.get(area, area))} " + ", ".join(words))
+        parts.append(f"{_(AREA_TITLES.get(area, area))} {counts.get(Status.PASS, 0)}/{counts.get(Status.SKIP, 0)}")
     return parts
 
 
@@ -182,16 +180,22 @@ def _by_area(groups: Dict[str, Any]) -> List[Any]:
     return sorted(groups.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else 99)
 
 
-def _print_coverage(report: Report, console: PlainConsole) -> None:
+def _print_coverage(report: Report, console: PlainConsole, verbose: bool = False) -> None:
     """How much could be judged, and (pasted text, snapshots) what to ask for to judge the rest."""
     from ascend_doctor.render.common import coverage_sentence, questions
 
-    _print_prose(console, coverage_sentence(report))
     asks = questions(report)
+    sentence = coverage_sentence(report)
+    if asks and report.host.get("source") == "snapshot" and not verbose:  # a new capture records them all
+        sentence += " " + ngettext("Not recorded in this snapshot: {count} command (-v lists it).",
+                                   "Not recorded in this snapshot: {count} commands (-v lists them).",
+                                   len(asks) - 1).format(count=len(asks) - 1)
+        asks = []
+    _print_prose(console, sentence)
     if not asks:
         return
     *commands, snapshot = asks
-    if report.host.get("source") == "snapshot":  # one line: a new capture records them all
+    if report.host.get("source") == "snapshot":
         _print_prose(console, _("Not recorded in this snapshot: {commands}; capture it again with `{snapshot}`."
                                 ).format(commands=", ".join(f"`{c}`" for c in commands), snapshot=snapshot),
                      style="dim")
@@ -245,10 +249,14 @@ def _print_nodes(report: Report, console: PlainConsole) -> None:
 
 
 
-def _print_fix_plan(report: Report, console: PlainConsole) -> None:
-    """Every remediation of the report as one ordered plan (never re-wrapped: commands are pasted)."""
+def _print_fix_plan(report: Report, console: PlainConsole, verbose: bool = False) -> None:
+    """Every remediation of the report as one ordered plan (commands never re-wrapped: they are
+    pasted). By default the steps that only tune (INFO) are one block of commands at the end."""
     console.print(Text(_("Fix plan"), style="bold underline"))
+    tuning = [] if verbose else _tuning_steps(report)
     for step in report.fix_plan:
+        if step in tuning:
+            continue
         head = Text(f"{step.order:>2}. ", style="bold")
         head.append(clean(step.summary))
         where = _WHERE_LABEL.get(step.where, "")
@@ -257,14 +265,49 @@ def _print_fix_plan(report: Report, console: PlainConsole) -> None:
         console.print(head, soft_wrap=True)
         for command in step.commands:
             console.print(Text("      " + clean(command), style="cyan"), soft_wrap=True)
-        if step.fixes:
+        if step.fixes and verbose:
             console.print(Text("      " + _("fixes:") + " " + ", ".join(visible(f) for f in step.fixes), style="dim"),
                           soft_wrap=True)
         if step.why:
-            console.print(Text("      " + _("why:") + " " + clean(step.why), style="dim"), soft_wrap=True)
+            _print_prose(console, _("why:") + " " + clean(step.why), style="dim", indent="      ")
         if step.alternative:
-            console.print(Text("      " + _("alternative:") + " " + clean(step.alternative), style="dim"),
-                          soft_wrap=True)
+            _print_prose(console, _("alternative:") + " " + clean(step.alternative), style="dim", indent="      ")
+    if tuning:
+        numbers = f"{tuning[0].order}-{tuning[-1].order}" if len(tuning) > 1 else str(tuning[0].order)
+        ids = list(dict.fromkeys(name.split(" ")[0] for step in tuning for name in step.fixes))
+        console.print(Text(f"{numbers:>2}. ", style="bold").append(
+            _("Recommended tuning ({ids}; -v explains each step):").format(ids=", ".join(ids))), soft_wrap=True)
+        from ascend_doctor.shellcmd import chain
+
+        # One pasteable line: each step is a variable or two for the engine's environment.
+        commands = [command for step in tuning for command in step.commands]
+        # Chained only when no command carries a comment: a "#" would swallow the commands after it.
+        lines = [chain(*commands)] if commands and not any("#" in c for c in commands) else commands
+        for line in lines:
+            console.print(Text("      " + clean(line), style="cyan"), soft_wrap=True)
+
+
+def _tuning_steps(report: Report) -> List[Any]:
+    """The steps at the end of the plan that fix only recommendations (rootcause.py puts them last)."""
+    from ascend_doctor.rootcause import name_of
+
+    status_of = {name_of(r): r.status for r in report.results}
+    tail: List[Any] = []
+    for step in reversed(report.fix_plan):
+        statuses = {status_of.get(name) for name in step.fixes} - {None}
+        if not statuses or not statuses <= {Status.INFO}:
+            break
+        tail.insert(0, step)
+    return tail
+
+
+def _plan_steps(report: Report) -> Dict[str, int]:
+    """The first fix-plan step that fixes each result (by its name, "ASC-DEV-010 [NPU 0 chip 0]")."""
+    steps: Dict[str, int] = {}
+    for step in report.fix_plan:
+        for name in step.fixes:
+            steps.setdefault(name, step.order)
+    return steps
 
 
 def _not_asked_for(result: Result) -> bool:
@@ -297,7 +340,7 @@ def _print_facts_line(report: Report, console: PlainConsole) -> None:
         console.print(Text(" · ".join(parts), style="dim"), soft_wrap=True)
 
 
-def _print_result(result: Result, console: PlainConsole, verbose: bool) -> None:
+def _print_result(result: Result, console: PlainConsole, verbose: bool, step: Optional[int] = None) -> None:
     line = Text()
     line.append(f"{result.status.value:<5} ", style=STATUS_STYLE[result.status])
     line.append(f"{visible(result.id)} ", style="bold")
@@ -310,7 +353,10 @@ def _print_result(result: Result, console: PlainConsole, verbose: bool) -> None:
     for paragraph in clean(result.message).split("\n"):
         for piece in wrap(paragraph, width) or [""]:
             console.print(Text("      " + piece))
-    if result.remediation and result.status in (Status.FAIL, Status.WARN, Status.INFO, Status.ERROR, Status.SKIP):
+    if step is not None and not verbose:  # the plan holds the commands, merged with the others': once
+        console.print(Text("      " + _("fix:") + " ", style="cyan").append(
+            _("step {number} of the fix plan below").format(number=step)))
+    elif result.remediation and result.status in (Status.FAIL, Status.WARN, Status.INFO, Status.ERROR, Status.SKIP):
         # Remediation is never re-wrapped: a command broken over two lines cannot be pasted.
         label = "      " + _("fix:") + " "
         continuation = " " * _cells(label)
@@ -332,12 +378,11 @@ def _print_summary(report: Report, console: PlainConsole) -> None:
         line.append(f"{summary[status.value]} {status.value}", style=STATUS_STYLE[status])
         line.append("  ")
     line.append(_("(exit code {code})").format(code=int(report.exit_code)), style="dim")
-    console.print(line)
     from ascend_doctor.render.common import verdict, verdict_key
 
-    key = verdict_key(report)
-    console.print(Text(_("Verdict:") + " ", style="bold").append(verdict(report),
-                                                                 style=_VERDICT_STYLE.get(key, "bold")))
+    line.append(": ", style="dim")
+    line.append(verdict(report), style=_VERDICT_STYLE.get(verdict_key(report), "bold"))
+    console.print(line)
     # The root cause when one explains the rest, else what step 1 of the plan fixes: never two answers.
     from ascend_doctor.rootcause import find_root_cause, start_with
 
