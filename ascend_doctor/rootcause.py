@@ -92,19 +92,18 @@ def lead_the_plan(steps: Sequence[FixStep], results: Sequence[Result], cause: Op
 
 
 def start_with(report: Report, cause: Optional[RootCause]) -> Optional[Result]:
-    """The finding to start with: the root cause, else the first FAIL step 1 of the plan fixes,
-    else the first FAIL (so the "Start with" line and step 1 always agree)."""
+    """The finding to start with: the root cause, else what step 1 of the plan fixes (its first
+    FAIL, else its first problem), else the first FAIL: the "Start with" line and step 1 agree."""
     if cause is not None and cause.lead is not None:
         return cause.lead
     by_name = {name_of(r): r for r in report.results}
-    failures = [r for r in report.results if r.status is Status.FAIL]
     if report.fix_plan:
         fixed = [by_name[name] for name in report.fix_plan[0].fixes if name in by_name]
-        for result in fixed:
-            if result.status is Status.FAIL:
-                return result
-        if fixed and not failures:
-            return fixed[0] if fixed[0].status in PROBLEMS else None
+        for wanted in (Status.FAIL, Status.ERROR, Status.WARN):
+            for result in fixed:
+                if result.status is wanted:
+                    return result
+    failures = [r for r in report.results if r.status is Status.FAIL]
     return failures[0] if failures else None
 
 

@@ -210,12 +210,14 @@ def _print_prose(console: PlainConsole, text: str, style: str = "", indent: str 
     """A paragraph wrapped to the console by words (cells for Chinese), no line ending in a space."""
     width = max(40, _width(console) - _cells(indent))
     for paragraph in text.split("\n"):
-        if get_language() == "en":  # words and paths kept whole ("ascend-toolkit" is no place to break)
-            pieces = textwrap.wrap(paragraph, width, break_on_hyphens=False, break_long_words=False)
-        else:
-            pieces = _wide_wrap(paragraph, width)
-        for piece in pieces or [""]:
+        for piece in _prose_lines(paragraph, width) or [""]:
             console.print(Text(indent + piece.rstrip(), style=style), soft_wrap=True)
+
+
+def _prose_lines(paragraph: str, width: int) -> List[str]:
+    if get_language() == "en":  # words and paths kept whole ("ascend-toolkit" is no place to break)
+        return textwrap.wrap(paragraph, width, break_on_hyphens=False, break_long_words=False)
+    return _wide_wrap(paragraph, width)
 
 
 def _width(console: PlainConsole) -> int:
@@ -344,10 +346,18 @@ def _print_result(result: Result, console: PlainConsole, verbose: bool, step: Op
     line = Text()
     line.append(f"{result.status.value:<5} ", style=STATUS_STYLE[result.status])
     line.append(f"{visible(result.id)} ", style="bold")
-    line.append(visible(result.title))
-    if result.scope:
-        line.append(f" [{visible(result.scope)}]", style="dim")
-    console.print(line)
+    title = visible(result.title) + (f" [{visible(result.scope)}]" if result.scope else "")
+    room = _width(console) - _cells(line.plain)
+    if _cells(title) <= room:
+        line.append(visible(result.title))
+        if result.scope:
+            line.append(f" [{visible(result.scope)}]", style="dim")
+        console.print(line)
+    else:  # wrapped by words here, the rest indented: no line ends in a space
+        first, *rest = _prose_lines(title, max(20, room)) or [""]
+        line.append(first)
+        console.print(line)
+        _print_prose(console, " ".join(rest), indent="      ")
     width = max(40, (console.width or 100) - 6)
     wrap = _english_wrap if get_language() == "en" else _wide_wrap
     for paragraph in clean(result.message).split("\n"):
@@ -366,7 +376,7 @@ def _print_result(result: Result, console: PlainConsole, verbose: bool, step: Op
             console.print(fix_text, soft_wrap=True)
     if verbose and result.evidence:
         for key, value in result.evidence.items():
-            console.print(Text(f"      {visible(key)}: {visible(str(value)[:500])}", style="dim"), soft_wrap=True)
+            console.print(Text(f"      {visible(key)}: {visible(str(value)[:500])}".rstrip(), style="dim"), soft_wrap=True)
 
 
 def _print_summary(report: Report, console: PlainConsole) -> None:
