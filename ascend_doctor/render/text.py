@@ -376,7 +376,8 @@ def _print_result(result: Result, console: PlainConsole, verbose: bool, step: Op
             console.print(fix_text, soft_wrap=True)
     if verbose and result.evidence:
         for key, value in result.evidence.items():
-            console.print(Text(f"      {visible(key)}: {visible(str(value)[:500])}".rstrip(), style="dim"), soft_wrap=True)
+            shown = " ".join(visible_lines(value).split())[:500].rstrip()  # one line, however the value was laid out
+            console.print(Text(f"      {visible(key)}: {shown}", style="dim"), soft_wrap=True)
 
 
 def _print_summary(report: Report, console: PlainConsole) -> None:
