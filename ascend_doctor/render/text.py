@@ -214,8 +214,14 @@ def _print_prose(console: PlainConsole, text: str, style: str = "", indent: str 
             console.print(Text(indent + piece.rstrip(), style=style), soft_wrap=True)
 
 
+def _has_wide(text: str) -> bool:
+    """Characters a terminal may draw two cells wide (CJK in an English report's quoted log line)."""
+    return not text.isascii() and max(text) > "\u00ff"
+
+
 def _prose_lines(paragraph: str, width: int) -> List[str]:
-    if get_language() == "en":  # words and paths kept whole ("ascend-toolkit" is no place to break)
+    if get_language() == "en" and not _has_wide(paragraph):
+        # words and paths kept whole ("ascend-toolkit" is no place to break)
         return textwrap.wrap(paragraph, width, break_on_hyphens=False, break_long_words=False)
     return _wide_wrap(paragraph, width)
 
@@ -359,8 +365,8 @@ def _print_result(result: Result, console: PlainConsole, verbose: bool, step: Op
         console.print(line)
         _print_prose(console, " ".join(rest), indent="      ")
     width = max(40, (console.width or 100) - 6)
-    wrap = _english_wrap if get_language() == "en" else _wide_wrap
     for paragraph in clean(result.message).split("\n"):
+        wrap = _english_wrap if get_language() == "en" and not _has_wide(paragraph) else _wide_wrap
         for piece in wrap(paragraph, width) or [""]:
             console.print(Text("      " + piece))
     if step is not None and not verbose:  # the plan holds the commands, merged with the others': once
@@ -376,8 +382,8 @@ def _print_result(result: Result, console: PlainConsole, verbose: bool, step: Op
             console.print(fix_text, soft_wrap=True)
     if verbose and result.evidence:
         for key, value in result.evidence.items():
-            shown = " ".join(visible_lines(value).split())[:500].rstrip()  # one line, however the value was laid out
-            console.print(Text(f"      {visible(key)}: {shown}", style="dim"), soft_wrap=True)
+            shown = " ".join(visible_lines(value).split())[:500]  # one paragraph, however the value was laid out
+            _print_prose(console, f"{visible(key)}: {shown}", style="dim", indent="      ")
 
 
 def _print_summary(report: Report, console: PlainConsole) -> None:
