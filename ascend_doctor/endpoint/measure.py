@@ -164,7 +164,8 @@ class Probe:
         facts.models = rec.ModelsInfo(rec.HttpCheck(_redacted_path(self.settings.url, MODELS), answer.status,
                                                     answer.outcome, answer.detail, answer.elapsed_s))
         if answer.status is None:
-            facts.stopped_because = _("the endpoint did not answer ({detail})").format(detail=answer.detail)
+            # The error itself is ASC-SRV-001's message: said once there, not again in every SKIP.
+            facts.stopped_because = _("the endpoint did not answer (ASC-SRV-001 gives the error)")
             return False
         if answer.status == 200:
             try:
