@@ -23,7 +23,7 @@ def test_the_connection_error_is_said_once() -> None:
     result = CliRunner().invoke(main, ["probe", url, "--timeout", "3", "--no-progress", "--format", "json"])
     report = json.loads(result.stdout)
     assert result.exit_code == 1
-    first = [r for r in report["results"] if r["id"] == "ASC-SRV-001"][0]
+    first = next(r for r in report["results"] if r["id"] == "ASC-SRV-001")
     assert first["status"] == "FAIL" and first["evidence"]["outcome"] == "connect_error"
     error = first["message"].split(" did not answer: ", 1)[1]
     skips = [r for r in report["results"] if r["status"] == "SKIP"]
