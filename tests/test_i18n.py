@@ -330,8 +330,8 @@ def test_english_help_is_click_s_own_after_chinese() -> None:
 
 
 def test_check_from_fixture_in_chinese_text() -> None:
-    en = invoke("check", "--from", str(HEALTHY))
-    zh = invoke("check", "--from", str(HEALTHY), "--lang", "zh")
+    en = invoke("check", "--from", str(HEALTHY), "-v")  # -v: every result, PASS included
+    zh = invoke("check", "--from", str(HEALTHY), "--lang", "zh", "-v")
     assert zh.exit_code == en.exit_code
     assert "PASS  ASC-DRV-001 昇腾驱动已安装" in zh.stdout
     assert "驱动\n" in zh.stdout and "汇总: " in zh.stdout

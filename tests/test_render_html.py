@@ -16,6 +16,7 @@ from typing import Dict, List, Optional, Tuple
 import pytest
 
 from ascend_doctor.render import render_report
+from ascend_doctor.render.common import questions, split_remediation
 from ascend_doctor.render.html import SCRIPT, STYLE, report_to_html
 from ascend_doctor.reportio import report_from_dict
 
@@ -91,7 +92,8 @@ def test_html_of_every_scenario(fixture: str) -> None:
     # every copy button copies an existing block
     ids = {a.get("id") for _, a in collector.tags}
     buttons = [a for t, a in collector.tags if t == "button"]
-    assert len(buttons) == sum(1 for r in findings if r.remediation) + sum(1 for s in report.fix_plan if s.commands)
+    assert len(buttons) == (sum(1 for r in findings if r.remediation and split_remediation(r)[1])
+                            + sum(1 for s in report.fix_plan if s.commands) + (1 if questions(report) else 0))
     assert all(b.get("data-target") in ids for b in buttons)
 
 

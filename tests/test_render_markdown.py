@@ -9,7 +9,9 @@ import pytest
 
 from ascend_doctor.checkapi import Status
 from ascend_doctor.render import render_report
+from ascend_doctor.render.common import split_remediation
 from ascend_doctor.render.markdown import escape, fence, report_to_markdown
+from ascend_doctor.report import Report, Result
 from ascend_doctor.reportio import report_from_dict
 
 from .render_util import HOSTILE, SCENARIOS, downgrade_to_v1, every_status_report, report_dict, report_of
@@ -67,8 +69,9 @@ def test_markdown_of_every_scenario(fixture: str) -> None:
             heading = f"### {result.status.value} {result.id}"
             assert heading in text, heading
             positions.append((result.status, text.index(heading)))
-            if result.remediation:
-                assert any(result.remediation.strip() in body for body in blocks), result.id
+            commands = split_remediation(result)[1]
+            if commands:  # the fence holds the commands, and nothing else of the remediation
+                assert "\n".join(commands) in blocks, result.id
     rank = {Status.FAIL: 0, Status.ERROR: 1, Status.WARN: 2, Status.INFO: 3}
     ordered = [status for status, _ in sorted(positions, key=lambda p: p[1])]
     assert ordered == sorted(ordered, key=lambda s: rank[s])
@@ -91,15 +94,22 @@ def test_markdown_sections_come_in_order_and_fix_plan_has_commands() -> None:
     assert "1 check not run: it needs --model DIR" in text and "ASC-MDL-001" not in text
 
 
+def _with_remediation(report: Report, remediation: str) -> Report:
+    first = report.results[0]
+    report.results[0] = Result(first.id, first.title, Status.FAIL, first.message, remediation)
+    return report
+
+
 def test_untrusted_text_cannot_format_or_inject_markup() -> None:
     text = report_to_markdown(every_status_report())
     prose = outside_fences(text)
     assert "<script>" not in prose and "\\<script\\>" in prose
     assert "**bold**" not in prose and "\\*\\*bold\\*\\*" in prose
     assert "[l](http" not in prose and "\x1b" not in text and "\x01" not in text
-    # a remediation with ``` inside stays inside one longer fence, whole
-    blocks = fenced_blocks(text)
-    assert any("```\necho done" in body for _, _, body in blocks)
+    # a remediation's prose with ``` inside cannot open a fence; its commands with ``` stay in one longer fence
+    assert "\\`\\`\\`" in prose
+    fenced = report_to_markdown(_with_remediation(every_status_report(), "Then run:\n  echo ```\n  echo done"))
+    assert any(body == "echo ```\necho done" for _, _, body in fenced_blocks(fenced))
     # table cells cannot be split by a | from the machine
     for line in text.split("\n"):
         if line.startswith("| ") and "alert" in line:

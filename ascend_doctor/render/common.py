@@ -246,3 +246,30 @@ def device_label(device: Dict[str, Any]) -> str:
     if device.get("chip_id") not in (None, 0) or device.get("chip_phy_id") is not None:
         label += " " + _("chip {chip}").format(chip=clean(device.get("chip_id")))
     return label
+
+
+def split_remediation(result: Result) -> Tuple[List[str], List[str]]:
+    """(prose lines, commands) of a finding's fix, for formats that give commands a copy button or
+    a fence. A remediation indents its commands (the text report prints it as it is); every other
+    line is prose, kept out of the block so that a copied block is a shell script. The commands are
+    the remediation's own, never its fix actions': the plan may have chosen another version."""
+    lines = clean(result.remediation).split("\n") if result.remediation else []
+    commands = [line.strip() for line in lines if line[:1].isspace() and line.strip()]
+    prose = [line.strip() for line in lines if line.strip() and not line[:1].isspace()]
+    return prose, commands
+
+
+def start_with(report: Report) -> Optional[Result]:
+    """The finding every format names first: the root cause, else what step 1 of the plan fixes."""
+    from ascend_doctor.rootcause import find_root_cause
+    from ascend_doctor.rootcause import start_with as first
+
+    return first(report, find_root_cause(report))
+
+
+def root_cause_sentence(report: Report) -> Tuple[str, Tuple[str, ...]]:
+    """(the one sentence a report opens with, the findings it explains), or ("", ())."""
+    from ascend_doctor.rootcause import find_root_cause
+
+    cause = find_root_cause(report)
+    return (cause.sentence(report), cause.follows) if cause is not None else ("", ())

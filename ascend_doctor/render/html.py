@@ -22,6 +22,7 @@ from ascend_doctor.render.common import (
     area_of,
     area_title,
     clean,
+    coverage_sentence,
     device_label,
     devices,
     facts_parts,
@@ -29,9 +30,13 @@ from ascend_doctor.render.common import (
     folded_line,
     memory_of,
     number,
+    questions,
     quiet_results,
     result_name,
+    root_cause_sentence,
     run_header,
+    split_remediation,
+    start_with,
     summary_parts,
     verdict,
     verdict_key,
@@ -39,21 +44,29 @@ from ascend_doctor.render.common import (
 )
 from ascend_doctor.report import Report, Result
 
+# The check whose verdict colours an NPU's memory bar (render knows no checks: only this id).
+MEMORY_CHECK = "ASC-DEV-003"
+
 STYLE = """
 :root { --fail: #c62828; --error: #8e24aa; --warn: #ef6c00; --info: #1565c0; --pass: #2e7d32;
         --skip: #757575; --line: #d0d7de; --muted: #57606a; --bg: #f6f8fa; }
 * { box-sizing: border-box; }
-body { font: 14px/1.5 system-ui, -apple-system, "Segoe UI", "Noto Sans", "Microsoft YaHei", sans-serif;
+body { font: 14px/1.5 system-ui, -apple-system, "Segoe UI", "Noto Sans", "PingFang SC", "Hiragino Sans GB",
+       "Microsoft YaHei", "Noto Sans CJK SC", "Source Han Sans SC", "WenQuanYi Micro Hei", sans-serif;
        margin: 0 auto; max-width: 1100px; padding: 24px; color: #1f2328; }
 h1 { font-size: 22px; margin: 0 0 8px; }
 h2 { font-size: 18px; border-bottom: 1px solid var(--line); padding-bottom: 4px; margin-top: 32px; }
-dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 8px 0; color: var(--muted); }
+dl.meta { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 2px 16px; margin: 8px 0;
+          color: var(--muted); }
 dl.meta dt { font-weight: 600; }
-dl.meta dd { margin: 0; }
+dl.meta dd { margin: 0; min-width: 0; overflow-wrap: anywhere; }
+.msg, .prose, .note, .cause, .machine, .coverage, .fixes, td { overflow-wrap: anywhere; }
 .verdict { display: inline-block; font-weight: 700; padding: 4px 12px; border-radius: 6px; color: #fff; }
 .verdict-READY { background: var(--pass); }
 .verdict-NOT-READY { background: var(--fail); }
-.verdict-INCOMPLETE { background: var(--error); }
+.verdict-INCOMPLETE, .verdict-NOT-ENOUGH-TO-JUDGE { background: var(--error); }
+.cause { border-left: 4px solid var(--fail); padding: 4px 12px; background: #ffebee; margin: 8px 0; font-weight: 600; }
+.follows { color: var(--muted); font-weight: 400; }
 .counts { display: flex; flex-wrap: wrap; gap: 8px; margin: 12px 0; }
 .badge { display: inline-block; min-width: 52px; text-align: center; font-weight: 700; font-size: 12px;
          padding: 2px 8px; border-radius: 10px; color: #fff; }
@@ -61,15 +74,24 @@ dl.meta dd { margin: 0; }
 .s-INFO { background: var(--info); } .s-PASS { background: var(--pass); } .s-SKIP { background: var(--skip); }
 .machine { background: var(--bg); border: 1px solid var(--line); border-radius: 6px; padding: 8px 12px; }
 .note { border-left: 4px solid var(--warn); padding: 4px 12px; background: #fff8e1; margin: 8px 0; }
-.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(230px, 1fr)); gap: 12px; }
-.card { border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px; }
-.card h3 { margin: 0 0 6px; font-size: 15px; display: flex; justify-content: space-between; }
+.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 230px), 1fr)); gap: 12px; }
+.card { border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px; min-width: 0; }
+.card h3 { margin: 0 0 6px; font-size: 15px; display: flex; flex-wrap: wrap; justify-content: space-between;
+           gap: 0 8px; }
+.card h3 > span { min-width: 0; overflow-wrap: anywhere; }
 .card .name { color: var(--muted); font-weight: 400; }
-.card dl { display: grid; grid-template-columns: max-content 1fr; gap: 0 10px; margin: 0; }
-.card dt { color: var(--muted); } .card dd { margin: 0; text-align: right; }
+.card dl { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 0 10px; margin: 0; }
+.card dt { color: var(--muted); } .card dd { margin: 0; text-align: right; min-width: 0; overflow-wrap: anywhere; }
 .health-ok { color: var(--pass); font-weight: 700; } .health-warn { color: var(--warn); font-weight: 700; }
 .health-bad { color: var(--fail); font-weight: 700; }
-meter { width: 100%; height: 14px; margin-top: 6px; }
+meter { display: block; width: 100%; height: 14px; margin-top: 6px; }
+meter::-webkit-meter-bar { background: #eaeef2; border: 0; border-radius: 3px; }
+meter::-webkit-meter-optimum-value { background: var(--skip); }
+meter.v-PASS::-webkit-meter-optimum-value { background: var(--pass); }
+meter.v-WARN::-webkit-meter-optimum-value { background: var(--warn); }
+meter.v-FAIL::-webkit-meter-optimum-value { background: var(--fail); }
+meter::-moz-meter-bar { background: var(--skip); } meter.v-PASS::-moz-meter-bar { background: var(--pass); }
+meter.v-WARN::-moz-meter-bar { background: var(--warn); } meter.v-FAIL::-moz-meter-bar { background: var(--fail); }
 .finding { border: 1px solid var(--line); border-left-width: 6px; border-radius: 6px; padding: 10px 14px;
            margin: 12px 0; }
 .finding.FAIL { border-left-color: var(--fail); } .finding.ERROR { border-left-color: var(--error); }
@@ -78,14 +100,17 @@ meter { width: 100%; height: 14px; margin-top: 6px; }
 .finding .id { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 .area { color: var(--muted); font-size: 12px; }
 .msg { white-space: pre-wrap; margin: 4px 0 8px; }
-.code { position: relative; }
-.code pre { padding-right: 72px; }
-.nowrap { white-space: nowrap; }
+.code { display: flex; flex-direction: column; margin: 6px 0; }
+.code .bar { display: flex; justify-content: flex-end; align-items: center; gap: 8px; margin-bottom: 2px; }
+.code .where { color: var(--muted); font-size: 12px; margin-right: auto; }
+.code pre { margin: 0; }
+.prose p { margin: 2px 0; white-space: pre-wrap; }
 pre { background: #0d1117; color: #e6edf3; padding: 10px 12px; border-radius: 6px; overflow-x: auto;
-      margin: 6px 0; font: 13px/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+      margin: 6px 0; font: 13px/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, "Noto Sans Mono CJK SC",
+      "Sarasa Mono SC", monospace; }
 button.copy { display: none; }
 html.js button.copy { display: inline-block; }
-button.copy { position: absolute; top: 6px; right: 6px; font-size: 12px; padding: 2px 8px; cursor: pointer;
+button.copy { font-size: 12px; padding: 1px 8px; cursor: pointer;
               border: 1px solid #8b949e; border-radius: 4px; background: #21262d; color: #e6edf3; }
 .label { font-weight: 600; color: var(--muted); }
 details pre.evidence { background: var(--bg); color: #1f2328; }
@@ -158,13 +183,15 @@ class _Page:
     def add(self, *html: str) -> None:
         self.parts.extend(html)
 
-    def code(self, text: str, label: str = "") -> None:
-        """A <pre> block with a copy button."""
+    def code(self, text: str, label: str = "", where: str = "") -> None:
+        """A <pre> block of commands (nothing else: its copy button copies a shell script), the button
+        on a bar above it so that it never covers a command."""
         self.blocks += 1
         block_id = f"code-{self.blocks}"
-        self.add(f'<div class="code"><pre id="{block_id}">{esc(text.rstrip())}</pre>'
-                 f'<button type="button" class="copy" data-target="{block_id}" '
-                 f'title="{esc(_("Copy to the clipboard"))}">{esc(label or _("Copy"))}</button></div>')
+        place = f'<span class="where">{esc(where)}</span>' if where else ""
+        self.add(f'<div class="code"><div class="bar">{place}<button type="button" class="copy" '
+                 f'data-target="{block_id}" title="{esc(_("Copy to the clipboard"))}">{esc(label or _("Copy"))}'
+                 f'</button></div><pre id="{block_id}">{esc(text.rstrip())}</pre></div>')
 
 
 def report_to_html(report: Report) -> str:
@@ -209,10 +236,20 @@ def _header(page: _Page, report: Report, state: str, host: str) -> None:
     parts = facts_parts(report)
     if parts:
         page.add(f'<div class="machine">{esc(" · ".join(parts))}</div>')
-    first = findings(report)[:1]
-    if first and first[0].status is Status.FAIL:
-        page.add("<p><strong>" + _("Start with {id}").format(id=esc(first[0].id)) + "</strong>: "
-                 f"{esc(first[0].title)}</p>")
+    sentence, follows = root_cause_sentence(report)
+    if sentence:
+        page.add(f'<div class="cause" id="root-cause">{esc(sentence)}'
+                 + (f'<div class="follows">{esc(_("Follows from it: {names}").format(names=", ".join(follows)))}'
+                    "</div>" if follows else "") + "</div>")
+    first = start_with(report)
+    if first is not None:
+        page.add("<p><strong>" + _("Start with {id}").format(id=esc(first.id)) + "</strong>: "
+                 f"{esc(first.title)}</p>")
+    page.add(f'<p class="coverage">{esc(coverage_sentence(report))}</p>')
+    asks = questions(report)
+    if asks:
+        page.add(f'<div class="label">{esc(_("To judge more, ask for the output of these commands:"))}</div>')
+        page.code("\n".join(asks))
     for note in report.notes:
         page.add(f'<div class="note">{esc(note)}</div>')
     page.add("</section>")
@@ -231,6 +268,9 @@ def _devices(page: _Page, report: Report) -> None:
     found = devices(report)
     if not found:
         return
+    memory = [r for r in report.results if r.id == MEMORY_CHECK]
+    memory_verdicts = {str(r.scope): r.status.value for r in memory if r.scope}
+    overall = next((r.status.value for r in memory if not r.scope), "none")
     page.add('<section id="devices">', "<h2>" + _("Devices ({count})").format(count=len(found)) + "</h2>",
              '<div class="cards">')
     for device in found:
@@ -245,14 +285,15 @@ def _devices(page: _Page, report: Report) -> None:
         used, total, label = memory_of(device)
         if total:
             percent = f" ({100 * (used or 0) / total:.0f} %)"
-            page.add(f'<dt>{esc(label)}</dt><dd class="nowrap">{_fmt(used, "")} / {_fmt(total, " MB")}{percent}</dd>')
+            page.add(f'<dt>{esc(label)}</dt><dd>{_fmt(used, "")} / {_fmt(total, " MB")}{percent}</dd>')
         if device.get("bus_id"):
             page.add(f"<dt>{esc(_('Bus'))}</dt><dd>{esc(device['bus_id'])}</dd>")
         page.add("</dl>")
         if total:
-            high = 0.9 * total
-            page.add(f'<meter min="0" max="{total:g}" value="{(used or 0):g}" low="{0.5 * total:g}" '
-                     f'high="{high:g}" optimum="0" title="{esc(_("{memory} in use").format(memory=label))}">'
+            # The bar's colour is the verdict of the memory check on this NPU, not a threshold of its own.
+            state = memory_verdicts.get(f"NPU {device.get('npu_id')} chip {device.get('chip_id')}", overall)
+            page.add(f'<meter class="v-{state}" min="0" max="{total:g}" value="{(used or 0):g}" '
+                     f'title="{esc(_("{memory} in use").format(memory=label))}">'
                      f"{_fmt(used, '')} / {_fmt(total, ' MB')}</meter>")
         page.add("</div>")
     page.add("</div>", "</section>")
@@ -305,8 +346,12 @@ def _finding(page: _Page, result: Result, anchor: str) -> None:
              + f' <span class="area">{esc(area_title(area_of(result)))}</span></h3>',
              f'<div class="msg">{esc(result.message)}</div>')
     if result.remediation:
+        prose, commands = split_remediation(result)
         page.add(f'<div class="label">{esc(_("Fix"))}</div>')
-        page.code(result.remediation)
+        if prose:
+            page.add('<div class="prose">' + "".join(f"<p>{esc(line)}</p>" for line in prose) + "</div>")
+        if commands:
+            page.code("\n".join(commands))
     if result.evidence:
         lines = "\n".join(f"{k}: {clean(v)[:500]}" for k, v in result.evidence.items())
         page.add(f'<details><summary>{esc(_("Evidence"))}</summary><pre class="evidence">{esc(lines)}</pre>'
@@ -356,7 +401,7 @@ def _other_checks(page: _Page, report: Report) -> None:
     if not shown and not folded:
         return
     passed = sum(1 for r in shown if r.status is Status.PASS)
-    skipped = len(shown) - passed
+    skipped = len(shown) - passed + len(folded)  # as the summary counts them: every SKIP
     heads = "".join(f"<th>{esc(_(h))}</th>" for h in ("Status", "Check", "Title", "Result"))
     page.add('<section id="other">', f"<h2>{esc(_('Passed and skipped'))}</h2>",
              "<details><summary>" + esc(_("{passed} passed, {skipped} skipped").format(passed=passed, skipped=skipped))

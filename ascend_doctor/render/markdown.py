@@ -11,10 +11,11 @@ from __future__ import annotations
 import re
 from typing import Iterable, List
 
-from ascend_doctor.checkapi import CHECK_ID_RE, Status
+from ascend_doctor.checkapi import CHECK_ID_RE
 from ascend_doctor.i18n import gettext as _
 from ascend_doctor.render.common import (
     clean,
+    coverage_sentence,
     device_label,
     devices,
     facts_parts,
@@ -22,9 +23,13 @@ from ascend_doctor.render.common import (
     folded_line,
     memory_of,
     number,
+    questions,
     quiet_results,
     result_name,
+    root_cause_sentence,
     run_header,
+    split_remediation,
+    start_with,
     summary_parts,
     verdict,
     where_label,
@@ -73,10 +78,24 @@ def report_to_markdown(report: Report, verbose: bool = False) -> str:
     counts = " · ".join(f"{n} {status}" for status, n in summary_parts(report))
     out.append(f"**{verdict(report)}**: {counts} " + _("(exit code {code})").format(code=int(report.exit_code)))
     out.append("")
-    first = findings(report)[:1]
-    if first and first[0].status is Status.FAIL and CHECK_ID_RE.match(first[0].id):
+    sentence, follows = root_cause_sentence(report)
+    if sentence:
+        out.append(f"**{escape(sentence)}**")
+        if follows:
+            out.append(escape(_("Follows from it: {names}").format(names=", ".join(follows))))
+        out.append("")
+    first = start_with(report)
+    if first is not None and CHECK_ID_RE.match(first.id):
         out.append(_("Start with {id}: {title} (`ascend-doctor explain {id}`)").format(
-            id=first[0].id, title=escape(first[0].title)))
+            id=first.id, title=escape(first.title)))
+        out.append("")
+    out.append(escape(coverage_sentence(report)))
+    out.append("")
+    asks = questions(report)
+    if asks:
+        out.append(escape(_("To judge more, ask for the output of these commands:")))
+        out.append("")
+        out.extend(fence("\n".join(asks)))
         out.append("")
     parts = facts_parts(report)
     if parts:
@@ -154,10 +173,13 @@ def _finding(result: Result, verbose: bool) -> List[str]:
     lines.append(escape(result.message))
     lines.append("")
     if result.remediation:
-        lines.append(_("Fix:"))
+        # Prose as text, commands alone in the fence: what a fence holds can be pasted into a shell.
+        prose, commands = split_remediation(result)
+        lines.append(_("Fix:") + (" " + escape("\n".join(prose)) if prose else ""))
         lines.append("")
-        lines.extend(fence(result.remediation))
-        lines.append("")
+        if commands:
+            lines.extend(fence("\n".join(commands)))
+            lines.append("")
     if verbose and result.evidence:
         lines.append(_("Evidence:"))
         lines.append("")
