@@ -76,6 +76,8 @@ def write_output(text: str, output: Optional[str]) -> None:
     except OSError as exc:
         fail(_("cannot write {path}: {error}; nothing was written").format(
             path=output, error=safeio.describe_os_error(exc)), ExitCode.INCOMPLETE)
+    # One line on stderr, so that a run with -o does not look like a run that did nothing.
+    click.echo(_("wrote {path} ({size} bytes)").format(path=output, size=len(text.encode("utf-8"))), err=True)
 
 
 def emit_report(report: Any, fmt: str, output: Optional[str], verbose: bool = False) -> None:
