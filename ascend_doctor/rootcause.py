@@ -64,7 +64,10 @@ def find_root_cause(report: Report) -> Optional[RootCause]:
     results = report.results
     failing = {r.id for r in results if r.status is Status.FAIL}
     container = _first(results, "ASC-CTR-001", "ASC-CTR-002")
-    if container is not None and _in_container(report):
+    # Only when the container cannot use the NPUs at all (no device nodes, or npu-smi fails); a
+    # missing mount beside working NPUs is one finding among others.
+    blind = bool(failing & {"ASC-CTR-001", "ASC-SMI-001"})
+    if container is not None and _in_container(report) and blind:
         return RootCause(CONTAINER, container, _follows(report, container, container_case=True))
     lead = _first(results, "ASC-DRV-001", "ASC-SMI-001")
     if lead is not None and ("ASC-SMI-001" in failing or "ASC-DRV-001" in failing):

@@ -108,7 +108,12 @@ def test_fix_plan_agrees_with_itself(scenario: Path) -> None:
         assert not re.search(r"(?i)\bon the host(?: \(root\))?: ", step["summary"]), step["summary"]
     for step in plan:  # a pasted line never hides a continuation or a note inside a command
         assert not any("(one per" in c or c.rstrip().endswith("\\") for c in step["commands"]), step
-    order = [FIX_COMPONENTS.index(c) for c in components if c in FIX_COMPONENTS]
+    # install order, but for the steps that only tune (INFO), which come last whatever they touch
+    status = {r["id"] + (f" [{r['scope']}]" if r["scope"] else ""): r["status"] for r in report["results"]}
+    tuning = [bool(s["fixes"]) and all(status.get(n) == "INFO" for n in s["fixes"]) for s in plan]
+    assert tuning == sorted(tuning), "a tuning step comes before a fix"
+    order = [FIX_COMPONENTS.index(s["component"]) for s, tune in zip(plan, tuning)
+             if s["component"] in FIX_COMPONENTS and not tune]
     assert order == sorted(order), components
 
     # issue 21: one version per package across the whole plan, every line parses as bash, and a step's

@@ -103,8 +103,8 @@ def test_wheel_installs_and_runs_from_elsewhere(tmp_path: Path) -> None:
                     "json"], cwd=elsewhere, capture_output=True, check=True)
     assert json.loads(state_file.read_text(encoding="utf-8")) == {"inspect": "DeferredModule", "loaded": []}
 
-    text = subprocess.run([str(exe), "check", "--from", str(fixture)], cwd=elsewhere, capture_output=True,
-                          text=True)
+    text = subprocess.run([str(exe), "check", "--from", str(fixture), "-v"], cwd=elsewhere, capture_output=True,
+                          text=True)  # -v: every result, the PASS of ASC-DRV-001 too
     assert "Summary:" in text.stdout and "ASC-DRV-001" in text.stdout
 
     chinese = subprocess.run([str(exe), "explain", "ASC-DRV-001", "--lang", "zh"], cwd=elsewhere,

@@ -112,15 +112,19 @@ def coverage_sentence(report: Report) -> str:
     """"Judged 27 of 98 checks: 52 do not apply here, 19 could not be judged, ..." (every format)."""
     counts = report.coverage()
     total = sum(counts.values())
-    parts = [_("{count} do not apply here").format(count=counts["not_applicable"])] if counts["not_applicable"] else []
+    parts = [ngettext("{count} does not apply here", "{count} do not apply here", counts["not_applicable"]).format(
+        count=counts["not_applicable"])] if counts["not_applicable"] else []
     if counts["not_judged"]:
-        parts.append(_("{count} could not be judged").format(count=counts["not_judged"]))
+        parts.append(ngettext("{count} could not be judged", "{count} could not be judged", counts["not_judged"]
+                              ).format(count=counts["not_judged"]))
     if counts["not_asked"]:
         flags = sorted({PRECONDITION_FLAGS.get(str(r.evidence.get("precondition")), "").split(" ")[0]
                         for r in report.results if not_asked_for(r)} - {""})
-        parts.append(_("{count} need an input not given{flags}").format(
-            count=counts["not_asked"], flags=f" ({', '.join(flags)})" if flags else ""))
-    head = _("Judged {judged} of {total} checks").format(judged=counts["judged"], total=total)
+        parts.append(ngettext("{count} needs an input not given{flags}", "{count} need an input not given{flags}",
+                              counts["not_asked"]).format(count=counts["not_asked"],
+                                                          flags=f" ({', '.join(flags)})" if flags else ""))
+    head = ngettext("Judged {judged} of {total} check", "Judged {judged} of {total} checks", total).format(
+        judged=counts["judged"], total=total)
     return head + (": " + "; ".join(parts) if parts else "") + "."
 
 

@@ -209,7 +209,7 @@ def _print_coverage(report: Report, console: PlainConsole, verbose: bool = False
 def _print_prose(console: PlainConsole, text: str, style: str = "", indent: str = "") -> None:
     """A paragraph wrapped to the console by words (cells for Chinese), no line ending in a space."""
     width = max(40, _width(console) - _cells(indent))
-    for paragraph in text.split("\n"):
+    for paragraph in clean(text).split("\n"):
         for piece in _prose_lines(paragraph, width) or [""]:
             console.print(Text(indent + piece.rstrip(), style=style), soft_wrap=True)
 
