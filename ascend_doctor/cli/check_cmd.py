@@ -66,7 +66,9 @@ def load_matrix_or_exit(matrix_path: Optional[str]) -> Tuple[Any, Dict[str, Any]
               help="Bytes of CANN logs to scan at most, in MiB (dmesg is always read whole).")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr while hashing weights for --verify (default: when stderr is a terminal).")
-@click.option("-v", "--verbose", is_flag=True, help="Show evidence under each result.")
+@click.option("-v", "--verbose", is_flag=True,
+              help="Show every result, PASS and SKIP too, with its evidence (by default the text report shows "
+                   "the problems, and PASS and SKIP as counts per area).")
 @click.option("--redact", is_flag=True,
               help="Replace host names, IP/MAC addresses, user names, home folders, serial numbers and PCIe bus "
                    "ids with placeholders (host-1, 192.0.2.1 ...) before printing; see docs/redaction.md.")
@@ -103,8 +105,9 @@ def check(snapshot: Optional[str], from_text: Optional[str], fmt: str, output: O
     Exit codes: 0 ready (nothing at or above --fail-on), 1 at least one FAIL (or WARN with
     --fail-on warn), 2 usage error (also: --select/--ignore matching no check, -o naming an
     input or a device), 3 could not finish (unreadable snapshot, internal error), a check ended
-    in ERROR while nothing failed, or every check was SKIP (nothing was verified: not "ready"),
-    130 Ctrl-C, 143 SIGTERM.
+    in ERROR while nothing failed, every check was SKIP, or nothing failed but fewer than a
+    quarter of the checks that apply could be judged ("not enough to judge": a sparse paste is
+    not "ready"), 130 Ctrl-C, 143 SIGTERM.
     """
     from ascend_doctor.host.base import SnapshotError
     from ascend_doctor.host.factory import make_host
