@@ -31,7 +31,8 @@ _REPORT_CODES = {
     ExitCode.USAGE: "usage error, also --select/--ignore matching no check or leaving none (the closest ids are "
                     "named), -o naming a link, a device, a folder or an input",
     ExitCode.INCOMPLETE: "nothing judged or not finished: a check ended in ERROR and nothing failed, every "
-                         "check was SKIP, an input could not be read",
+                         "check was SKIP, an input could not be read, or nothing failed but fewer than a quarter "
+                         "of the checks that apply could be judged (not enough to judge: a sparse paste)",
     ExitCode.INTERRUPTED: "Ctrl-C",
     ExitCode.TERMINATED: "SIGTERM",
 }

@@ -81,17 +81,24 @@ def lead_the_plan(steps: Sequence[FixStep], results: Sequence[Result], cause: Op
                   ) -> List[FixStep]:
     """The fix plan with the root cause's step first and the steps that only fix recommendations
     (INFO: tuning) last, renumbered; the merger's order otherwise."""
-    status_of = {name_of(r): r.status for r in results}
     lead_name = name_of(cause.lead) if cause is not None and cause.lead is not None else None
 
     def rank(step: FixStep) -> int:
         if lead_name is not None and lead_name in step.fixes:
             return 0
-        statuses = {status_of.get(name) for name in step.fixes} - {None}
-        return 2 if statuses and statuses <= {Status.INFO} else 1
+        return 2 if only_tunes(step, results) else 1
 
     ordered = sorted(steps, key=rank)  # stable: equal ranks keep their order
     return [_renumbered(step, number) for number, step in enumerate(ordered, start=1)]
+
+
+def only_tunes(step: FixStep, results: Sequence[Result]) -> bool:
+    """Whether a step fixes findings and none of them is a problem (FAIL, WARN, ERROR): tuning.
+    A name can stand for several results (a PASS and an INFO of one check): any problem counts."""
+    if not step.fixes:
+        return False
+    wanted = set(step.fixes)
+    return not any(r.status in PROBLEMS and name_of(r) in wanted for r in results)
 
 
 def start_with(report: Report, cause: Optional[RootCause]) -> Optional[Result]:

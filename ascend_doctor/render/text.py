@@ -297,13 +297,11 @@ def _print_fix_plan(report: Report, console: PlainConsole, verbose: bool = False
 
 def _tuning_steps(report: Report) -> List[Any]:
     """The steps at the end of the plan that fix only recommendations (rootcause.py puts them last)."""
-    from ascend_doctor.rootcause import name_of
+    from ascend_doctor.rootcause import only_tunes
 
-    status_of = {name_of(r): r.status for r in report.results}
     tail: List[Any] = []
     for step in reversed(report.fix_plan):
-        statuses = {status_of.get(name) for name in step.fixes} - {None}
-        if not statuses or not statuses <= {Status.INFO}:
+        if not only_tunes(step, report.results):
             break
         tail.insert(0, step)
     return tail
