@@ -95,10 +95,9 @@ def lead_the_plan(steps: Sequence[FixStep], results: Sequence[Result], cause: Op
 def only_tunes(step: FixStep, results: Sequence[Result]) -> bool:
     """Whether a step fixes findings and none of them is a problem (FAIL, WARN, ERROR): tuning.
     A name can stand for several results (a PASS and an INFO of one check): any problem counts."""
-    if not step.fixes:
-        return False
     wanted = set(step.fixes)
-    return not any(r.status in PROBLEMS and name_of(r) in wanted for r in results)
+    named = [r for r in results if name_of(r) in wanted]
+    return any(r.status is Status.INFO for r in named) and not any(r.status in PROBLEMS for r in named)
 
 
 def start_with(report: Report, cause: Optional[RootCause]) -> Optional[Result]:

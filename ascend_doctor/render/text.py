@@ -84,8 +84,11 @@ def render_text(report: Report, console: PlainConsole, verbose: bool = False) ->
         if cause.follows and not verbose:
             _print_prose(console, _("Follows from it (-v shows them): {names}").format(
                 names=", ".join(clean(name) for name in cause.follows)), style="dim")
-    if verbose:
-        _print_every_result(report, console)
+    from ascend_doctor.coverage import MACHINE_SOURCES
+
+    if verbose or report.host.get("source") not in MACHINE_SOURCES:
+        # -v, and a probe's or a fleet's report (their PASS lines are the measurements): every result.
+        _print_every_result(report, console, verbose)
     else:
         _print_problems(report, console, set(cause.follows) if cause is not None else set())
     if report.fix_plan:
@@ -118,16 +121,26 @@ def _print_header(report: Report, console: PlainConsole) -> None:
     _print_facts_line(report, console)
 
 
-def _print_every_result(report: Report, console: PlainConsole) -> None:
-    """-v: every result grouped by area, with its evidence."""
+def _print_every_result(report: Report, console: PlainConsole, verbose: bool) -> None:
+    """Every result grouped by area; with ``verbose`` their evidence too, else the SKIPs of inputs
+    that were not given folded into one line."""
+    from ascend_doctor.render.common import folded_line
+
     groups: Dict[str, List[Result]] = {}
+    folded = []
     for result in report.results:
+        if not verbose and _not_asked_for(result):
+            folded.append(result)
+            continue
         groups.setdefault(_area(result), []).append(result)
     for area, results in _by_area(groups):
         console.print()
         console.print(Text(_(AREA_TITLES.get(area, area)), style="bold underline"))
         for result in results:
-            _print_result(result, console, True)
+            _print_result(result, console, verbose)
+    if folded:
+        console.print()
+        _print_prose(console, folded_line(folded), style="dim")
 
 
 def _print_problems(report: Report, console: PlainConsole, folded: Set[str]) -> None:
@@ -209,9 +222,9 @@ def _print_coverage(report: Report, console: PlainConsole, verbose: bool = False
 def _print_prose(console: PlainConsole, text: str, style: str = "", indent: str = "") -> None:
     """A paragraph wrapped to the console by words (cells for Chinese), no line ending in a space."""
     width = max(40, _width(console) - _cells(indent))
-    for paragraph in clean(text).split("\n"):
-        for piece in _prose_lines(paragraph, width) or [""]:
-            console.print(Text(indent + piece.rstrip(), style=style), soft_wrap=True)
+    # One paragraph: a newline inside a value is shown (^J), never a line of the report (sanitize.py).
+    for piece in _prose_lines(visible(text), width) or [""]:
+        console.print(Text(indent + piece.rstrip(), style=style), soft_wrap=True)
 
 
 def _has_wide(text: str) -> bool:
@@ -282,7 +295,7 @@ def _print_fix_plan(report: Report, console: PlainConsole, verbose: bool = False
             _print_prose(console, _("alternative:") + " " + clean(step.alternative), style="dim", indent="      ")
     if tuning:
         numbers = f"{tuning[0].order}-{tuning[-1].order}" if len(tuning) > 1 else str(tuning[0].order)
-        ids = list(dict.fromkeys(name.split(" ")[0] for step in tuning for name in step.fixes))
+        ids = list(dict.fromkeys(visible(name.split(" ")[0]) for step in tuning for name in step.fixes))
         console.print(Text(f"{numbers:>2}. ", style="bold").append(
             _("Recommended tuning ({ids}; -v explains each step):").format(ids=", ".join(ids))), soft_wrap=True)
         from ascend_doctor.shellcmd import chain
