@@ -186,12 +186,12 @@ def test_placeholder_messages_format_in_both_languages() -> None:
     i18n.set_language("zh")
     text = i18n.gettext("Start with {id}: {title} (`ascend-doctor explain {id}`)").format(id="ASC-DRV-001", title="x")
     assert text.startswith("请先处理 ASC-DRV-001") and "`ascend-doctor explain ASC-DRV-001`" in text
-    singular = "{count} check not run: it needs {flags}, which was not given (-v lists it)."
-    plural = "{count} checks not run: they need {flags}, which was not given (-v lists them)."
+    singular = "{count} check not run: it needs {flags}, which was not given."
+    plural = "{count} checks not run: they need {flags}, which was not given."
     assert i18n.ngettext(singular, plural, 3).format(count=3, flags="--model DIR").startswith("3 个检查项未运行")
     i18n.set_language("en")
     assert i18n.ngettext(singular, plural, 1).format(count=1, flags="--model DIR") == \
-        "1 check not run: it needs --model DIR, which was not given (-v lists it)."
+        "1 check not run: it needs --model DIR, which was not given."
     assert i18n.ngettext(singular, plural, 2).format(count=2, flags="--model DIR").startswith("2 checks not run")
 
 
