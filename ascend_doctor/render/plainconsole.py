@@ -121,7 +121,11 @@ class PlainConsole:
         if not line.isprintable():  # tabs, newlines, control characters, separators
             return None
         if soft_wrap:
-            return line if len(line) <= self._width or not line.endswith(" ") else None
+            # a longer line: rich drops the spaces that end it, and rich 15 applies an overflow (ellipsis)
+            # even to a soft-wrapped line; leave both to rich
+            if len(line) > self._width and (line.endswith(" ") or overflow is not None):
+                return None
+            return line
         if max(line, default=" ") > _LAST_NARROW:  # rich counts these in cells
             return None
         if len(line) <= self._width:
