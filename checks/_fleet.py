@@ -12,6 +12,7 @@ from ascend_doctor.checkapi import CheckContext, Finding, FixAction, NotApplicab
 from ascend_doctor.fleet import drift
 from ascend_doctor.fleet.facts import DriftView, FleetFacts
 from ascend_doctor.i18n import _, ngettext
+from ascend_doctor.shellcmd import Placeholder, argv, comment, fits, shaped
 
 MAX_NAMES = 8  # node names spelled out in a message before "and N more"
 
@@ -26,8 +27,8 @@ INTRA_ROCE_SOURCE = ("gitcode.com/cann/hixl FAQ, issue #15: HCCL_INTRA_ROCE_ENAB
 
 
 def set_ip_command(device_id: str, address: Optional[str], netmask: Optional[str]) -> str:
-    return (f"hccn_tool -i {device_id} -ip -s address {address or '<free address>'} "
-            f"netmask {netmask or '<netmask>'}")
+    return argv("hccn_tool", "-i", shaped(device_id, "device_id", "N"), "-ip", "-s",
+                "address", shaped(address, "ipv4", "free address"), "netmask", shaped(netmask, "ipv4", "netmask"))
 
 
 def fleet_facts(ctx: CheckContext) -> FleetFacts:
@@ -173,7 +174,16 @@ def drift_findings(ctx: CheckContext, views: Sequence[DriftView], severity: Call
 
 
 def on_nodes(odd: Sequence[str]) -> str:
-    return f"# on {names(odd, 20)} (as root):"
+    return comment(f"on {names(odd, 20)} (as root):")
+
+
+def pip_pin(subject: str, version: str) -> str:
+    """``pip install NAME==VERSION`` for the fleet's majority version (read from node reports): a version that
+    is not shaped like one, or a name that is not a package name, is a placeholder to fill in."""
+    name = shaped(subject, "package", "package")
+    if fits(version, "version") and not isinstance(name, Placeholder):
+        return argv("pip", "install", f"{name}=={version}")
+    return argv("pip", "install", Placeholder(f"{name.strip('<>')}==version"))
 
 
 def action(view: DriftView, target: str, odd: Sequence[str], summary: str, commands: Sequence[str],
@@ -237,6 +247,8 @@ def majority_value(ctx: CheckContext, key: str) -> Optional[str]:
 
 
 def lookup_hint(what: str, version: str) -> str:
-    return f"# no {what} file name is recorded for this chip family/architecture: " \
-           f"ascend-doctor matrix lookup --cann {version} --chip <chip>"
+    # The version is the fleet's majority, read from node reports: only a version goes into the command.
+    return comment(f"no {what} file name is recorded for this chip family/architecture: "
+                   + argv("ascend-doctor", "matrix", "lookup", "--cann", shaped(version, "version"), "--chip",
+                          Placeholder("chip")))
 

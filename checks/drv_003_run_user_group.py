@@ -3,12 +3,12 @@ driver installed for all users)."""
 
 from __future__ import annotations
 
-import shlex
 from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
+from ascend_doctor.shellcmd import argv, pipe, shaped
 
 from ._support import in_container
 
@@ -58,22 +58,25 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                _("{user} (uid {uid}) is not root and not in the driver's group {group}, and /etc/ascend_install.info "
                  "does not say the driver was installed for all users: NPU access is denied to it.")).format(
         user=name, uid=user.uid, group=group)
-    quoted = shlex.quote(name)
+    # The group name comes from /etc/ascend_install.info: only a group name goes into a command.
+    word = shaped(group, "group", "UserGroup of /etc/ascend_install.info")
+    gid = pipe(argv("getent", "group", word), argv("cut", "-d:", "-f3"))
+    group_add = f'docker run --group-add "$({gid})" ...'  # a fixed form around words argv quoted
     if container:
         fix = (_("On the host, re-create the container so {user} gets the host's {group} group id (the device "
                  "nodes belong to it):").format(user=name, group=group)
-               + f"\n  docker run --group-add $(getent group {group} | cut -d: -f3) ...   # run on the host\n"
+               + f"\n  {group_add}   # run on the host\n"
                + _("or run the container as root."))
         action = FixAction("container", _("Give the container user the host's {group} group").format(group=group),
-                           (f"docker run --group-add $(getent group {group} | cut -d: -f3) ...",), where="host")
+                           (group_add,), where="host")
     else:
         fix = (_("As root on the host, add {user} to {group}, then log in again (or start a new session) so the "
                  "group applies:").format(user=name, group=group)
-               + f"\n  usermod -aG {group} {quoted}\n"
+               + "\n  " + argv("usermod", "-aG", word, name) + "\n"
                + _("or reinstall the driver with --full --install-for-all (an overwrite install: firmware first, then "
                    "driver; reboot)."))
         action = FixAction("system", _("Add {user} to the {group} group").format(user=name, group=group),
-                           (f"usermod -aG {group} {quoted}",), where="host")
+                           (argv("usermod", "-aG", word, name),), where="host")
     # Status: FAIL when the install record says "not for all"; WARN when the record cannot tell.
     status = Status.FAIL if for_all == "no" else Status.WARN
     yield Finding(status, message, fix, evidence, None, (action,))

@@ -8,6 +8,7 @@ from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, 
 from ascend_doctor.fleet.digest import NodeDigest
 from ascend_doctor.fleet.facts import MAX_EXAMPLE_NODES
 from ascend_doctor.i18n import _, gettext
+from ascend_doctor.shellcmd import argv
 
 from ._fleet import count, fleet_facts, names, plain_names
 
@@ -31,8 +32,9 @@ MAX_COMMANDS = 10  # per-node commands spelled out in one fix step
 
 def _render_command(node: NodeDigest) -> str:
     if node.kind == "snapshot":
-        return f"ascend-doctor check --from {node.source}"
-    return f"ascend-doctor report render {node.source}"
+        return argv("ascend-doctor", "check", "--from", node.source)
+    # A report's file name may come from a host name (`-o reports/%N.json`): quoted as one word.
+    return argv("ascend-doctor", "report", "render", node.source)
 
 
 def _status_of(node: NodeDigest) -> Status:

@@ -8,6 +8,7 @@ from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, 
 from ascend_doctor.fleet import drift
 from ascend_doctor.fleet.facts import DriftView
 from ascend_doctor.i18n import _
+from ascend_doctor.shellcmd import argv, comment, fits, shaped
 
 from ._fleet import (
     action,
@@ -53,15 +54,18 @@ def _hdk_lines(ctx: CheckContext, driver: Optional[str], firmware: Optional[str]
     lines: List[str] = []
     for part in convention_order(ctx.matrix, UPGRADE):
         if part == "driver" and driver:
-            name = pk.hdk_driver(driver) if pk is not None else None
-            lines.append(f"./{name} {convention_flags(ctx.matrix, 'driver')}" if name else
-                         f"# the driver {driver} package for this chip family: ascend-doctor matrix lookup "
-                         f"--driver {driver} --chip {fleet_family(ctx)}")
+            # Versions are the fleet's majority, read from node reports: only versions name files.
+            name = pk.hdk_driver(driver) if pk is not None and fits(driver, "version") else None
+            lines.append(argv("./" + name, *convention_flags(ctx.matrix, 'driver').split()) if name else
+                         comment(f"the driver {driver} package for this chip family: " + argv(
+                             "ascend-doctor", "matrix", "lookup", "--driver", shaped(driver, "version"),
+                             "--chip", shaped(fleet_family(ctx), "package", "chip"))))
         elif part == "firmware" and firmware:
-            name = pk.hdk_firmware(firmware) if pk is not None else None
-            lines.append(f"./{name} {convention_flags(ctx.matrix, 'firmware')}" if name else
-                         f"# the firmware {firmware} package for this chip family: ascend-doctor matrix lookup "
-                         f"--chip {fleet_family(ctx)}")
+            name = pk.hdk_firmware(firmware) if pk is not None and fits(firmware, "version") else None
+            lines.append(argv("./" + name, *convention_flags(ctx.matrix, 'firmware').split()) if name else
+                         comment(f"the firmware {firmware} package for this chip family: " + argv(
+                             "ascend-doctor", "matrix", "lookup", "--chip",
+                             shaped(fleet_family(ctx), "package", "chip"))))
     lines.append("reboot")
     if firmware and driver:
         summary = _("install firmware {firmware} and driver {driver} (overwrite order, one reboot) like the rest of "

@@ -8,6 +8,7 @@ from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, 
 from ascend_doctor.fleet import drift
 from ascend_doctor.fleet.facts import DriftView
 from ascend_doctor.i18n import _
+from ascend_doctor.shellcmd import argv, fits
 
 from ._fleet import (
     action,
@@ -52,7 +53,10 @@ def _fix(ctx: CheckContext, view: DriftView, target: str, odd: List[str]) -> Tup
         else:
             files = [("nnal", pk.nnal(version) if pk else None)]
         for what, name in files:
-            lines.append(f"./{name} --install" if name else lookup_hint(what, version))
+            # The version is the fleet's majority, read from node reports: a file name made from a version
+            # that is not shaped like one is never printed.
+            known = name if name and fits(version, "version") else None
+            lines.append(argv("./" + known, "--install") if known else lookup_hint(what, version))
     if key in SET_ENV:
         lines.append(SET_ENV[key])
     summary = _("install {fact} {target} like the rest of the fleet").format(fact=label_of(view), target=target)

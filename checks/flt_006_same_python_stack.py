@@ -8,6 +8,7 @@ from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, 
 from ascend_doctor.fleet import drift
 from ascend_doctor.fleet.facts import DriftView
 from ascend_doctor.i18n import _
+from ascend_doctor.shellcmd import argv, comment, fits, shaped
 
 from ._fleet import (
     action,
@@ -16,6 +17,7 @@ from ._fleet import (
     fleet_facts,
     label_of,
     majority_value,
+    pip_pin,
     require_nodes,
     values_of,
 )
@@ -51,21 +53,21 @@ def _fix(ctx: CheckContext, view: DriftView, target: str, odd: List[str]) -> Tup
         return text, (action(view, target, odd, _("serve from a Python {target} environment").format(target=target),
                              (), where="either"),)
     if target == drift.NOT_INSTALLED:
-        lines = [f"pip uninstall -y {view.spec.subject}"]
+        lines = [argv("pip", "uninstall", "-y", shaped(view.spec.subject, "package", "package"))]
         summary = _("remove {fact} (no other node has it)").format(fact=label_of(view))
     else:
         torch = majority_value(ctx, "package:torch")
         torch_npu = majority_value(ctx, "package:torch-npu")
-        if torch and torch_npu and drift.NOT_INSTALLED not in (torch, torch_npu):
+        if torch and torch_npu and fits(torch, "version") and fits(torch_npu, "version"):
             advice = torch_pair(ctx.matrix, torch, torch_npu, facts.majority_of("arch"))
-            lines = advice.lines + [f"# {note}" for note in advice.notes]
+            lines = advice.lines + [comment(note) for note in advice.notes]
             summary = _("install torch {torch} and torch_npu {torch_npu} like the rest of the fleet").format(
                 torch=torch, torch_npu=torch_npu)
         else:
-            lines = [f"pip install {view.spec.subject}=={target}"]
+            lines = [pip_pin(view.spec.subject, target)]
             summary = _("install {fact} {target} like the rest of the fleet").format(fact=label_of(view),
                                                                                       target=target)
-    text = "\n".join([f"# on {', '.join(odd)}, in the serving environment:", *lines])
+    text = "\n".join([comment(f"on {', '.join(odd)}, in the serving environment:"), *lines])
     return text, (action(view, target, odd, summary, [line for line in lines if not line.startswith("#")],
                          where="either", direction=direction_to(target, values_of(view, odd))),)
 

@@ -8,6 +8,7 @@ from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, 
 from ascend_doctor.fleet import drift
 from ascend_doctor.fleet.facts import DriftView
 from ascend_doctor.i18n import _
+from ascend_doctor.shellcmd import argv, comment, fits, shaped
 
 from ._fleet import (
     action,
@@ -16,6 +17,7 @@ from ._fleet import (
     fleet_facts,
     label_of,
     majority_value,
+    pip_pin,
     require_nodes,
     values_of,
 )
@@ -43,7 +45,8 @@ def _fix(ctx: CheckContext, view: DriftView, target: str, odd: List[str]) -> Tup
     key = view.spec.key
     direction = direction_to(target, values_of(view, odd))
     if target == drift.NOT_INSTALLED:
-        lines = [f"pip uninstall -y {view.spec.subject}"] if key.startswith("package:") else []
+        lines = ([argv("pip", "uninstall", "-y", shaped(view.spec.subject, "package", "package"))]
+                 if key.startswith("package:") else [])
         if lines:
             text = _("No other node has {fact}: remove it from {nodes}:").format(
                 fact=label_of(view), nodes=", ".join(odd)) + f"\n  {lines[0]}"
@@ -55,18 +58,20 @@ def _fix(ctx: CheckContext, view: DriftView, target: str, odd: List[str]) -> Tup
     if key in ("package:vllm", "package:vllm-ascend"):
         vllm = majority_value(ctx, "package:vllm")
         plugin = majority_value(ctx, "package:vllm-ascend")
-        if plugin and plugin != drift.NOT_INSTALLED:
+        # Versions are the fleet's majority, read from node reports: only versions reach the pip lines.
+        vllm_ok = vllm is None or vllm == drift.NOT_INSTALLED or fits(vllm, "version")
+        if plugin and fits(plugin, "version") and vllm_ok:
             advice = vllm_ascend(ctx.matrix, vllm if vllm != drift.NOT_INSTALLED else None, plugin,
                                  facts.majority_of("arch"))
             lines = advice.lines
         else:
-            lines = [f"pip install {view.spec.subject}=={target}"]
-        text = "\n".join([f"# on {', '.join(odd)}, in the serving environment:", *lines])
+            lines = [pip_pin(view.spec.subject, target)]
+        text = "\n".join([comment(f"on {', '.join(odd)}, in the serving environment:"), *lines])
         return text, (action(view, target, odd, _("install {fact} {target} like the rest of the fleet").format(
                                  fact=label_of(view), target=target), lines, where="either", direction=direction),)
     if key.startswith("package:"):
-        lines = [f"pip install {view.spec.subject}=={target}"]
-        text = "\n".join([f"# on {', '.join(odd)}, in the serving environment:", *lines])
+        lines = [pip_pin(view.spec.subject, target)]
+        text = "\n".join([comment(f"on {', '.join(odd)}, in the serving environment:"), *lines])
         return text, (action(view, target, odd, _("install {fact} {target} like the rest of the fleet").format(
                                  fact=label_of(view), target=target), lines, where="either", direction=direction),)
     text = _("The other nodes run MindIE {target}: start {nodes} from the same MindIE image (or install the same "

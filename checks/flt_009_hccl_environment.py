@@ -8,6 +8,7 @@ from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, 
 from ascend_doctor.fleet import drift
 from ascend_doctor.fleet.facts import MAX_EXAMPLE_NODES, DriftView
 from ascend_doctor.i18n import _
+from ascend_doctor.shellcmd import comment, export, unset
 
 from ._fleet import INTRA_ROCE_SOURCE, action, count, drift_findings, fleet_facts, names, require_nodes
 
@@ -36,8 +37,9 @@ def _severity(view: DriftView) -> Status:
 
 def _fix(ctx: CheckContext, view: DriftView, target: str, odd: List[str]) -> Tuple[str, Tuple[FixAction, ...]]:
     name = view.spec.label
-    line = f"unset {name}" if target == drift.UNSET else f"export {name}={target}"
-    text = (f"# on {', '.join(odd)}, in the serving environment (launch script, container env):\n{line}")
+    # The value is the fleet's majority, read from node reports: quoted as one word.
+    line = unset(name) if target == drift.UNSET else export(name, target)
+    text = comment(f"on {', '.join(odd)}, in the serving environment (launch script, container env):") + "\n" + line
     summary = (_("unset {variable} like the rest of the fleet") if target == drift.UNSET else
                _("set {variable} like the rest of the fleet")).format(
                    variable=name if target == drift.UNSET else f"{name}={target}")

@@ -7,6 +7,7 @@ from typing import Dict, Iterator, List, Tuple
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.fleet.network import TableEntry
 from ascend_doctor.i18n import _
+from ascend_doctor.shellcmd import argv, shaped
 
 from ._fleet import count, fleet_facts, names
 
@@ -60,7 +61,8 @@ def _one_table(digest: str, entries: Tuple[TableEntry, ...], owners: Dict[str, O
         wrong = [u for u in uses if owner is None or (u.device_id != owner[1])] or uses[1:]
         fixes = [_("{json_path}: the address device {device} of server {server} reports (`{command}` on that "
                    "node)").format(json_path=u.path, device=u.device_id, server=u.server_id,
-                                   command=f"hccn_tool -i {u.device_id} -ip -g") for u in wrong]
+                                   command=argv("hccn_tool", "-i", shaped(str(u.device_id), "device_id", "N"),
+                                                "-ip", "-g")) for u in wrong]
         yield Finding(Status.FAIL, _("{table}: device_ip {address} appears {count} times ({paths}); {held}").format(
                           table=label, address=ip, count=len(uses), paths=where, held=held),
                       _("Put each device's own address in its entry and copy the table to every node:") + "\n  "
@@ -85,7 +87,9 @@ def _one_table(digest: str, entries: Tuple[TableEntry, ...], owners: Dict[str, O
                               owner_device=owner[1], owner_node=owner[0]),
                           _("Write the address of device {device} into {json_path} (`{command}` on {node}), then copy "
                             "the table to every node.").format(device=entry.device_id, json_path=entry.path,
-                                                               command=f"hccn_tool -i {entry.device_id} -ip -g",
+                                                               command=argv("hccn_tool", "-i",
+                                                                            shaped(str(entry.device_id), "device_id",
+                                                                                   "N"), "-ip", "-g"),
                                                                node=owner[0]),
                           {"path": entry.path, "device_ip": ip, "owner": list(owner)}, entry.path)
     if unknown and owners:

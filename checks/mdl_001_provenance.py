@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Iterator
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
 from ascend_doctor.i18n import N_, _
 from ascend_doctor.i18n_text import localized
+from ascend_doctor.shellcmd import argv
 
 if TYPE_CHECKING:
     from ascend_doctor.model.records import ModelFacts
@@ -41,7 +42,7 @@ def _no_model_fix(facts: ModelFacts) -> str:
     if broken:
         return _("The model's files are there but cannot be read (ASC-MDL-017 names each): replace broken links "
                  "by the files they stood for, or fix permissions (`{command}`).").format(
-                     command=f"chmod -R a+rX {facts.path}")
+                     command=argv("chmod", "-R", "a+rX", "--", facts.path))
     return _(_NO_MODEL_FIX)
 
 

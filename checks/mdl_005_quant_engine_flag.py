@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Iterator
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 from ascend_doctor.i18n import _
 from ascend_doctor.i18n_text import localized
+from ascend_doctor.shellcmd import argv
 
 from ._model import require_model
 
@@ -58,7 +59,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             yield Finding.fail(
                 message,
                 _("Serve with the Ascend quantization: `{command}` (vLLM-Ascend >= 0.9.0rc2).").format(
-                    command=f"vllm serve {facts.path} --quantization ascend ..."),
+                    command=argv("vllm", "serve", facts.path, "--quantization", "ascend", "...")),
                 quantization=args.quantization, provenance=facts.provenance.kind,
             )
         return

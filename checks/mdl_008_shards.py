@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
 from ascend_doctor.i18n import _
+from ascend_doctor.shellcmd import argv, chain
 
 from ._model import findings_for, require_model
 
@@ -31,12 +32,12 @@ def _fix(problem: Problem) -> str:
 
     if problem.code == R.SHARD_EXTRA:
         return _("Move it out of the model directory: `{command}`").format(
-            command=f"mkdir -p stray && mv {problem.path} stray/")
+            command=chain(argv("mkdir", "-p", "stray"), argv("mv", "--", problem.path, "stray/")))
     if problem.code == R.INDEX_INVALID:
         return _("Download the index file again from the model repository (same revision).")
     return _("Download {file} again from the same revision, e.g. `{hf_command}` or `{ms_command}`.").format(
-        file=problem.path, hf_command=f"huggingface-cli download REPO {problem.path} --local-dir DIR",
-        ms_command=f"modelscope download --model REPO {problem.path} --local_dir DIR")
+        file=problem.path, hf_command=argv("huggingface-cli", "download", "REPO", problem.path, "--local-dir", "DIR"),
+        ms_command=argv("modelscope", "download", "--model", "REPO", problem.path, "--local_dir", "DIR"))
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:

@@ -7,6 +7,7 @@ from typing import Iterator
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
 from ascend_doctor.i18n import _
 from ascend_doctor.i18n_text import localized
+from ascend_doctor.shellcmd import argv
 
 CHECK = CheckSpec(
     id="ASC-MDL-013",
@@ -39,7 +40,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         return
     here = check.model_dir.rstrip("/")
     fix_copy = _("Copy the file again from the node the manifest was made on, e.g. `{command}`, then verify "
-                 "again.").format(command=f"rsync -a GOOD_NODE:{here}/FILE {here}/")
+                 "again.").format(command=argv("rsync", "-a", "--protect-args", f"GOOD_NODE:{here}/FILE", f"{here}/"))
     bad = [(m.path, _("{file}: {reason} differs (manifest {expected}..., here {actual}...)").format(
                 file=m.path, reason=m.reason, expected=m.expected[:16], actual=m.actual[:16])
             if m.reason == "sha256" else _("{file}: size {actual} bytes, manifest says {expected}").format(
@@ -55,7 +56,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     for path in result.extra[:MAX_LISTED]:
         yield Finding.fail(_("{file}: present here but not in the manifest").format(file=path),
                            _("Remove it if it does not belong to the model (`{command}`), or write a new "
-                             "manifest on the reference node.").format(command=f"mv {path} /tmp/")).scoped(path)
+                             "manifest on the reference node.").format(
+                               command=argv("mv", "--", path, "/tmp/"))).scoped(path)
     if len(result.extra) > MAX_LISTED:
         yield Finding.fail(_("{count} more file(s) not in the manifest").format(count=len(result.extra) - MAX_LISTED),
                            _("Compare the directory listings of the two nodes."))

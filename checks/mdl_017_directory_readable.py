@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
 from ascend_doctor.i18n import _
+from ascend_doctor.shellcmd import argv
 
 from ._model import findings_for, require_model
 
@@ -31,7 +32,7 @@ def _fix(problem: Problem) -> str:
 
     if problem.code == R.UNREADABLE:
         return _("Give the service user read access: `{command}` (and its parent directories).").format(
-            command=f"chmod a+rX '{problem.path}'")
+            command=argv("chmod", "a+rX", "--", problem.path))
     if problem.code in (R.SYMLINK_BROKEN, R.SYMLINK_LOOP):
         return _("Replace the link `{path}` by the real file (`ls -l` shows where it points; a HuggingFace "
                  "cache link breaks when the blob was deleted: download again).").format(path=problem.path)

@@ -8,6 +8,7 @@ from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicab
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 from ascend_doctor.i18n_text import localized
+from ascend_doctor.shellcmd import argv
 
 if TYPE_CHECKING:
     from ascend_doctor.model.plan import MemoryPlan
@@ -162,7 +163,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     hbm_mb = getattr(chip, "hbm_mb", None)
     if not hbm_mb:
         raise NotApplicable(_("npu-smi reports no NPU memory on this host; plan offline with `{command}`").format(
-            command=f"ascend-doctor plan --model {model.ref} --chip 910B3"))
+            command=argv("ascend-doctor", "plan", "--model", model.ref, "--chip", "910B3")))
     hbm = int(hbm_mb) * MIB
     chip_name = str(getattr(chip, "name", "NPU"))
     config = _serving(ctx)
@@ -206,8 +207,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
               "per replica").format(plan=message, fit=card.sequences_fit, requested=card.sequences_requested),
             _("Expect queuing under full load, or lower the batch (MindIE maxBatchSize / vLLM --max-num-seqs) or the "
               "max sequence length, use an 8-bit KV cache, or add cards. Details: `{command}`").format(
-                command=f"ascend-doctor plan --model {model.ref} --mem-gb {hbm / GIB:g} --cards {layout.cards} "
-                        f"--max-seq-len {plan.max_seq_len} --batch {plan.batch}"),
+                command=argv("ascend-doctor", "plan", "--model", model.ref, "--mem-gb", f"{hbm / GIB:g}", "--cards",
+                             str(layout.cards), "--max-seq-len", str(plan.max_seq_len), "--batch", str(plan.batch))),
             **evidence)
         return
     better = smallest_cards(arch, precision, hbm, **common)
@@ -218,7 +219,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         need = _weights_need(arch, precision, hbm, common, chip_name)
     int8 = (smallest_cards(arch, parse_precision("w8a8"), hbm, **common) if precision.name in ("bf16", "fp16")
             else None)
-    command = f"ascend-doctor plan --model {model.ref} --mem-gb {hbm / GIB:g}"
+    command = argv("ascend-doctor", "plan", "--model", model.ref, "--mem-gb", f"{hbm / GIB:g}")
     if int8 is not None:
         fix = _("It {need} or {cards} x {chip} with W8A8 weights (msmodelslim) (now {now}); or lower the max sequence "
                 "length. Arithmetic: `{command}`").format(need=need, cards=int8.layout.cards, chip=chip_name,
@@ -260,8 +261,8 @@ def _fp8_finding(ctx: CheckContext, model: Any, arch: Any, chip: Any, chip_name:
     fix = _("Convert the weights (ASC-MDL-002 gives both commands) and set the precision to match: {needs}. "
             "Arithmetic: `{command}`").format(
         needs="; ".join(needs),
-        command=f"ascend-doctor plan --model {model.ref} --precision w8a8 --mem-gb {hbm / GIB:g} "
-                f"--cards {layout.cards}")
+        command=argv("ascend-doctor", "plan", "--model", model.ref, "--precision", "w8a8", "--mem-gb", f"{hbm / GIB:g}",
+                     "--cards", str(layout.cards)))
     if loads is False:
         npu = f"{chip_name} ({family})" if family else chip_name
         return Finding.fail(

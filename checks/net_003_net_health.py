@@ -6,6 +6,7 @@ from typing import Iterator, List, Optional
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 from ascend_doctor.i18n import _
+from ascend_doctor.shellcmd import argv, shaped
 
 from ._network import SRC_MINDIE_RANKTABLE, SRC_TOOLBOX, SRC_VLLM_MULTINODE, conf, devices, ids, scope, system_fix
 
@@ -48,7 +49,9 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         bad.append(device.device_id)
         n = device.device_id
         gateway = _gateway(ctx, n, device.gateway)
-        detect = f"hccn_tool -i {n} -netdetect -s address {gateway or '<gateway of its segment>'}"
+        # The gateway may come from /etc/hccn.conf: only an IPv4 address goes into the command.
+        detect = argv("hccn_tool", "-i", str(n), "-netdetect", "-s", "address",
+                      shaped(gateway, "ipv4", "gateway of its segment"))
         if state.lower() == NOT_DETECTING:
             finding = Finding.warn(
                 _("device {device}: net health {state}: it has no detection result (no detection address set, or "

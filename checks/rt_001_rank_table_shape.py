@@ -7,6 +7,7 @@ from typing import Iterator
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, Status
 from ascend_doctor.i18n import _
 from ascend_doctor.i18n_text import localized
+from ascend_doctor.shellcmd import argv
 
 from ._rank_table import SRC_HCCL, SRC_MINDIE, SRC_VLLM_PD, config_fix
 
@@ -33,7 +34,7 @@ CHECK = CheckSpec(
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
     facts = ctx.facts.rank_table
-    check_json = f"python3 -m json.tool {facts.path} >/dev/null"
+    check_json = argv("python3", "-m", "json.tool", facts.path) + " >/dev/null"  # argv quotes the path
     if facts.table is None:
         yield Finding.fail(_("rank table ({source}) unusable: {error}").format(source=facts.source, error=facts.error),
                            _("Correct {path} (`{command}` names the first syntax error).").format(

@@ -55,7 +55,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             continue
         if not is_ipv4(address):
             bad += 1
-            command = f"hccn_tool -i {device.device_id or 'N'} -ip -g"
+            command = argv("hccn_tool", "-i", shaped(str(device.device_id), "device_id", "N"), "-ip", "-g")
             yield Finding.fail(_("{json_path}.device_ip is {address}, not an IPv4 address").format(
                                    json_path=device.path, address=repr(address)),
                                (_("Write the address `{command}` reports on {node}.") if device.server_id else

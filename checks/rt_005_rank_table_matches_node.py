@@ -7,6 +7,7 @@ from typing import Dict, Iterator
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
+from ascend_doctor.shellcmd import argv, shaped
 
 from ._rank_table import SRC_MINDIE, SRC_VLLM_PD, config_fix, loaded, local_addresses, local_device_ids, this_node
 
@@ -58,7 +59,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             continue
         bad += 1
         other = owner.get(device.device_ip or "")
-        command = f"hccn_tool -i {device_id} -ip -g"
+        command = argv("hccn_tool", "-i", shaped(str(device_id), "device_id", "N"), "-ip", "-g")
         yield Finding.fail((_("{json_path}: device_ip {table_ip}, but `{command}` reports "
                               "{actual} on this node ({table_ip} is device {other}'s address here)")
                             if other is not None else

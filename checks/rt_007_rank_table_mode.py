@@ -6,6 +6,7 @@ from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 from ascend_doctor.i18n import _
+from ascend_doctor.shellcmd import argv
 
 from ._rank_table import SRC_MINDIE, config_fix, loaded
 
@@ -40,7 +41,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     mode = facts.mode & 0o777
     extra = mode & ~ALLOWED
     if extra:
-        command = f"chmod 640 {facts.path}"
+        command = argv("chmod", "640", "--", facts.path)
         yield Finding.fail(_("{path} has mode {mode}: MindIE accepts at most 0640 (extra bits {extra})").format(
                                path=facts.path, mode=f"{mode:04o}", extra=f"{extra:04o}"),
                            _("`{command}` (on every node that uses this file).").format(command=command),

@@ -48,8 +48,12 @@ def query_argv(binary: str, device_id: int, flag: str) -> Argv:
 def set_ip_command(device_id: int, address: Optional[str], netmask: Optional[str]) -> str:
     """The command that gives a device its address (hiascend MindCluster toolbox guide
     toolboxug_0142: ``hccn_tool -i devid -ip -s address %s netmask %s``)."""
-    return (f"hccn_tool -i {device_id} -ip -s address {address or '<address>'} "
-            f"netmask {netmask or '<netmask>'}")
+    from ascend_doctor.shellcmd import argv, shaped
+
+    # The address and mask come from /etc/hccn.conf or hccn_tool: a value that is not an IPv4
+    # address is printed as a placeholder, never pasted.
+    return argv("hccn_tool", "-i", shaped(str(device_id), "device_id", "N"), "-ip", "-s",
+                "address", shaped(address, "ipv4", "address"), "netmask", shaped(netmask, "ipv4", "netmask"))
 
 
 @dataclass(frozen=True)
