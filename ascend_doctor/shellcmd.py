@@ -75,12 +75,31 @@ def shaped(value: object, shape: str, placeholder: Optional[str] = None) -> str:
 
 
 def quote(word: Word) -> str:
-    """One word for the shell: a marker as it is, a placeholder in single quotes, anything else shlex-quoted."""
+    """One word for the shell: a marker as it is, a placeholder in single quotes, anything else shlex-quoted.
+
+    A word holding a newline or another control character is written in bash's ``$'...'`` form with
+    the character escaped, so that the command stays on one line: a printed fix is read, wrapped and
+    pasted line by line, and the second line of a quoted file name would run as a command of its own.
+    """
     if isinstance(word, Placeholder):
         return f"'{word}'"
     if word in _BARE_MARKERS:
         return str(word)
-    return shlex.quote(str(word))
+    text = str(word)
+    if _CONTROL.search(text):
+        return "$'" + "".join(_ansi_c(ch) for ch in text) + "'"
+    return shlex.quote(text)
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_ANSI_C_ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+_ANSI_C_WORD = re.compile(r"(?<!\S)\$'((?:[^'\\]|\\.)*)'(?!\S)")
+
+
+def _ansi_c(ch: str) -> str:
+    if ch in _ANSI_C_ESCAPES:
+        return _ANSI_C_ESCAPES[ch]
+    return f"\\x{ord(ch):02x}" if ch < " " or ch == "\x7f" else ch
 
 
 def argv(*words: Word) -> str:
@@ -145,4 +164,13 @@ def _checked(command: str) -> str:
 
 def words(command: str) -> Iterable[str]:
     """The words bash would see in a command this module built (for tests and the container merger)."""
-    return shlex.split(command, comments=True)
+    # shlex knows no $'...': each such word (only quote() writes them) becomes its single-quoted text.
+    plain = _ANSI_C_WORD.sub(lambda m: shlex.quote(_decode_ansi_c(m.group(1))), command)
+    return shlex.split(plain, comments=True)
+
+
+def _decode_ansi_c(body: str) -> str:
+    simple = {"\\": "\\", "'": "'", "n": "\n", "t": "\t", "r": "\r"}
+    return re.sub(r"\\(x[0-9a-f]{2}|.)",
+                  lambda m: chr(int(m.group(1)[1:], 16)) if m.group(1)[0] == "x" and len(m.group(1)) == 3
+                  else simple.get(m.group(1), m.group(1)), body)

@@ -10,11 +10,12 @@ NPU port of DeepSeek's ``fp8_cast_bf16.py`` (``modelers.cn/MindIE/deepseekv3``, 
 from __future__ import annotations
 
 import re
-import shlex
 from typing import TYPE_CHECKING, Optional
 
 from ascend_doctor.i18n import _
 from ascend_doctor.model.units import human_bytes
+from ascend_doctor.shellcmd import one_line
+from ascend_doctor.shellcmd import quote as shell_quote
 
 if TYPE_CHECKING:
     from ascend_doctor.checkapi import FixAction
@@ -35,7 +36,7 @@ def rename_action(path: str, fixed: str) -> FixAction:
     from ascend_doctor.checkapi import FixAction
 
     return FixAction("model", _("Rename {path} (no '.' in a weight path)").format(path=path),
-                     (f"mv {shlex.quote(path)} {shlex.quote(fixed)}",), where="either", target=fixed,
+                     (f"mv {shell_quote(path)} {shell_quote(fixed)}",), where="either", target=fixed,
                      direction="set", subject="weight path")
 
 
@@ -60,7 +61,7 @@ def fp8_conversion_commands(model_dir: str, total_params: int) -> str:
     bf16 = human_bytes(2 * total_params)
     w8a8 = sibling(model_dir, "-W8A8")
     bf16_dir = sibling(model_dir, "-BF16")
-    q = shlex.quote
+    q = shell_quote
     # Prose lines are translated; the indented command lines (and their comments) stay as typed.
     return "\n".join([
         _("Convert the weights on an Ascend host with NPUs (quantization runs on them) and host RAM for the "
@@ -84,13 +85,13 @@ def fp8_conversion_commands(model_dir: str, total_params: int) -> str:
         f"    python3 quant_deepseek_w8a8.py --model_path {q(bf16_dir)} --save_path {q(w8a8)} "
         "--dynamic --disable_anti --quant_mtp --from_bf16",
         _("Then serve {path} (vLLM-Ascend: --quantization ascend). Keep '.' out of the output path.").format(
-            path=w8a8),
+            path=one_line(w8a8)),
     ])
 
 
 def drop_quantization_config_command(config_path: str) -> str:
-    q = shlex.quote(config_path)
-    return (f"cp {q} {shlex.quote(config_path + '.bak')} && python3 -c \"import json,sys; p=sys.argv[1]; "
+    q = shell_quote(config_path)
+    return (f"cp {q} {shell_quote(config_path + '.bak')} && python3 -c \"import json,sys; p=sys.argv[1]; "
             "c=json.load(open(p)); c.pop('quantization_config', None); json.dump(c, open(p, 'w'), indent=2)\" "
             f"{q}")
 
@@ -122,7 +123,7 @@ def hf_cache_copy_fix(model_dir: str) -> str:
     """How to turn a copied hub-cache snapshot (dangling blob links) into real files."""
     repo = _hub_repo(model_dir)
     cache = "models--" + repo.replace("/", "--")
-    q = shlex.quote(model_dir.rstrip("/") or model_dir)
+    q = shell_quote(model_dir.rstrip("/") or model_dir)
     # Each line is prose around one command: the command is a field, the comment after it is part of
     # the (translated) sentence, as a reader takes it in.
     return "\n".join([
@@ -130,8 +131,8 @@ def hf_cache_copy_fix(model_dir: str) -> str:
           "without the blobs they point to. Replace them with the files themselves, either way:"),
         _("(a) from the cache, following the links: {command}   # $HF_HOME/hub/... if HF_HOME is set").format(
             command=f"find {q} -maxdepth 1 -xtype l -delete && "
-                    f"cp -rL ~/.cache/huggingface/hub/{cache}/snapshots/<rev>/. {q}/"),
+                    f"cp -rL ~/.cache/huggingface/hub/{shell_quote(cache + '/snapshots/')}<rev>/. {q}/"),
         _("(b) download into a plain folder, no symlinks: {command}   # huggingface_hub >= 0.23 writes real files "
           "there (older ones: add --local-dir-use-symlinks False; 1.x names the command `hf download`)").format(
-            command=f"huggingface-cli download {repo} --local-dir {q}"),
+            command=f"huggingface-cli download {shell_quote(repo)} --local-dir {q}"),
     ])

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Optional, Sequence
 
 from ascend_doctor.checkapi import CheckContext, NotApplicable
 from ascend_doctor.i18n import _
+from ascend_doctor.shellcmd import one_line
 
 if TYPE_CHECKING:
     from ascend_doctor.parsers.serving_config import ServingConfig
@@ -35,7 +36,7 @@ def edit(cfg: ServingConfig, what: str) -> str:
     the change, an imperative clause already in the run's language."""
     if cfg.is_vllm:
         return _("Change the vLLM launch line: {change}.").format(change=what)
-    return _("Edit {file}: {change}, then restart the service.").format(file=cfg.source, change=what)
+    return _("Edit {file}: {change}, then restart the service.").format(file=one_line(cfg.source), change=what)
 
 
 def id_list(ids: Sequence[int]) -> str:

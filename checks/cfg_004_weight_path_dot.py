@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Iterator, List
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
 from ascend_doctor.i18n import _
-from ascend_doctor.shellcmd import argv
+from ascend_doctor.shellcmd import argv, one_line
 
 from ._model_fixes import dotless, rename_action
 from ._serving import usable_config
@@ -60,7 +60,8 @@ def judge(cfg: ServingConfig) -> List[Finding]:
                     model=model.where, path=repr(path)),
                 _("Rename the directory and point the config at it: {command} and set {setting} to \"{fixed}\" in "
                   "{file} (only letters, digits, '-' and '_').").format(
-                    command=argv("mv", "--", path, fixed), setting=setting, fixed=fixed, file=cfg.source),
+                    command=argv("mv", path, fixed), setting=setting, fixed=one_line(fixed),
+                    file=one_line(cfg.source)),
                 path=path, fact=FACT_DOT_IN_PATH).scoped(model.where).with_actions(
                     rename_action(path.rstrip("/"), fixed),
                     FixAction("config", _("Point {setting} at {fixed} in {file}").format(

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Iterator, List, Optional, Sequence
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _, ngettext
+from ascend_doctor.shellcmd import one_line
 
 from ._serving import is_loopback, is_wildcard, usable_config
 
@@ -71,7 +72,7 @@ def judge(cfg: ServingConfig, listeners: Sequence[Listener]) -> List[Finding]:
                 fix = _("Stop it (`{command}` shows the owner), or pass another --port.").format(command=command)
             else:
                 fix = _("Stop it (`{command}` shows the owner), or set ServerConfig.{setting} to a free port in "
-                        "{file}.").format(command=command, setting=setting, file=cfg.source)
+                        "{file}.").format(command=command, setting=setting, file=one_line(cfg.source))
             out.append(Finding.fail(_("port {port} ({setting}) is already in use on {address} by {processes}").format(
                                         port=port, setting=setting, address=addr, processes=who), fix,
                                     port=port, pids=[s.pid for s in holders]).scoped(f"port {port}"))

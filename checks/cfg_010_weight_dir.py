@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Iterator, List, Sequence
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 from ascend_doctor.i18n import _
 from ascend_doctor.i18n_text import localized
+from ascend_doctor.shellcmd import argv
 
 from ._serving import edit, usable_config
 
@@ -44,7 +45,7 @@ def judge(cfg: ServingConfig, dirs: Sequence[WeightDir]) -> List[Finding]:
             out.append(Finding.fail(_("weight path {path}: {error}").format(path=entry.path,
                                                                            error=localized(entry.error)),
                                     _("Make {path} readable by the service user (`{command}`).").format(
-                                        path=entry.path, command=f"ls -ld {entry.path}")))
+                                        path=entry.path, command=argv("ls", "-ld", entry.path))))
         elif not entry.exists:
             out.append(Finding.fail(_("weight path {path} does not exist on this host").format(path=entry.path),
                                     edit(cfg, _("point the weight path at the downloaded model directory"))))

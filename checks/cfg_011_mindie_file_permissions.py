@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import shlex
 from typing import Any, Dict, Iterator, List, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import LIVE, absent_phrase, origin_kind
 from ascend_doctor.i18n import N_, _
+from ascend_doctor.shellcmd import quote as shell_quote
 
 CHECK = CheckSpec(
     id="ASC-CFG-011",
@@ -59,7 +59,7 @@ def _applies(ctx: CheckContext) -> bool:
 
 
 def _q(path: str) -> str:
-    return shlex.quote(path)
+    return shell_quote(path)
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:

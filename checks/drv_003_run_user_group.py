@@ -61,7 +61,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     # The group name comes from /etc/ascend_install.info: only a group name goes into a command.
     word = shaped(group, "group", "UserGroup of /etc/ascend_install.info")
     gid = pipe(argv("getent", "group", word), argv("cut", "-d:", "-f3"))
-    group_add = f'docker run --group-add "$({gid})" ...'  # a fixed form around words argv quoted
+    group_add = f"docker run --group-add $({gid}) ..."  # a fixed form around words argv quoted
     if container:
         fix = (_("On the host, re-create the container so {user} gets the host's {group} group id (the device "
                  "nodes belong to it):").format(user=name, group=group)

@@ -42,7 +42,7 @@ def _no_model_fix(facts: ModelFacts) -> str:
     if broken:
         return _("The model's files are there but cannot be read (ASC-MDL-017 names each): replace broken links "
                  "by the files they stood for, or fix permissions (`{command}`).").format(
-                     command=argv("chmod", "-R", "a+rX", "--", facts.path))
+                     command=argv("chmod", "-R", "a+rX", facts.path))
     return _(_NO_MODEL_FIX)
 
 

@@ -29,7 +29,7 @@ CHECK = CheckSpec(
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
-    import shlex
+    from ascend_doctor.shellcmd import quote as shell_quote
 
     facts: ModelFacts = ctx.facts.model
     require_model(facts)
@@ -46,7 +46,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         return
     files = sorted({f for f, _line, _text in code.flash_attn_imports})
     lines = "; ".join(f"{f}:{n} `{t}`" for f, n, t in code.flash_attn_imports[:6])
-    targets = " ".join(shlex.quote(f"{facts.path.rstrip('/')}/{f}") for f in files)
+    targets = " ".join(shell_quote(f"{facts.path.rstrip('/')}/{f}") for f in files)
     fix = (_("Back up and neutralise the imports (each becomes `pass`, so `if is_flash_attn_2_available():` "
              "blocks stay valid):") + "\n"
            f"  sed -i.orig -E 's/^([[:space:]]*)((from flash_attn|import flash_attn).*)$/\\1pass  # \\2/' {targets}\n"

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import shlex
 from typing import TYPE_CHECKING, Any, Iterator, Optional, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import N_, _
+from ascend_doctor.shellcmd import quote as shell_quote
 
 from ._model import require_model
 
@@ -89,9 +89,9 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                              torch_dtype=config_dtype, chosen=how)
         return
     path = facts.path
-    vllm_fix = f"vllm serve {shlex.quote(path)} --dtype float16"
+    vllm_fix = f"vllm serve {shell_quote(path)} --dtype float16"
     mindie_fix = (f"sed -i.bak 's/\"torch_dtype\": *\"bfloat16\"/\"torch_dtype\": \"float16\"/' "
-                  f"{shlex.quote(path.rstrip('/') + '/config.json')}")
+                  f"{shell_quote(path.rstrip('/') + '/config.json')}")
     kind = getattr(config, "kind", "") if config is not None and getattr(config, "ok", False) else ""
     if chosen is False:
         message = _("{what} on {chip} ({how}): the 310P has no BF16, so this model must be served in float16 and "

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
 from ascend_doctor.i18n import _
-from ascend_doctor.shellcmd import argv, chain
+from ascend_doctor.shellcmd import Placeholder, argv, chain, one_line
 
 from ._model import findings_for, require_model
 
@@ -30,14 +30,17 @@ CHECK = CheckSpec(
 def _fix(problem: Problem) -> str:
     from ascend_doctor.model import records as R
 
+    path = problem.path or Placeholder("file")  # a file name from the model folder, quoted in commands
+
     if problem.code == R.SHARD_EXTRA:
         return _("Move it out of the model directory: `{command}`").format(
-            command=chain(argv("mkdir", "-p", "stray"), argv("mv", "--", problem.path, "stray/")))
+            command=chain(argv("mkdir", "-p", "stray"), argv("mv", "--", path, "stray/")))
     if problem.code == R.INDEX_INVALID:
         return _("Download the index file again from the model repository (same revision).")
     return _("Download {file} again from the same revision, e.g. `{hf_command}` or `{ms_command}`.").format(
-        file=problem.path, hf_command=argv("huggingface-cli", "download", "REPO", problem.path, "--local-dir", "DIR"),
-        ms_command=argv("modelscope", "download", "--model", "REPO", problem.path, "--local_dir", "DIR"))
+        file=one_line(path),
+        hf_command=argv("huggingface-cli", "download", "REPO", path, "--local-dir", "DIR"),
+        ms_command=argv("modelscope", "download", "--model", "REPO", path, "--local_dir", "DIR"))
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:

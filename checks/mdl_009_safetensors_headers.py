@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
 from ascend_doctor.i18n import _
+from ascend_doctor.shellcmd import Placeholder, one_line
 
 from ._model import findings_for, require_model
 
@@ -29,12 +30,14 @@ CHECK = CheckSpec(
 def _fix(problem: Problem) -> str:
     from ascend_doctor.model import records as R
 
+    path = problem.path or Placeholder("file")  # a file name from the model folder, quoted in commands
+
     if problem.code == R.HEADER_UNREADABLE:
         return _("Make {file} readable by this user (`ls -l`, `chmod a+r`), or copy it again.").format(
-            file=problem.path)
+            file=one_line(path))
     return _("Copy or download {file} again (same revision), then check it with "
              "`ascend-doctor model verify DIR manifest.json` against a manifest from a good copy.").format(
-                 file=problem.path)
+                 file=one_line(path))
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:

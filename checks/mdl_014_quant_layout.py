@@ -30,10 +30,9 @@ CHECK = CheckSpec(
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
-    import shlex
-
     from ascend_doctor.model import records as R
     from ascend_doctor.parsers.engine_args import parse_engine_args
+    from ascend_doctor.shellcmd import quote as shell_quote
 
     facts: ModelFacts = ctx.facts.model
     require_model(facts)
@@ -57,7 +56,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                 file=facts.description_files[0]),
             # The comment after the command is read, not run: it is part of the translated sentence.
             _("{command}   # a copy keeps the MindIE name working too").format(
-                command=f"cp {shlex.quote(source)} {shlex.quote(target)}"),
+                command=f"cp {shell_quote(source)} {shell_quote(target)}"),
             description_files=list(facts.description_files),
         )
         return

@@ -26,7 +26,7 @@ CHECK = CheckSpec(
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
-    import shlex
+    from ascend_doctor.shellcmd import quote as shell_quote
 
     from ._model_fixes import rename_action, sibling
 
@@ -41,7 +41,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     if "." in last:
         # The comment after the command is read, not run: it is part of the translated sentence.
         fix = _("{command}   # then use the new path in the service configuration").format(
-            command=f"mv {shlex.quote(facts.path.rstrip('/'))} {shlex.quote(sibling(facts.path, ''))}")
+            command=f"mv {shell_quote(facts.path.rstrip('/'))} {shell_quote(sibling(facts.path, ''))}")
     else:
         fix = _("Move the weights to a path without '.' (the parts {parts} contain one), "
                 "e.g. /data/models/NAME, and use that path in the service configuration.").format(

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
 from ascend_doctor.i18n import _
-from ascend_doctor.shellcmd import argv
+from ascend_doctor.shellcmd import Placeholder, argv, one_line
 
 from ._model import findings_for, require_model
 
@@ -30,12 +30,14 @@ CHECK = CheckSpec(
 def _fix(problem: Problem) -> str:
     from ascend_doctor.model import records as R
 
+    path = problem.path or Placeholder("file")  # a file name from the model folder, quoted in commands
+
     if problem.code == R.UNREADABLE:
         return _("Give the service user read access: `{command}` (and its parent directories).").format(
-            command=argv("chmod", "a+rX", "--", problem.path))
+            command=argv("chmod", "a+rX", "--", path))
     if problem.code in (R.SYMLINK_BROKEN, R.SYMLINK_LOOP):
         return _("Replace the link `{path}` by the real file (`ls -l` shows where it points; a HuggingFace "
-                 "cache link breaks when the blob was deleted: download again).").format(path=problem.path)
+                 "cache link breaks when the blob was deleted: download again).").format(path=one_line(path))
     if problem.code == R.LISTING_TRUNCATED:
         return _("Point --model at the model directory itself, not at a parent holding many models.")
     return _("Remove it from the model directory, or replace it with the regular file it stands for.")

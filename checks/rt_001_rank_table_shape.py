@@ -7,7 +7,7 @@ from typing import Iterator
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, Status
 from ascend_doctor.i18n import _
 from ascend_doctor.i18n_text import localized
-from ascend_doctor.shellcmd import argv
+from ascend_doctor.shellcmd import argv, one_line
 
 from ._rank_table import SRC_HCCL, SRC_MINDIE, SRC_VLLM_PD, config_fix
 
@@ -34,13 +34,14 @@ CHECK = CheckSpec(
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
     facts = ctx.facts.rank_table
+    shown = one_line(facts.path)  # the path in prose: a newline in it must not start a line of its own
     check_json = argv("python3", "-m", "json.tool", facts.path) + " >/dev/null"  # argv quotes the path
     if facts.table is None:
         yield Finding.fail(_("rank table ({source}) unusable: {error}").format(source=facts.source, error=facts.error),
                            _("Correct {path} (`{command}` names the first syntax error).").format(
-                               path=facts.path, command=check_json),
+                               path=shown, command=check_json),
                            path=facts.path, source=facts.source).with_actions(
-            config_fix(_("Make {path} a valid rank table").format(path=facts.path), facts.path, (check_json,)))
+            config_fix(_("Make {path} a valid rank table").format(path=shown), facts.path, (check_json,)))
         return
     table = facts.table
     # A value written as a JSON number where HCCL wants a string: one finding that says so for all.
@@ -55,27 +56,28 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             _("Write each of them as a JSON string, in quotes: {json_path}: \"{value}\" instead of {value}.").format(
                 json_path=example.path, value=value),
             paths=[p.path for p in numbers[:50]], file=facts.path).with_actions(
-            config_fix(_("Quote the numeric values of {path}").format(path=facts.path), facts.path))
+            config_fix(_("Quote the numeric values of {path}").format(path=shown), facts.path))
     others = [p for p in table.problems if p not in numbers]
     for problem in others[:SHOWN]:
         status = Status.FAIL if problem.severity == "error" else Status.WARN
         yield Finding(status, f"{problem.path} {localized(problem.message)}",  # the JSON path, then what is wrong
                       _("Correct {json_path} in {path} ({label} {version} layout).").format(
-                          json_path=problem.path, path=facts.path, label=table.label, version=table.version or '?'),
+                          json_path=problem.path, path=shown, label=table.label,
+                          version=one_line(table.version or '?')),
                       {"path": problem.path, "file": facts.path}).with_actions(
-            config_fix(_("Correct {json_path} in {path}").format(json_path=problem.path, path=facts.path), facts.path))
+            config_fix(_("Correct {json_path} in {path}").format(json_path=problem.path, path=shown), facts.path))
     hidden = len(others) - SHOWN
     if hidden > 0:
         worst = Status.FAIL if any(p.severity == "error" for p in others[SHOWN:]) else Status.WARN
         yield Finding(worst, _("... and {count} more problem(s) of the same rank table").format(count=hidden),
                       _("Correct {path}; `ascend-doctor check --format json` lists the first {count}.").format(
-                          path=facts.path, count=SHOWN))
+                          path=shown, count=SHOWN))
     if not table.problems:
         devices = len(table.devices())
         yield Finding.passed(
             (_("{path} ({source}): {label} version {version}, {servers} server(s), {devices} device(s), status "
                "{status}") if table.servers else
              _("{path} ({source}): {label} version {version}, {devices} device(s), status {status}")).format(
-                path=facts.path, source=facts.source, label=table.label, version=table.version,
+                path=shown, source=facts.source, label=table.label, version=table.version,
                 servers=len(table.servers), devices=devices, status=table.status),
             kind=table.kind, sha256=facts.sha256)

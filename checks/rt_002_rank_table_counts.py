@@ -7,6 +7,7 @@ from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
 from ascend_doctor.i18n import _
+from ascend_doctor.shellcmd import one_line
 
 from ._rank_table import SRC_HCCL, SRC_MINDIE, config_fix, loaded
 
@@ -29,7 +30,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     from ascend_doctor.parsers.rank_table import KIND_HCCL_2, as_int
 
     facts, table = loaded(ctx)
-    fix = config_fix(_("Correct the counts of {path}").format(path=facts.path), facts.path)
+    shown = one_line(facts.path)  # the path in prose: a newline in it must not start a line of its own
+    fix = config_fix(_("Correct the counts of {path}").format(path=shown), facts.path)
     bad = 0
     if table.kind == KIND_HCCL_2:
         declared = as_int(table.rank_count)
@@ -38,7 +40,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             yield Finding.fail(_("rank_count is {declared} but rank_list has {count} entries").format(
                                    declared=declared, count=len(table.ranks)),
                                _("Set rank_count to {count} in {path} (or complete rank_list).").format(
-                                   count=len(table.ranks), path=facts.path),
+                                   count=len(table.ranks), path=shown),
                                declared=declared, entries=len(table.ranks)).with_actions(fix)
     else:
         declared = as_int(table.server_count)
@@ -47,7 +49,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             yield Finding.fail(_("server_count is {declared} but the table lists {count} server(s)").format(
                                    declared=declared, count=len(table.servers)),
                                _("Set server_count to \"{count}\" in {path} (or add the missing servers).").format(
-                                   count=len(table.servers), path=facts.path),
+                                   count=len(table.servers), path=shown),
                                declared=declared, servers=len(table.servers)).with_actions(fix)
         known = {s.server_id for s in table.servers if s.server_id}
         for pod, member in table.super_pod_servers:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Generator, Iterator, List
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
+from ascend_doctor.shellcmd import one_line
 
 from ._rank_table import DEVICE_ID_RANGE, SRC_HCCL, SRC_MINDIE, SRC_VLLM_PD, config_fix, loaded
 
@@ -33,10 +34,11 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     from ascend_doctor.parsers.rank_table import KIND_PD, as_int
 
     facts, table = loaded(ctx)
+    shown = one_line(facts.path)  # the path in prose: a newline in it must not start a line of its own
     devices = table.devices()
     if not devices:
         raise NotApplicable(_("the rank table lists no device"))
-    fix = config_fix(_("Renumber the ranks of {path}").format(path=facts.path), facts.path)
+    fix = config_fix(_("Renumber the ranks of {path}").format(path=shown), facts.path)
     field = "cluster_id" if table.kind == KIND_PD else "rank_id"
     values = [(d, d.cluster_id if table.kind == KIND_PD else d.rank_id) for d in devices]
     counts = Counter(v for _d, v in values if v is not None)
@@ -47,7 +49,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             paths = [d.path for d, v in values if v == value]
             yield Finding.fail(_("{field} {value} is used {count} times: {paths}").format(
                                    field=field, value=value, count=n, paths=", ".join(paths)),
-                               _("Give each device its own {field} in {path}.").format(field=field, path=facts.path),
+                               _("Give each device its own {field} in {path}.").format(field=field, path=shown),
                                paths=paths).with_actions(fix)
     if table.kind != KIND_PD:
         numbers = sorted({n for n in (as_int(v) for _d, v in values) if n is not None})
@@ -66,7 +68,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                                            missing=", ".join(map(str, missing[:10])),
                                            beyond=", ".join(map(str, beyond[:10]))),
                                _("Number the devices of {path} 0..{last}, server after server.").format(
-                                   path=facts.path, last=len(devices) - 1),
+                                   path=shown, last=len(devices) - 1),
                                missing=missing[:50], beyond=beyond[:50]).with_actions(fix)
     bad += yield from _device_id_range(ctx, devices, fix)
     if not bad:

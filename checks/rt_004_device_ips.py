@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Dict, Generator, Iterator, List, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
 from ascend_doctor.i18n import _
-from ascend_doctor.shellcmd import Placeholder, argv, shaped
+from ascend_doctor.shellcmd import Placeholder, argv, one_line, shaped
 
 from ._rank_table import SRC_HCCL, SRC_MINDIE, UNCONFIGURED_IP, config_fix, loaded
 
@@ -32,10 +32,11 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     from ascend_doctor.parsers.hccn import is_ipv4
 
     facts, table = loaded(ctx)
+    shown = one_line(facts.path)  # the path in prose: a newline in it must not start a line of its own
     devices = [d for d in table.devices() if d.device_ip is not None]
     if not devices:
         raise NotApplicable(_("the {label} table names no device_ip").format(label=table.label))
-    fix = config_fix(_("Correct the device_ip values of {path}").format(path=facts.path), facts.path)
+    fix = config_fix(_("Correct the device_ip values of {path}").format(path=shown), facts.path)
     bad = 0
     by_ip: Dict[str, List[str]] = {}
     for device in devices:
@@ -60,7 +61,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                                    json_path=device.path, address=repr(address)),
                                (_("Write the address `{command}` reports on {node}.") if device.server_id else
                                 _("Write the address `{command}` reports on its node.")).format(
-                                   command=command, node=device.server_id),
+                                   command=command, node=one_line(device.server_id or "")),
                                path=device.path).with_actions(fix)
             continue
         by_ip.setdefault(address, []).append(device.path)

@@ -7,7 +7,7 @@ from typing import Dict, Iterator
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
-from ascend_doctor.shellcmd import argv, shaped
+from ascend_doctor.shellcmd import argv, one_line, shaped
 
 from ._rank_table import SRC_MINDIE, SRC_VLLM_PD, config_fix, loaded, local_addresses, local_device_ids, this_node
 
@@ -31,6 +31,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     from ascend_doctor.parsers.rank_table import as_int
 
     facts, table = loaded(ctx)
+    shown = one_line(facts.path)  # the path in prose: a newline in it must not start a line of its own
     match = this_node(ctx, table)
     if not match.devices:
         raise NotApplicable(_("this node's entries of the rank table are not known (see ASC-RT-006)"))
@@ -39,7 +40,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     owner = {ip: device_id for device_id, ip in addresses.items()}
     family = getattr(ctx.facts.maybe(Facts.npu_chip), "family", None)
     compare_ips = bool(addresses) and not (table.kind == "vllm-pd" and family == "A3")
-    fix = config_fix(_("Correct this node's entries in {path}").format(path=facts.path), facts.path)
+    fix = config_fix(_("Correct this node's entries in {path}").format(path=shown), facts.path)
     bad = 0
     for device in match.devices:
         device_id = as_int(device.device_id)

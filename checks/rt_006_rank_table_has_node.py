@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Iterator, Optional
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.i18n import _
-from ascend_doctor.shellcmd import argv, shaped
+from ascend_doctor.shellcmd import argv, one_line, shaped
 
 from ._rank_table import SRC_HCCL, SRC_MINDIE, config_fix, loaded, local_addresses, local_networks, this_node
 
@@ -36,9 +36,10 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     from ascend_doctor.parsers.rank_table import KIND_PD
 
     facts, table = loaded(ctx)
+    shown = one_line(facts.path)  # the path in prose: a newline in it must not start a line of its own
     if not table.servers:
         raise NotApplicable(_("a {label} table names no server").format(label=table.label))
-    fix = config_fix(_("Correct the servers of {path}").format(path=facts.path), facts.path)
+    fix = config_fix(_("Correct the servers of {path}").format(path=shown), facts.path)
     bad = 0
     if table.kind != KIND_PD:
         for server_id, n in sorted(Counter(s.server_id for s in table.servers if s.server_id).items()):

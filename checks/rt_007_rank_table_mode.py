@@ -6,7 +6,7 @@ from typing import Iterator
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 from ascend_doctor.i18n import _
-from ascend_doctor.shellcmd import argv
+from ascend_doctor.shellcmd import argv, one_line
 
 from ._rank_table import SRC_MINDIE, config_fix, loaded
 
@@ -32,20 +32,21 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     from ascend_doctor.parsers.rank_table import KIND_HCCL
 
     facts, table = loaded(ctx)
+    shown = one_line(facts.path)  # the path in prose: a newline in it must not start a line of its own
     if table.kind != KIND_HCCL:
         raise NotApplicable(_("MindIE reads HCCL server_list tables; this is a {label} table").format(
             label=table.label))
     if facts.mode is None:
         raise NotApplicable(_("the permissions of {path} are not known here: {reason}").format(
-            path=facts.path, reason=facts.mode_note or 'no stat'))
+            path=shown, reason=facts.mode_note or 'no stat'))
     mode = facts.mode & 0o777
     extra = mode & ~ALLOWED
     if extra:
-        command = argv("chmod", "640", "--", facts.path)
+        command = argv("chmod", "640", facts.path)
         yield Finding.fail(_("{path} has mode {mode}: MindIE accepts at most 0640 (extra bits {extra})").format(
-                               path=facts.path, mode=f"{mode:04o}", extra=f"{extra:04o}"),
+                               path=shown, mode=f"{mode:04o}", extra=f"{extra:04o}"),
                            _("`{command}` (on every node that uses this file).").format(command=command),
                            mode=f"{mode:04o}").with_actions(
-            config_fix(_("Restrict the permissions of {path}").format(path=facts.path), facts.path, (command,)))
+            config_fix(_("Restrict the permissions of {path}").format(path=shown), facts.path, (command,)))
         return
-    yield Finding.passed(_("{path} has mode {mode} (at most 0640)").format(path=facts.path, mode=f"{mode:04o}"))
+    yield Finding.passed(_("{path} has mode {mode} (at most 0640)").format(path=shown, mode=f"{mode:04o}"))

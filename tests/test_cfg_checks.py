@@ -166,7 +166,7 @@ def test_weight_path_with_a_dot_fails() -> None:
     model_cfg(data)["modelWeightPath"] = "/data/model/DeepSeek-V3.1-W8A8"
     findings = cfg004.judge(mindie(data))
     assert worst(findings) is Status.FAIL
-    assert "mv '/data/model/DeepSeek-V3.1-W8A8' '/data/model/DeepSeek-V3_1-W8A8'" in findings[0].remediation
+    assert "mv /data/model/DeepSeek-V3.1-W8A8 /data/model/DeepSeek-V3_1-W8A8" in findings[0].remediation  # argv form
     assert "huaweicloud" in findings[0].evidence["fact"]
 
 

@@ -50,3 +50,13 @@ def test_export_quotes_value_and_checks_name(tmp_path):
 
 def test_comment_stays_one_line():
     assert "\n" not in shellcmd.with_comment(shellcmd.argv("ls"), "a\ntouch PWN")
+
+
+@pytest.mark.parametrize("value", ["a\ntouch PWN\n", "x'\\y\x1b\x7f\r\t$(touch PWN)`touch PWN`"])
+def test_control_characters_keep_the_command_on_one_line(tmp_path, value):
+    command = shellcmd.argv("printf", "%s", value)
+    assert "\n" not in command and "\r" not in command
+    done = subprocess.run(["bash", "-c", command], cwd=tmp_path, check=True, capture_output=True)
+    assert done.stdout.decode() == value
+    assert not (tmp_path / "PWN").exists()
+    assert list(shellcmd.words(command)) == ["printf", "%s", value]
