@@ -42,6 +42,8 @@ SHAPES = {
     "user": re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,31}\$?"),
     "env_name": re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}"),
     "package": re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}"),
+    # An absolute install path (/usr/local/Ascend): a value that goes inside another word (a sed script).
+    "path": re.compile(r"/[A-Za-z0-9._+/-]{0,255}"),
 }
 
 Word = Union[str, "Placeholder"]

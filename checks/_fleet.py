@@ -12,7 +12,7 @@ from ascend_doctor.checkapi import CheckContext, Finding, FixAction, NotApplicab
 from ascend_doctor.fleet import drift
 from ascend_doctor.fleet.facts import DriftView, FleetFacts
 from ascend_doctor.i18n import _, ngettext
-from ascend_doctor.shellcmd import Placeholder, argv, comment, fits, shaped
+from ascend_doctor.shellcmd import Placeholder, argv, comment, fits, one_line, shaped
 
 MAX_NAMES = 8  # node names spelled out in a message before "and N more"
 
@@ -189,8 +189,9 @@ def pip_pin(subject: str, version: str) -> str:
 def action(view: DriftView, target: str, odd: Sequence[str], summary: str, commands: Sequence[str],
            where: str = "host", direction: str = "") -> FixAction:
     spec = view.spec
-    return FixAction(component=spec.component, summary=_("On {nodes}: {summary}").format(nodes=names(odd, 20),
-                                                                                         summary=summary),
+    # The summary names values read from node reports: one line, so that no value starts a line of its own.
+    return FixAction(component=spec.component, summary=one_line(_("On {nodes}: {summary}").format(
+                         nodes=names(odd, 20), summary=summary)),
                      commands=tuple(commands),
                      where=where, target=target, direction=direction, subject=spec.subject or spec.key,
                      accepts=(target,))

@@ -35,7 +35,7 @@ def rename_action(path: str, fixed: str) -> FixAction:
     """The one rename step ASC-MDL-016 and ASC-CFG-004 share, so the fix plan runs one `mv`."""
     from ascend_doctor.checkapi import FixAction
 
-    return FixAction("model", _("Rename {path} (no '.' in a weight path)").format(path=path),
+    return FixAction("model", _("Rename {path} (no '.' in a weight path)").format(path=one_line(path)),
                      (f"mv {shell_quote(path)} {shell_quote(fixed)}",), where="either", target=fixed,
                      direction="set", subject="weight path")
 

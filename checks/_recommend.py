@@ -12,6 +12,7 @@ from typing import Dict, List, Sequence
 from ascend_doctor.checkapi import CheckContext, Finding, FixAction, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
+from ascend_doctor.shellcmd import export as shellcmd_export
 
 
 def serving_engines(ctx: CheckContext) -> List[str]:
@@ -29,7 +30,7 @@ def environment(ctx: CheckContext) -> Dict[str, str]:
 
 def recommend(variable: str, value: str, current: str, why: str, sources: Sequence[str]) -> Finding:
     """``why``: translated by the caller; ``sources`` are citations and stay as written."""
-    export = f"export {variable}={value}"
+    export = shellcmd_export(variable, value)
     fields = {"variable": variable, "current": current, "value": value, "why": why, "sources": "; ".join(sources)}
     message = (_("recommendation: {variable}={current}; the DeepSeek serving guides set {variable}={value} -- {why} "
                  "(source: {sources})") if current else

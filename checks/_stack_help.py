@@ -7,10 +7,12 @@ several checks print the same way.
 from __future__ import annotations
 
 import posixpath
+import re
 from typing import Any, Iterable, List, Optional, Tuple
 
 from ascend_doctor.checkapi import CheckContext
 from ascend_doctor.facts import Facts
+from ascend_doctor.shellcmd import argv, comment, fits, shaped
 from ascend_doctor.versions import AscendVersion
 
 GIB = 1024 ** 3
@@ -25,6 +27,8 @@ def normalize_arch(arch: Optional[str]) -> Optional[str]:
     if not arch:
         return None
     lowered = arch.strip().lower()
+    if not re.fullmatch(r"[a-z0-9_]{1,32}", lowered):
+        return None  # not a machine word (a snapshot's hostile value): as unknown, never in a file name
     return {"arm64": "aarch64", "amd64": "x86_64", "x64": "x86_64"}.get(lowered, lowered)
 
 
@@ -84,7 +88,8 @@ def package_command(ctx: CheckContext, kind: str, version: Optional[str], action
     """``./<file> <action>`` for a CANN package (toolkit, nnal, nnae, kernels) of this chip and
     machine, with the file name from the matrix; a lookup command when the name is not known."""
     names = []
-    for pk in _package_sets(ctx, need_family=kind == "kernels") if version else []:
+    # The version is read from the machine: only a version names a file.
+    for pk in _package_sets(ctx, need_family=kind == "kernels") if fits(version, "version") else []:
         getter = {"toolkit": pk.toolkit, "nnal": pk.nnal, "kernels": pk.kernels, "nnae": pk.nnae}.get(kind)
         name = getter(version) if getter is not None else None
         if name:
@@ -94,11 +99,11 @@ def package_command(ctx: CheckContext, kind: str, version: Optional[str], action
     what = {"kernels": "kernels/ops package"}.get(kind, kind)
     if kind == "kernels" and version and not chip_family(ctx):
         return _kernels_pattern(ctx, version, action)
-    if not version:
-        return (f"# the {what} version is not known here: `ascend-doctor matrix lookup --chip <chip>` names the "
-                "file pattern, `ascend-doctor matrix lookup --cann <version>` the release")
-    return (f"# no {what} file name is recorded for this machine (chip family {chip_family(ctx) or 'unknown'}): "
-            f"`ascend-doctor matrix lookup --chip <chip>` and the CANN {version} download page")
+    if not fits(version, "version"):
+        return comment(f"the {what} version is not known here: `ascend-doctor matrix lookup --chip <chip>` names "
+                       "the file pattern, `ascend-doctor matrix lookup --cann <version>` the release")
+    return comment(f"no {what} file name is recorded for this machine (chip family {chip_family(ctx) or 'unknown'}): "
+                   f"`ascend-doctor matrix lookup --chip <chip>` and the CANN {version} download page")
 
 
 def _kernels_pattern(ctx: CheckContext, version: str, action: str) -> str:
@@ -137,7 +142,7 @@ def hdk_commands(ctx: CheckContext, driver_version: Optional[str], mode: str = "
     if not sets:
         return ("# which HDK release: `ascend-doctor matrix lookup --cann <your CANN> --chip <chip>`; the driver "
                 "and firmware file names: `ascend-doctor matrix lookup --chip <chip>`")
-    if not driver_version:
+    if not fits(driver_version, "version"):  # read from the machine: only a version names a file
         return _hdk_pattern(ctx, sets, mode)
     m = ctx.matrix
     firmware = firmware or sets[0].firmware_for_hdk(driver_version)
@@ -147,12 +152,13 @@ def hdk_commands(ctx: CheckContext, driver_version: Optional[str], mode: str = "
             names = [(pk.arch, pk.hdk_driver(driver_version)) for pk in sets]
             known = [(a, n) for a, n in names if n]
             lines.append(_alternatives(known, "./{name} " + convention_flags(m, "driver")) if known else
-                         f"# no driver file name is recorded for this chip family (HDK {driver_version})")
+                         comment(f"no driver file name is recorded for this chip family (HDK {driver_version})"))
         else:
             name = sets[0].hdk_firmware(firmware) if firmware else None
             lines.append(f"./{name} {convention_flags(m, 'firmware')}" if name else
-                         f"# the firmware number of HDK {driver_version} for this chip family is not recorded: "
-                         f"ascend-doctor matrix lookup --driver {driver_version} --chip {chip_family(ctx)}")
+                         comment(f"the firmware number of HDK {driver_version} for this chip family is not recorded: "
+                                 + argv("ascend-doctor", "matrix", "lookup", "--driver", str(driver_version),
+                                        "--chip", shaped(chip_family(ctx), "package", "chip"))))
     if reboot:
         lines.append("reboot")
     return "\n".join(lines)
@@ -200,9 +206,9 @@ def cleanup_sequence(ctx: CheckContext, driver_roots: Iterable[str], driver_vers
     """
     roots = sorted({r.rstrip("/") or "/" for r in driver_roots})
     lines: List[str] = ["# 1. stop every job and container using the NPUs (see `npu-smi info`), then as root:"]
-    for root in roots:
-        lines.append(f"bash {posixpath.join(root, 'driver/script/uninstall.sh')} --force")
-        lines.append(f"bash {posixpath.join(root, 'firmware/script/uninstall.sh')}")
+    for root in roots:  # install roots read from the machine: quoted words
+        lines.append(argv("bash", posixpath.join(root, "driver/script/uninstall.sh"), "--force"))
+        lines.append(argv("bash", posixpath.join(root, "firmware/script/uninstall.sh")))
     lines += [
         "rm -f /etc/ascend_install.info   # only if the uninstallers left it behind",
         "reboot",

@@ -8,6 +8,7 @@ from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, 
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import LIVE, absent_phrase, origin_kind
 from ascend_doctor.i18n import N_, _
+from ascend_doctor.shellcmd import argv, shaped
 from ascend_doctor.shellcmd import quote as shell_quote
 
 CHECK = CheckSpec(
@@ -107,6 +108,10 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                   finding.remediation, finding.evidence, finding.scope, finding.actions)
 
 
+def _id_word(value: str, shape: str) -> str:
+    return value if value.isdigit() else shaped(value, shape, f"run {shape}")
+
+
 def _finding(wide: List[Tuple[Any, List[str]]], foreign: List[Any], user: Any, modes: Any) -> Finding:
     parts: List[str] = []
     commands: List[str] = []
@@ -129,7 +134,9 @@ def _finding(wide: List[Tuple[Any, List[str]]], foreign: List[Any], user: Any, m
                        "{path_uid})").format(count=len(foreign), owner=owner, uid=user.uid, path=first.path,
                                              path_uid=first.uid))
         targets = _owner_targets(foreign)
-        commands += [f"chown -R {owner}:{group} {_q(t)}" if group else f"chown -R {owner} {_q(t)}" for t in targets]
+        # The user and group come from `id`: only a name of that shape, or a numeric id, goes into the command.
+        who = _id_word(owner, "user") + (":" + _id_word(group, "group") if group else "")
+        commands += [argv("chown", "-R", who, t) for t in targets]
     message = _("MindIE would refuse to start: {problems}.").format(problems="; ".join(parts))
     run_as = (user.user or str(user.uid)) if user else _("the run user")
     fix = (_("As root (or the files' owner), then start MindIE as {user}:").format(user=run_as) + "\n  "

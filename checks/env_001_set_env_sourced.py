@@ -8,6 +8,7 @@ from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import absence_is_evidence, require_stated
 from ascend_doctor.i18n import N_, _
+from ascend_doctor.shellcmd import argv, source
 
 CHECK = CheckSpec(
     id="ASC-ENV-001",
@@ -29,8 +30,9 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                              "install)"))
         return
     script = aenv.set_env_scripts[0] if aenv.set_env_scripts else "/usr/local/Ascend/ascend-toolkit/set_env.sh"
-    source_line = f"source {script}"
-    persist = f"echo '{source_line}' >> ~/.bashrc"
+    # The script's path was found on the machine: quoted once, and the line echoed as one quoted word.
+    source_line = source(script)
+    persist = argv("echo", source_line) + " >> ~/.bashrc"
     unset: List[str] = []  # English, for the evidence (machines read it)
     shown: List[str] = []  # the same, in the report's language
     # Pasted text lists some variables, or none: an unlisted one may well be set.

@@ -8,7 +8,7 @@ from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, 
 from ascend_doctor.fleet import drift
 from ascend_doctor.fleet.facts import MAX_EXAMPLE_NODES, DriftView
 from ascend_doctor.i18n import _
-from ascend_doctor.shellcmd import comment, export, unset
+from ascend_doctor.shellcmd import Placeholder, comment, export, unset
 
 from ._fleet import INTRA_ROCE_SOURCE, action, count, drift_findings, fleet_facts, names, require_nodes
 
@@ -68,7 +68,7 @@ def _unique(view: DriftView) -> Iterator[Finding]:
                       name,
                       (FixAction("environment", _("On {nodes}: give each node its own {variable}").format(
                           nodes=names(nodes, 20), variable=name),
-                          (f"export {name}=<this node's address>",), where="either", subject=name),))
+                          (export(name, Placeholder("address of this node")),), where="either", subject=name),))
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
     facts = fleet_facts(ctx)

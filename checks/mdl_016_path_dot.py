@@ -26,6 +26,7 @@ CHECK = CheckSpec(
 
 def run(ctx: CheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
+    from ascend_doctor.shellcmd import one_line
     from ascend_doctor.shellcmd import quote as shell_quote
 
     from ._model_fixes import rename_action, sibling
@@ -35,7 +36,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     parts = [p for p in facts.path.split("/") if p not in ("", ".", "..")]
     dotted = [p for p in parts if "." in p]
     if not dotted:
-        yield Finding.passed(_("{path}: no '.' in the path").format(path=facts.path))
+        yield Finding.passed(_("{path}: no '.' in the path").format(path=one_line(facts.path)))
         return
     last = facts.path.rstrip("/").rsplit("/", 1)[-1]
     if "." in last:
@@ -45,10 +46,10 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     else:
         fix = _("Move the weights to a path without '.' (the parts {parts} contain one), "
                 "e.g. /data/models/NAME, and use that path in the service configuration.").format(
-                    parts=", ".join(dotted))
+                    parts=one_line(", ".join(dotted)))
     names = ", ".join(repr(p) for p in dotted)
     message = ngettext("{path}: {names} contains '.'", "{path}: {names} contain '.'", len(dotted)).format(
-        path=facts.path, names=names)
+        path=one_line(facts.path), names=names)
     finding = Finding.warn(message, fix, dotted=dotted)
     if "." in last:
         finding = finding.with_actions(rename_action(facts.path.rstrip("/"), sibling(facts.path, "")))

@@ -17,7 +17,7 @@ import shlex
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, ClassVar, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from ascend_doctor.fixplan import _COMMAND_STARTS
 
@@ -47,10 +47,14 @@ _MARKER = re.compile(r"PWN_[0-9]+", re.IGNORECASE)
 
 
 class Planter:
-    """Gives every planted value its own marker, and remembers where it went."""
+    """Gives every planted value its own marker, and remembers where it went (``registry``: marker -> the
+    mutation group and the field)."""
+
+    registry: ClassVar[Dict[str, Tuple[str, str]]] = {}
 
     def __init__(self, kind: str) -> None:
         self.kind = kind
+        self.group = ""
         self.where: Dict[str, str] = {}
         self._by_key: Dict[str, str] = {}
 
@@ -59,15 +63,13 @@ class Planter:
         marker = self._by_key.get(key)
         if marker is None:
             marker = f"PWN_{len(Planter.registry)}"
-            Planter.registry[marker] = key
+            Planter.registry[marker] = (self.group, key)
             self._by_key[key] = marker
             self.where[marker] = key
         return PAYLOADS[self.kind].format(m=marker)
 
     def spoil(self, value: str, key: str) -> str:
         return value + self.payload(key)
-
-    registry: Dict[str, str] = {}
 
 
 # --- mutations: each takes the fixture copy and its args, plants payloads, returns the new args -------------
@@ -246,6 +248,7 @@ def mutate(source: Path, target: Path, args: Sequence[str], groups: Iterable[str
     shutil.copytree(source, target, symlinks=True)
     out = [str(a).replace("{fixture}", str(target)) for a in args]
     for group in groups:
+        planter.group = group
         out = MUTATIONS[group](target, out, planter, label or source.name)
     return out
 
@@ -331,16 +334,31 @@ def commands_in(data: Any, origin: Origin = "") -> Iterator[Tuple[str, Origin]]:
                 yield from commands_in(item, origin)
 
 
+_FIX_LABEL = "      fix: "
+_PLAN_LABELS = ("fixes:", "why:", "alternative:")
+
+
 def commands_in_text(text: str, origin: Origin) -> Iterator[Tuple[str, Origin]]:
-    """Commands of a text rendering: command lines (after a "fix:" label) and inline commands."""
+    """Commands of an English text rendering: the command lines of each "fix:" block (the label's line and
+    the lines indented under it), the command lines of the fix plan's steps, and inline commands anywhere."""
+    in_plan = False
+    in_fix = False
     for line in text.split("\n"):
-        stripped = line.strip()
-        for label in ("fix:", "修复:", "修复："):
-            if stripped.startswith(label):
-                stripped = stripped[len(label):].strip()
-        if stripped.startswith(LINE_STARTS):
-            yield stripped, origin
         yield from ((c, origin) for c in inline_commands(line))
+        if line == "Fix plan":
+            in_plan = True
+            continue
+        if line.startswith(_FIX_LABEL):
+            in_fix, body = True, line[len(_FIX_LABEL):]
+        elif in_fix and line.startswith(" " * len(_FIX_LABEL)):
+            body = line[len(_FIX_LABEL):]
+        elif in_plan and line.startswith("      ") and not line.strip().startswith(_PLAN_LABELS):
+            in_fix, body = False, line.strip()
+        else:
+            in_fix = False
+            continue
+        if body.strip().startswith(LINE_STARTS):
+            yield body.strip(), origin
 
 
 # --- pasting --------------------------------------------------------------------------------------------------
@@ -350,9 +368,29 @@ command_not_found_handle() { return 0; }
 cd() { :; }; pushd() { :; }; popd() { :; }; kill() { :; }; exec() { :; }; ulimit() { :; }; trap() { :; }
 builtin() { :; }; enable() { :; }; command() { :; }; set +e
 """
-# Absolute paths a command may write to; anything else refuses to run (the tests run as root on shared machines).
-_WRITE_OK = re.compile(r">>?\s*(/dev/null|~/|\$HOME/|[^/\s])")
-_REDIRECT = re.compile(r"[0-9&]?>>?")
+# A redirection to an absolute path (the tests may run as root on a shared machine): pointed into a folder of
+# the scratch directory that does not exist, so that it fails there; the words before it are still expanded.
+_ABSOLUTE_REDIRECT = re.compile(r"([0-9&]?>>?|<)(\s*)/(?!dev/null\b)")
+# A command that starts with an absolute path would bypass the stub PATH: such a command is not run.
+_ABSOLUTE_COMMAND = re.compile(r"(^|[;&|(]\s*)/")
+_OPERATORS = frozenset({";", "&&", "||", "|", "&", "(", "$(", "`"})
+
+
+def _starts_an_absolute_path(command: str) -> bool:
+    """Whether a simple command of ``command`` starts with an absolute path (outside quotes); when the words
+    do not split, any ``/`` after an operator counts."""
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|()`")
+    lexer.whitespace_split = True
+    try:
+        tokens = list(lexer)
+    except ValueError:
+        return bool(_ABSOLUTE_COMMAND.search(command))
+    at_start = True
+    for token in tokens:
+        if at_start and token.startswith("/"):
+            return True
+        at_start = token in _OPERATORS or set(token) <= set(";&|()`")
+    return False
 
 
 def fill_placeholders(command: str) -> str:
@@ -361,12 +399,13 @@ def fill_placeholders(command: str) -> str:
     return _PLACEHOLDER.sub("PLACEHOLDER", command)
 
 
-def writes_outside(command: str) -> bool:
-    for match in _REDIRECT.finditer(command):
-        rest = command[match.end():].lstrip()
-        if rest.startswith("/") and not rest.startswith("/dev/null"):
-            return True
-    return False
+def runnable(command: str) -> Optional[str]:
+    """The command as the scratch run pastes it: placeholders filled, absolute redirections moved into the
+    scratch folder; None for a command that starts with an absolute path."""
+    filled = fill_placeholders(command)
+    if _starts_an_absolute_path(filled):
+        return None
+    return _ABSOLUTE_REDIRECT.sub(lambda m: f"{m.group(1)}{m.group(2)}./outside/", filled)
 
 
 class PasteResult:
@@ -391,26 +430,30 @@ def paste(commands: Sequence[str], workdir: Path, timeout: float = 300) -> Paste
     (workdir / "prelude.sh").write_text(_PRELUDE, encoding="utf-8")
     names: List[str] = []
     for i, command in enumerate(commands):
-        if writes_outside(command):
+        text = runnable(command)
+        if text is None:
             result.refused.append(command)
             continue
         path = scripts / f"{i:06d}.sh"
-        path.write_text(fill_placeholders(command) + "\n", encoding="utf-8")
+        path.write_text(text + "\n", encoding="utf-8")
         names.append(path.name)
     (workdir / "list").write_text("\n".join(names) + "\n", encoding="utf-8")
     bash = shutil.which("bash") or "/bin/bash"
+    errors = workdir / "stderr"
+    errors.mkdir()
+    # One bash per command: a syntax error stops that command only, and bash names it on stderr.
     driver = (f'while IFS= read -r f; do\n'
-              f'  {bash} -n "{scripts}/$f" 2>/dev/null || echo "$f" >> "{workdir}/syntax"\n'
-              f'  {bash} --norc --noprofile "{scripts}/$f" </dev/null >/dev/null 2>&1\n'
+              f'  {bash} --norc --noprofile "{scripts}/$f" </dev/null >/dev/null 2>"{errors}/$f"\n'
               f'done < "{workdir}/list"\n')
     env = {"PATH": str(bin_dir), "HOME": str(run_dir), "BASH_ENV": str(workdir / "prelude.sh"), "LC_ALL": "C"}
     subprocess.run([bash, "--norc", "--noprofile", "-c", driver], cwd=run_dir, env=env, timeout=timeout,
                    check=False, capture_output=True)
     result.pasted = len(names)
-    syntax = workdir / "syntax"
-    if syntax.exists():
-        by_name = {f"{i:06d}.sh": c for i, c in enumerate(commands)}
-        result.syntax_errors = [by_name[n] for n in syntax.read_text().split() if n in by_name]
+    by_name = {f"{i:06d}.sh": c for i, c in enumerate(commands)}
+    for name in names:
+        stderr = (errors / name).read_text(encoding="utf-8", errors="replace") if (errors / name).exists() else ""
+        if "syntax error" in stderr:
+            result.syntax_errors.append(by_name[name])
     for path in run_dir.rglob("*"):
         for marker in _MARKER.findall(path.name):
             result.markers.add(marker.upper())
