@@ -65,7 +65,7 @@ def judge(cfg: ServingConfig) -> List[Finding]:
                 path=path, fact=FACT_DOT_IN_PATH).scoped(model.where).with_actions(
                     rename_action(path.rstrip("/"), fixed),
                     FixAction("config", _("Point {setting} at {fixed} in {file}").format(
-                                  setting=setting, fixed=fixed, file=cfg.source),
+                                  setting=setting, fixed=one_line(fixed), file=one_line(cfg.source)),
                               (), where="either", subject=f"{cfg.source} weight path", target=fixed,
                               direction="set")))
         else:

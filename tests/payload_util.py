@@ -268,7 +268,8 @@ def _span_end(text: str, start: int) -> int:
             return -1
         after = text[end + 1:end + 2]
         content = text[start + 1:end]
-        if not (after.isalnum() or after in "_$'\"") and _balanced(content):
+        glued = bool(after) and (after.isalnum() or after in "_$'\"")
+        if not glued and _balanced(content):
             return end
         pos = end + 1
 
@@ -458,6 +459,11 @@ def paste(commands: Sequence[str], workdir: Path, timeout: float = 300) -> Paste
         for marker in _MARKER.findall(path.name):
             result.markers.add(marker.upper())
     return result
+
+
+def commands_marker(command: str) -> bool:
+    """Whether a command holds a planted value."""
+    return bool(_MARKER.search(command))
 
 
 def commands_with(marker: str, commands: Dict[str, Set[Origin]]) -> List[Tuple[str, Set[Origin]]]:

@@ -223,6 +223,14 @@ def _fleet_and_render(tmp_path: Path, kind: str, fleet_groups: Sequence[str], la
         assert code == 0, text
         harvest.add(list(pu.commands_in_text(text, "report-render")))
     harvest.runs += 6
+    # Defects 1 and 3 of the review: these checks print commands from the planted majority values (quoted, or
+    # a placeholder where the value has a shape) and from the report file names (quoted).
+    printed = {o for found in harvest.commands.values() for o in found}
+    carried = {o for c, found in harvest.commands.items() if pu.commands_marker(c) for o in found}
+    assert any("ASC-FLT-001" in o for o in carried), "ASC-FLT-001 no longer names the report files"
+    expected = {"env": "ASC-FLT-009", "python": "ASC-FLT-006"}
+    for check_id in (expected[g] for g in fleet_groups if g in expected):
+        assert any(check_id in o for o in printed), f"{check_id} prints no command any more"
     harvest.fixtures.add("fleet-16")
     harvest.kinds.add(kind)
     result, failures = _paste_and_judge(harvest, tmp_path / "paste")
@@ -257,3 +265,56 @@ def test_lead_owned_sink_still_open(tmp_path: Path, check_id: str, group: str, f
     assert harvest.commands, f"{check_id} printed no command in {fixture}"
     _result, failures = _paste_and_judge(harvest, tmp_path / "paste", allowed=())
     assert not failures, "\n".join(failures)
+
+
+# The shell-injection sinks of the second hostile-input review (defect number, check, a fixture where the value
+# reaches the check's command, the group of fields that carries it). The check must still print a command
+# there (holding the planted value quoted, or a placeholder where the value has a shape), and run nothing.
+# Defects 1 and 3 (fleet) are asserted in _fleet_and_render.
+REVIEW_SINKS = (
+    (2, "ASC-NET-003", "network-faults-8x910B3", "etc"),
+    (2, "ASC-NET-004", "network-faults-8x910B3", "etc"),
+    (4, "ASC-MDL-008", "w8a8-weights-ready", "names"),
+    (5, "ASC-MDL-013", "w8a8-weights-ready", "paths"),
+    (5, "ASC-MDL-020", "dotted-weight-path", "paths"),
+    (6, "ASC-CFG-004", "dotted-weight-path", "configs"),
+    (7, "ASC-RT-007", "rank-table-faults-8x910B3", "paths"),
+    (7, "ASC-DRV-003", "run-user-not-in-group", "etc"),
+)
+
+
+@pytest.mark.parametrize("defect,check_id,fixture,group", REVIEW_SINKS,
+                         ids=[f"defect{d}-{c}" for d, c, _f, _g in REVIEW_SINKS])
+def test_review_sink_quotes_the_value(tmp_path: Path, defect: int, check_id: str, fixture: str, group: str) -> None:
+    harvest = Harvest()
+    for kind in KINDS:
+        harvest.check(FIXTURES / fixture, (group,), kind, tmp_path / "fx")
+    printed = {c: o for c, o in harvest.commands.items() if any(check_id in x for x in o)}
+    assert printed, f"defect {defect}: {check_id} no longer prints a command in {fixture} ({group})"
+    harvest.commands = printed
+    _result, failures = _paste_and_judge(harvest, tmp_path / "paste", allowed=())
+    assert not failures, "\n".join(failures)
+
+
+def test_inline_commands_are_read_whole() -> None:
+    """A backtick inside a quoted value does not end the inline command; one at the end of the text does."""
+    assert list(pu.inline_commands("see `ascend-doctor plan --model '/m`touch X`' --mem-gb 32`")) == [
+        "ascend-doctor plan --model '/m`touch X`' --mem-gb 32"]
+    assert list(pu.inline_commands("move it: `mv x`touch X`y stray/`.")) == ["mv x`touch X`y stray/"]
+    assert list(pu.inline_commands("the value was `touch X` here")) == []
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_review_sink_mdl017_unreadable_entry(tmp_path: Path, kind: str) -> None:
+    """Defect 5, ASC-MDL-017: an unreadable sub-folder's name in `chmod a+rX` (a snapshot cannot hold an
+    unreadable folder, so the fix is built from the problem record directly)."""
+    from ascend_doctor.checks.mdl_017_directory_readable import _fix
+
+    from ascend_doctor.model import records
+
+    name = "sub" + pu.PAYLOADS[kind].format(m="PWN_9017")
+    fix = _fix(records.Problem(records.UNREADABLE, "ERROR", "denied", path=name))
+    commands = list(pu.inline_commands(fix))
+    assert commands and all("chmod" in c for c in commands)
+    result = pu.paste(commands, tmp_path)
+    assert not result.markers and not result.syntax_errors, (fix, result.markers)
