@@ -372,8 +372,9 @@ builtin() { :; }; enable() { :; }; command() { :; }; set +e
 # A redirection to an absolute path (the tests may run as root on a shared machine): pointed into a folder of
 # the scratch directory that does not exist, so that it fails there; the words before it are still expanded.
 _ABSOLUTE_REDIRECT = re.compile(r"([0-9&]?>>?|<)(\s*)/(?!dev/null\b)")
-# A command that starts with an absolute path would bypass the stub PATH: such a command is not run.
-_ABSOLUTE_COMMAND = re.compile(r"(^|[;&|(]\s*)/")
+# A command that starts with an absolute path would bypass the stub PATH: it is pointed into the scratch folder
+# too (where it does not exist), and a command that still starts with one is not run.
+_ABSOLUTE_COMMAND = re.compile(r"(^|[;&|(`]\s*)/")
 _OPERATORS = frozenset({";", "&&", "||", "|", "&", "(", "$(", "`"})
 
 
@@ -403,7 +404,7 @@ def fill_placeholders(command: str) -> str:
 def runnable(command: str) -> Optional[str]:
     """The command as the scratch run pastes it: placeholders filled, absolute redirections moved into the
     scratch folder; None for a command that starts with an absolute path."""
-    filled = fill_placeholders(command)
+    filled = _ABSOLUTE_COMMAND.sub(lambda m: f"{m.group(1)}./outside/", fill_placeholders(command))
     if _starts_an_absolute_path(filled):
         return None
     return _ABSOLUTE_REDIRECT.sub(lambda m: f"{m.group(1)}{m.group(2)}./outside/", filled)
