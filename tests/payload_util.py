@@ -42,7 +42,8 @@ DATA_KEYS = frozenset({"facts", "evidence", "host", "matrix", "tool"})
 LINE_KEYS = frozenset({"remediation", "summary"})
 PROSE_KEYS = frozenset({"remediation", "summary", "message", "why", "alternative", "notes", "title"})
 
-_PLACEHOLDER = re.compile(r"<[A-Za-z0-9 _.,:/=+|-]{1,60}>")
+# shellcmd's placeholders (<image>, <row’s version>), bare or in their single quotes.
+_PLACEHOLDER = re.compile(r"<[A-Za-z0-9 _.,:/=+’|-]{1,60}>")
 _MARKER = re.compile(r"PWN_[0-9]+", re.IGNORECASE)
 
 

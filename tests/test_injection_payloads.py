@@ -37,30 +37,24 @@ FLEET = FIXTURES / "fleet-16"
 # xfail(strict) case of test_lead_owned_sink_still_open, so removing the sink makes that case XPASS and fail
 # until the entry is removed.
 LEAD_OWNED_SINKS: Tuple[Tuple[str, str, str], ...] = (
-    # checks/arch_001: the toolkit's package_name and version from ascend_toolkit_install.info, unquoted in
-    # "./Ascend-cann-toolkit_<version>_linux-<arch>.run --install".
-    ("ASC-ARCH-001", "install", "atb-abi-mismatch"),
-    # checks/py_001: the CANN version in "pip install torch==<x> torch-npu==<y>  (ascend-doctor matrix lookup
-    # --cann <version> ...)"; the line is prose after a command and does not parse either.
-    ("ASC-PY-001", "install", "kernels-missing"),
+    # checks/py_001: "pip install torch==<x> torch-npu==<y>  (ascend-doctor matrix show torch_npu lists the
+    # pairs)": prose after the command on the same line, so the line does not parse.
     ("ASC-PY-001", "syntax", "a5-device-warning"),
-    # checks/cann_001: the driver version (version.info) in "ascend-doctor matrix lookup --driver <version>",
-    # and snapshot.json's arch in "./Ascend-cann-toolkit_<release>_linux-<arch>.run --install".
-    ("ASC-CANN-001", "install", "bf16-on-310p"),
-    ("ASC-CANN-001", "snapshot", "low-host-memory"),
-    # checks/eng_003: the vllm version (python.json) in prose that starts a line of the fix; its example
-    # "pip install vllm==<row's vllm> ..." has an apostrophe in a placeholder and does not parse.
+    # checks/eng_003, py_002, py_003, eng_002: the vllm / torch / torch_npu version from python.json, written into
+    # remediation prose: a newline in it starts a line of the fix block of its own ("touch ...").
     ("ASC-ENG-003", "python", "a3-server"),
-    ("ASC-ENG-003", "syntax", "a3-server"),
-    # ascend_doctor/fixplan.py: the container merger folds the docker run lines of several findings by
-    # splitting on spaces, so a quoted -v value holding a space (the driver root from ascend_install.info) is
-    # cut in two and the merged line does not parse. Named by the merged command's start.
-    ("docker run", "etc", "310p3-inference"),
+    ("ASC-PY-002", "python", "cann-not-sourced-default-empty"),
+    ("ASC-PY-003", "python", "driver-firmware-out-of-range"),
+    ("ASC-ENG-002", "python", "issue8-ready-a2-mindie"),
 )
 
 # The counts of the fast run on this commit (fixtures x kinds x values, commands pasted, payloads run); the
 # test fails when coverage falls below 90 % of them, or when any payload runs.
-FAST_RUN_COUNTS = {"fixtures": 77, "kinds": 5, "runs": 385, "values": 4587, "commands": 617, "payloads_run": 0}
+FAST_RUN_COUNTS = {"fixtures": 79, "kinds": 5, "runs": 395, "values": 4617, "commands": 658, "payloads_run": 0}
+
+
+# (checks, group, fixture) of every payload a LEAD_OWNED_SINKS entry let pass in this session (printed by -s).
+TOLERATED: Set[Tuple[str, str, str]] = set()
 
 
 class Harvest:
@@ -119,6 +113,7 @@ def _paste_and_judge(harvest: Harvest, workdir: Path, allowed: Sequence[Tuple[st
         group, where = pu.Planter.registry.get(marker, ("?", "?"))
         origins = sorted({o for _, found in culprits for o in found})
         if _tolerated(origins, group, allowed):
+            TOLERATED.add((",".join(origins), group, where.split(":")[0]))
             continue
         # One line per sink: the checks that printed it and the kind of field (fixture and index left out).
         field = re.sub(r"\[[0-9]+\]|^[^:]*:", "", where)
@@ -137,7 +132,8 @@ def _report(name: str, harvest: Harvest, result: pu.PasteResult, failures: Seque
     counts = {"fixtures": len(harvest.fixtures), "kinds": len(harvest.kinds), "runs": harvest.runs,
               "values": harvest.values(), "commands": result.pasted,
               "payloads_run": sum(1 for f in failures if not f.startswith("does not parse"))}
-    print(f"\n{name}: {counts} (tolerated lead-owned: {len(result.markers)} markers seen in all)")
+    print(f"\n{name}: {counts} (markers seen: {len(result.markers)}, of them lead-owned: "
+          f"{sorted(TOLERATED)[:40]})")
     return counts
 
 
@@ -271,13 +267,15 @@ def test_no_payload_runs_exhaustive(tmp_path: Path, kind: str) -> None:
 @pytest.mark.parametrize("check_id,group,fixture", LEAD_OWNED_SINKS,
                          ids=["-".join(s[:2]).replace(" ", "_") for s in LEAD_OWNED_SINKS])
 def test_lead_owned_sink_still_open(tmp_path: Path, check_id: str, group: str, fixture: str) -> None:
-    """The fixture named with the entry, that group planted (nothing for "syntax"): the commands this check
-    prints run no payload and parse."""
+    """The fixture named with the entry, that group planted with every kind (nothing for "syntax"): the
+    commands this check prints run no payload and parse."""
     harvest = Harvest()
-    harvest.check(FIXTURES / fixture, () if group == "syntax" else (group,), "dollar", tmp_path / "fx")
+    for kind in KINDS:
+        harvest.check(FIXTURES / fixture, () if group == "syntax" else (group,), kind, tmp_path / "fx")
     harvest.commands = {c: o for c, o in harvest.commands.items()
                         if c.startswith(check_id) or any(check_id in x for x in o)}
-    assert harvest.commands, f"{check_id} printed no command in {fixture}"
+    if not harvest.commands:  # not a failure: the entry names a fixture where the check prints nothing now
+        pytest.skip(f"stale entry: {check_id} prints no command in {fixture}; name another fixture or remove it")
     _result, failures = _paste_and_judge(harvest, tmp_path / "paste", allowed=())
     assert not failures, "\n".join(failures)
 
