@@ -40,12 +40,13 @@ LEAD_OWNED_SINKS: Tuple[Tuple[str, str, str], ...] = (
     # checks/py_001: "pip install torch==<x> torch-npu==<y>  (ascend-doctor matrix show torch_npu lists the
     # pairs)": prose after the command on the same line, so the line does not parse.
     ("ASC-PY-001", "syntax", "a5-device-warning"),
-    # checks/eng_003, py_002, py_003, eng_002: the vllm / torch / torch_npu version from python.json, written into
-    # remediation prose: a newline in it starts a line of the fix block of its own ("touch ...").
+    # checks/eng_003, py_002, py_003, eng_002, eng_004: the vllm / vllm-ascend / torch / torch_npu version from
+    # python.json, written into remediation prose: a newline in it starts a line of the fix block ("touch ...").
     ("ASC-ENG-003", "python", "a3-server"),
     ("ASC-PY-002", "python", "cann-not-sourced-default-empty"),
     ("ASC-PY-003", "python", "driver-firmware-out-of-range"),
     ("ASC-ENG-002", "python", "issue8-ready-a2-mindie"),
+    ("ASC-ENG-004", "python", "vllm-a2-build-on-a3"),
 )
 
 # The counts of the fast run on this commit (fixtures x kinds x values, commands pasted, payloads run); the
