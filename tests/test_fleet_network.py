@@ -110,7 +110,7 @@ def test_two_devices_with_one_address(tmp_path: Path) -> None:
     (dup,) = only(data, "ASC-FLT-011")
     assert dup["status"] == "FAIL" and dup["scope"] == "192.170.100.102"
     assert "node01 device 2, node04 device 2" in dup["message"]
-    assert "hccn_tool -i 2 -ip -s address <free address> netmask 255.255.255.0" in dup["remediation"]
+    assert "hccn_tool -i 2 -ip -s address '<free address>' netmask 255.255.255.0" in dup["remediation"]
 
 
 def test_address_outside_the_plan_and_another_netmask(tmp_path: Path) -> None:
