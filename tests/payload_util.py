@@ -257,6 +257,9 @@ def mutate(source: Path, target: Path, args: Sequence[str], groups: Iterable[str
 # --- commands: what a person can paste from an output --------------------------------------------------------
 
 Origin = str
+# Marks an origin whose command is an `inline command` of prose: it must not run a payload, but may show a
+# bare <placeholder> (bash -n is asked of command lines only).
+SPAN = "#inline"
 
 
 def _span_end(text: str, start: int) -> int:
@@ -325,13 +328,13 @@ def commands_in(data: Any, origin: Origin = "") -> Iterator[Tuple[str, Origin]]:
             if isinstance(value, str) and key in PROSE_KEYS:
                 if key in LINE_KEYS:
                     yield from ((c, here) for c in command_lines(value))
-                yield from ((c, here) for c in inline_commands(value))
+                yield from ((c, here + SPAN) for c in inline_commands(value))
                 continue
             yield from commands_in(value, here)
     elif isinstance(data, list):
         for item in data:
             if isinstance(item, str):
-                yield from ((c, origin) for c in inline_commands(item))
+                yield from ((c, origin + SPAN) for c in inline_commands(item))
             else:
                 yield from commands_in(item, origin)
 
@@ -346,7 +349,7 @@ def commands_in_text(text: str, origin: Origin) -> Iterator[Tuple[str, Origin]]:
     in_plan = False
     in_fix = False
     for line in text.split("\n"):
-        yield from ((c, origin) for c in inline_commands(line))
+        yield from ((c, origin + SPAN) for c in inline_commands(line))
         if line == "Fix plan":
             in_plan = True
             continue
@@ -419,8 +422,10 @@ class PasteResult:
         self.markers: Set[str] = set()
 
 
-def paste(commands: Sequence[str], workdir: Path, timeout: float = 300) -> PasteResult:
-    """Run every command as a pasted script of its own in ``workdir``; which markers appeared."""
+def paste(commands: Sequence[str], workdir: Path, timeout: float = 300,
+          lines: Optional[Set[str]] = None) -> PasteResult:
+    """Run every command as a pasted script of its own in ``workdir``; which markers appeared. ``lines``: the
+    commands printed as lines (default: all), which must also parse as printed, placeholders unfilled."""
     result = PasteResult()
     bin_dir = workdir / "bin"
     bin_dir.mkdir(parents=True)
@@ -432,6 +437,7 @@ def paste(commands: Sequence[str], workdir: Path, timeout: float = 300) -> Paste
     run_dir.mkdir()
     (workdir / "prelude.sh").write_text(_PRELUDE, encoding="utf-8")
     names: List[str] = []
+    by_index: Dict[str, str] = {}
     for i, command in enumerate(commands):
         text = runnable(command)
         if text is None:
@@ -440,23 +446,30 @@ def paste(commands: Sequence[str], workdir: Path, timeout: float = 300) -> Paste
         path = scripts / f"{i:06d}.sh"
         path.write_text(text + "\n", encoding="utf-8")
         names.append(path.name)
+        by_index[path.name] = command
     (workdir / "list").write_text("\n".join(names) + "\n", encoding="utf-8")
     bash = shutil.which("bash") or "/bin/bash"
     errors = workdir / "stderr"
     errors.mkdir()
+    raw = workdir / "raw"
+    raw.mkdir()
+    for name in names:  # the command as printed, for bash -n: a placeholder must parse unfilled too
+        command = by_index[name] if lines is None or by_index[name] in lines else "true"
+        (raw / name).write_text(command + "\n", encoding="utf-8")
     # One bash per command: a syntax error stops that command only, and bash names it on stderr.
     driver = (f'while IFS= read -r f; do\n'
+              f'  {bash} -n "{raw}/$f" 2>"{errors}/$f.n"\n'
               f'  {bash} --norc --noprofile "{scripts}/$f" </dev/null >/dev/null 2>"{errors}/$f"\n'
               f'done < "{workdir}/list"\n')
     env = {"PATH": str(bin_dir), "HOME": str(run_dir), "BASH_ENV": str(workdir / "prelude.sh"), "LC_ALL": "C"}
     subprocess.run([bash, "--norc", "--noprofile", "-c", driver], cwd=run_dir, env=env, timeout=timeout,
                    check=False, capture_output=True)
     result.pasted = len(names)
-    by_name = {f"{i:06d}.sh": c for i, c in enumerate(commands)}
     for name in names:
-        stderr = (errors / name).read_text(encoding="utf-8", errors="replace") if (errors / name).exists() else ""
+        stderr = "".join((errors / n).read_text(encoding="utf-8", errors="replace")
+                         for n in (name, name + ".n") if (errors / n).exists())
         if "syntax error" in stderr:
-            result.syntax_errors.append(by_name[name])
+            result.syntax_errors.append(by_index[name])
     for path in run_dir.rglob("*"):
         for marker in _MARKER.findall(path.name):
             result.markers.add(marker.upper())

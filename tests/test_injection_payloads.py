@@ -37,21 +37,16 @@ FLEET = FIXTURES / "fleet-16"
 # xfail(strict) case of test_lead_owned_sink_still_open, so removing the sink makes that case XPASS and fail
 # until the entry is removed.
 LEAD_OWNED_SINKS: Tuple[Tuple[str, str, str], ...] = (
-    # checks/py_001: "pip install torch==<x> torch-npu==<y>  (ascend-doctor matrix show torch_npu lists the
-    # pairs)": prose after the command on the same line, so the line does not parse.
-    ("ASC-PY-001", "syntax", "a5-device-warning"),
-    # checks/eng_003, py_002, py_003, eng_002, eng_004: the vllm / vllm-ascend / torch / torch_npu version from
-    # python.json, written into remediation prose: a newline in it starts a line of the fix block ("touch ...").
-    ("ASC-ENG-003", "python", "a3-server"),
-    ("ASC-PY-002", "python", "cann-not-sourced-default-empty"),
-    ("ASC-PY-003", "python", "driver-firmware-out-of-range"),
-    ("ASC-ENG-002", "python", "issue8-ready-a2-mindie"),
-    ("ASC-ENG-004", "python", "vllm-a2-build-on-a3"),
+    # checks/eng_001 (lead), checks/dev_010 and smi_001 (the review-rows helper): a bare "<mindie image>" /
+    # "<root_tgid>;" in a printed line (not a shellcmd Placeholder), so the line does not parse as printed.
+    ("ASC-ENG-001", "syntax", "both-engines"),
+    ("ASC-DEV-010", "syntax", "npu-smi-device-used"),
+    ("ASC-SMI-001", "syntax", "npu-smi-device-used"),
 )
 
 # The counts of the fast run on this commit (fixtures x kinds x values, commands pasted, payloads run); the
 # test fails when coverage falls below 90 % of them, or when any payload runs.
-FAST_RUN_COUNTS = {"fixtures": 79, "kinds": 5, "runs": 395, "values": 4617, "commands": 658, "payloads_run": 0}
+FAST_RUN_COUNTS = {"fixtures": 79, "kinds": 5, "runs": 395, "values": 4617, "commands": 687, "payloads_run": 0}
 
 
 # (checks, group, fixture) of every payload a LEAD_OWNED_SINKS entry let pass in this session (printed by -s).
@@ -107,7 +102,8 @@ def _tolerated_syntax(command: str, origins: Sequence[str], allowed: Sequence[Tu
 def _paste_and_judge(harvest: Harvest, workdir: Path, allowed: Sequence[Tuple[str, str, str]] = LEAD_OWNED_SINKS
                      ) -> Tuple[pu.PasteResult, List[str]]:
     commands = sorted(harvest.commands)
-    result = pu.paste(commands, workdir)
+    lines = {c for c, origins in harvest.commands.items() if any(not o.endswith(pu.SPAN) for o in origins)}
+    result = pu.paste(commands, workdir, lines=lines)
     sinks: Dict[Tuple[str, str], str] = {}
     for marker in sorted(result.markers):
         culprits = pu.commands_with(marker, harvest.commands)
