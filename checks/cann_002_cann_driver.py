@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from ascend_doctor import shellcmd
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, Status
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
@@ -58,8 +59,10 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                     _("Align the stack: upgrade the HDK (driver + firmware) to a release CANN {cann} supports, or "
                       "install the CANN release that driver {driver} supports:")).format(
                         cann=cann, target=target, driver=driver_version) + "\n"
-                   f"  ascend-doctor matrix lookup --cann {cann}    # the HDK releases for this CANN\n"
-                   f"  ascend-doctor matrix lookup --driver {driver_version}   # the CANN releases for this driver")
+                   + "  " + shellcmd.with_comment(shellcmd.argv("ascend-doctor", "matrix", "lookup", "--cann", cann),
+                                                  "the HDK releases for this CANN") + "\n"
+                   + "  " + shellcmd.with_comment(shellcmd.argv("ascend-doctor", "matrix", "lookup", "--driver",
+                                                                driver_version), "the CANN releases for this driver"))
     finding = verdict_finding(verdict, subject, remediation)
     finding = Finding(finding.status, finding.message, finding.remediation,
                       dict(finding.evidence, driver_basis=basis), finding.scope)

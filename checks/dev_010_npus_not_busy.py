@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 
+from ascend_doctor import shellcmd
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.engines import engine_of_process_name
@@ -130,7 +131,9 @@ def _dcmi_busy(ctx: CheckContext) -> Optional[Finding]:
             "system", _("Find and stop what holds the NPUs"),
             ("npu-smi info   # the process table shows who holds each NPU",
              "cat /proc/uda/namespace_node   # root_tgid of the process holding the device",
-             "ps -o pid,cmd -p <root_tgid>; docker ps   # then stop that process or container"), where="host"))
+             shellcmd.with_comment(shellcmd.argv("ps", "-o", "pid,cmd", "-p", shellcmd.Placeholder("root_tgid")),
+                          "then stop that process, or its container (docker ps)"),
+             shellcmd.argv("docker", "ps")), where="host"))
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:

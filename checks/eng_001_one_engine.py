@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator, List, Tuple
 
+from ascend_doctor import shellcmd
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.engines import engine_of_process_name
@@ -46,13 +47,14 @@ def _split(ctx: CheckContext) -> str:
     half = len(devices) // 2
     first, second = devices[:half], devices[half:]
 
-    def flags(ids: List[int]) -> str:
-        return " ".join(f"--device /dev/davinci{n}" for n in ids)
+    def run(ids: List[int], image: str, label: str) -> str:
+        devices = [w for n in ids for w in ("--device", f"/dev/davinci{int(n)}")]
+        line = shellcmd.argv("docker", "run", *devices, "--device", "/dev/davinci_manager", "--device",
+                             "/dev/devmm_svm", "--device", "/dev/hisi_hdc", "...", shellcmd.Placeholder(image))
+        return shellcmd.with_comment(line, f"{label} on NPU {int(ids[0])}-{int(ids[-1])}")
 
-    return (f"  docker run {flags(first)} --device /dev/davinci_manager --device /dev/devmm_svm "
-            f"--device /dev/hisi_hdc ... <mindie image>       # MindIE on NPU {first[0]}-{first[-1]}\n"
-            f"  docker run {flags(second)} --device /dev/davinci_manager --device /dev/devmm_svm "
-            f"--device /dev/hisi_hdc ... <vllm-ascend image>  # vLLM-Ascend on NPU {second[0]}-{second[-1]}\n"
+    return ("  " + run(first, "mindie image", "MindIE") + "\n"
+            "  " + run(second, "vllm-ascend image", "vLLM-Ascend") + "\n"
             "  " + _("(ASCEND_VISIBLE_DEVICES=... instead of --device works only with the Ascend Docker Runtime)"))
 
 
@@ -80,7 +82,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     if not serving and not running:
         raise NotApplicable(_("no serving engine (MindIE, vLLM, vLLM-Ascend) is installed or running"))
     separate = (_("Separate them -- one container per engine, each with its own NPUs and caches:") + "\n" + _split(ctx)
-                + "\n  export ASCEND_CACHE_PATH=/data/cache/<engine> ASCEND_WORK_PATH=/data/work/<engine>\n"
+                + "\n  " + shellcmd.export("ASCEND_CACHE_PATH", shellcmd.Placeholder("/data/cache/engine"))
+                + "\n  " + shellcmd.export("ASCEND_WORK_PATH", shellcmd.Placeholder("/data/work/engine")) + "\n"
                 + _("or remove the one you do not use: pip uninstall -y vllm-ascend vllm  (or MindIE's uninstall "
                     "script under /usr/local/Ascend/mindie/latest)"))
     both_running = "MindIE" in running and "vLLM" in running

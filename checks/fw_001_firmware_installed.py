@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from ascend_doctor import shellcmd
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import LIVE, origin_kind, require_stated
@@ -67,7 +68,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     how = (_("Read what the cards run: {command}   (Firmware Version)").format(command="npu-smi info -t board -i 0")
            + "\n"
            + (_("If it is empty, reinstall the firmware of driver {driver}'s HDK, then reboot the host:").format(
-               driver=driver_version) + f"\n  ./{fw_file} --full\n  reboot" if fw_file else
+               driver=driver_version) + "\n  " + shellcmd.argv("./" + fw_file, "--full") + "\n  reboot" if fw_file else
               _("If it is empty, reinstall the firmware of driver {driver}'s HDK with --full, then reboot the host "
                 "(ascend-doctor matrix lookup --driver {driver} --chip {chip} names the file).").format(
                   driver=driver_version, chip=chip_family(ctx) or "<chip>")))

@@ -50,7 +50,7 @@ def _check(kind: str, recorded: Optional[str], roots: List[str], key: str, clean
                 key=key, root=roots[0]),
             (_("Add the line: {command}   (or reinstall the driver, which writes it)") if driver else
              _("Add the line: {command}   (or reinstall the firmware, which writes it)")).format(
-                command=f"echo '{key}={roots[0]}' >> {INSTALL_INFO}"),
+                command=shellcmd.argv("echo", f"{key}={roots[0]}") + " >> " + INSTALL_INFO),
             recorded=recorded, found=roots)
     recorded = recorded.rstrip("/") or "/"
     if recorded in roots:
@@ -62,12 +62,12 @@ def _check(kind: str, recorded: Optional[str], roots: List[str], key: str, clean
                  "installed under {roots}. Firmware upgrades and version reads will look in "
                  "{recorded}/firmware.")).format(key=key, recorded=recorded, roots=", ".join(roots))
     if in_container:
-        mount = f"-v {INSTALL_INFO}:{INSTALL_INFO}"
+        mount = ("-v", f"{INSTALL_INFO}:{INSTALL_INFO}")
         return Finding.fail(message, _("Re-create the container with the host's file mounted: {command}").format(
-                                command=f"docker run {mount} ..."),
+                                command=shellcmd.argv("docker", "run", *mount, "...")),
                             recorded=recorded, found=roots).with_actions(
             FixAction("container", _("Mount the host's /etc/ascend_install.info into the container"),
-                      (f"docker run {mount} <image> ...",), where="host"))
+                      (shellcmd.argv("docker", "run", *mount, shellcmd.Placeholder("image"), "..."),), where="host"))
     # the path goes inside a sed expression: only a plain path (no '#', quote or newline) may; else a placeholder
     root = roots[0] if re.fullmatch(r"/[A-Za-z0-9/._+-]*", roots[0]) else "<install root>"
     sed = shellcmd.argv("sed", "-i", f"s#^{key}=.*#{key}={root}#", INSTALL_INFO)
@@ -116,7 +116,9 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                       recorded=recorded, running=running.driver.running, keep=keep),
                 _("Remove the stale stack and point the file at {keep} (ASC-MIX-001 gives the whole sequence):").format(
                     keep=keep) + "\n"
-                f"  sed -i 's#^Driver_Install_Path_Param=.*#Driver_Install_Path_Param={keep}#' {INSTALL_INFO}",
+                "  " + shellcmd.argv("sed", "-i", "s#^Driver_Install_Path_Param=.*#Driver_Install_Path_Param="
+                                     + (keep if re.fullmatch(r"/[A-Za-z0-9/._+-]*", keep) else "<install root>") + "#",
+                                     INSTALL_INFO),
                 recorded=recorded, running_root=keep)
             return
     findings = [f for f in (

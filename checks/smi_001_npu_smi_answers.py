@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
+from ascend_doctor import shellcmd
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, Status
 from ascend_doctor.facts import FactUnavailable
 from ascend_doctor.facts.npu import CommandResult, CommandStatus
@@ -71,13 +72,16 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
               "these NPUs.").format(code=code.group(0)),
             _("On the host: {command}   # find root_tgid of the process holding the device").format(
                 command="cat /proc/uda/namespace_node") + "\n"
-            "  ps -o pid,cmd -p <root_tgid>; docker ps   # then stop that process or container\n"
+            "  " + shellcmd.with_comment(shellcmd.argv("ps", "-o", "pid,cmd", "-p", shellcmd.Placeholder("root_tgid")),
+                          "then stop that process, or its container (docker ps)") + "\n  docker ps\n"
             + _("Give each container its own NPUs (--device /dev/davinciN per container). --privileged exposes every "
                 "device and the host to the container: not a fix for sharing."),
             output=text.strip()[-500:]).with_actions(FixAction(
                 "system", _("Find and stop what holds the NPUs"),
                 ("cat /proc/uda/namespace_node   # root_tgid of the process holding the device",
-                 "ps -o pid,cmd -p <root_tgid>; docker ps   # then stop that process or container"), where="host"))
+                 shellcmd.with_comment(shellcmd.argv("ps", "-o", "pid,cmd", "-p", shellcmd.Placeholder("root_tgid")),
+                          "then stop that process, or its container (docker ps)"),
+                 shellcmd.argv("docker", "ps")), where="host"))
         return
     if result.status is CommandStatus.PERMISSION_DENIED:
         yield Finding.fail(_("`npu-smi info` was refused: permission denied."),

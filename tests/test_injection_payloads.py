@@ -36,13 +36,7 @@ FLEET = FIXTURES / "fleet-16"
 # unmutated. A payload only these checks print, from that group, is tolerated here; each entry is also an
 # xfail(strict) case of test_lead_owned_sink_still_open, so removing the sink makes that case XPASS and fail
 # until the entry is removed.
-LEAD_OWNED_SINKS: Tuple[Tuple[str, str, str], ...] = (
-    # checks/eng_001 (lead), checks/dev_010 and smi_001 (the review-rows helper): a bare "<mindie image>" /
-    # "<root_tgid>;" in a printed line (not a shellcmd Placeholder), so the line does not parse as printed.
-    ("ASC-ENG-001", "syntax", "both-engines"),
-    ("ASC-DEV-010", "syntax", "npu-smi-device-used"),
-    ("ASC-SMI-001", "syntax", "npu-smi-device-used"),
-)
+LEAD_OWNED_SINKS: Tuple[Tuple[str, str, str], ...] = ()
 
 # The counts of the fast run on this commit (fixtures x kinds x values, commands pasted, payloads run); the
 # test fails when coverage falls below 90 % of them, or when any payload runs.
