@@ -83,9 +83,9 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                     "Ascend-cann-toolkit_<release>_linux-<aarch64|x86_64>.run):").format(
                     command=shellcmd.argv("ascend-doctor", "matrix", "lookup", "--driver",
                                           getattr(stack, "driver_version", None) or shellcmd.Placeholder("version")))
-                + "\n  " + shellcmd.argv("./" + shellcmd.Placeholder("Ascend-cann-toolkit_release_linux-"
-                                                                     + (shellcmd.shaped(arch, "package")
-                                                                        if arch else "arch") + ".run"), "--install")
+                + "\n  " + shellcmd.argv("./" + shellcmd.Placeholder(
+                    "Ascend-cann-toolkit_release_linux-" + (str(arch) if shellcmd.fits(arch, "package") else "ARCH")
+                    + ".run"), "--install")
                 + "\n  " + shellcmd.source("/usr/local/Ascend/ascend-toolkit/set_env.sh"),
                 env_loaded=not unsourced)
         return

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Iterator, List
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
 from ascend_doctor.i18n import _
-from ascend_doctor.shellcmd import argv, one_line
+from ascend_doctor.shellcmd import argv, one_line, with_comment
 
 from ._model_fixes import dotless, rename_action
 from ._serving import usable_config
@@ -58,10 +58,11 @@ def judge(cfg: ServingConfig) -> List[Finding]:
             out.append(Finding.fail(
                 _("{model} weight path {path} contains '.': MindIE fails to start with it").format(
                     model=model.where, path=repr(path)),
-                _("Rename the directory and point the config at it: {command} and set {setting} to \"{fixed}\" in "
-                  "{file} (only letters, digits, '-' and '_').").format(
-                    command=argv("mv", path, fixed), setting=setting, fixed=one_line(fixed),
-                    file=one_line(cfg.source)),
+                # the command on a line of its own, the new path only in a comment: nothing after the
+                # command can be pasted with it
+                _("Rename the directory (only letters, digits, '-' and '_'), then set {setting} in {file} to the "
+                  "new path:").format(setting=setting, file=one_line(cfg.source))
+                + "\n  " + with_comment(argv("mv", path, fixed), f"{setting}: {one_line(fixed)}"),
                 path=path, fact=FACT_DOT_IN_PATH).scoped(model.where).with_actions(
                     rename_action(path.rstrip("/"), fixed),
                     FixAction("config", _("Point {setting} at {fixed} in {file}").format(

@@ -57,13 +57,13 @@ def _hdk_lines(ctx: CheckContext, driver: Optional[str], firmware: Optional[str]
             # Versions are the fleet's majority, read from node reports: only versions name files.
             name = pk.hdk_driver(driver) if pk is not None and fits(driver, "version") else None
             lines.append(argv("./" + name, *convention_flags(ctx.matrix, 'driver').split()) if name else
-                         comment(f"the driver {driver} package for this chip family: " + argv(
+                         comment(f"the driver {shaped(driver, 'version')} package for this chip family: " + argv(
                              "ascend-doctor", "matrix", "lookup", "--driver", shaped(driver, "version"),
                              "--chip", shaped(fleet_family(ctx), "package", "chip"))))
         elif part == "firmware" and firmware:
             name = pk.hdk_firmware(firmware) if pk is not None and fits(firmware, "version") else None
             lines.append(argv("./" + name, *convention_flags(ctx.matrix, 'firmware').split()) if name else
-                         comment(f"the firmware {firmware} package for this chip family: " + argv(
+                         comment(f"the firmware {shaped(firmware, 'version')} package for this chip family: " + argv(
                              "ascend-doctor", "matrix", "lookup", "--chip",
                              shaped(fleet_family(ctx), "package", "chip"))))
     lines.append("reboot")
