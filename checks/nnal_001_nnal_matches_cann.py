@@ -43,7 +43,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         # second review P17: with the CANN release unknown, the install line keeps its place with a file name
         # to fill in (never a `source` of an NNAL that is not installed)
         arch = (ctx.facts.maybe(Facts.host_info) and getattr(ctx.facts.maybe(Facts.host_info), "arch", None))
-        name = "Ascend-cann-nnal_CANN-release_linux-" + (str(arch) if shellcmd.fits(arch, "package") else "ARCH") + ".run"
+        name = ("Ascend-cann-nnal_CANN-release_linux-" + (str(arch) if shellcmd.fits(arch, "package") else "ARCH")
+                + ".run")
         install = (shellcmd.comment(_("the NNAL release is the CANN toolkit's; {command} names the file").format(
                        command=shellcmd.argv("ascend-doctor", "matrix", "lookup", "--cann",
                                              shellcmd.Placeholder("CANN release"))))
