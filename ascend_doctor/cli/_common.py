@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from typing import Any, Callable, Iterable, NoReturn, Optional, TypeVar
+from typing import Any, Callable, Iterable, NoReturn, Optional, Tuple, TypeVar
 
 import click
 
@@ -151,6 +151,22 @@ def guard_output(output: Optional[str], files: Iterable[Optional[str]] = (),
         safeio.check_distinct_outputs([(option, output), *other_outputs])
     except safeio.OutputRefused as exc:
         fail(str(exc), ExitCode.USAGE)
+
+
+def check_selection(suite: str, select: Tuple[str, ...], ignore: Tuple[str, ...]) -> None:
+    """A --select/--ignore that matches no check of ``suite``, or leaves none, is a usage error naming the
+    closest ids, as `check` does: a typo must not make the gate pass by running nothing (exit 2)."""
+    from ascend_doctor.registry import all_checks, closest_ids, matches, unmatched_prefixes
+
+    ids = [c.spec.id for c in all_checks() if c.spec.suite == suite]
+    for option, values in (("--select", select), ("--ignore", ignore)):
+        for value in unmatched_prefixes(values, ids):
+            near = closest_ids(value, ids)
+            hint = f"; did you mean {' or '.join(near)}?" if near else ""
+            raise click.UsageError(f"{option} {value} matches no {suite} check{hint} (`ascend-doctor checks` "
+                                   "lists them)")
+    if not [i for i in ids if (not select or matches(i, select)) and not (ignore and matches(i, ignore))]:
+        raise click.UsageError(f"--select/--ignore leave no {suite} check to run")
 
 
 def fail(message: str, code: int = ExitCode.USAGE) -> NoReturn:

@@ -9,7 +9,7 @@ from typing import Any, List, Optional, Tuple
 
 import click
 
-from ascend_doctor.cli._common import fail, handle_errors, report_output_options
+from ascend_doctor.cli._common import check_selection, fail, handle_errors, report_output_options
 from ascend_doctor.exitcodes import ExitCode
 
 
@@ -63,7 +63,7 @@ def fleet(inputs: Tuple[str, ...], fmt: str, output: Optional[str], fail_on: str
     from ascend_doctor.options import RunOptions
 
     select_prefixes, ignore_prefixes = _split(select), _split(ignore)
-    _check_selection(select_prefixes, ignore_prefixes)
+    check_selection("fleet", select_prefixes, ignore_prefixes)
     _guard_fleet_output(output, inputs)
     started = time.monotonic()
     try:
@@ -134,21 +134,6 @@ def _split(values: Tuple[str, ...]) -> Tuple[str, ...]:
     for value in values:
         out.extend(p.strip() for p in value.split(",") if p.strip())
     return tuple(out)
-
-
-def _check_selection(select: Tuple[str, ...], ignore: Tuple[str, ...]) -> None:
-    """A typo in --select/--ignore must not make the gate pass by running nothing (exit 2)."""
-    from ascend_doctor.registry import all_checks, closest_ids, matches, unmatched_prefixes
-
-    ids = [c.spec.id for c in all_checks() if c.spec.suite == "fleet"]
-    for option, values in (("--select", select), ("--ignore", ignore)):
-        for value in unmatched_prefixes(values, ids):
-            near = closest_ids(value, ids)
-            hint = f"; did you mean {' or '.join(near)}?" if near else ""
-            raise click.UsageError(f"{option} {value} matches no fleet check{hint} (`ascend-doctor checks` lists "
-                                   "them)")
-    if not [i for i in ids if (not select or matches(i, select)) and not (ignore and matches(i, ignore))]:
-        raise click.UsageError("--select/--ignore leave no fleet check to run")
 
 
 def _guard_fleet_output(output: Optional[str], inputs: Tuple[str, ...]) -> None:

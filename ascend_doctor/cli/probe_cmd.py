@@ -9,7 +9,7 @@ from typing import Any, Callable, List, Optional, Tuple
 
 import click
 
-from ascend_doctor.cli._common import fail, guard_output, handle_errors, report_output_options
+from ascend_doctor.cli._common import check_selection, fail, guard_output, handle_errors, report_output_options
 from ascend_doctor.exitcodes import ExitCode
 
 ENV_API_KEY = "ASCEND_DOCTOR_API_KEY"
@@ -146,7 +146,7 @@ def probe(url: str, model: Optional[str], api_key: Optional[str], health_url: Op
     still printed).
     """
     _check_url(url, "URL")
-    _check_selection(_split_prefixes(select), _split_prefixes(ignore))
+    check_selection("probe", _split_prefixes(select), _split_prefixes(ignore))
     if health_url:
         _check_url(health_url, "--health-url")
     if api_key and _has_credentials(url):
@@ -199,22 +199,6 @@ def _has_credentials(url: str) -> bool:
 
     parts = urlsplit(url)
     return bool(parts.username or parts.password)
-
-
-def _check_selection(select: Tuple[str, ...], ignore: Tuple[str, ...]) -> None:
-    """As `check` and `fleet`: a --select/--ignore that matches no probe check, or leaves none, is a
-    usage error naming the closest ids (a typo must not make the gate pass by running nothing)."""
-    from ascend_doctor.registry import all_checks, closest_ids, matches, unmatched_prefixes
-
-    ids = [c.spec.id for c in all_checks() if c.spec.suite == "probe"]
-    for option, values in (("--select", select), ("--ignore", ignore)):
-        for value in unmatched_prefixes(values, ids):
-            near = closest_ids(value, ids)
-            hint = f"; did you mean {' or '.join(near)}?" if near else ""
-            raise click.UsageError(f"{option} {value} matches no probe check{hint} (`ascend-doctor checks` lists "
-                                   "them)")
-    if not [i for i in ids if (not select or matches(i, select)) and not (ignore and matches(i, ignore))]:
-        raise click.UsageError("--select/--ignore leave no probe check to run")
 
 
 MAX_SWEEP_LEVELS = 12
