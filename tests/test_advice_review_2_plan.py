@@ -266,3 +266,17 @@ def test_row24_310p_mindie_plan_names_the_image_pattern() -> None:
     data = plan("--chip", "310P3", "--engine", "mindie")
     text = json.dumps(data["steps"])
     assert "300I-Duo" in text
+
+
+def test_row2_mindie_plan_refuses_the_first_generation_910() -> None:
+    """Matrix row 2: `matrix plan --chip 910A --engine mindie` printed a full plan (exit 0) with "MindIE support for
+    910 is unknown". MindIE's hardware list is a hard constraint of the resolver: no plan, exit 1, with the list."""
+    result = CliRunner().invoke(main, ["matrix", "plan", "--chip", "910A", "--engine", "mindie"])
+    assert result.exit_code == 1 and "does not support 910A" in result.output
+
+
+def test_row5_mindie_plan_on_a3_is_planned() -> None:
+    """Matrix row 5: MindIE on the Atlas 800I A3 was "unknown"; the plan is made, with the A3 image where known."""
+    data = plan("--chip", "A3", "--engine", "mindie", "--version", "2.1.RC2")
+    assert data["engine"] == "mindie" and data["versions"]["mindie"] == "2.1.RC2"
+    assert "800I-A3" in json.dumps(data["steps"])

@@ -21,7 +21,21 @@ version the plan would install must have a positive verdict.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    FrozenSet,
+    Iterable,
+    Iterator,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+)
 
 from packaging.version import InvalidVersion, Version
 from resolvelib import AbstractProvider
@@ -302,14 +316,34 @@ class StackProvider(AbstractProvider):  # type: ignore[type-arg]
                    by=f"torch_npu {torch_npu}", prefer=tuple(torches))
         m = self.m
         state_cann = self.state.cann
+        # a torch_npu the engine's own release data names (MindIE's PTA builds): the engine's row vouches for
+        # it with the engine's CANN, so only a documented mismatch rules it out, not a gap in the table
+        vouched = torch_npu in self._engine_torch_npus()
         if rows:
             def cann_fits(cann: str) -> bool:
-                keep_both = kept and same_ascend(cann, state_cann)
+                keep_both = (kept or vouched) and (same_ascend(cann, state_cann) or vouched)
                 return _ok(m.torch_npu_vs_cann(torch_npu, cann), keep_both)
 
             yield Need("cann", Text(N_("a CANN that torch_npu {torch_npu} is released for"), torch_npu=torch_npu),
                        cann_fits,
                        by=f"torch_npu {torch_npu}")
+
+    def _engine_torch_npus(self) -> FrozenSet[str]:
+        """The torch_npu releases the engine's release data names (MindIE's PTA builds, vLLM-Ascend rows)."""
+        if "_vouched" not in self.__dict__:
+            found: Set[str] = set()
+            if self.engine == "mindie":
+                from ascend_doctor.matrix.engines import mindie_pairs
+
+                for row in self.m.mindie_rows:
+                    found.update(p.version for p in mindie_pairs(self.m, row))
+                    found.update(str(b.torch_npu) for b in (getattr(row, "builds", None) or ())
+                                 if getattr(b, "torch_npu", None))
+            elif self.engine == "vllm-ascend":
+                found.update(r.torch_npu for r in self.m.vllm_ascend_rows)
+            self.__dict__["_vouched"] = frozenset(found)
+        vouched: FrozenSet[str] = self.__dict__["_vouched"]
+        return vouched
 
     def _pool_torch(self) -> Iterator[Candidate]:
         current = self._current("torch")
