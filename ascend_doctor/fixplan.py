@@ -50,7 +50,9 @@ _COMMAND_STARTS = ("./", "pip ", "pip3 ", "python", "source ", "export ", "unset
                    "ascend-doctor ", "bash ", "sh ", "usermod ", "sysctl ", "echo ", "yum ", "apt", "dnf ",
                    "modprobe ", "systemctl ", "vllm ", "huggingface-cli ", "kill ", "ulimit ", "mount ", "cat ",
                    "sed ", "grep ", "ls ", "find ", "id ", "df ", "chgrp ", "lsmod", "dmesg", "stat ", "mkfifo ",
-                   "hccn_tool", "npu-smi")
+                   "hccn_tool", "npu-smi",
+                   # a quoted word first: shellcmd quotes a file to fill in ('./<name>.run') or a path with spaces
+                   "'./", "'/")
 
 
 def _ref(result: Result) -> str:

@@ -280,3 +280,15 @@ def test_row5_mindie_plan_on_a3_is_planned() -> None:
     data = plan("--chip", "A3", "--engine", "mindie", "--version", "2.1.RC2")
     assert data["engine"] == "mindie" and data["versions"]["mindie"] == "2.1.RC2"
     assert "800I-A3" in json.dumps(data["steps"])
+
+
+@pytest.mark.parametrize("state", [StackState(arch="x86_64", in_container=True),
+                                   StackState(arch="x86_64", cann="8.2.RC1")])
+def test_no_hdk_is_planned_without_a_driver_seen_in_a_container_or_without_a_chip(state: StackState) -> None:
+    """A container that sees no driver (the driver is the host's), or a machine with no chip family (HDK files
+    are per family): the plan installs no HDK, and DRV-001 keeps its own advice (a mount, the generic install)."""
+    from ascend_doctor.resolve.fixsteps import plan_for_state
+
+    fix = plan_for_state(load_matrix(), state, ["hdk", "cann"])
+    assert not [s for s in fix.steps if s.component in ("hdk", "reboot")]
+    assert fix.covers("ASC-DRV-001") == ()

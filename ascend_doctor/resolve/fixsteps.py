@@ -49,19 +49,26 @@ STEP_OF = {"hdk": "hdk", "cann": "cann", "kernels": "kernels", "nnal": "nnal", "
            "torch_npu": "torch", "python": "python", "engine": "engine", "vllm": "engine"}
 
 
+# The plan's step kinds that belong to a component (a component the plan cannot decide gets none of them).
+STEP_KINDS_OF = {"hdk": ("hdk", "reboot"), "cann": ("cann", "kernels", "nnal", "cann_deps"), "torch": ("torch",),
+                 "python": ("python",), "engine": ("engine",)}
+
+
 @dataclass(frozen=True)
 class StackFix:
     """The resolution behind a report's version steps."""
 
     target: TargetStack
     steps: Tuple[PlanStep, ...]
+    # components the plan cannot decide here (their findings keep their own advice)
+    undecided: Tuple[str, ...] = ()
 
     def step_for(self, component: str) -> Optional[PlanStep]:
         kind = STEP_OF.get(component, component)
         return next((s for s in self.steps if s.component == kind), None)
 
     def covers(self, check_id: str) -> Tuple[str, ...]:
-        return VERSION_CHECKS.get(check_id, ())
+        return tuple(c for c in VERSION_CHECKS.get(check_id, ()) if c not in self.undecided)
 
 
 def stack_fix(facts: Facts, matrix: Any, results: Sequence[Any]) -> Optional[StackFix]:
@@ -91,6 +98,15 @@ def plan_for_state(matrix: Any, state: StackState, about: Sequence[str]) -> Stac
             and "cann" not in state.unseen and _vllm_ascend_row_for(matrix, state.vllm):
         # vLLM without its Ascend plugin: plan the vLLM-Ascend row made for the installed vLLM, whole
         engine, pins = "vllm-ascend", {"vllm": state.vllm}
+    chip = matrix.chip(state.chip) if state.chip else (matrix.chip(state.family) if state.family else None)
+    undecided: List[str] = []
+    if state.driver is None and (chip is None or state.in_container):
+        # no driver seen, and either no chip family (HDK file names are per family) or a container (the driver
+        # is the host's, which this run cannot see): no HDK can be planned; the finding keeps its own advice
+        undecided.append("hdk")
+    if "cann" in state.unseen:
+        undecided += ["cann", "kernels", "nnal", "torch", "python", "engine"]
+    about = [c for c in about if c not in undecided]
     if "cann" in state.unseen:
         # no toolkit found and no CANN environment loaded: CANN may be installed elsewhere. Nothing that
         # depends on which CANN it is can be planned
@@ -109,17 +125,18 @@ def plan_for_state(matrix: Any, state: StackState, about: Sequence[str]) -> Stac
                              joined(list(target.conflicts))),)
         conflict_lines = target.conflicts
         if state.engine is None and engine is None:
-            return StackFix(target, conflict)
+            return StackFix(target, conflict, tuple(undecided))
         # the rest of the stack still has a plan: resolved without the engine as its anchor
         target = resolve(matrix, dataclasses.replace(state, engine=None, engine_version=None),
                          want=tuple(c for c in about if c in ("hdk", "cann", "torch", "python")))
         if not target.ok:
-            return StackFix(target, conflict)
+            return StackFix(target, conflict, tuple(undecided))
         target = dataclasses.replace(target, conflicts=conflict_lines)
-    chip = matrix.chip(state.chip) if state.chip else (matrix.chip(state.family) if state.family else None)
     arches = (state.arch,) if state.arch in ("aarch64", "x86_64") else ("aarch64", "x86_64")
-    steps = stack_steps(matrix, target, chip, arches, fresh=False, include=tuple(about))
-    return StackFix(target, conflict + tuple(steps))
+    hidden = {kind for component in undecided for kind in STEP_KINDS_OF.get(component, (component,))}
+    steps = [s for s in stack_steps(matrix, target, chip, arches, fresh=False, include=tuple(about))
+             if s.component not in hidden]
+    return StackFix(target, conflict + tuple(steps), tuple(undecided))
 
 
 def _vllm_ascend_row_for(matrix: Any, vllm: str) -> bool:
