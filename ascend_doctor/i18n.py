@@ -91,6 +91,56 @@ def N_(message: str) -> str:  # the gettext convention the extractor looks for
     return message
 
 
+# Punctuation that joins pieces of a sentence in code: Chinese prose takes the full-width forms
+# (docs/i18n.md), which carry their own spacing.
+_JOINERS = {"en": {"colon": ": ", "semicolon": "; ", "stop": ".", "open": " (", "close": ")"},
+            "zh": {"colon": "：", "semicolon": "；", "stop": "。", "open": "（", "close": "）"}}
+
+
+def joiner(name: str) -> str:
+    """A joining punctuation mark of the current language: ``colon``, ``semicolon``, ``stop``,
+    ``open`` and ``close`` (a bracket around a phrase)."""
+    return _JOINERS.get(get_language(), _JOINERS["en"])[name]
+
+
+_HALF_WIDTH_AFTER_CHINESE = None
+
+
+def full_width_prose(text: str) -> str:
+    """Chinese prose with the ASCII punctuation code joined it with made full-width: a ``:``, ``;``
+    or ``,`` followed by a space, or a closing ``.``, right after a Chinese character or a full-width
+    bracket. Lines indented by two spaces or more are commands and stay as they are, and so does
+    punctuation after a value (a version, a path, a flag)."""
+    global _HALF_WIDTH_AFTER_CHINESE
+    if not text or not _has_cjk(text):
+        return text
+    if _HALF_WIDTH_AFTER_CHINESE is None:
+        import re
+
+        _HALF_WIDTH_AFTER_CHINESE = re.compile(r"(?<=[\u3400-\u9fff\uf900-\ufaff）」”])(?:([:;,]) |(\.)$)")
+    marks = {":": "：", ";": "；", ",": "，", ".": "。"}
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        if not line.startswith("  "):
+            lines[index] = _HALF_WIDTH_AFTER_CHINESE.sub(lambda m: marks[m.group(1) or m.group(2)], line)
+    return "\n".join(lines)
+
+
+def half_width_joins(text: str, marks: str = "；：") -> str:
+    """``full_width_prose`` undone for the joins in ``marks``: "；" and "：" after a Chinese
+    character or bracket become "; " and ": " again."""
+    import re
+
+    return re.sub(f"(?<=[\u3400-\u9fff\uf900-\ufaff）」”])([{marks}])",
+                  lambda m: "; " if m.group(1) == "；" else ": ", text)
+
+
+def labelled(text: str) -> str:
+    """A translated label ("fix:", "修复：") followed by what separates it from its value: a space,
+    none after a full-width colon."""
+    return text if text.endswith("：") else text + " "
+
+
 def to_english(text: str, lang: str) -> str:
     """``text``, written in ``lang``, in English: a catalogue translation gives its msgid; a
     message with values (``"驱动 23.0.7 已安装"``) is matched against the catalogue's templates and
@@ -140,7 +190,23 @@ def convert(text: str, source: str, target: str) -> str:
     if source == target or not text:
         return text
     converter = _converter(source, target)
-    return text if converter is None else converter.convert(text)
+    if converter is None:
+        return text
+    converted = converter.convert(text)
+    if source == "zh" and _has_cjk(converted):
+        # full_width_prose may have turned the "; " that joined two messages into "；": the
+        # catalogue knows the pieces, so try again with the joins as code wrote them.
+        for marks in ("；", "；："):
+            joined_as_written = half_width_joins(text, marks)
+            if joined_as_written != text:
+                retry = converter.convert(joined_as_written)
+                if _cjk_count(retry) < _cjk_count(converted):
+                    converted = retry
+    return converted
+
+
+def _cjk_count(text: str) -> int:
+    return sum(1 for ch in text if "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff")
 
 
 def has_chinese(text: str) -> bool:

@@ -43,9 +43,19 @@ def wrap(text: str, width: int) -> List[str]:
             continue
         size = cell_width(token)
         gap = 1 if pending_space else 0
-        if line and used + gap + size > width and token[0] not in _NO_LINE_START:
+        if line and used + gap + size > width:
             carry = ""
-            if not gap and len(line) > 1 and line[-1] in _NO_LINE_END:
+            if token[0] in _NO_LINE_START:
+                # Punctuation may not start the next line: the character before it goes down with it,
+                # when that is a place a line may break (between two wide characters); else it stays.
+                if gap or len(line) < 2 or not has_wide(line[-1]) or line[-1] in _NO_LINE_START:
+                    line += " " if gap else ""
+                    line += token
+                    used += gap + size
+                    pending_space = False
+                    continue
+                carry, line = line[-1], line[:-1]
+            elif not gap and len(line) > 1 and line[-1] in _NO_LINE_END:
                 carry, line = line[-1], line[:-1]  # an opening bracket moves down with what it opens
             lines.append(line)
             line, used, gap = carry, cell_width(carry), 0

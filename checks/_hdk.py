@@ -67,14 +67,14 @@ def driver_upgrade_lines(ctx: CheckContext, version: str) -> List[str]:
     names = [(pk.arch, pk.hdk_driver(version)) for pk in _package_sets(ctx)]
     known = [(arch, name) for arch, name in names if name]
     if not known:
-        return [shellcmd.comment(f"the driver file of HDK {shellcmd.shaped(version, 'version')} for this chip "
-                                 "family: " + _lookup(ctx, version))]
+        return [shellcmd.comment(_("the driver file of HDK {version} for this chip family: {lookup}").format(
+            version=shellcmd.shaped(version, 'version'), lookup=_lookup(ctx, version)))]
     flags = convention_flags(ctx.matrix, "driver")
     lines = []
     for index, (arch, name) in enumerate(known):
         line = shellcmd.argv("./" + name, *flags.split())
         if len(known) > 1:
-            line = shellcmd.with_comment(line, arch if index == 0 else f"or, on {arch}")
+            line = shellcmd.with_comment(line, arch if index == 0 else _("or, on {arch}").format(arch=arch))
         lines.append(line)
     return lines
 
@@ -157,8 +157,8 @@ def align_hdk(ctx: CheckContext, driver_version: str, firmware_hdk: Optional[str
     # The driver is the newer (or the same) release: install its firmware.
     fw = firmware_file(ctx, driver_version)
     commands = (shellcmd.argv("./" + fw, "--full"),) if fw else (
-        shellcmd.comment(f"the firmware of HDK {shellcmd.shaped(driver_version, 'version')} for this chip: "
-                         + _lookup(ctx, driver_version)),)
+        shellcmd.comment(_("the firmware of HDK {version} for this chip: {lookup}").format(
+            version=shellcmd.shaped(driver_version, 'version'), lookup=_lookup(ctx, driver_version))),)
     action = FixAction("hdk", _("Install the firmware of driver {driver}'s HDK release").format(driver=driver_version),
                        commands, where="host", target=driver_version.lower(), direction="upgrade",
                        subject="driver+firmware", accepts=(driver_version.lower(),))

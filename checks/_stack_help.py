@@ -12,7 +12,8 @@ from typing import Any, Iterable, List, Optional, Tuple
 
 from ascend_doctor.checkapi import CheckContext
 from ascend_doctor.facts import Facts
-from ascend_doctor.shellcmd import argv, comment, fits, shaped
+from ascend_doctor.i18n import _
+from ascend_doctor.shellcmd import argv, comment, fits, shaped, with_comment
 from ascend_doctor.versions import AscendVersion
 
 GIB = 1024 ** 3
@@ -79,7 +80,7 @@ def _alternatives(names: List[Tuple[str, str]], template: str) -> str:
     for index, (arch, name) in enumerate(names):
         line = template.replace("{name}", name)
         if len(names) > 1:
-            line += f"   # {arch}" if index == 0 else f"   # or, on {arch}"
+            line += "   # " + (arch if index == 0 else _("or, on {arch}").format(arch=arch))
         lines.append(line)
     return "\n".join(lines)
 
@@ -100,10 +101,12 @@ def package_command(ctx: CheckContext, kind: str, version: Optional[str], action
     if kind == "kernels" and version and not chip_family(ctx):
         return _kernels_pattern(ctx, version, action)
     if not fits(version, "version"):
-        return comment(f"the {what} version is not known here: `ascend-doctor matrix lookup --chip <chip>` names "
-                       "the file pattern, `ascend-doctor matrix lookup --cann <version>` the release")
-    return comment(f"no {what} file name is recorded for this machine (chip family {chip_family(ctx) or 'unknown'}): "
-                   f"`ascend-doctor matrix lookup --chip <chip>` and the CANN {version} download page")
+        return comment(_("the {what} version is not known here: `ascend-doctor matrix lookup --chip <chip>` names "
+                         "the file pattern, `ascend-doctor matrix lookup --cann <version>` the release"
+                         ).format(what=what))
+    return comment(_("no {what} file name is recorded for this machine (chip family {family}): `ascend-doctor "
+                     "matrix lookup --chip <chip>` and the CANN {version} download page").format(
+        what=what, family=chip_family(ctx) or "unknown", version=version))
 
 
 def _kernels_pattern(ctx: CheckContext, version: str, action: str) -> str:
@@ -140,8 +143,8 @@ def hdk_commands(ctx: CheckContext, driver_version: Optional[str], mode: str = "
 
     sets = _package_sets(ctx)
     if not sets:
-        return ("# which HDK release: `ascend-doctor matrix lookup --cann <your CANN> --chip <chip>`; the driver "
-                "and firmware file names: `ascend-doctor matrix lookup --chip <chip>`")
+        return comment(_("which HDK release: `ascend-doctor matrix lookup --cann <your CANN> --chip <chip>`; the "
+                         "driver and firmware file names: `ascend-doctor matrix lookup --chip <chip>`"))
     if not fits(driver_version, "version"):  # read from the machine: only a version names a file
         return _hdk_pattern(ctx, sets, mode)
     m = ctx.matrix
@@ -152,13 +155,16 @@ def hdk_commands(ctx: CheckContext, driver_version: Optional[str], mode: str = "
             names = [(pk.arch, pk.hdk_driver(driver_version)) for pk in sets]
             known = [(a, n) for a, n in names if n]
             lines.append(_alternatives(known, "./{name} " + convention_flags(m, "driver")) if known else
-                         comment(f"no driver file name is recorded for this chip family (HDK {driver_version})"))
+                         comment(_("no driver file name is recorded for this chip family (HDK {version})").format(
+                             version=driver_version)))
         else:
             name = sets[0].hdk_firmware(firmware) if firmware else None
             lines.append(f"./{name} {convention_flags(m, 'firmware')}" if name else
-                         comment(f"the firmware number of HDK {driver_version} for this chip family is not recorded: "
-                                 + argv("ascend-doctor", "matrix", "lookup", "--driver", str(driver_version),
-                                        "--chip", shaped(chip_family(ctx), "package", "chip"))))
+                         comment(_("the firmware number of HDK {version} for this chip family is not recorded: "
+                                   "{lookup}").format(
+                             version=driver_version,
+                             lookup=argv("ascend-doctor", "matrix", "lookup", "--driver", str(driver_version),
+                                         "--chip", shaped(chip_family(ctx), "package", "chip")))))
     if reboot:
         lines.append("reboot")
     return "\n".join(lines)
@@ -170,8 +176,9 @@ def _hdk_pattern(ctx: CheckContext, sets: List[Any], mode: str) -> str:
 
     family = ctx.matrix.family(sets[0].family)
     package = getattr(family, "hdk_package", None)
-    lookup = (f"# which HDK release: `ascend-doctor matrix lookup --cann <your CANN> --chip {sets[0].family}` "
-              "(<version> = the driver version, <firmware> = that HDK's firmware number)")
+    lookup = comment(_("which HDK release: `ascend-doctor matrix lookup --cann <your CANN> --chip {family}` "
+                       "(<version> = the driver version, <firmware> = that HDK's firmware number)").format(
+        family=sets[0].family))
     if package is None:
         return lookup
     conventions = {c.topic: c for c in ctx.matrix.package_conventions}
@@ -205,18 +212,20 @@ def cleanup_sequence(ctx: CheckContext, driver_roots: Iterable[str], driver_vers
     against the mixed stack.
     """
     roots = sorted({r.rstrip("/") or "/" for r in driver_roots})
-    lines: List[str] = ["# 1. stop every job and container using the NPUs (see `npu-smi info`), then as root:"]
+    lines: List[str] = [comment(_("1. stop every job and container using the NPUs (see `npu-smi info`), then as "
+                                  "root:"))]
     for root in roots:  # install roots read from the machine: quoted words
         lines.append(argv("bash", posixpath.join(root, "driver/script/uninstall.sh"), "--force"))
         lines.append(argv("bash", posixpath.join(root, "firmware/script/uninstall.sh")))
     lines += [
-        "rm -f /etc/ascend_install.info   # only if the uninstallers left it behind",
+        with_comment("rm -f /etc/ascend_install.info", _("only if the uninstallers left it behind")),
         "reboot",
-        "# 2. install ONE driver and the firmware of the SAME Ascend HDK release (the one your CANN pairs with), "
-        "driver first:",
+        comment(_("2. install ONE driver and the firmware of the SAME Ascend HDK release (the one your CANN pairs "
+                  "with), driver first:")),
         hdk_commands(ctx, driver_version, "first"),
-        "# 3. rebuild what was compiled against the old stack: clear the operator/graph caches and restart the engine",
-        "rm -rf ~/atc_data ./kernel_meta*   # CANN operator compile cache and kernel_meta work files",
+        comment(_("3. rebuild what was compiled against the old stack: clear the operator/graph caches and restart "
+                  "the engine")),
+        with_comment("rm -rf ~/atc_data ./kernel_meta*", _("CANN operator compile cache and kernel_meta work files")),
     ]
     return "\n".join(lines)
 

@@ -163,7 +163,7 @@ def container_mount_command(ctx: CheckContext, parts: Sequence[str] = ("devices"
         flags.append(_SERVING)
     command = "docker run " + " ".join(flags) + " <image> ..."
     if "devices" in parts and not devices:
-        command += "   # one --device /dev/davinciN per NPU of the job"
+        command += "   # " + _("one --device /dev/davinciN per NPU of the job")
     return command
 
 

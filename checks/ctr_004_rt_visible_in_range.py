@@ -6,7 +6,7 @@ from typing import Iterator, List
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
 from ascend_doctor.facts import Facts
-from ascend_doctor.i18n import _
+from ascend_doctor.i18n import _, joiner
 from ascend_doctor.shellcmd import Placeholder, argv, export, with_comment
 
 CONTROL_DEVICES = ("/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc")
@@ -35,7 +35,8 @@ def _out_of_range_fix(ctx: CheckContext, raw: str, count: int, out_of_range: Lis
     own = sorted(int(n) for n in getattr(nodes, "davinci", None) or ())
     mapping = ", ".join(f"{i} = /dev/davinci{n}" for i, n in enumerate(own)) if len(own) == count else ""
     choose = with_comment(export("ASCEND_RT_VISIBLE_DEVICES", Placeholder(f"ids in 0-{count - 1}")),
-                          _("logical ids of this container's own devices") + (f": {mapping}" if mapping else ""))
+                          _("logical ids of this container's own devices")
+                          + (joiner("colon") + mapping if mapping else ""))
     meant = [f"/dev/davinci{int(i)}" for i in out_of_range]
     lines = [_("ASCEND_RT_VISIBLE_DEVICES counts the devices this process sees from 0 (logical 0-{last}); {ids} "
                "look like physical NPU ids. Which NPUs were meant?").format(

@@ -143,13 +143,13 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                              if notes else _("nothing to judge"), shm_bytes=mounts.shm_total_bytes, davinci=present)
         return
     worst = Status.FAIL if any(s is Status.FAIL for s, _problem in problems) else Status.WARN
-    command = ("docker run \\\n    " + " \\\n    ".join(flags) + " \\\n    ...   # keep the container's other flags"
-               + net_note)
+    command = ("docker run \\\n    " + " \\\n    ".join(flags) + " \\\n    ...   # "
+               + _("keep the container's other flags") + net_note)
     fix = (_("Re-create the container on the host (the flags of a running container cannot be changed; nothing is "
              "installed inside it):") + "\n" + command)
     if "--shm-size=1g" in flags and mindie:
         fix += "\n" + _("(more than 1g when several MindIE instances share the container)")
-    one_line = "docker run " + " ".join(flags) + " ...   # with the container's other flags"
+    one_line = "docker run " + " ".join(flags) + " ...   # " + _("with the container's other flags")
     action = FixAction("container", _("Re-create the container with the serving flags"), (one_line,), where="host",
                        direction="set")
     yield Finding(worst, "; ".join(p for _status, p in problems) + ".", fix,

@@ -65,7 +65,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     if container:
         fix = (_("On the host, re-create the container so {user} gets the host's {group} group id (the device "
                  "nodes belong to it):").format(user=name, group=group)
-               + f"\n  {group_add}   # run on the host\n"
+               + f"\n  {group_add}   # " + _("run on the host") + "\n"
                + _("or run the container as root."))
         action = FixAction("container", _("Give the container user the host's {group} group").format(group=group),
                            (group_add,), where="host")

@@ -102,8 +102,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     matches = find(entries, family, host_os, arch)
     full = [m for m in matches if m.kind == MATCH]
     listed = _listed(entries, family)
-    look = ("cat /etc/os-release; uname -r   # compare with the support list of your server's HDK release "
-            "(install guide, 支持的操作系统)")
+    look = "cat /etc/os-release; uname -r   # " + _("compare with the support list of your server's HDK release "
+                                                   "(install guide, 支持的操作系统)")
     action = FixAction("system", _("Check the OS and kernel against the support list of the HDK release"),
                        ("cat /etc/os-release; uname -r",), where="host")
     if full:

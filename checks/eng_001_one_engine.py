@@ -51,7 +51,8 @@ def _split(ctx: CheckContext) -> str:
         devices = [w for n in ids for w in ("--device", f"/dev/davinci{int(n)}")]
         line = shellcmd.argv("docker", "run", *devices, "--device", "/dev/davinci_manager", "--device",
                              "/dev/devmm_svm", "--device", "/dev/hisi_hdc", "...", shellcmd.Placeholder(image))
-        return shellcmd.with_comment(line, f"{label} on NPU {int(ids[0])}-{int(ids[-1])}")
+        return shellcmd.with_comment(line, _("{engine} on NPU {first}-{last}").format(engine=label, first=int(ids[0]),
+                                                                                  last=int(ids[-1])))
 
     return ("  " + run(first, "mindie image", "MindIE") + "\n"
             "  " + run(second, "vllm-ascend image", "vLLM-Ascend") + "\n"

@@ -105,7 +105,7 @@ def _not_active(ctx: CheckContext, stack: Any, installed: str, mismatch: Dict[st
                   "{installed}:") if container else
                 _("Reboot the host to activate it, then check `npu-smi info -t board -i {npu}` shows Firmware "
                   "Version {installed}:")).format(npu=npus[0], installed=installed)
-               + "\n" + ("reboot   # on the host" if container else "reboot"))
+               + "\n" + ("reboot   # " + _("on the host") if container else "reboot"))
         return Finding(Status.WARN, message, fix, evidence, None,
                        (reboot_action(ctx, _("activate the installed firmware")),))
     # The card runs a newer (or unrelated) firmware than version.info says.

@@ -78,5 +78,6 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             _("{swap} of swap in use: the host is already short of memory, and swapped engine pages cost seconds of "
               "latency.").format(swap=gib(swap_used)),
             _("Find the memory users (ps aux --sort=-rss | head), stop them, then: {command}").format(
-                command="sysctl -w vm.swappiness=0   # vLLM-Ascend tuning guide, OS optimization 5.2"), **evidence))
+                command="sysctl -w vm.swappiness=0   # " + _("vLLM-Ascend tuning guide, OS optimization 5.2")),
+            **evidence))
     yield from findings

@@ -35,5 +35,5 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         _("On the host (root): {command}").format(command="echo always > /sys/kernel/mm/transparent_hugepage/enabled")
         + "\n" + _("(persist it with transparent_hugepage=always on the kernel command line)"), thp=res.thp
     ).with_actions(FixAction("system", _("Enable transparent huge pages"), (
-        "echo always > /sys/kernel/mm/transparent_hugepage/enabled   # persist: transparent_hugepage=always on the "
-        "kernel command line",), where="host"))
+        "echo always > /sys/kernel/mm/transparent_hugepage/enabled   # "
+        + _("persist: transparent_hugepage=always on the kernel command line"),), where="host"))

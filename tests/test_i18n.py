@@ -19,6 +19,8 @@ from typing import Any, Dict, Iterator, List, Tuple
 import click
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ascend_doctor import i18n
 from ascend_doctor.cli import SUBCOMMANDS, main
@@ -285,7 +287,7 @@ def test_help_in_chinese_for_every_command_keeps_examples_verbatim() -> None:
         chinese = invoke(*path, "--help", "--lang", "zh")
         assert chinese.exit_code == 0, chinese.output
         assert CJK.search(chinese.stdout), path
-        assert "用法:" in chinese.stdout and "选项:" in chinese.stdout and "显示本帮助并退出。" in chinese.stdout
+        assert "用法：" in chinese.stdout and "选项:" in chinese.stdout and "显示本帮助并退出。" in chinese.stdout
         for command in _example_commands(english.stdout):
             assert command in chinese.stdout, (path, command)
             checked += 1
@@ -299,7 +301,7 @@ def test_help_language_does_not_depend_on_where_lang_stands() -> None:
     assert len(outputs) == 1
     (text,) = outputs
     assert "评估一台昇腾服务器能否部署 DeepSeek 推理服务。" in text
-    assert "[默认: text]" in text and "--lang en|zh" in text
+    assert "[默认：text]" in text and "--lang en|zh" in text
 
 
 def test_top_level_help_lists_commands_in_chinese() -> None:
@@ -334,7 +336,7 @@ def test_check_from_fixture_in_chinese_text() -> None:
     zh = invoke("check", "--from", str(HEALTHY), "--lang", "zh", "-v")
     assert zh.exit_code == en.exit_code
     assert "PASS  ASC-DRV-001 昇腾驱动已安装" in zh.stdout
-    assert "驱动\n" in zh.stdout and "汇总: " in zh.stdout
+    assert "驱动\n" in zh.stdout and "汇总：" in zh.stdout
     assert "PASS  ASC-DRV-001 Ascend driver installed" in en.stdout
 
 
@@ -379,7 +381,7 @@ def test_markdown_and_junit_in_chinese() -> None:
     assert md.startswith("# ascend-doctor 报告：kernels-wrong-chip\n")
     assert "## 修复计划" in md and "**未就绪**" in md and "| 状态 | 结果 |" in md
     junit = invoke("report", "render", str(SAMPLE_REPORT), "--format", "junit", "--lang", "zh").stdout
-    assert 'name="ASC-OPS-002"' in junit and "修复方法:" in junit
+    assert 'name="ASC-OPS-002"' in junit and "修复方法：" in junit
 
 
 def test_html_in_chinese_keeps_its_script_allowed_by_the_policy() -> None:
@@ -407,7 +409,26 @@ def test_text_report_wraps_chinese_messages_by_cell_width() -> None:
     assert len(body) >= 2 and all(cell_width(ln) <= 60 for ln in body)
     assert "/usr/local/Ascend/driver/lib64/driver/version.info" in text  # a path is never cut
     fix = [ln for ln in text.splitlines() if "修复" in ln or "second line" in ln]
-    assert fix[0].startswith("      修复: 修复步骤") and fix[1] == " " * cell_width("      修复: ") + "second line"
+    assert fix[0].startswith("      修复：修复步骤") and fix[1] == " " * cell_width("      修复：") + "second line"
+
+
+# Chinese prose after code joined its pieces: a half-width mark right after a Chinese character.
+_HALF_WIDTH_IN_CHINESE = re.compile(r"[\u4e00-\u9fff）][:;,] |[\u4e00-\u9fff]\.$")
+# A shell comment in a command line that is still English prose (three words or more).
+_ENGLISH_COMMENT = re.compile(r"  # (?=[^\u4e00-\u9fff]*$)[A-Za-z(][^`]*\b[a-z]+ [a-z]+ [a-z]+\b")
+
+
+@pytest.mark.parametrize("fixture", ["cann-newer-than-driver", "driver-firmware-out-of-range", "mixed-driver-stacks",
+                                     "310p3-inference", "firmware-newer-than-driver", "x86-toolkit-on-aarch64",
+                                     "no-driver", "container-missing-mounts", "torch-npu-other-cann"])
+def test_chinese_report_has_full_width_prose_and_translated_comments(fixture: str) -> None:
+    root = Path(__file__).resolve().parents[1] / "fixtures" / fixture
+    if not root.is_dir():
+        pytest.skip(f"no fixture {fixture}")
+    result = CliRunner().invoke(main, ["check", "--from", str(root), "--lang", "zh", "-v"])
+    lines = result.stdout.splitlines()
+    assert not [ln for ln in lines if _HALF_WIDTH_IN_CHINESE.search(ln)]
+    assert not [ln for ln in lines if _ENGLISH_COMMENT.search(ln)]
 
 
 # -- start-up and robustness -------------------------------------------------------------------
@@ -489,6 +510,18 @@ def test_wrap_breaks_between_chinese_characters_never_inside_a_word() -> None:
     assert long_path in wrap(f"执行 source {long_path} 之后", 12)
     assert wrap("hello world again", 11) == ["hello world", "again"]
     assert wrap("请执行（npu-smi info）查看", 10)[1].startswith("（")  # an opening bracket moves with its word
+
+
+@given(st.lists(st.tuples(st.sampled_from(["运", "行", "驱动", "固件"]), st.sampled_from(["", "，", "。", "——65536"])),
+                max_size=60),
+       st.integers(min_value=10, max_value=60))
+def test_wrap_never_overflows_for_punctuation_that_cannot_start_a_line(pieces: List[Tuple[str, str]],
+                                                                       width: int) -> None:
+    # "——65536" may not start a line: the wide character before it goes down with it, so the line
+    # stays inside the width (rich would otherwise re-wrap it, the rest without its indentation).
+    lines = wrap("".join(word + punctuation for word, punctuation in pieces), width)
+    assert all(cell_width(line) <= width for line in lines), (lines, width)
+    assert not any(line.startswith(("，", "。", "—")) for line in lines)
 
 
 def test_widths() -> None:

@@ -75,7 +75,7 @@ class LocalizedHelpFormatter(click.HelpFormatter):
 
     def write_usage(self, prog: str, args: str = "", prefix: Optional[str] = None) -> None:
         if prefix is None and i18n.get_language() != "en":
-            prefix = i18n.gettext("Usage:") + " "
+            prefix = i18n.labelled(i18n.gettext("Usage:"))
         super().write_usage(prog, args, prefix)
 
     def write_heading(self, heading: str) -> None:
@@ -133,10 +133,10 @@ def _translate_dl_help(text: str) -> str:
     for part in match.group(3).split("; "):
         label, sep, value = part.partition(": ")
         if sep and label + ":" in CLICK_WORDS:
-            parts.append(f"{i18n.gettext(label + ':')} {value}")
+            parts.append(i18n.labelled(i18n.gettext(label + ':')) + value)
         else:
             parts.append(i18n.gettext(part) if part in CLICK_WORDS else part)
-    return f"{match.group(1)}{match.group(2)}[{'; '.join(parts)}]"
+    return f"{match.group(1)}{match.group(2)}[{i18n.joiner('semicolon').join(parts)}]"
 
 
 def _wrap_paragraphs(text: str, width: int, indent: str) -> List[str]:

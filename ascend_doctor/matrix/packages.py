@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from ascend_doctor import shellcmd
 from ascend_doctor.fastdataclass import dataclass, field
+from ascend_doctor.i18n import N_
 from ascend_doctor.matrix.records import ChipFamily, HdkPackageRow, PackageConvention
 from ascend_doctor.matrix.specs import try_ascend
 from ascend_doctor.versions import AscendVersion
@@ -215,12 +216,13 @@ def install_lines(m: Matrix, family: str, arch: str, version: str, mode: str = F
         if name:
             lines.append(shellcmd.argv("./" + name, *convention_flags(m, part).split()))
         elif part == "firmware":
-            lines.append(shellcmd.comment(f"the {family} firmware of HDK {version} is not recorded: "
-                                          + shellcmd.argv("ascend-doctor", "matrix", "lookup", "--driver", version,
-                                                          "--chip", family)))
+            lines.append(shellcmd.comment(N_("the {family} firmware of HDK {version} is not recorded: {lookup}").format(
+                family=family, version=version, lookup=shellcmd.argv("ascend-doctor", "matrix", "lookup", "--driver",
+                                                                     version, "--chip", family))))
         else:
-            lines.append(f"# no {family} driver file name is recorded: see the HDK {version} download page "
-                         "(hiascend.com, Firmware and Drivers)")
+            lines.append(shellcmd.comment(N_("no {family} driver file name is recorded: see the HDK {version} download "
+                                             "page (hiascend.com, Firmware and Drivers)").format(family=family,
+                                                                                                version=version)))
     if reboot:
         lines.append("reboot")
     return lines

@@ -20,6 +20,7 @@ from packaging.version import Version
 
 from ascend_doctor import shellcmd
 from ascend_doctor.fastdataclass import dataclass
+from ascend_doctor.i18n import N_
 from ascend_doctor.matrix.packages import normalize_arch
 from ascend_doctor.matrix.specs import try_pypi
 
@@ -75,17 +76,18 @@ def torch_pair(m: Matrix, torch: str, torch_npu: str, arch: Optional[str] = None
     dev_index = _index(m, "torch_npu_dev") if dev else None
     if cpu and machine == "x86_64":
         extra.append(cpu)
-        notes.append("x86_64: torch from the PyTorch CPU index (PyPI's x86 torch is the CUDA build)")
+        notes.append(N_("x86_64: torch from the PyTorch CPU index (PyPI's x86 torch is the CUDA build)"))
     elif cpu and machine is None and dev_index != cpu:
-        notes.append(f"on x86_64 add --extra-index-url {cpu} (PyPI's x86 torch is the CUDA build)")
+        notes.append(N_("on x86_64 add --extra-index-url {url} (PyPI's x86 torch is the CUDA build)").format(url=cpu))
     if dev:
         if dev_index and dev_index not in extra:
             extra.append(dev_index)
-        notes.append(f"torch-npu {torch_npu} is a development build, not on PyPI: the vLLM-Ascend guide installs "
-                     "it from this extra index; the engine's release image already contains it")
+        notes.append(N_("torch-npu {version} is a development build, not on PyPI: the vLLM-Ascend guide installs "
+                        "it from this extra index; the engine's release image already contains it").format(
+            version=torch_npu))
     elif on_pypi is False:
-        notes.append(f"torch-npu {torch_npu} is not on PyPI: use the engine's release image, or download the "
-                     f"wheel for your Python from {RELEASES_PAGE}")
+        notes.append(N_("torch-npu {version} is not on PyPI: use the engine's release image, or download the "
+                        "wheel for your Python from {page}").format(version=torch_npu, page=RELEASES_PAGE))
     indexes = [word for url in extra for word in ("--extra-index-url", url)]
     line = shellcmd.argv("pip", "install", *indexes, "torch==" + torch, "torch-npu==" + torch_npu)
     return PipAdvice([line], notes)

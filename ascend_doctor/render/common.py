@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Tuple
 
 from ascend_doctor.checkapi import Status
-from ascend_doctor.i18n import N_, ngettext
+from ascend_doctor.i18n import N_, joiner, ngettext
 from ascend_doctor.i18n import gettext as _
 from ascend_doctor.report import Report, Result
 
@@ -122,10 +122,11 @@ def coverage_sentence(report: Report) -> str:
                         for r in report.results if not_asked_for(r)} - {""})
         parts.append(ngettext("{count} needs an input not given{flags}", "{count} need an input not given{flags}",
                               counts["not_asked"]).format(count=counts["not_asked"],
-                                                          flags=f" ({', '.join(flags)})" if flags else ""))
+                                                          flags=joiner("open") + ", ".join(flags) + joiner("close")
+                                                          if flags else ""))
     head = ngettext("Judged {judged} of {total} check", "Judged {judged} of {total} checks", total).format(
         judged=counts["judged"], total=total)
-    return head + (": " + "; ".join(parts) if parts else "") + "."
+    return head + (joiner("colon") + joiner("semicolon").join(parts) if parts else "") + joiner("stop")
 
 
 def questions(report: Report) -> List[str]:

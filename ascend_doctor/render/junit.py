@@ -18,6 +18,7 @@ from xml.etree import ElementTree as ET
 
 from ascend_doctor.checkapi import Status
 from ascend_doctor.i18n import gettext as _
+from ascend_doctor.i18n import labelled
 from ascend_doctor.render.common import area_of, facts_parts, result_name, run_header
 from ascend_doctor.report import Report, Result
 
@@ -55,8 +56,8 @@ def report_to_junit(report: Report) -> str:
     header = [f"{label}: {value}" for label, value in run_header(report)]
     parts = facts_parts(report)
     if parts:
-        header.append(_("machine:") + " " + " · ".join(parts))
-    header.extend(_("note:") + f" {n}" for n in report.notes)
+        header.append(labelled(_("machine:")) + " · ".join(parts))
+    header.extend(labelled(_("note:")) + n for n in report.notes)
     ET.SubElement(suite, "system-out").text = xml_text("\n".join(header))
     ET.indent(suites)
     body = ET.tostring(suites, encoding="unicode")

@@ -21,7 +21,7 @@ import dataclasses
 from typing import Callable
 
 from ascend_doctor.i18n import convert as convert_text
-from ascend_doctor.i18n import convert_command, get_language, has_chinese, translate
+from ascend_doctor.i18n import convert_command, full_width_prose, get_language, has_chinese, translate
 from ascend_doctor.report import Report
 
 
@@ -49,6 +49,12 @@ def localize_report(report: Report) -> Report:
     else:
         def convert(text: str) -> str:
             return convert_text(text, source, target)
+
+    if target == "zh":  # one punctuation style: full-width in Chinese prose, whoever joined the pieces
+        plain = convert
+
+        def convert(text: str) -> str:
+            return full_width_prose(plain(text))
 
     results = [dataclasses.replace(r, title=convert(r.title), message=convert(r.message),
                                    remediation=convert(r.remediation)) for r in report.results]

@@ -13,6 +13,7 @@ from typing import Iterable, List
 
 from ascend_doctor.checkapi import CHECK_ID_RE
 from ascend_doctor.i18n import gettext as _
+from ascend_doctor.i18n import labelled
 from ascend_doctor.render.common import (
     clean,
     coverage_sentence,
@@ -99,7 +100,7 @@ def report_to_markdown(report: Report, verbose: bool = False) -> str:
         out.append("")
     parts = facts_parts(report)
     if parts:
-        out.append(_("Machine:") + f" {escape(' · '.join(parts))}")
+        out.append(labelled(_("Machine:")) + escape(' · '.join(parts)))
         out.append("")
     for note in report.notes:
         out.append(f"> **{_('note:')}** {escape(note)}")
@@ -175,7 +176,7 @@ def _finding(result: Result, verbose: bool) -> List[str]:
     if result.remediation:
         # Prose as text, commands alone in the fence: what a fence holds can be pasted into a shell.
         prose, commands = split_remediation(result)
-        lines.append(_("Fix:") + (" " + escape("\n".join(prose)) if prose else ""))
+        lines.append(labelled(_("Fix:")) + escape("\n".join(prose)) if prose else _("Fix:"))
         lines.append("")
         if commands:
             lines.extend(fence("\n".join(commands)))
@@ -201,11 +202,11 @@ def _fix_plan(report: Report) -> List[str]:
         if step.commands:
             lines.append("")
             lines.extend("   " + line for line in fence("\n".join(step.commands)))
-        for label, text in ((_("fixes:"), ", ".join(step.fixes)), (_("why:"), step.why),
-                            (_("alternative:"), step.alternative)):
+        for name, text in ((_("fixes:"), ", ".join(step.fixes)), (_("why:"), step.why),
+                           (_("alternative:"), step.alternative)):
             if text:
                 lines.append("")
-                lines.append(f"   {label} {escape(text)}")
+                lines.append("   " + labelled(name) + escape(text))
         lines.append("")
     return lines
 

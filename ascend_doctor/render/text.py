@@ -13,7 +13,7 @@ import textwrap
 from typing import IO, Any, Dict, List, Optional, Set
 
 from ascend_doctor.checkapi import Status
-from ascend_doctor.i18n import N_, get_language, ngettext
+from ascend_doctor.i18n import N_, get_language, joiner, labelled, ngettext
 from ascend_doctor.i18n import gettext as _
 from ascend_doctor.render.plainconsole import PlainConsole, Text, is_a_terminal
 from ascend_doctor.render.sanitize import visible, visible_lines
@@ -171,7 +171,7 @@ def _print_problems(report: Report, console: PlainConsole, folded: Set[str]) -> 
             len(recommendations)).format(count=len(recommendations), ids=ids), style="blue")
     quiet = _quiet_counts(report)
     if quiet:
-        _print_prose(console, _("Passed/skipped per area (-v lists them):") + " " + " · ".join(quiet), style="dim")
+        _print_prose(console, labelled(_("Passed/skipped per area (-v lists them):")) + " · ".join(quiet), style="dim")
 
 
 def _quiet_counts(report: Report) -> List[str]:
@@ -200,9 +200,10 @@ def _print_coverage(report: Report, console: PlainConsole, verbose: bool = False
     asks = questions(report)
     sentence = coverage_sentence(report)
     if asks and report.host.get("source") == "snapshot" and not verbose:  # a new capture records them all
-        sentence += " " + ngettext("Not recorded in this snapshot: {count} command (-v lists it).",
-                                   "Not recorded in this snapshot: {count} commands (-v lists them).",
-                                   len(asks) - 1).format(count=len(asks) - 1)
+        sentence += ("" if sentence.endswith("。") else " ") + ngettext(
+            "Not recorded in this snapshot: {count} command (-v lists it).",
+            "Not recorded in this snapshot: {count} commands (-v lists them).",
+            len(asks) - 1).format(count=len(asks) - 1)
         asks = []
     _print_prose(console, sentence)
     if not asks:
@@ -282,7 +283,7 @@ def _print_fix_plan(report: Report, console: PlainConsole, verbose: bool = False
         head.append(clean(step.summary))
         where = _WHERE_LABEL.get(step.where, "")
         if where:
-            head.append(f" ({_(where)})", style="dim")
+            head.append(joiner("open") + _(where) + joiner("close"), style="dim")
         console.print(head, soft_wrap=True)
         for command in step.commands:
             console.print(Text("      " + clean(command), style="cyan"), soft_wrap=True)
@@ -290,9 +291,9 @@ def _print_fix_plan(report: Report, console: PlainConsole, verbose: bool = False
             console.print(Text("      " + _("fixes:") + " " + ", ".join(visible(f) for f in step.fixes), style="dim"),
                           soft_wrap=True)
         if step.why:
-            _print_prose(console, _("why:") + " " + clean(step.why), style="dim", indent="      ")
+            _print_prose(console, labelled(_("why:")) + clean(step.why), style="dim", indent="      ")
         if step.alternative:
-            _print_prose(console, _("alternative:") + " " + clean(step.alternative), style="dim", indent="      ")
+            _print_prose(console, labelled(_("alternative:")) + clean(step.alternative), style="dim", indent="      ")
     if tuning:
         numbers = f"{tuning[0].order}-{tuning[-1].order}" if len(tuning) > 1 else str(tuning[0].order)
         ids = list(dict.fromkeys(visible(name.split(" ")[0]) for step in tuning for name in step.fixes))
@@ -343,10 +344,10 @@ def _print_facts_line(report: Report, console: PlainConsole) -> None:
     if chip:
         count = chip.get("chip_count")
         parts.append(f"{visible(count)}× {visible(chip.get('name'))}" if count else visible(chip.get("name")))
-    for key, label in (("npu_smi_version", "npu-smi"), ("driver_version", N_("driver")),
+    for key, name in (("npu_smi_version", "npu-smi"), ("driver_version", N_("driver")),
                        ("firmware_version", N_("firmware"))):
         if facts.get(key):
-            parts.append(f"{_(label)} {visible(facts[key])}")
+            parts.append(f"{_(name)} {visible(facts[key])}")
     cann = [c for c in facts.get("cann") or [] if c.get("kind") == "toolkit"]
     if cann:
         parts.append("CANN " + ", ".join(visible(c.get("version")) for c in cann))
@@ -381,14 +382,14 @@ def _print_result(result: Result, console: PlainConsole, verbose: bool, step: Op
         for piece in wrap(paragraph, width) or [""]:
             console.print(Text("      " + piece))
     if step is not None and not verbose:  # the plan holds the commands, merged with the others': once
-        console.print(Text("      " + _("fix:") + " ", style="cyan").append(
+        console.print(Text("      " + labelled(_("fix:")), style="cyan").append(
             _("step {number} of the fix plan below").format(number=step)))
     elif result.remediation and result.status in (Status.FAIL, Status.WARN, Status.INFO, Status.ERROR, Status.SKIP):
         # Remediation is never re-wrapped: a command broken over two lines cannot be pasted.
-        label = "      " + _("fix:") + " "
-        continuation = " " * _cells(label)
+        label_text = "      " + labelled(_("fix:"))
+        continuation = " " * _cells(label_text)
         for number, fix_line in enumerate(clean(result.remediation).split("\n")):
-            fix_text = Text(label if number == 0 else continuation, style="cyan")
+            fix_text = Text(label_text if number == 0 else continuation, style="cyan")
             fix_text.append(fix_line, style="")
             console.print(fix_text, soft_wrap=True)
     if verbose and result.evidence:
@@ -399,7 +400,7 @@ def _print_result(result: Result, console: PlainConsole, verbose: bool, step: Op
 
 def _print_summary(report: Report, console: PlainConsole) -> None:
     summary = report.summary()
-    line = Text(_("Summary:") + " ", style="bold")
+    line = Text(labelled(_("Summary:")), style="bold")
     for status in (Status.FAIL, Status.WARN, Status.ERROR, Status.INFO, Status.PASS, Status.SKIP):
         if status is Status.INFO and not summary[status.value]:
             continue  # most reports have no recommendation: keep the familiar summary line
@@ -408,7 +409,7 @@ def _print_summary(report: Report, console: PlainConsole) -> None:
     line.append(_("(exit code {code})").format(code=int(report.exit_code)), style="dim")
     from ascend_doctor.render.common import verdict, verdict_key
 
-    line.append(": ", style="dim")
+    line.append(joiner("colon"), style="dim")
     line.append(verdict(report), style=_VERDICT_STYLE.get(verdict_key(report), "bold"))
     console.print(line)
     # The root cause when one explains the rest, else what step 1 of the plan fixes: never two answers.

@@ -113,9 +113,10 @@ def _vllm(m: Matrix, target: TargetStack, chip: Optional[ChipInfo], arches: Sequ
         notes.append(Text(N_("release image base: {image}"), image=f"{base} ({CANN_IMAGE_FLAVOURS})"))
     if family == "310P":
         soc = (chip.soc_version_default if chip is not None else None) or "ascend310p1"
-        commands = [shellcmd.argv("docker", "pull", image) if image else shellcmd.comment("no 310P image is recorded"),
-                    shellcmd.comment("or build from source for the 310P (the PyPI wheel is built for A2): vLLM first, "
-                                     "then vLLM-Ascend with its submodules"),
+        pull = shellcmd.argv("docker", "pull", image) if image else shellcmd.comment(N_("no 310P image is recorded"))
+        commands = [pull,
+                    shellcmd.comment(N_("or build from source for the 310P (the PyPI wheel is built for A2): vLLM "
+                                        "first, then vLLM-Ascend with its submodules")),
                     shellcmd.chain(shellcmd.argv("git", "clone", "--depth", "1", "--branch", f"v{vllm}",
                                                  "https://github.com/vllm-project/vllm.git"),
                                    shellcmd.argv("cd", "vllm")),
@@ -127,7 +128,7 @@ def _vllm(m: Matrix, target: TargetStack, chip: Optional[ChipInfo], arches: Sequ
                                    shellcmd.argv("cd", "vllm-ascend")),
                     shellcmd.argv("git", "submodule", "update", "--init", "--recursive"),
                     shellcmd.argv("pip", "install", "-v", "-e", "."),
-                    shellcmd.comment("serve in float16: the 310P has no BF16"),
+                    shellcmd.comment(N_("serve in float16: the 310P has no BF16")),
                     shellcmd.argv("vllm", "serve", shellcmd.Placeholder("model"), "--dtype", "float16")]
         note: Optional[str] = Text(N_("Atlas 300I Duo only ([Experimental] in the vLLM-Ascend support list; the 300I "
                                       "Pro is not listed)"))
@@ -136,8 +137,9 @@ def _vllm(m: Matrix, target: TargetStack, chip: Optional[ChipInfo], arches: Sequ
     wheel = vllm_ascend(m, vllm, version, arch)
     commands = list(wheel.lines) + [shellcmd.comment(n) for n in wheel.notes]
     if family == "A3":
-        commands = [shellcmd.argv("docker", "pull", image) if image else shellcmd.comment("no A3 image is recorded"),
-                    shellcmd.comment("or the wheels (check that the custom operators were built for A3):")] + commands
+        pull = shellcmd.argv("docker", "pull", image) if image else shellcmd.comment(N_("no A3 image is recorded"))
+        commands = [pull, shellcmd.comment(N_("or the wheels (check that the custom operators were built for A3):")),
+                    *commands]
         return PlanStep("engine", title, tuple(commands), "either", version, _engine_why(target, notes, fresh), (),
                         Text(N_("Atlas A3: the -a3 image; the plain tag is the Atlas A2 image")))
     note = Text(N_("or run the release image {image}"), image=image) if image else None
@@ -169,29 +171,32 @@ def _mindie(m: Matrix, target: TargetStack, chip: Optional[ChipInfo], arches: Se
     commands: List[str] = []
     if image:
         commands += [shellcmd.argv("docker", "pull", image),
-                     shellcmd.comment("or install the packages on this machine:")]
+                     shellcmd.comment(N_("or install the packages on this machine:"))]
     package = getattr(build, "package", None) if build is not None else None
     if package:
         for index, arch in enumerate(arches):
             name = package.replace("{version}", version).replace("{arch}", arch)
             line = shellcmd.argv("./" + name, "--install")
             if len(arches) > 1:
-                line = shellcmd.with_comment(line, arch if index == 0 else f"or, on {arch}")
+                line = shellcmd.with_comment(line, arch if index == 0 else N_("or, on {arch}").format(arch=arch))
             commands.append(line)
     else:
         abi = None
         if row is not None:
             torches = mindie_torches(m, row)
             abi = next((a for t, a, _s in torches if torch and same_public(t, torch)), None)
-        abi_text = f" (abi{abi} build)" if abi is not None else ""
-        commands.append(shellcmd.comment(f"install the MindIE {version} run package for torch {torch}{abi_text} "
-                                         f"from the MindIE download page ({MINDIE_DOWNLOAD})"))
-    commands.append(shellcmd.comment("then, in every shell that starts the service:"))
+        fields = {"version": version, "torch": torch, "abi": abi, "page": MINDIE_DOWNLOAD}
+        commands.append(shellcmd.comment(
+            N_("install the MindIE {version} run package for torch {torch} (abi{abi} build) from the MindIE download "
+               "page ({page})").format(**fields) if abi is not None else
+            N_("install the MindIE {version} run package for torch {torch} from the MindIE download page ({page})"
+               ).format(**fields)))
+    commands.append(shellcmd.comment(N_("then, in every shell that starts the service:")))
     commands += [shellcmd.source(s) for s in MINDIE_ENV_SCRIPTS]
     if fresh:
         commands += [shellcmd.argv("chmod", "640", "/usr/local/Ascend/mindie/latest/mindie-service/conf/config.json"),
                      shellcmd.with_comment(shellcmd.argv("chmod", "750", shellcmd.Placeholder("weight dir")),
-                                           "and 640 on the files inside; owned by the user that runs the service")]
+                                           N_("and 640 on the files inside; owned by the user that runs the service"))]
     rules = Text(N_("MindIE refuses to start when config.json or the weights are more open than 640 (folders 750) or "
                     "owned by another user; in a container give it --shm-size of at least 1 GB ({source})"),
                  source=MINDIE_RULES_SOURCE)
@@ -220,9 +225,9 @@ def _mindspeed(m: Matrix, target: TargetStack, version: str) -> PlanStep:
     if branch:
         commands.append(shellcmd.argv("git", "checkout", branch))
     else:
-        commands.append(shellcmd.comment(f"check out the branch of release {version} named in the README's "
-                                         "版本配套表 (git branch -r lists them), never master: master tracks newer "
-                                         "CANN and PyTorch releases"))
+        commands.append(shellcmd.comment(N_("check out the branch of release {version} named in the README's "
+                                            "版本配套表 (git branch -r lists them), never master: master tracks "
+                                            "newer CANN and PyTorch releases").format(version=version)))
     commands.append(shellcmd.argv("pip", "install", "-e", "."))
     sources = tuple(row.source) if row is not None else ()
     return PlanStep("engine", Text(N_("Install MindSpeed {version}"), version=version), tuple(commands), "either",

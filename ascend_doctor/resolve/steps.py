@@ -71,10 +71,11 @@ def _per_arch(arches: Sequence[str], make: Callable[[str], Optional[str]], what:
     for index, arch in enumerate(arches):
         line = make(arch)
         if line is None:
-            lines.append(shellcmd.comment(f"no {arch} {what} file name is recorded in the matrix"))
+            lines.append(shellcmd.comment(N_("no {arch} {what} file name is recorded in the matrix").format(
+                arch=arch, what=what)))
             continue
         if len(arches) > 1:
-            line = shellcmd.with_comment(line, arch if index == 0 else f"or, on {arch}")
+            line = shellcmd.with_comment(line, arch if index == 0 else N_("or, on {arch}").format(arch=arch))
         lines.append(line)
     return lines
 
@@ -187,8 +188,9 @@ def _cpu_index_line(m: Matrix, arches: Sequence[str]) -> str:
     url = next((r.url for r in m.pip_indexes if r.use == "torch_cpu"), "https://download.pytorch.org/whl/cpu/")
     line = shellcmd.argv("pip", "config", "set", "global.extra-index-url", url)
     if len(arches) > 1:
-        return shellcmd.with_comment(line, "x86_64 only: every pip step takes torch from the CPU index")
-    return shellcmd.with_comment(line, "x86_64: every pip step takes torch from the CPU index, not PyPI's CUDA build")
+        return shellcmd.with_comment(line, N_("x86_64 only: every pip step takes torch from the CPU index"))
+    return shellcmd.with_comment(line, N_("x86_64: every pip step takes torch from the CPU index, not PyPI's CUDA "
+                                           "build"))
 
 
 def _hdk_steps(m: Matrix, target: TargetStack, family: str, sets: Sequence[PackageSet], arches: Sequence[str],
@@ -201,10 +203,12 @@ def _hdk_steps(m: Matrix, target: TargetStack, family: str, sets: Sequence[Packa
     if hdk is None and not fw_changes:
         if fresh and target.picks.get("hdk") is not None:
             driver = target.version("hdk") or ""
-            check = [shellcmd.with_comment(shellcmd.argv("npu-smi", "info"), f"the banner shows Version {driver}")]
+            check = [shellcmd.with_comment(shellcmd.argv("npu-smi", "info"),
+                                           N_("the banner shows Version {driver}").format(driver=driver))]
             if fw is not None:
                 check.append(shellcmd.with_comment(shellcmd.argv("npu-smi", "info", "-t", "board", "-i", "0"),
-                                                   f"Firmware Version {fw.version}, Compatibility OK"))
+                                                   N_("Firmware Version {firmware}, Compatibility OK").format(
+                                                       firmware=fw.version)))
             return [PlanStep("hdk", Text(N_("Keep the installed HDK: driver {driver}"), driver=driver), tuple(check),
                              "host", driver,
                              Text(N_("--driver keeps the driver installed on the machine: nothing to install; the "
@@ -224,8 +228,9 @@ def _hdk_steps(m: Matrix, target: TargetStack, family: str, sets: Sequence[Packa
         return _dot(name, *convention_flags(m, "driver").split()) if name else None
 
     fw_line = _dot(fw_file, *convention_flags(m, "firmware").split()) if fw_file else None
-    fw_missing = shellcmd.comment(f"the {family} firmware of HDK {driver} is not recorded in the matrix: "
-                                  "take the firmware .run of the same HDK release from its download page")
+    fw_missing = shellcmd.comment(N_("the {family} firmware of HDK {driver} is not recorded in the matrix: take the "
+                                     "firmware .run of the same HDK release from its download page").format(
+        family=family, driver=driver))
 
     def block(mode: str, with_driver: bool, with_firmware: bool) -> List[str]:
         lines: List[str] = []
@@ -261,13 +266,13 @@ def _hdk_steps(m: Matrix, target: TargetStack, family: str, sets: Sequence[Packa
         else:
             title = (Text(N_("Install the NPU driver {driver} of one HDK release, then reboot once"), driver=driver)
                      if fresh else Text(N_("Install the NPU driver {driver} of one HDK release"), driver=driver))
-        lines = [shellcmd.comment("first install (no Ascend driver on the machine): driver, then firmware")]
+        lines = [shellcmd.comment(N_("first install (no Ascend driver on the machine): driver, then firmware"))]
         lines += block(FIRST_INSTALL, True, True)
         if fresh:
             # both paths, each with its one reboot: the plan may be read for a machine that has a driver
             lines.append(shellcmd.argv("reboot"))
-            lines.append(shellcmd.comment("upgrade, overwrite install or rollback (a driver is installed): "
-                                          "firmware, then driver"))
+            lines.append(shellcmd.comment(N_("upgrade, overwrite install or rollback (a driver is installed): "
+                                             "firmware, then driver")))
             lines += block(UPGRADE, True, True)
     else:
         fields = {"current": state.driver, "driver": driver, "firmware": fw.version if fw is not None else ""}
@@ -287,8 +292,8 @@ def _hdk_steps(m: Matrix, target: TargetStack, family: str, sets: Sequence[Packa
                     family=family, driver=driver)
     if fresh:
         # a fresh install's HDK block ends with its one reboot
-        lines += [shellcmd.argv("reboot"), shellcmd.with_comment(shellcmd.argv("npu-smi", "info"),
-                                                                 f"after the reboot: Version {driver}")]
+        after = N_("after the reboot: Version {driver}").format(driver=driver)
+        lines += [shellcmd.argv("reboot"), shellcmd.with_comment(shellcmd.argv("npu-smi", "info"), after)]
         steps.append(PlanStep("hdk", title, tuple(lines), "host", driver, reason, sources, note))
         return steps
     steps.append(PlanStep("hdk", title, tuple(lines), "host", driver, reason, sources, note))
@@ -297,7 +302,7 @@ def _hdk_steps(m: Matrix, target: TargetStack, family: str, sets: Sequence[Packa
     steps.append(PlanStep("reboot", reboot_title,
                           (shellcmd.argv("reboot"),
                            shellcmd.with_comment(shellcmd.argv("npu-smi", "info"),
-                                                 f"after the reboot: Version {driver}")),
+                                                 N_("after the reboot: Version {driver}").format(driver=driver))),
                           "host", None,
                           Text(N_("a new driver is loaded and new firmware activated at the next start"))))
     return steps
