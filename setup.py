@@ -32,22 +32,6 @@ class BuildPyWithCatalogue(build_py):
                               env=env, cwd=self.build_lib, capture_output=True, text=True, check=False)
         if done.returncode != 0:
             print(f"warning: check catalogue not compiled: {done.stderr.strip()[-500:]}", file=sys.stderr)
-        # The records' generated __init__s and the package's patterns, compiled by this Python
-        # (ascend_doctor/fastdataclass.py, ascend_doctor/regexcache.py).
-        data = os.path.abspath(os.path.join(self.build_lib, "ascend_doctor", "compat_matrix"))
-        done = subprocess.run([sys.executable, "-m", "ascend_doctor.compiled_data",
-                               "--inits", os.path.join(data, "dataclass_inits.marshal"),
-                               "--regexes", os.path.join(data, "regex_cache.marshal")],
-                              env=env, cwd=self.build_lib, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            print(f"warning: record __init__s and patterns not compiled: {done.stderr.strip()[-500:]}",
-                  file=sys.stderr)
-        # Every module of the built package compiled into one file (ascend_doctor/codebundle.py).
-        done = subprocess.run([sys.executable, "-m", "ascend_doctor.codebundle",
-                               os.path.join(data, "code_bundle.marshal")],
-                              env=env, cwd=self.build_lib, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            print(f"warning: code bundle not compiled: {done.stderr.strip()[-500:]}", file=sys.stderr)
 
 
 setup(packages=[*find_packages(include=["ascend_doctor", "ascend_doctor.*"]),

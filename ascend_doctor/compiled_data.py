@@ -196,11 +196,8 @@ def _load(part: str, folder: str, path: Optional[str] = None) -> Any:
 
 def forget() -> None:
     """Drop what this process read (tests that rewrite the files)."""
-    from ascend_doctor.sourcestamp import forget_matches
-
     _header_cache.clear()
     _parts.clear()
-    forget_matches()
 
 
 def _source_path(folder: str, name: str) -> str:
@@ -231,13 +228,11 @@ def _checks_dir() -> str:
 
 
 def _sources_match(folder: str, sources: Dict[str, List[int]]) -> bool:
-    """Whether every source still has the size and CRC-32 it was compiled from (sourcestamp.py).
-    The matches of Python modules are lent to the code bundle, which would compare those a run
-    imports once more (sourcestamp.take_match)."""
+    """Whether every source still has the size and CRC-32 it was compiled from (sourcestamp.py)."""
     from ascend_doctor.sourcestamp import file_has
 
     path = _source_resolver(folder)
-    return all(file_has(path(name), size, crc, lend=name.endswith(".py")) for name, (size, crc) in sources.items())
+    return all(file_has(path(name), size, crc) for name, (size, crc) in sources.items())
 
 
 def _classes_match(classes: Dict[str, List[str]]) -> bool:
@@ -455,9 +450,6 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ascend_doctor.compiled_data", description=main.__doc__)
     parser.add_argument("--check", action="store_true", help="exit 1 when the compiled file is stale")
     parser.add_argument("--catalogue", metavar="FILE", help="write the check catalogue to FILE (package build)")
-    parser.add_argument("--inits", metavar="FILE", help="write the records' compiled __init__s to FILE (package build)")
-    parser.add_argument("--regexes", metavar="FILE", help="write the package's compiled patterns to FILE (package "
-                        "build; with --inits, both from one import of every module)")
     args = parser.parse_args(argv)
     if os.environ.get("PYTHONHASHSEED") != "0":
         # The scanner's indexes are built by iterating sets: a fixed hash seed makes the file the same
@@ -469,19 +461,6 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.catalogue:
         _write(args.catalogue, build_catalogue())
         print(f"{args.catalogue}: check catalogue written")
-        return 0
-    if args.inits or args.regexes:
-        if args.regexes:
-            from ascend_doctor import regexcache
-
-            _write(args.regexes, regexcache.build())  # imports every module, recording their patterns
-            print(f"{args.regexes}: patterns compiled")
-        if args.inits:
-            from ascend_doctor import fastdataclass
-
-            _import_every_module()
-            _write(args.inits, fastdataclass.compiled_inits())
-            print(f"{args.inits}: __init__s of the records compiled")
         return 0
     folder = shipped_dir()
     target = os.path.join(folder, COMPILED_FILE)
@@ -498,27 +477,6 @@ def main(argv: Optional[List[str]] = None) -> int:
         _write(target, data)
     print(f"{target}: {len(data)} bytes, {'unchanged' if current == data else 'written'}")
     return 0
-
-
-def _import_every_module() -> int:
-    """Import every module of the package (checks included) that imports here; the package build's
-    environment may lack a runtime dependency: those modules are left out (their records compile
-    their __init__ at first use, as in a checkout)."""
-    import importlib
-    import pkgutil
-
-    import ascend_doctor
-
-    count = 0
-    for info in pkgutil.walk_packages(ascend_doctor.__path__, "ascend_doctor.", onerror=lambda _name: None):
-        if info.name.endswith("__main__"):
-            continue
-        try:
-            importlib.import_module(info.name)
-        except Exception:  # a missing dependency, or a module that needs a live system
-            continue
-        count += 1
-    return count
 
 
 def _write(target: str, data: bytes) -> None:

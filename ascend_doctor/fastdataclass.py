@@ -24,13 +24,11 @@ Type checkers see ``dataclasses.dataclass`` itself.
 from __future__ import annotations
 
 import dataclasses
-import marshal
-import os
 import re
 import sys
 from _thread import get_ident
 from types import MemberDescriptorType
-from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Set, Tuple
 
 if TYPE_CHECKING:
     from dataclasses import dataclass as dataclass
@@ -255,52 +253,15 @@ def _lazy_init(cls: type, fields: List[dataclasses.Field[Any]], frozen: bool) ->
         _set_method(cls, "__init__", real)
         real(self, *args, **kwargs)
 
-    _DEFINED.append((cls, fields, frozen))
     return __init__
 
 
-# Every class given a lazy __init__ in this process (what the package build precompiles).
-_DEFINED: List[Tuple[type, List[dataclasses.Field[Any]], bool]] = []
-# The generated __init__ sources compiled by the package build (setup.py): source -> marshalled code.
-INITS_FILE = os.path.join("compat_matrix", "dataclass_inits.marshal")
-_prebuilt: Optional[Dict[str, bytes]] = None
-
-
 def _compile_init(cls: type, fields: List[dataclasses.Field[Any]], frozen: bool) -> Callable[..., None]:
-    """The ``__init__`` dataclasses would generate (dataclasses._init_fn), compiled now (or by the
-    package build, for this very source and this very Python)."""
+    """The ``__init__`` dataclasses would generate (dataclasses._init_fn), compiled now."""
     source, namespace = _init_source(cls, fields, frozen)
-    code = _prebuilt_inits().get(source)
-    # the same generated code as dataclasses, compiled once per used class
-    exec(marshal.loads(code) if code is not None else source, namespace)
+    exec(source, namespace)  # the same generated code as dataclasses, compiled once per used class
     init: Callable[..., None] = namespace["__init__"]
     return init
-
-
-def _prebuilt_inits() -> Dict[str, bytes]:
-    """The build's compiled __init__ sources, when they were compiled by this Python (bytecode
-    differs between versions); else none, and every __init__ is compiled at its first use."""
-    global _prebuilt
-    if _prebuilt is None:
-        _prebuilt = {}
-        try:
-            with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), INITS_FILE), "rb") as fh:
-                version, tag, inits = marshal.loads(fh.read())
-            if version == sys.hexversion and tag == sys.implementation.cache_tag and isinstance(inits, dict):
-                _prebuilt = inits
-        except (OSError, ValueError, EOFError, TypeError):
-            pass
-    return _prebuilt
-
-
-def compiled_inits() -> bytes:
-    """The file of INITS_FILE for the classes defined so far (the package build imports every module
-    first): each generated ``__init__`` source with its code, compiled by this Python."""
-    inits: Dict[str, bytes] = {}
-    for cls, fields, frozen in _DEFINED:
-        source, _namespace = _init_source(cls, fields, frozen)
-        inits[source] = marshal.dumps(compile(source, "<string>", "exec"))
-    return marshal.dumps((sys.hexversion, sys.implementation.cache_tag, dict(sorted(inits.items()))))
 
 
 def _init_source(cls: type, fields: List[dataclasses.Field[Any]], frozen: bool) -> Tuple[str, Dict[str, Any]]:

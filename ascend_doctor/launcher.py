@@ -84,16 +84,6 @@ def main() -> None:
             sys.stdout.write(version_line() + "\n")
             sys.stdout.flush()
             sys.exit(0)
-    from ascend_doctor import codebundle
-    from ascend_doctor.regexcache import install
-
-    # The package's modules compiled by the package build, and its patterns (codebundle.py,
-    # regexcache.py); each used only while it matches, else Python imports and compiles as usual.
-    codebundle.install(os.path.dirname(os.path.abspath(codebundle.__file__)))
-    install()
-    from ascend_doctor.deferred import defer
-
-    defer()  # inspect and what it imports, which click imports and a command rarely uses (deferred.py)
     from ascend_doctor.cli import main as cli_main
 
     cli_main()

@@ -10,14 +10,7 @@ from __future__ import annotations
 
 import os
 import zlib
-from typing import Dict, Tuple
-
-# Matches that file_has(..., lend=True) found and that have not been taken yet (path -> stamp). The
-# check catalogue (compiled_data) compares every check module's source, and the code bundle
-# compares a module again when the run imports it, a few milliseconds later: about 80 files read
-# twice, ~0.9 ms of a `check` (3.11). take_match hands each match over once, so a second import
-# (importlib.reload after an edit) reads the file again.
-_lent: Dict[str, Tuple[int, int]] = {}
+from typing import Tuple
 
 
 def stamp(data: bytes) -> Tuple[int, int]:
@@ -25,12 +18,11 @@ def stamp(data: bytes) -> Tuple[int, int]:
     return len(data), zlib.crc32(data)
 
 
-def file_has(path: str, size: int, crc: int, lend: bool = False) -> bool:
+def file_has(path: str, size: int, crc: int) -> bool:
     """Whether the file at ``path`` has this stamp. Read with os.open/os.read, no file object
     (~40 % cheaper for the 164 files of the check catalogue, 2.0 -> 1.15 ms warm, 3.11), and never
     more than one byte past the expected size; a FIFO put in a source's place is not waited on
-    (O_NONBLOCK: it reads as empty, so it does not match). With ``lend``, a match is kept for one
-    ``take_match``."""
+    (O_NONBLOCK: it reads as empty, so it does not match)."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
@@ -41,21 +33,7 @@ def file_has(path: str, size: int, crc: int, lend: bool = False) -> bool:
         return False
     finally:
         os.close(fd)
-    matches = len(data) == size and zlib.crc32(data) == crc
-    if matches and lend:
-        _lent[path] = (size, crc)
-    return matches
-
-
-def take_match(path: str, size: int, crc: int) -> bool:
-    """Whether a lending ``file_has`` found ``path`` with this very stamp and nobody took it since;
-    the match is taken (one use). False means: compare the file itself."""
-    return _lent.pop(path, None) == (size, crc)
-
-
-def forget_matches() -> None:
-    """Drop the matches not taken (tests that rewrite files)."""
-    _lent.clear()
+    return len(data) == size and zlib.crc32(data) == crc
 
 
 def _read_up_to(fd: int, limit: int) -> bytes:

@@ -6,7 +6,7 @@ import os
 import threading
 from pathlib import Path
 
-from ascend_doctor.sourcestamp import file_has, forget_matches, stamp, take_match
+from ascend_doctor.sourcestamp import file_has, stamp
 
 
 def test_the_same_bytes_match_and_any_change_does_not(tmp_path: Path) -> None:
@@ -32,23 +32,3 @@ def test_a_fifo_in_a_sources_place_is_not_waited_on(tmp_path: Path) -> None:
     worker.start()
     worker.join(5)
     assert answer == [False]
-
-
-def test_a_lent_match_is_taken_once_and_only_for_its_stamp(tmp_path: Path) -> None:
-    source = tmp_path / "module.py"
-    source.write_bytes(b"VALUE = 1\n")
-    size, crc = stamp(b"VALUE = 1\n")
-    path = str(source)
-    assert file_has(path, size, crc)  # not lent
-    assert not take_match(path, size, crc)
-    assert file_has(path, size, crc, lend=True)
-    assert not take_match(path, size, crc + 1)  # another stamp: not this match (and it is gone)
-    assert not take_match(path, size, crc)
-    assert file_has(path, size, crc, lend=True)
-    assert take_match(path, size, crc)
-    assert not take_match(path, size, crc)  # once
-    assert not file_has(path, size, crc + 1, lend=True)  # no match, nothing lent
-    assert not take_match(path, size, crc + 1)
-    assert file_has(path, size, crc, lend=True)
-    forget_matches()
-    assert not take_match(path, size, crc)

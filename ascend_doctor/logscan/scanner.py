@@ -218,12 +218,6 @@ class LogScanner:
             regex = self._pivot_regexes[pivot] = re.compile(self._pivot_patterns[pivot])
         return regex
 
-    def pivot_patterns(self) -> List[bytes]:
-        """The prefilter pattern of every pivot byte: a trie of its needles, which starts with that
-        fixed byte (a fast engine scan). The package build compiles those of the shipped database
-        (regexcache.py), so that ``re.compile`` finds them compiled."""
-        return [self._pivot_patterns[pivot] for pivot in self._pivots]
-
     def _any_needle_in(self, pivot: bytes, data: bytes) -> bool:
         for head, needles in self._pivot_heads[pivot].items():
             if head in data and any(needle in data for needle in needles):

@@ -36,8 +36,8 @@ def _char_class(spans: Tuple[Tuple[int, int], ...]) -> str:
     return "".join(f"\\u{low:04x}-\\u{high:04x}" for low, high in spans)
 
 
-# Character classes this large take re's compiler milliseconds: lazy_re, so that the package build
-# compiles them (regexcache) and a run that never meets such text never compiles them at all.
+# Character classes this large take re's compiler milliseconds: lazy_re, so that
+# a run that never meets such text never compiles them at all.
 _KNOWN = lazy_re(f"[{_char_class(ONE_CELL + TWO_CELLS)}]*")
 _WIDE = lazy_re(f"[{_char_class(TWO_CELLS)}]")
 _WORD = lazy_re(r" *[^ ]+ *")  # rich's word (r"\s*\S+\s*"); the only white space of a measured text is " "
