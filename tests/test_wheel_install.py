@@ -80,7 +80,6 @@ def test_wheel_installs_and_runs_from_elsewhere(tmp_path: Path) -> None:
     assert report["host"]["source"] == "snapshot"
     assert not [r for r in report["results"] if r["status"] == "ERROR"], report["results"]
 
-
     text = subprocess.run([str(exe), "check", "--from", str(fixture), "-v"], cwd=elsewhere, capture_output=True,
                           text=True)  # -v: every result, the PASS of ASC-DRV-001 too
     assert "Summary:" in text.stdout and "ASC-DRV-001" in text.stdout
