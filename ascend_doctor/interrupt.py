@@ -18,20 +18,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import threading
-from typing import TYPE_CHECKING, Any, Dict, Iterator, Optional, Set
-
-if TYPE_CHECKING:
-    import signal
-else:
-    try:
-        # The C module under ``signal``: the same calls and numbers. ``signal`` itself only adds
-        # enums (Signals, Handlers) made at its import, ~0.5 ms of every command (3.11), and this
-        # module wants plain numbers. Handlers it returns are ints or functions, given back as
-        # they came.
-        import _signal as signal
-    except ImportError:  # an interpreter without it
-        import signal
+from typing import Any, Dict, Iterator, Optional, Set
 
 _cancel = threading.Event()
 _groups: Set[int] = set()

@@ -35,7 +35,6 @@ NOT_ON_THE_JSON_PATH = {
     "concurrent.futures": "only the live host runs commands in parallel",
     "ascend_doctor.host.live": "a snapshot run never needs the live host",
     "packaging.specifiers": "Python ranges of the matrix are compared without it (matrix/specs.py)",
-    "signal": "the Ctrl-C handlers need only the C module _signal (interrupt.py)",
     "ascend_doctor.fixplan": "a ready machine (only PASS and SKIP) has no fix plan to make (report.needs_fix_plan)",
     "ascend_doctor.matrix.engines": "no engine is asked about without an engine installed (Matrix.engine_vs_stack)",
 }
