@@ -90,9 +90,9 @@ def test_python_ranges_answer_as_specifierset_does(spec: str) -> None:
 _LAUNCH = """
 import json, sys
 sys.argv = ["ascend-doctor", *sys.argv[2:]]
-from ascend_doctor.launcher import main
+from ascend_doctor.launcher import run
 try:
-    main()
+    run()
 finally:
     with open(LISTING, "w") as fh:
         json.dump(sorted(sys.modules), fh)
@@ -121,15 +121,15 @@ def test_version_from_the_console_script_is_the_commands_line(tmp_path: Path, en
 _COLLECTOR = """
 import gc, json, sys
 sys.argv = ["ascend-doctor", *sys.argv[2:]]
-from ascend_doctor import launcher
+from ascend_doctor import collector, launcher
 seen = []
-resume = launcher.end_of_startup
-def end_of_startup():
+resume = collector.resume
+def resume_and_record():
     seen.append(gc.isenabled())  # paused during the start-up
     resume()
-launcher.end_of_startup = end_of_startup
+collector.resume = resume_and_record
 try:
-    launcher.main()
+    launcher.run()
 finally:
     with open(LISTING, "w") as fh:
         json.dump({"during": seen, "after": gc.isenabled(), "frozen": gc.get_freeze_count(),
@@ -143,7 +143,7 @@ def test_the_collector_is_paused_for_the_start_up_only(tmp_path: Path) -> None:
     in a process of its own (tests, python -m) leaves the collector alone."""
     from click.testing import CliRunner
 
-    from ascend_doctor import launcher
+    from ascend_doctor import collector
     from ascend_doctor.cli import main
 
     state = tmp_path / "gc.json"
@@ -152,7 +152,7 @@ def test_the_collector_is_paused_for_the_start_up_only(tmp_path: Path) -> None:
     assert done.returncode in (0, 3), done.stderr
     found = json.loads(state.read_text(encoding="utf-8"))
     assert found["during"] == [False] and found["after"] is True and found["frozen"] > 1000
-    assert found["threshold"] == launcher.RUN_THRESHOLD
+    assert found["threshold"] == collector.RUN_THRESHOLD
     import gc
 
     frozen, threshold = gc.get_freeze_count(), gc.get_threshold()

@@ -60,9 +60,9 @@ class LazyGroup(click.Group):
         command: click.Command = getattr(module, attr)
         add_lang_option(command)
         localize_command(command)
-        from ascend_doctor.launcher import end_of_startup
+        from ascend_doctor import collector
 
-        end_of_startup()  # the garbage collector runs again (paused by the console script)
+        collector.resume()  # the garbage collector runs again (paused by the console script)
         return command
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -86,7 +86,7 @@ class LazyGroup(click.Group):
 def _print_version(ctx: click.Context, _param: Any, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
-    from ascend_doctor.launcher import version_line  # shared with the console script's fast path
+    from ascend_doctor.versioninfo import version_line  # shared with the console script's fast path
 
     click.echo(version_line())
     ctx.exit(0)
