@@ -78,7 +78,7 @@ def diagnosis_to_text(result: ScanResult, color: bool = False) -> str:
     """People-facing report. Log text is passed as plain Text, never parsed as rich markup."""
     import io
 
-    from ascend_doctor.render.plainconsole import PlainConsole, Text
+    from ascend_doctor.render.lines import Console, Text
 
     notes = scan_notes(result)
     buffer = io.StringIO()
@@ -89,7 +89,7 @@ def diagnosis_to_text(result: ScanResult, color: bool = False) -> str:
         return Console(file=buffer, force_terminal=color, color_system="standard" if color else None,
                        highlight=False, markup=False, emoji=False, width=100)
 
-    console = PlainConsole(make_rich, buffer, 100, plain=not color)  # rich only for a line it would change
+    console = Console(make_rich, buffer, 100, plain=not color)  # rich only for colours
 
     def out(*parts: Any) -> None:
         line = Text()

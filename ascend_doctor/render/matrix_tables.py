@@ -1,10 +1,9 @@
-"""``matrix show|lookup|plan`` as text: tables as rich makes them, imported only for the text format.
+"""``matrix show|lookup|plan`` as text.
 
-Text is for a terminal: one table per section, with sources collected as numbered footnotes so
-rows stay narrow. The JSON of the same results is ascend_doctor/render/matrix.py's. In a file or a
-pipe the lines and the borderless tables of lookup and plan are written without importing rich
-(render/plainconsole.py, render/plaintable.py: the same characters, rich only for what they cannot
-be sure of); ``show``'s bordered tables are always rich's.
+One table per section, with sources collected as numbered footnotes so rows stay narrow. The JSON
+of the same results is ascend_doctor/render/matrix.py's. The lines and the borderless tables of
+lookup and plan are written without importing rich (render/lines.py: a plain table of our own, one
+line a row); ``show``'s bordered tables are rich's.
 """
 
 from __future__ import annotations
@@ -19,8 +18,7 @@ from ascend_doctor.i18n import gettext as _
 from ascend_doctor.i18n_text import localized
 from ascend_doctor.matrix.records import ChipFamily
 from ascend_doctor.matrix.verdict import Verdict, VerdictKind
-from ascend_doctor.render.plainconsole import PlainConsole, Text
-from ascend_doctor.render.plaintable import PlainTable, print_table
+from ascend_doctor.render.lines import Console, Table, Text, print_table
 
 if TYPE_CHECKING:
     from ascend_doctor.matrix.lookup import LookupResult
@@ -118,7 +116,7 @@ def terminal_columns() -> int:
     return shutil.get_terminal_size((120, 40)).columns
 
 
-def console(width: Optional[int] = None) -> Tuple[PlainConsole, io.StringIO]:
+def console(width: Optional[int] = None) -> Tuple[Console, io.StringIO]:
     buffer = io.StringIO()
     if width is None:
         width = terminal_columns()
@@ -131,7 +129,7 @@ def console(width: Optional[int] = None) -> Tuple[PlainConsole, io.StringIO]:
         return Console(file=buffer, width=width, no_color=True, highlight=False, emoji=False, soft_wrap=False,
                        color_system=None)
 
-    return PlainConsole(make_rich, buffer, width, plain=True), buffer
+    return Console(make_rich, buffer, width, plain=True), buffer
 
 
 class Footnotes:
@@ -148,7 +146,7 @@ class Footnotes:
             refs.append(str(self.items.index(source) + 1))
         return "[" + ",".join(refs) + "]" if refs else ""
 
-    def render(self, con: PlainConsole) -> None:
+    def render(self, con: Console) -> None:
         for index, source in enumerate(self.items, 1):
             con.print(Text(f"  [{index}] {source}", style="dim"), soft_wrap=True)
 
@@ -251,9 +249,9 @@ def lookup_to_text(m: Matrix, results: Sequence[LookupResult], width: Optional[i
                 con.print(Text("  " + _("the matrix pairs nothing with it"), style="yellow"), soft_wrap=True)
             continue
         notes = Footnotes()
-        table = PlainTable(show_header=True)
+        table = Table(show_header=True)
         for col in ("component", "version", "verdict", "why", "src"):
-            table.add_column(_heading(col), overflow="fold", no_wrap=col in ("verdict", "src"))
+            table.add_column(_heading(col), no_wrap=col in ("verdict", "src"))
         for answer in result.answers:
             why = localized(answer.verdict.message)
             notes_shown = [localized(n) for n in answer.verdict.notes if not n.startswith(INFERENCE_NOTE)]
@@ -282,9 +280,9 @@ def plan_to_text(m: Matrix, plan: StackPlan, width: Optional[int] = None) -> str
             arches=_(" and ").join(plan.arches)), style="dim"), soft_wrap=True)
     else:
         con.print(Text(_("package names for {arch}").format(arch=plan.arches[0]), style="dim"), soft_wrap=True)
-    versions = PlainTable(show_header=False)
+    versions = Table(show_header=False)
     versions.add_column("part", style="bold")
-    versions.add_column("version", overflow="fold")
+    versions.add_column("version")
     for part, version in plan.versions.items():
         versions.add_row(part, version)
     print_table(con, buffer, versions)
@@ -299,9 +297,9 @@ def plan_to_text(m: Matrix, plan: StackPlan, width: Optional[int] = None) -> str
     con.print()
     con.print(Text(_("Why these versions"), style="bold"), soft_wrap=True)
     notes = Footnotes()
-    table = PlainTable()
+    table = Table()
     for col in ("pair", "verdict", "why", "src"):
-        table.add_column(_heading(col), overflow="fold", no_wrap=col in ("verdict", "src"))
+        table.add_column(_heading(col), no_wrap=col in ("verdict", "src"))
     for name, verdict in plan.pairings:
         table.add_row(Text(name), _verdict_text(verdict), Text(localized(verdict.message)),
                       Text(notes.ref(verdict.sources)))

@@ -20,7 +20,7 @@ So text is never dropped silently (what a hostile value tried is evidence) but m
   inside a value can never stand where a line of the report stands. Tabs are kept (a tab only
   moves to the next tab stop).
 
-Every text renderer passes what it prints through these functions: render/plainconsole.py (the
+Every text renderer passes what it prints through these functions: render/lines.py (the
 report's text and ``diagnose``) at its ``print``, render/watch.py for its lines and live table,
 render/diff.py, render/prometheus.py for label values. ``tests/test_render_sanitize.py`` feeds a
 hostile report and hostile input to every one of them.

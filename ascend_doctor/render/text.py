@@ -15,7 +15,7 @@ from typing import IO, Any, Dict, List, Optional, Set
 from ascend_doctor.checkapi import Status
 from ascend_doctor.i18n import N_, get_language, joiner, labelled, ngettext
 from ascend_doctor.i18n import gettext as _
-from ascend_doctor.render.plainconsole import PlainConsole, Text, is_a_terminal
+from ascend_doctor.render.lines import Console, Text, is_a_terminal
 from ascend_doctor.render.sanitize import visible, visible_lines
 from ascend_doctor.report import Report, Result
 
@@ -41,14 +41,14 @@ AREA_TITLES = {
 
 def clean(text: str) -> str:
     """Untrusted text of several lines with every terminal control made visible (render/sanitize.py);
-    the console makes any newline left in a printed line visible too (plainconsole.py)."""
+    the console makes any newline left in a printed line visible too (render/lines.py)."""
     return visible_lines(text)
 
 
 def make_console(file: Optional[IO[str]] = None, color: Optional[bool] = None, width: Optional[int] = None
-                 ) -> PlainConsole:
-    """The report's console: rich's, imported only for a line a file or a pipe would not get as it is
-    (render/plainconsole.py: the same bytes)."""
+                 ) -> Console:
+    """The report's console: rich's on a terminal or with colours, else the lines as they are
+    (render/lines.py)."""
 
     def make_rich() -> Any:
         from rich.console import Console
@@ -63,10 +63,10 @@ def make_console(file: Optional[IO[str]] = None, color: Optional[bool] = None, w
         return console
 
     plain = not color and not is_a_terminal(file)
-    return PlainConsole(make_rich, file, 120 if width is None else width, plain)
+    return Console(make_rich, file, 120 if width is None else width, plain)
 
 
-def render_text(report: Report, console: PlainConsole, verbose: bool = False) -> None:
+def render_text(report: Report, console: Console, verbose: bool = False) -> None:
     """The report for a person. By default the problems on one screen (brew doctor, flutter
     doctor): the header, the stack in one line, every FAIL, WARN and ERROR, the recommendations in
     one line, PASS and SKIP as counts per area, the fix plan, what could be judged and the verdict.
@@ -99,7 +99,7 @@ def render_text(report: Report, console: PlainConsole, verbose: bool = False) ->
     _print_summary(report, console)
 
 
-def _print_header(report: Report, console: PlainConsole) -> None:
+def _print_header(report: Report, console: Console) -> None:
     host = report.host
     origin = host.get("origin")
     where = (_("host:") + f" {visible(host.get('hostname') or '?')} ({visible(host.get('arch') or '?')}, "
@@ -121,7 +121,7 @@ def _print_header(report: Report, console: PlainConsole) -> None:
     _print_facts_line(report, console)
 
 
-def _print_every_result(report: Report, console: PlainConsole, verbose: bool) -> None:
+def _print_every_result(report: Report, console: Console, verbose: bool) -> None:
     """Every result grouped by area; with ``verbose`` their evidence too, else the SKIPs of inputs
     that were not given folded into one line."""
     from ascend_doctor.render.common import folded_line
@@ -143,7 +143,7 @@ def _print_every_result(report: Report, console: PlainConsole, verbose: bool) ->
         _print_prose(console, folded_line(folded), style="dim")
 
 
-def _print_problems(report: Report, console: PlainConsole, folded: Set[str]) -> None:
+def _print_problems(report: Report, console: Console, folded: Set[str]) -> None:
     """FAIL, WARN and ERROR in full, grouped by area (those that follow from the root cause
     ``folded`` under it); INFO in one line; PASS and SKIP counted."""
     from ascend_doctor.rootcause import name_of
@@ -193,7 +193,7 @@ def _by_area(groups: Dict[str, Any]) -> List[Any]:
     return sorted(groups.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else 99)
 
 
-def _print_coverage(report: Report, console: PlainConsole, verbose: bool = False) -> None:
+def _print_coverage(report: Report, console: Console, verbose: bool = False) -> None:
     """How much could be judged, and (pasted text, snapshots) what to ask for to judge the rest."""
     from ascend_doctor.render.common import coverage_sentence, questions
 
@@ -220,7 +220,7 @@ def _print_coverage(report: Report, console: PlainConsole, verbose: bool = False
         console.print(Text("      " + clean(command), style="cyan"), soft_wrap=True)
 
 
-def _print_prose(console: PlainConsole, text: str, style: str = "", indent: str = "") -> None:
+def _print_prose(console: Console, text: str, style: str = "", indent: str = "") -> None:
     """A paragraph wrapped to the console by words (cells for Chinese), no line ending in a space."""
     width = max(40, _width(console) - _cells(indent))
     # One paragraph: a newline inside a value is shown (^J), never a line of the report (sanitize.py).
@@ -240,7 +240,7 @@ def _prose_lines(paragraph: str, width: int) -> List[str]:
     return _wide_wrap(paragraph, width)
 
 
-def _width(console: PlainConsole) -> int:
+def _width(console: Console) -> int:
     return console.width or 100
 
 
@@ -249,7 +249,7 @@ _VERDICT_STYLE = {"READY": "green", "NOT READY": "bold red", "INCOMPLETE": "mage
                   "NOT ENOUGH TO JUDGE": "magenta"}
 
 
-def _print_nodes(report: Report, console: PlainConsole) -> None:
+def _print_nodes(report: Report, console: Console) -> None:
     """A fleet report's table of nodes: one line each, worst finding last (cut, never wrapped)."""
     from ascend_doctor.render.common import node_row, nodes
 
@@ -271,7 +271,7 @@ def _print_nodes(report: Report, console: PlainConsole) -> None:
 
 
 
-def _print_fix_plan(report: Report, console: PlainConsole, verbose: bool = False) -> None:
+def _print_fix_plan(report: Report, console: Console, verbose: bool = False) -> None:
     """Every remediation of the report as one ordered plan (commands never re-wrapped: they are
     pasted). By default the steps that only tune (INFO) are one block of commands at the end."""
     console.print(Text(_("Fix plan"), style="bold underline"))
@@ -337,7 +337,7 @@ def _not_asked_for(result: Result) -> bool:
     return not_asked_for(result)
 
 
-def _print_facts_line(report: Report, console: PlainConsole) -> None:
+def _print_facts_line(report: Report, console: Console) -> None:
     facts = report.facts
     parts = []
     chip = facts.get("chip") or {}
@@ -360,7 +360,7 @@ def _print_facts_line(report: Report, console: PlainConsole) -> None:
         console.print(Text(" · ".join(parts), style="dim"), soft_wrap=True)
 
 
-def _print_result(result: Result, console: PlainConsole, verbose: bool, step: Optional[int] = None) -> None:
+def _print_result(result: Result, console: Console, verbose: bool, step: Optional[int] = None) -> None:
     line = Text()
     line.append(f"{result.status.value:<5} ", style=STATUS_STYLE[result.status])
     line.append(f"{visible(result.id)} ", style="bold")
@@ -398,7 +398,7 @@ def _print_result(result: Result, console: PlainConsole, verbose: bool, step: Op
             _print_prose(console, f"{visible(key)}: {shown}", style="dim", indent="      ")
 
 
-def _print_summary(report: Report, console: PlainConsole) -> None:
+def _print_summary(report: Report, console: Console) -> None:
     summary = report.summary()
     line = Text(labelled(_("Summary:")), style="bold")
     for status in (Status.FAIL, Status.WARN, Status.ERROR, Status.INFO, Status.PASS, Status.SKIP):
