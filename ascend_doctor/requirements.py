@@ -12,7 +12,9 @@ A requirement is a short string:
 ``npus``
     npu-smi answered and listed at least one NPU;
 ``family:<F>[,<F>...]``
-    the host's NPUs are of one of these chip families (A2, A3, 310P, 310B, 910, 950);
+    the host's NPUs are of one of these chip families (A2, A3, 310P, 310B, 910, 950); ``none`` in the
+    list also accepts a record that names no chip at all (a paste of hccn_tool outputs alone: what
+    the check reads says by itself that it applies);
 ``engine:<name>``
     a serving engine is installed (mindie, vllm-ascend, vllm, mindspeed);
 ``container`` / ``not-container``
@@ -129,7 +131,10 @@ def _family(ctx: CheckContext, families: str) -> Optional[str]:
     wanted = [f.strip() for f in families.split(",") if f.strip()]
     chip = ctx.facts.maybe(Facts.npu_chip)
     if chip is None:
+        if "none" in wanted:
+            return None
         return _("needs an {families} NPU and npu-smi lists none").format(families="/".join(wanted))
+    wanted = [f for f in wanted if f != "none"]
     if chip.family not in wanted:
         if not chip.family:
             return _("applies to {families} NPUs; this host has {chip} (unknown family)").format(

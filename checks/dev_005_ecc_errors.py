@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 CHECK = CheckSpec(
     id="ASC-DEV-005",
     title="NPU memory has no uncorrectable ECC errors",
-    requires=("npus", "fact:npu_ecc"),
+    requires=("fact:npu_ecc",),
     what=("Reads `npu-smi info -t ecc -i N` of every NPU: single- and double-bit error counts (now and over the "
           "card's lifetime) and the pages retired (isolated) or due to be retired at the next reset, for HBM and, on "
           "cards that have it, DDR."),

@@ -17,7 +17,7 @@ from ._support import in_container
 CHECK = CheckSpec(
     id="ASC-FW-003",
     title="Installed firmware is the one the NPUs run",
-    requires=("npus", "fact:npu_boards"),
+    requires=("fact:npu_boards",),
     what=("Reads `npu-smi info -t board -i N` of every NPU: the Firmware Version the card runs, and compares it with "
           "the Version of firmware/version.info (what is installed; with two stacks, the running driver's). "
           "Huawei's Compatibility verdict on the running pair is ASC-FW-002's finding."),

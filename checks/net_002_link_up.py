@@ -19,7 +19,7 @@ CHECK = CheckSpec(
          + SRC_MINDCLUSTER),
     fix=("Check the cable or optical module of that NPU's port and the switch port it goes to "
          "(`hccn_tool -i N -lldp -g`, `hccn_tool -i N -optical -g`), then `hccn_tool -i N -link -g` again."),
-    requires=("npus", "family:A2,A3,910", "fact:hccn"),
+    requires=("family:A2,A3,910,none", "fact:hccn"),
     tags=("network",),
 )
 

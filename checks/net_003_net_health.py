@@ -23,7 +23,7 @@ CHECK = CheckSpec(
          "Sources: " + SRC_TOOLBOX + "; " + SRC_VLLM_MULTINODE + "; " + SRC_MINDIE_RANKTABLE),
     fix=("Set the detection address to the segment's gateway: hccn_tool -i N -netdetect -s address <gateway>; "
          "then check the link, address and gateway of the device (ASC-NET-002, 004, 006)."),
-    requires=("npus", "family:A2,A3,910", "fact:hccn"),
+    requires=("family:A2,A3,910,none", "fact:hccn"),
     tags=("network",),
 )
 

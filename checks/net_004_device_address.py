@@ -22,7 +22,7 @@ CHECK = CheckSpec(
          "looked for at the wrong address. Sources: " + SRC_TOOLBOX + "; " + SRC_MINDIE_RANKTABLE + "; "
          + SRC_VLLM_MULTINODE),
     fix="hccn_tool -i N -ip -s address <address> netmask <netmask> (as root, on the host)",
-    requires=("npus", "family:A2,A3,910", "fact:hccn"),
+    requires=("family:A2,A3,910,none", "fact:hccn"),
     tags=("network",),
 )
 
@@ -72,10 +72,16 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     if bad:
         return
     addresses = ", ".join(f"{d.device_id}={d.ip.address}" for d in answered if d.ip is not None)
-    yield Finding.passed((_("{count} device(s) have their address as /etc/hccn.conf records: {addresses}")
-                          if plan is not None else
-                          _("{count} device(s) have their address (no /etc/hccn.conf to compare with): {addresses}")
-                          ).format(count=len(answered), addresses=addresses))
+    # A pasted /etc/hccn.conf is often cut ("..."): say which devices it did not cover, never "as it records".
+    uncovered = [d.device_id for d in answered if plan is not None and not plan.address(d.device_id)]
+    if plan is not None and uncovered:
+        text = _("{count} device(s) have an address: {addresses}; /etc/hccn.conf holds no address_N line for "
+                 "device(s) {devices}, so those are not compared with it")
+    elif plan is not None:
+        text = _("{count} device(s) have their address as /etc/hccn.conf records: {addresses}")
+    else:
+        text = _("{count} device(s) have their address (no /etc/hccn.conf to compare with): {addresses}")
+    yield Finding.passed(text.format(count=len(answered), addresses=addresses, devices=ids(uncovered)))
     if plan is None and getattr(ctx.facts.maybe(Facts.container), "in_container", False):
         error = getattr(conf_info, "error", None)
         yield Finding(Status.INFO, (_("/etc/hccn.conf is unusable ({error}): the addresses cannot be compared with "

@@ -17,7 +17,7 @@ CHECK = CheckSpec(
     why=("Two devices with one address answer for each other: HCCL links the wrong pair, traffic for one rank "
          "lands on another, and the job hangs or reports a wrong topology. Source: " + SRC_TOOLBOX),
     fix="Give one of the devices its own address: hccn_tool -i N -ip -s address <address> netmask <netmask>",
-    requires=("npus", "family:A2,A3,910", "fact:hccn"),
+    requires=("family:A2,A3,910,none", "fact:hccn"),
     tags=("network",),
 )
 

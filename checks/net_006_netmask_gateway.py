@@ -21,7 +21,7 @@ CHECK = CheckSpec(
     fix=("Netmask: hccn_tool -i N -ip -s address <address> netmask <netmask> (as root, on the host). Gateway: set "
          "the planned one with hccn_tool's gateway setting (the hccn_tool guide of your driver; `hccn_tool -i N "
          "-gateway -g` shows the current one) or correct gateway_N in /etc/hccn.conf, whichever is wrong."),
-    requires=("npus", "family:A2,A3,910", "fact:hccn"),
+    requires=("family:A2,A3,910,none", "fact:hccn"),
     tags=("network",),
 )
 

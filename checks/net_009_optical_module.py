@@ -21,7 +21,7 @@ CHECK = CheckSpec(
          + SRC_MINDCLUSTER),
     fix=("Reseat or replace the optical module (and clean the fibre) of the device named; then "
          "`hccn_tool -i N -optical -g` and `hccn_tool -i N -link -g` again."),
-    requires=("npus", "family:A2,A3,910", "fact:hccn"),
+    requires=("family:A2,A3,910,none", "fact:hccn"),
     tags=("network",),
 )
 

@@ -15,6 +15,7 @@ from typing import Any, Dict, List, Set, Tuple
 import pytest
 import yaml
 
+from ascend_doctor.capture.declared import Expansion, expansion
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.reads import Reads, expand, path_matches
 from ascend_doctor.facts.variables import read_variables
@@ -49,7 +50,7 @@ def options_for(scenario: str) -> RunOptions:
 
 
 def uncovered(reads: Set[Tuple[str, str, Any]], declared: Reads, variables: Dict[str, List[str]],
-              npu_ids: List[int]) -> List[str]:
+              ids: Expansion) -> List[str]:
     """The reads no declaration covers. What covers what follows what the capture records:
 
     * a command: one of the declared commands, expanded (per-NPU ones for every NPU id);
@@ -60,7 +61,7 @@ def uncovered(reads: Set[Tuple[str, str, Any]], declared: Reads, variables: Dict
       folders of the log files it keeps).
     """
     patterns = declared.patterns(variables)
-    argvs = set(declared.argvs(variables, npu_ids))
+    argvs = set(declared.argvs(variables, ids.npu_ids, ids.chips, ids.device_ids))
     content = patterns["files"] + patterns["tails"]
     presence = content + patterns["present"] + patterns["listings"]
     listings = patterns["listings"] + patterns["tails"]
@@ -92,8 +93,7 @@ def test_every_read_of_a_fixture_is_declared(scenario: str) -> None:
             run_checks(host, load_matrix(None), options)  # type: ignore[arg-type]
         facts = Facts(inner, options)
         weight_dirs = [w.path for w in (facts.maybe(Facts.serving_weight_dirs) or [])]
-        smi = facts.maybe(Facts.npu_smi)
-        npu_ids = sorted({d.npu_id for d in smi.devices}) if smi is not None else []
+        ids = expansion(facts)  # {npu}, {chip}, {device}: what the fixture's npu-smi shows (A3: 16 dies)
         variables = read_variables(inner, options, weight_dirs)
         # A link in a model folder is followed to report where it leads (HF cache blobs).
         variables["model"] = variables["model"] + _link_targets(inner, variables["model"])
@@ -101,7 +101,7 @@ def test_every_read_of_a_fixture_is_declared(scenario: str) -> None:
         close = getattr(inner, "close", None)
         if callable(close):
             close()
-    missing = uncovered(host.reads, all_declarations(), variables, npu_ids)
+    missing = uncovered(host.reads, all_declarations(), variables, ids)
     assert not missing, "reads no provider declares:\n" + "\n".join(missing)
 
 

@@ -112,12 +112,43 @@ def test_a_hung_link_probe_spares_the_other_queries() -> None:
     assert device.errors["ip"] == "not asked: `hccn_tool -i 5 -link -g` hung"
 
 
-def test_a3_dies_are_not_read_yet_and_the_reason_gives_the_loop() -> None:
+def test_a3_dies_are_read_as_the_phy_ids_the_table_shows() -> None:
+    """Issue 22 item 1: an A3 node's 16 dies (8 NPUs x 2) are hccn_tool devices 0-15, taken from the
+    table's Chip Phy-ID column, never from a guessed range."""
     smi = parse_npu_smi_info(sample_body("npu-smi-info/vllm-ascend-4480-A3-16die-24.1.rc3.7.txt"))
+    answers: Dict[Tuple[str, ...], CommandResult] = {}
+    for device in range(16):
+        argv = query_argv("hccn_tool", device, "-link")
+        answers[argv] = CommandResult(argv, CommandStatus.OK, stdout="link status: UP\n")
+    host = TableHost(answers)
+    facts = Facts(host, RunOptions())
+    facts.seed(npu_smi=smi)
+    hccn = facts.value(Facts.hccn)
+    assert sorted(hccn.devices) == list(range(16))
+    assert all(d.link == "UP" for d in hccn.devices.values())
+    assert query_argv("hccn_tool", 15, "-ip") in host.ran
+
+
+def test_a3_container_dies_are_the_phy_ids_it_shows() -> None:
+    smi = parse_npu_smi_info(sample_body("npu-smi-info/fixture-A3-25.5.1-container-sees-only-npu4-phy8-9.txt"))
     facts = Facts(TableHost({}), RunOptions())
     facts.seed(npu_smi=smi)
-    with pytest.raises(FactUnavailable, match=r"hccn_tool numbers them 0..15.*seq 0 15"):
-        facts.value(Facts.hccn)
+    from ascend_doctor.facts.network import device_ids_for
+
+    assert device_ids_for(facts) == [8, 9]
+
+
+def test_a3_logic_ids_of_info_m_come_first_and_skip_the_mcu() -> None:
+    from ascend_doctor.facts.network import device_ids_from
+    from ascend_doctor.parsers.npu_smi_views import parse_npu_smi_mapping
+
+    smi = parse_npu_smi_info(sample_body("npu-smi-info/vllm-ascend-4480-A3-16die-24.1.rc3.7.txt"))
+    mapping = parse_npu_smi_mapping(sample_body("npu-smi-other/xllm-test-info-m-A3-phy-id-column.txt"))
+    assert mapping.logic_ids == [0, 1, 2] and len(mapping.chips) == 4
+    # Two NPUs' worth of rows against a 16-die table: the mapping does not cover it, the table's Phy-IDs do.
+    assert device_ids_from(smi, mapping) == list(range(16))
+    with pytest.raises(FactUnavailable):
+        device_ids_from(None, None)
 
 
 def test_no_ip_on_stderr_with_an_error_status_is_still_no_ip() -> None:
@@ -301,5 +332,5 @@ def test_report_facts_when_the_network_was_not_read() -> None:
     assert facts["hccl_env"]["HCCL_SOCKET_IFNAME"] == "eth0" and facts["hccl_env"]["HCCL_IF_IP"] is None
     assert facts["rank_table"]["this_node"] == []  # no device address known without hccn_tool: no match
     a3 = check_json("--from", str(FIXTURES / "a3-server"), "--select", "ASC-NET")
-    assert "hccn_tool numbers them 0..15" in (a3["facts"]["network"]["unavailable"] or "")
+    assert a3["facts"]["network"]["unavailable"] is None  # its 16 dies are known (Phy-IDs): nothing recorded
     assert {r["status"] for r in a3["results"]} == {"SKIP"}

@@ -9,7 +9,7 @@ segments), bounded in depth and matches, without following links into loops.
 from __future__ import annotations
 
 import fnmatch
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ascend_doctor.facts import Fact, Facts
 from ascend_doctor.facts.reads import INPUT_VARIABLES, Reads, expand, path_matches
@@ -31,6 +31,42 @@ def declarations(adaptive: bool = False) -> Reads:
         if reads.adaptive == adaptive:
             merged = merged.merged(reads)
     return merged
+
+
+class Expansion:
+    """The ids the per-NPU declarations expand to on one machine (facts/reads.py): ``npu_ids``
+    (``{npu}``), ``chips`` (NPU id -> its chip ids, ``{chip}``) and ``device_ids`` (``{device}``: one
+    per die, 0-15 on an A3 node). Only what the machine's ``npu-smi info`` / ``info -m`` (or a
+    record's queries) show: no id range is assumed."""
+
+    __slots__ = ("chips", "device_ids", "npu_ids")
+
+    def __init__(self, npu_ids: Sequence[int] = (), chips: Optional[Dict[int, List[int]]] = None,
+                 device_ids: Sequence[int] = ()) -> None:
+        self.npu_ids = list(npu_ids)
+        self.chips = dict(chips or {})
+        self.device_ids = list(device_ids)
+
+
+def expansion(facts: Facts) -> Expansion:
+    from ascend_doctor.facts import FactUnavailable
+    from ascend_doctor.facts.network import device_ids_for
+
+    ids = facts.maybe(Facts.npu_ids)
+    npu_ids = list(ids.ids) if ids is not None else []
+    chips: Dict[int, List[int]] = {}
+    smi = facts.maybe(Facts.npu_smi)
+    for dev in (smi.devices if smi is not None else ()):
+        chips.setdefault(dev.npu_id, []).append(dev.chip_id)
+    if not chips:
+        mapping = facts.maybe(Facts.npu_mapping)
+        for chip in (mapping.compute_chips if mapping is not None else ()):
+            chips.setdefault(chip.npu_id, []).append(chip.chip_id)
+    try:
+        device_ids = device_ids_for(facts)
+    except FactUnavailable:
+        device_ids = []
+    return Expansion(npu_ids, {k: sorted(set(v)) for k, v in chips.items()}, device_ids)
 
 
 def adaptive_facts() -> List[Fact[Any]]:

@@ -128,9 +128,10 @@ def _build(tree_dir: str, machine: Any, timeout_s: float, say: Progress, summary
     facts = Facts(capturing, RunOptions(timeout_s=timeout_s))
 
     say(_("running commands (npu-smi, dmesg, ...)"))
-    smi = facts.maybe(Facts.npu_smi)
-    npu_ids = sorted({d.npu_id for d in smi.devices if d.npu_id is not None}) if smi is not None else []
-    argvs = [a for a in static.argvs(variables, npu_ids) if a not in tree.commands]
+    facts.maybe(Facts.npu_smi)
+    facts.prefetch_commands([a for a in static.argvs(variables) if a not in tree.commands])  # npu-smi info -m...
+    ids = D.expansion(facts)  # what npu-smi info / info -m show: every die of an A3 node, no guessed range
+    argvs = [a for a in static.argvs(variables, ids.npu_ids, ids.chips, ids.device_ids) if a not in tree.commands]
     capturing.run_many(argvs, timeout=timeout_s)
 
     say(_("recording the declared files, folders and devices"))

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from ascend_doctor.facts.network import HccnConfFacts, HccnFacts
     from ascend_doctor.facts.npu import NpuBoards
     from ascend_doctor.facts.npu_ecc import NpuEcc
+    from ascend_doctor.facts.npu_views import NpuChipNames, NpuChipReadings, NpuHealthStates, NpuIds
     from ascend_doctor.facts.ranktable import RankTableFacts
     from ascend_doctor.facts.records import ChipSummary
     from ascend_doctor.facts.resources import HostResources
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
     from ascend_doctor.model.records import ModelFacts
     from ascend_doctor.parsers.id_output import IdInfo
     from ascend_doctor.parsers.npu_smi import NpuSmiInfo
+    from ascend_doctor.parsers.npu_smi_views import NpuMapping
     from ascend_doctor.parsers.serving_config import ServingConfig
 
 T = TypeVar("T")
@@ -141,6 +143,11 @@ class Facts:
     npu_chip: Fact[Optional[ChipSummary]] = Fact("ascend_doctor.facts.npu")
     npu_boards: Fact[NpuBoards] = Fact("ascend_doctor.facts.npu")
     npu_ecc: Fact[NpuEcc] = Fact("ascend_doctor.facts.npu_ecc")
+    npu_mapping: Fact[NpuMapping] = Fact("ascend_doctor.facts.npu_views")
+    npu_ids: Fact[NpuIds] = Fact("ascend_doctor.facts.npu_views")
+    npu_chip_names: Fact[NpuChipNames] = Fact("ascend_doctor.facts.npu_views")
+    npu_health_states: Fact[NpuHealthStates] = Fact("ascend_doctor.facts.npu_views")
+    npu_chip_readings: Fact[NpuChipReadings] = Fact("ascend_doctor.facts.npu_views")
     npu_scope: Fact[NpuScope] = Fact("ascend_doctor.facts.scope")
     running_stack: Fact[RunningStack] = Fact("ascend_doctor.facts.running")
     # installed software

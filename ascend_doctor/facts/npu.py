@@ -10,7 +10,6 @@ from ascend_doctor.facts import Facts, FactUnavailable, provider
 from ascend_doctor.facts.reads import Reads
 from ascend_doctor.facts.records import ChipSummary
 from ascend_doctor.host.base import CommandResult, CommandStatus
-from ascend_doctor.i18n import gettext as _
 
 if TYPE_CHECKING:
     from ascend_doctor.parsers.npu_smi import NpuSmiInfo
@@ -78,7 +77,7 @@ def npu_chip(facts: Facts) -> Optional[ChipSummary]:
     info = facts.maybe(Facts.npu_smi)
     devices = list(info.devices) if info is not None else []
     if not devices:
-        return _stated_chip(facts)
+        return _mapped_chip(facts) or _stated_chip(facts)
     names = Counter(d.name for d in devices if d.name)
     # most_common(1)'s answer (the first of the most frequent: heapq.nlargest(1) is max()) without
     # the heapq import most_common makes (start-up)
@@ -91,6 +90,23 @@ def npu_chip(facts: Facts) -> Optional[ChipSummary]:
         hbm_mb=min(capacities) if capacities else None,
         names=tuple(sorted(names)),
     )
+
+
+def _mapped_chip(facts: Facts) -> Optional[ChipSummary]:
+    """A snapshot or a paste without the table may hold ``npu-smi info -m``: its compute chips name the
+    NPU kind and their count (``Ascend 910B3`` -> ``910B3``); the memory is not known from it."""
+    from ascend_doctor.facts.origin import LIVE, origin_kind
+
+    if origin_kind(facts) == LIVE:
+        return None  # live, npu-smi info failed: its -m would not answer either
+    mapping = facts.maybe(Facts.npu_mapping)
+    chips = mapping.compute_chips if mapping is not None else ()
+    names = Counter(re.sub(r"^Ascend\s+(?=\d)", "", c.name) for c in chips if c.name)
+    if not names:
+        return None
+    name = max(names.items(), key=lambda item: item[1])[0]
+    return ChipSummary(name=name, family=chip_family(name, facts.matrix), chip_count=len(chips), hbm_mb=None,
+                       names=tuple(sorted(names)), stated_by="npu-smi info -m")
 
 
 def _stated_chip(facts: Facts) -> Optional[ChipSummary]:
@@ -163,13 +179,11 @@ class NpuBoards:
 @provider("npu_boards", reads=Reads(per_npu=(("npu-smi", "info", "-t", "board", "-i", "{npu}"),)))
 def npu_boards(facts: Facts) -> NpuBoards:
     """``npu-smi info -t board -i N`` for every NPU id, run concurrently (each with the timeout)."""
+    from ascend_doctor.facts.npu_views import query_ids
     from ascend_doctor.parsers.npu_smi import NpuSmiParseError
     from ascend_doctor.parsers.npu_smi_board import parse_npu_smi_board
 
-    info = facts.maybe(Facts.npu_smi)
-    ids = sorted({d.npu_id for d in (info.devices if info is not None else ()) if d.npu_id is not None})
-    if not ids:
-        raise FactUnavailable(_("npu-smi lists no NPU to query"))
+    ids = query_ids(facts)  # the table's NPUs; in a snapshot or a paste without one, those it shows
     from ascend_doctor.facts.origin import LIVE, command_absence_known, origin_kind
     from ascend_doctor.host.base import CommandStatus
 

@@ -37,15 +37,13 @@ class NpuEcc:
 @provider("npu_ecc", reads=Reads(per_npu=(("npu-smi", "info", "-t", "ecc", "-i", "{npu}"),)))
 def npu_ecc(facts: Facts) -> NpuEcc:
     """The ECC query of every NPU id ``npu-smi info`` lists, run concurrently (each with the timeout)."""
+    from ascend_doctor.facts.npu_views import query_ids
     from ascend_doctor.facts.origin import LIVE, absent_phrase, command_absence_known, origin_kind
     from ascend_doctor.host.base import CommandStatus
     from ascend_doctor.parsers.npu_smi import NpuSmiParseError
     from ascend_doctor.parsers.npu_smi_ecc import parse_npu_smi_ecc
 
-    info = facts.maybe(Facts.npu_smi)
-    ids = sorted({d.npu_id for d in (info.devices if info is not None else ()) if d.npu_id is not None})
-    if not ids:
-        raise FactUnavailable(_("npu-smi lists no NPU to query"))
+    ids = query_ids(facts)  # the table's NPUs; in a snapshot or a paste without one, those it shows
     facts.prefetch_commands([ecc_command(i) for i in ids])
     replayed = origin_kind(facts) != LIVE
     by_npu: Dict[int, EccInfo] = {}

@@ -48,13 +48,20 @@ on the host:
     the rank table: ``--rank-table FILE``, else the file ``RANK_TABLE_FILE`` (or ``RANKTABLEFILE``,
     ``DISAGGREGATED_PREFILL_RANK_TABLE_PATH``) names (ascend_doctor/facts/ranktable.py); an input;
 ``{npu}``
-    in ``per_npu`` commands: each NPU id that ``npu-smi info`` lists.
+    in ``per_npu`` commands: each NPU id that ``npu-smi info`` lists (a snapshot or a paste without
+    the table: those its ``info -m``/``info -l`` or its per-NPU queries show);
+``{chip}``
+    with ``{npu}``: each chip id the table (or ``info -m``) shows on that NPU (A3 and Atlas 300I Duo:
+    two per NPU);
+``{device}``
+    in ``per_npu`` commands instead of ``{npu}``: each device id hccn_tool takes, one per die (the
+    chip logic ids of ``npu-smi info -m``; A3: 0-15 on an 8-NPU node; one chip per NPU: the NPU ids).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, Iterable, List, Mapping, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ascend_doctor.pathpatterns import path_matches
 
@@ -78,14 +85,23 @@ class Reads:
         return {kind: [p for f in getattr(self, kind) for p in expand(f, variables)]
                 for kind in ("files", "present", "listings", "tails")}
 
-    def argvs(self, variables: Mapping[str, Sequence[str]], npu_ids: Sequence[int] = ()) -> List[Argv]:
-        """Commands with the variables expanded; per-NPU commands once per NPU id."""
+    def argvs(self, variables: Mapping[str, Sequence[str]], npu_ids: Sequence[int] = (),
+              chips: Optional[Mapping[int, Sequence[int]]] = None, device_ids: Sequence[int] = ()) -> List[Argv]:
+        """Commands with the variables expanded; per-NPU commands once per NPU id (``{npu}``), per chip
+        of that NPU (``{chip}``: ``chips`` maps an NPU id to its chip ids) and per device (``{device}``)."""
         out: List[Argv] = []
         for argv in self.commands:
             out.extend(_expand_argv(argv, variables))
         for argv in self.per_npu:
+            if "{device}" in argv:
+                for device in device_ids:
+                    out.extend(_expand_argv(tuple(a.replace("{device}", str(device)) for a in argv), variables))
+                continue
             for npu in npu_ids:
-                out.extend(_expand_argv(tuple(a.replace("{npu}", str(npu)) for a in argv), variables))
+                one = tuple(a.replace("{npu}", str(npu)) for a in argv)
+                for chip in ((chips or {}).get(npu, ()) if "{chip}" in one else (None,)):
+                    expanded = one if chip is None else tuple(a.replace("{chip}", str(chip)) for a in one)
+                    out.extend(_expand_argv(expanded, variables))
         return out
 
     def __init__(self, commands: Sequence[Argv] = (), per_npu: Sequence[Argv] = (),

@@ -8,7 +8,10 @@ snapshot folder, each fact where a capture would have put it:
 pasted part                     becomes
 ==============================  ==================================================================
 ``npu-smi info`` table          ``commands/npu-smi_info.out`` (also the ``NPU:`` block of collect_env)
-other graded npu-smi outputs    ``commands/npu-smi_info_-l.out``, ``..._-t_board_-i_N.out`` ...
+other graded npu-smi outputs    ``commands/npu-smi_info_-l.out``, ``..._-m.out``, ``..._-t_board_-i_N.out``,
+                                ``..._-t_ecc|health|common|memory|temp|power_-i_N[_-c_C].out``
+``hccn_tool -i N -<query> -g``  ``commands/hccn_tool_-i_N_-<query>_-g.out``
+/etc/hccn.conf lines            ``files/etc/hccn.conf`` (pieces an author cut with ``...`` joined)
 driver / firmware version.info  ``files/<driver root>/driver|firmware/version.info``
 CANN install.info               ``files/<its path=>/ascend_<kind>_install.info`` (else under
                                 ``/usr/local/Ascend/ascend-toolkit/<version>/<arch>-linux/``)
@@ -122,6 +125,9 @@ def write_pasted_snapshot(pasted: P.PastedText, root: str, origin: str) -> Paste
     out = PastedSnapshot(root=root, facts=facts)
     writer = _Writer(root)
     install_root = _install_root(pasted)
+    conf = [s.text for s in pasted.of_kind(P.KIND_HCCN_CONF)]
+    if conf:  # one file, even when the author elided lines ("...") between its pieces
+        writer.host_file("/etc/hccn.conf", "".join(conf), P.KIND_HCCN_CONF)
     for segment in pasted.segments:
         if not segment.graded:
             out.ignored.append(segment.describe())
@@ -226,7 +232,7 @@ def _write_segment(writer: _Writer, segment: P.Segment, roots: Tuple[str, str], 
             writer.host_file(_cann_file(record.cann, facts.arch), text, segment.describe())
         return True  # its Python, packages, env and OS facts are merged in the summary
     if kind in (P.KIND_NPU_SMI_INFO, P.KIND_NPU_SMI_LIST, P.KIND_NPU_SMI_BOARD, P.KIND_NPU_SMI_USAGES,
-                P.KIND_NPU_SMI_TOPO):
+                P.KIND_NPU_SMI_TOPO, P.KIND_NPU_SMI_MAPPING, P.KIND_NPU_SMI_QUERY, P.KIND_HCCN):
         if not segment.command:
             return False
         return writer.command(segment.command, segment.text, segment.describe())
@@ -242,6 +248,8 @@ def _write_segment(writer: _Writer, segment: P.Segment, roots: Tuple[str, str], 
         if stated is not None and stated.endswith("_install.info") and getattr(segment.record, "path", None) is None:
             where = stated  # no path= in the file: the folder its prompt printed it from
         return writer.host_file(where, segment.text, segment.describe())
+    if kind == P.KIND_HCCN_CONF:
+        return True  # written once above, all pieces together
     if kind == P.KIND_CONTAINER_MARKER:
         return writer.host_file("/.dockerenv", "", segment.describe())
     if kind == P.KIND_CANN_COMPONENT:
@@ -318,8 +326,9 @@ def open_pasted_text(source: str) -> Tuple[PastedTextHost, List[str]]:
 
 
 def _nothing_recognised(pasted: P.PastedText) -> str:
-    known = ("a vLLM-Ascend collect_env or llamafactory-cli env dump, npu-smi info, a driver/firmware "
-             "version.info, ascend_toolkit_install.info or /etc/ascend_install.info")
+    known = ("a vLLM-Ascend collect_env or llamafactory-cli env dump, npu-smi info (or its -m, -l, -t board|ecc|"
+             "health|common|usages|memory views), hccn_tool -i N ... -g outputs, a driver/firmware version.info, "
+             "ascend_toolkit_install.info or /etc/ascend_install.info")
     if pasted.segments:
         found = ", ".join(sorted({s.kind + (f" {s.detail}" if s.detail else "") for s in pasted.segments}))
         return f"only {found} recognised, which no check reads (expected {known})"

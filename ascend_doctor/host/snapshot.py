@@ -486,6 +486,15 @@ class SnapshotHost:
         return CommandResult(args, status, returncode=returncode, stdout=stdout, stderr=stderr,
                              detail=why)
 
+    def recorded_commands(self) -> List[str]:
+        """The stems of the command outputs the snapshot holds (``npu-smi_info_-t_ecc_-i_3``), sorted:
+        a snapshot or a paste without an ``npu-smi info`` table still shows which NPUs its per-NPU
+        queries were about (facts/npu_views.py)."""
+        if "commands" not in self._top._listed:
+            self._top._listed["commands"] = self._top._names("commands")
+        names = self._top._listed["commands"] or frozenset()
+        return sorted(n[:-4] for n in names if n.endswith(".out"))
+
     def _command_file(self, name: str) -> Optional[str]:
         if self._top.lacks("commands", name):
             return None

@@ -15,8 +15,15 @@ kind                       what it looks like
 ``npu-smi info -t board``  ``Software Version`` / ``Firmware Version`` / ``Compatibility``
 ``npu-smi info -t usages`` ``DDR Capacity(MB)`` / ``HBM Capacity(MB)`` ...
 ``npu-smi info -t topo``   the ``NPU0 NPU1 ... CPU Affinity`` matrix and its legend
-``npu-smi (other)``        other ``npu-smi`` outputs (``-t common|temp|power|health``, ``watch``,
-                           ``template-info``, ``upgrade``, ``-h``): recognised, not graded
+``npu-smi info -m``        the ``NPU ID  Chip ID  Chip Logic ID  [Chip Phy-ID]  Chip Name`` rows
+``npu-smi info -t <view>`` ``-t ecc|health|common|memory|temp|power -i N [-c C]``: named by their
+                           prompt, else by their keys and ``NPU ID`` line
+``npu-smi (other)``        other ``npu-smi`` outputs (``watch``, ``template-info``, ``upgrade``,
+                           ``-h``, a view whose NPU is not named): recognised, not graded
+``hccn_tool``              ``hccn_tool -i N -link|-net_health|-ip|-route|-tls|-fec|-lldp|-optical|
+                           -link_stat|-status -g`` outputs after the command line that ran them
+``hccn_tool (other)``      other hccn_tool outputs (``-hw_stats``, ``-stat``, ``-ping``...)
+``/etc/hccn.conf``         ``address_N=`` / ``netmask_N=`` / ``gateway_N=`` ... lines
 ``driver version.info``    ``Version=`` with ``ascendhal_version=`` / ``compatible_version_fw=`` ...
 ``firmware version.info``  ``Version=`` with ``firmware_version=`` / ``compatible_version_drv=``
 ``CANN install.info``      ``package_name=Ascend-cann-toolkit`` ... (toolkit, nnae, ops)
@@ -60,7 +67,12 @@ KIND_NPU_SMI_LIST = "npu-smi info -l"
 KIND_NPU_SMI_BOARD = "npu-smi info -t board"
 KIND_NPU_SMI_USAGES = "npu-smi info -t usages"
 KIND_NPU_SMI_TOPO = "npu-smi info -t topo"
+KIND_NPU_SMI_MAPPING = "npu-smi info -m"
+KIND_NPU_SMI_QUERY = "npu-smi info -t"
 KIND_NPU_SMI_OTHER = "npu-smi (other)"
+KIND_HCCN = "hccn_tool"
+KIND_HCCN_OTHER = "hccn_tool (other)"
+KIND_HCCN_CONF = "/etc/hccn.conf"
 KIND_DRIVER_INFO = "driver version.info"
 KIND_FIRMWARE_INFO = "firmware version.info"
 KIND_CANN_INFO = "CANN install.info"
@@ -72,15 +84,22 @@ KIND_CONTAINER_MARKER = "container marker"
 
 # Kinds whose content becomes facts of the partial snapshot (the others are only named).
 GRADED_KINDS = (KIND_COLLECT_ENV, KIND_LLAMAFACTORY, KIND_NPU_SMI_INFO, KIND_NPU_SMI_LIST, KIND_NPU_SMI_BOARD,
-                KIND_NPU_SMI_USAGES, KIND_NPU_SMI_TOPO, KIND_DRIVER_INFO, KIND_FIRMWARE_INFO, KIND_CANN_INFO,
-                KIND_ASCEND_INSTALL_INFO, KIND_ENV_VARS, KIND_CANN_COMPONENT, KIND_PIP_LIST, KIND_CONTAINER_MARKER)
+                KIND_NPU_SMI_USAGES, KIND_NPU_SMI_TOPO, KIND_NPU_SMI_MAPPING, KIND_NPU_SMI_QUERY, KIND_HCCN,
+                KIND_HCCN_CONF,
+                KIND_DRIVER_INFO, KIND_FIRMWARE_INFO, KIND_CANN_INFO, KIND_ASCEND_INSTALL_INFO, KIND_ENV_VARS,
+                KIND_CANN_COMPONENT, KIND_PIP_LIST, KIND_CONTAINER_MARKER)
+# The per-NPU views written as command outputs (their -t and -i name the file).
+SMI_QUERY_TYPES = ("ecc", "health", "common", "memory", "temp", "power")
+# hccn_tool queries the network checks read (facts/network.py QUERIES), by flag.
+HCCN_QUERIES = ("-link", "-net_health", "-ip", "-route", "-tls", "-fec", "-lldp", "-optical", "-link_stat", "-status")
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 # "$ cmd", "# cmd", "root@host:/path# cmd", "(venv) user@host:~$ cmd", "/usr/local/Ascend/driver# cmd"
 _PROMPT = re.compile(r"^\s*(?:\([^)]*\)\s*)?(?:[\w.@:~/\-\[\] ]*?[#$>]|\$|#|>)\s+(?P<cmd>\S.*)$")
-_COMMANDS = re.compile(r"(?:^|[\s/])(npu-smi|cat|python3?|llamafactory-cli|vllm|env|printenv|collect_env|pip3?|ls)\b")
+_COMMANDS = re.compile(r"(?:^|[\s/])(npu-smi|hccn_tool|cat|python3?|llamafactory-cli|vllm|env|printenv|collect_env|"
+                       r"pip3?|ls)\b")
 _KV = re.compile(r"^(?:export\s+)?(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{0,127})=(?P<value>.*)$")
 _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _SMI_KV = re.compile(r"^(?P<key>[A-Za-z][A-Za-z0-9 ()%_./\-]*?)\s+:\s?(?P<value>.*)$")
@@ -113,7 +132,15 @@ _SMI_BOARD_KEYS = ("Software Version", "Compatibility", "Board ID", "PCB ID", "B
 _SMI_USAGES_KEYS = ("DDR Capacity(MB)", "HBM Capacity(MB)")
 _SMI_OTHER_KEYS = ("Health Status", "Aicore Freq(MHZ)", "NPU Temperature (C)", "NPU Real-time Power(W)",
                    "Temperature(C)", "Validity", "Status", "Message", "Version", "Chip Type", "Chip Name",
-                   "Memory Usage Rate(%)")
+                   "Memory Usage Rate(%)", "Health", "HBM Clock Speed(MHz)", "HBM Temperature(C)")
+# A view told by its keys when no prompt names it (the NPU comes from its "NPU ID" line).
+_SMI_VIEW_KEYS = (("ecc", ("HBM Single Bit Error Count", "DDR Single Bit Error Count", "HBM Double Bit Error Count",
+                           "DDR Double Bit Error Count")),
+                  ("health", ("Health",)),
+                  ("common", ("Aicore Freq(MHZ)", "Aicore Count", "Aicore curFreq(MHZ)")),
+                  ("memory", ("HBM Clock Speed(MHz)", "HBM Manufacturer ID", "DDR Clock Speed(MHz)")),
+                  ("temp", ("NPU Temperature (C)",)),
+                  ("power", ("NPU Real-time Power(W)",)))
 _SMI_COMMON_KEYS = ("NPU ID", "Chip Count", "Chip ID")
 
 
@@ -242,7 +269,7 @@ def _prompt_command(line: str) -> Optional[str]:
     match = _PROMPT.match(text)
     if match and _COMMANDS.search(match.group("cmd")):
         return match.group("cmd").strip()
-    if re.match(r"^(/\S*/)?npu-smi\s+\w", text):  # a command line pasted without its prompt
+    if re.match(r"^(/\S*/)?(npu-smi\s+\w|hccn_tool\s+-)", text):  # a command line pasted without its prompt
         return text
     return None
 
@@ -315,9 +342,9 @@ class _Cutter:
     # Each reader returns the index after what it consumed, or ``start`` when it does not apply.
     def _one(self, i: int) -> int:
         hint = self.hint[1] if self.hint else ""
-        for reader in (self._collapsed, self._collect_env, self._llamafactory, self._table, self._topo,
-                       self._watch, self._smi_help, self._container_marker, self._pip_list, self._smi_keyvalue,
-                       self._keyvalue):
+        for reader in (self._hccn, self._collapsed, self._collect_env, self._llamafactory, self._table, self._topo,
+                       self._mapping, self._watch, self._smi_help, self._container_marker, self._pip_list,
+                       self._smi_keyvalue, self._keyvalue):
             end = reader(i, hint)
             if end > i:
                 return end
@@ -470,6 +497,44 @@ class _Cutter:
             k -= 1
         self._add(KIND_NPU_SMI_TOPO, i, k, None, ("npu-smi", "info", "-t", "topo"))
         return k
+
+    def _mapping(self, i: int, hint: str) -> int:
+        """``npu-smi info -m``: its header, then one row per chip (``Mcu`` rows have logic id ``-``)."""
+        from ascend_doctor.parsers.npu_smi import NpuSmiParseError
+        from ascend_doctor.parsers.npu_smi_views import is_mapping_header, parse_npu_smi_mapping
+
+        if not is_mapping_header(self.lines[i].text):
+            return i
+        j = i + 1
+        while j < len(self.lines) and re.match(r"^\d+\s+\d+\s+(\d+|-)\s", self.lines[j].stripped):
+            j += 1
+        chunk = "\n".join(ln.text for ln in self.lines[i:j]) + "\n"
+        try:
+            mapping = parse_npu_smi_mapping(chunk)
+        except NpuSmiParseError:
+            return i
+        self._add(KIND_NPU_SMI_MAPPING, i, j, mapping, ("npu-smi", "info", "-m"),
+                  detail=f"{len(mapping.compute_chips)} chip(s)")
+        return j
+
+    def _hccn(self, i: int, hint: str) -> int:
+        """The output of the ``hccn_tool`` command line just before: up to the next command line (or a
+        ``key=value`` / table line). The command names the device and the query; without a numeric
+        ``-i`` it cannot be placed and is only named."""
+        words = hint.split()
+        if not words or words[0].rsplit("/", 1)[-1] != "hccn_tool":
+            return i  # also not a header line that only mentions hccn_tool ("# what: hccn_tool ...")
+        j = i
+        while j < len(self.lines):
+            text = self.lines[j].text
+            if j > i and (_prompt_command(text) is not None or _kv(text.strip()) is not None or _is_table(text)):
+                break
+            j += 1
+        while j > i + 1 and not self.lines[j - 1].stripped:
+            j -= 1
+        argv, detail = _hccn_argv(hint)
+        self._add(KIND_HCCN if argv else KIND_HCCN_OTHER, i, j, None, argv, detail)
+        return j
 
     def _watch(self, i: int, hint: str) -> int:
         if not _WATCH_HEADER.match(self.lines[i].stripped):
@@ -633,6 +698,22 @@ def _argv(command: str) -> Tuple[str, ...]:
     return tuple(argv + rest)
 
 
+def _hccn_argv(command: str) -> Tuple[Tuple[str, ...], str]:
+    """``/usr/local/Ascend/driver/tools/hccn_tool -i 3 -status -g`` -> (("hccn_tool", "-i", "3",
+    "-status", "-g"), detail); () when the device is not a number or the query is not one the checks
+    read. A ``| grep`` after it (``-tls -g | grep switch``) keeps the lines it let through."""
+    pipeline = re.sub(r"\s#\s.*$", "", command).split("|")  # a "# comment" after the command is the author's
+    words = pipeline[0].split()
+    detail = " ".join(w for w in words[1:])[:80]
+    if len(pipeline) > 1:
+        detail += " (filtered: |" + "|".join(pipeline[1:]).strip()[:40] + ")"
+    device = next((words[k + 1] for k, w in enumerate(words[:-1]) if w == "-i"), None)
+    flags = [w for w in words if w in HCCN_QUERIES]
+    if device is None or not device.isdigit() or len(device) > 4 or len(flags) != 1 or "-g" not in words:
+        return (), detail
+    return ("hccn_tool", "-i", device, flags[0], "-g"), detail
+
+
 def _cat_path(prompt_line: str, command: str) -> Optional[str]:
     """The absolute path of the file a ``cat FILE`` prompt printed: FILE itself, or FILE under the
     folder the prompt shows (``/usr/local/Ascend/ascend-toolkit/latest/opp# cat version.info``)."""
@@ -653,13 +734,17 @@ def _smi_kind(keys: List[str], pairs: List[Tuple[str, str]], hint: str
     argv = _argv(hint) if "npu-smi" in hint else ()
     npu = next((v for k, v in pairs if k == "NPU ID"), None)
     known = set(_SMI_LIST_KEYS + _SMI_BOARD_KEYS + _SMI_USAGES_KEYS + _SMI_OTHER_KEYS + _SMI_COMMON_KEYS)
+    known.update(k for _, marks in _SMI_VIEW_KEYS for k in marks)
     if not any(k in known for k in keys):
         return None, (), ""
     if argv[:2] == ("npu-smi", "info") and "-t" in argv:
         kind_of = {"board": KIND_NPU_SMI_BOARD, "usages": KIND_NPU_SMI_USAGES}
+        kind_of.update({view: KIND_NPU_SMI_QUERY for view in SMI_QUERY_TYPES})
         kind = kind_of.get(argv[argv.index("-t") + 1], KIND_NPU_SMI_OTHER)
         if "-c" in argv and kind == KIND_NPU_SMI_BOARD:
             kind = KIND_NPU_SMI_OTHER  # the chip-level board query: not what the probes read
+        if kind != KIND_NPU_SMI_OTHER and not _numbered(argv):
+            kind = KIND_NPU_SMI_OTHER  # "-i ${id}": the NPU it was about is not known
         return kind, argv, " ".join(argv[2:])
     if argv[:3] == ("npu-smi", "info", "-l") or "Total Count" in keys:
         return KIND_NPU_SMI_LIST, ("npu-smi", "info", "-l"), f"{keys.count('NPU ID')} NPU(s)"
@@ -671,14 +756,30 @@ def _smi_kind(keys: List[str], pairs: List[Tuple[str, str]], hint: str
         return KIND_NPU_SMI_BOARD, ("npu-smi", "info", "-t", "board", "-i", npu), f"NPU {npu}"
     if npu is not None and all(k in keys for k in _SMI_USAGES_KEYS):
         return KIND_NPU_SMI_USAGES, ("npu-smi", "info", "-t", "usages", "-i", npu), f"NPU {npu}"
+    view = next((name for name, marks in _SMI_VIEW_KEYS if any(k in keys for k in marks)), None)
+    if npu is not None and npu.isdigit() and len(npu) <= 6 and view is not None:
+        return KIND_NPU_SMI_QUERY, ("npu-smi", "info", "-t", view, "-i", npu), f"-t {view} -i {npu}"
     if any(k in keys for k in _SMI_OTHER_KEYS + _SMI_USAGES_KEYS):
         what = next((k for k in keys if k in _SMI_OTHER_KEYS + _SMI_USAGES_KEYS), "")
         return KIND_NPU_SMI_OTHER, (), what
     return None, (), ""
 
 
+def _numbered(argv: Sequence[str]) -> bool:
+    """Whether ``-i`` (and ``-c`` when given) are plain numbers."""
+    for flag in ("-i", "-c"):
+        if flag in argv:
+            index = list(argv).index(flag)
+            value = argv[index + 1] if index + 1 < len(argv) else ""
+            if not value.isdigit() or len(value) > 6:
+                return False
+    return "-i" in argv
+
+
 _DRIVER_KEYS = ("ascendhal_version", "compatible_version_fw", "tsfw_version", "aicpu_version", "dvppkernels_version")
 _FIRMWARE_KEYS = ("firmware_version", "compatible_version_drv")
+_HCCN_CONF_KEY = re.compile(r"^(address|netmask|netdetect|gateway|send_arp_status|arp_send_status|xsfp_reset_\w+)_\d+$"
+                            r"|^(dscp_tc|bitmap|tls_enable|lldp_enable)(_\d+)?$", re.I)
 _INSTALL_KEYS = ("driver_install_path_param", "firmware_install_path_param", "driver_install_type", "username")
 
 
@@ -699,6 +800,10 @@ def _kv_parser(keys: Set[str], pairs: List[Tuple[str, str]], hint: str
         return KIND_FIRMWARE_INFO, dfi.parse_firmware_version_info
     if "version" in keys and (any(k in keys for k in _DRIVER_KEYS) or "driver/" in hint):
         return KIND_DRIVER_INFO, dfi.parse_driver_version_info
+    if pairs and all(_HCCN_CONF_KEY.match(k) for k, _ in pairs):
+        from ascend_doctor.parsers.hccn import parse_hccn_conf
+
+        return KIND_HCCN_CONF, parse_hccn_conf
     if pairs and all(_ENV_NAME.match(k) for k, _ in pairs):
         return KIND_ENV_VARS, _parse_env
     return None
@@ -979,11 +1084,16 @@ __all__ = [
     "KIND_DRIVER_INFO",
     "KIND_ENV_VARS",
     "KIND_FIRMWARE_INFO",
+    "KIND_HCCN",
+    "KIND_HCCN_CONF",
+    "KIND_HCCN_OTHER",
     "KIND_LLAMAFACTORY",
     "KIND_NPU_SMI_BOARD",
     "KIND_NPU_SMI_INFO",
     "KIND_NPU_SMI_LIST",
+    "KIND_NPU_SMI_MAPPING",
     "KIND_NPU_SMI_OTHER",
+    "KIND_NPU_SMI_QUERY",
     "KIND_NPU_SMI_TOPO",
     "KIND_NPU_SMI_USAGES",
     "KIND_PIP_LIST",
