@@ -119,13 +119,13 @@ def test_a3_dies_are_read_as_the_phy_ids_the_table_shows() -> None:
     answers: Dict[Tuple[str, ...], CommandResult] = {}
     for device in range(16):
         argv = query_argv("hccn_tool", device, "-link")
-        answers[argv] = CommandResult(argv, CommandStatus.OK, stdout="link status: UP\n")
+        answers[argv] = CommandResult(argv, CommandStatus.OK, returncode=0, stdout="link status: UP\n")
     host = TableHost(answers)
     facts = Facts(host, RunOptions())
     facts.seed(npu_smi=smi)
     hccn = facts.value(Facts.hccn)
     assert sorted(hccn.devices) == list(range(16))
-    assert all(d.link == "UP" for d in hccn.devices.values())
+    assert {d.link for d in hccn.devices.values()} == {"UP"}, {i: d.errors for i, d in hccn.devices.items()}
     assert query_argv("hccn_tool", 15, "-ip") in host.ran
 
 

@@ -241,7 +241,7 @@ def test_npu_smi_outputs_name_their_command() -> None:
     cases = {
         "npu-smi-other/arthurchiao-usages-common-910B1.txt": [
             (P.KIND_NPU_SMI_USAGES, ("npu-smi", "info", "-t", "usages", "-i", "0")),
-            (P.KIND_NPU_SMI_OTHER, ("npu-smi", "info", "-t", "common", "-i", "1"))],
+            (P.KIND_NPU_SMI_QUERY, ("npu-smi", "info", "-t", "common", "-i", "1"))],
         "npu-smi-other/blog-800IA2-info-l-8x910B4.txt": [(P.KIND_NPU_SMI_LIST, ("npu-smi", "info", "-l"))],
         "npu-smi-tables-other/devboard-310B-npu-smi-info-watch.txt": [
             (P.KIND_NPU_SMI_OTHER, ("npu-smi", "info", "watch"))],
