@@ -103,7 +103,7 @@ def declared_commands() -> Dict[str, Set[str]]:
     """Command name -> the absolute paths the providers try for it (empty: looked up on PATH only)."""
     out: Dict[str, Set[str]] = {}
     for fact in Facts.declared().values():
-        for argv in fact.reads().argvs(NODE_VARIABLES, npu_ids=[0]):
+        for argv in fact.reads().argvs(NODE_VARIABLES, npu_ids=[0], chips={0: [0]}, device_ids=[0]):
             out.setdefault(os.path.basename(argv[0]), set())
             if argv[0].startswith("/"):
                 out[os.path.basename(argv[0])].add(argv[0])

@@ -143,7 +143,7 @@ def test_a3_logic_ids_of_info_m_come_first_and_skip_the_mcu() -> None:
     from ascend_doctor.parsers.npu_smi_views import parse_npu_smi_mapping
 
     smi = parse_npu_smi_info(sample_body("npu-smi-info/vllm-ascend-4480-A3-16die-24.1.rc3.7.txt"))
-    mapping = parse_npu_smi_mapping(sample_body("npu-smi-other/xllm-test-info-m-A3-phy-id-column.txt"))
+    mapping = parse_npu_smi_mapping(sample_body("npu-smi-tables-other/xllm-test-info-m-A3-phy-id-column.txt"))
     assert mapping.logic_ids == [0, 1, 2] and len(mapping.chips) == 4
     # Two NPUs' worth of rows against a 16-die table: the mapping does not cover it, the table's Phy-IDs do.
     assert device_ids_from(smi, mapping) == list(range(16))

@@ -26,8 +26,8 @@ from ascend_doctor.parsers.npu_smi_views import parse_npu_smi_health, parse_npu_
 from .samples_util import SAMPLES
 
 SMI = "npu-smi-other/"
-MAPPING_910B3 = SMI + "sandbox-runner-info-m-910B3-mcu-rows.txt"
-MAPPING_A3 = SMI + "xllm-test-info-m-A3-phy-id-column.txt"
+MAPPING_910B3 = "npu-smi-tables-other/sandbox-runner-info-m-910B3-mcu-rows.txt"
+MAPPING_A3 = "npu-smi-tables-other/xllm-test-info-m-A3-phy-id-column.txt"
 HEALTH_ALL = SMI + "hiascend-npusmi-027-health-all-chips.txt"
 HEALTH_CHIP = SMI + "hiascend-npusmi-028-health-chip.txt"
 COMMON_NOTES = SMI + "knowledge-notes-common-usages-memory-910-hbm91.txt"
@@ -348,3 +348,10 @@ def test_hccn_with_a_device_variable_cannot_be_placed() -> None:
     pasted = P.parse_pasted_text("/usr/local/Ascend/driver/tools/hccn_tool -i ${device_id} -link -g\n"
                                  "link status: UP\n")
     assert [s.kind for s in pasted.segments] == [P.KIND_HCCN_OTHER]
+
+
+def test_the_paste_docs_list_every_view() -> None:
+    doc = (Path(__file__).resolve().parent.parent / "docs/snapshot-format.md").read_text(encoding="utf-8")
+    for view in ("npu-smi info -m", "-t ecc\\|health\\|common\\|memory\\|temp\\|power", "hccn_tool -i N -link",
+                 "-status -g", "/etc/hccn.conf", "`{device}`"):
+        assert view in doc, view
