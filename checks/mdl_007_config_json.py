@@ -24,10 +24,15 @@ CHECK = CheckSpec(
 )
 
 
-def _fix(problem: Problem, broken_link: bool = False) -> str:
-    """``broken_link``: config.json is a symlink whose target is gone (the walk found it)."""
+def _fix(problem: Problem, broken_link: bool = False, fp8_leftover: bool = False) -> str:
+    """``broken_link``: config.json is a symlink whose target is gone (the walk found it).
+    ``fp8_leftover``: the duplicated key is a quantization_config whose last copy is the FP8 block of
+    an original, in a folder whose weights are not FP8 (ASC-MDL-015 removes the key)."""
     from ascend_doctor.model import records as R
 
+    if problem.code == R.CONFIG_DUPLICATE_KEY and fp8_leftover:
+        return _("The last quantization_config is the FP8 original's block and these weights are not FP8: remove "
+                 "the key altogether with the command of ASC-MDL-015 (it keeps a backup).")
     if problem.code == R.CONFIG_DUPLICATE_KEY:
         return _("Edit config.json so the key appears once, keeping the value you mean "
                  "(`python3 -m json.tool config.json` shows what loaders will see).")
@@ -51,7 +56,11 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     if problems:
         walked = facts.walk_problem("config.json")
         broken_link = walked is not None and walked.code == R.SYMLINK_BROKEN
-        yield from findings_for(problems, lambda problem: _fix(problem, broken_link))
+        fp8_leftover = "quantization_config" in facts.config_duplicates and bool(facts.problems_with(
+            R.FP8_CONFIG_LEFTOVER))
+        yield from findings_for(problems, lambda problem: _fix(
+            problem, broken_link, fp8_leftover and getattr(problem.message, "fields", {}).get("key")
+            == "quantization_config"))
         return
     yield Finding.passed(_("config.json parsed (model_type {model_type}, architectures {architectures})").format(
         model_type=facts.config_value("model_type"), architectures=facts.config_value("architectures")))

@@ -44,9 +44,15 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         yield Finding.passed(_("config.json declares no FP8 quantization"))
         return
     config_path = f"{facts.path.rstrip('/')}/config.json"
-    yield Finding.fail(
-        _("config.json declares quantization_config.quant_method=fp8 but the weights are {provenance}").format(
-            provenance=localized(facts.provenance.label)),
-        drop_quantization_config_command(config_path),
-        quantization_config=qc,
-    )
+    copies = facts.config_duplicates.get("quantization_config")
+    if copies:
+        # Written more than once (vllm-project/vllm-ascend#1713): engines read the last copy, and
+        # dropping the key removes every copy, which is what an Ascend-quantized folder needs.
+        message = _("config.json writes quantization_config {count} times and the last one, which engines read, "
+                    "declares quant_method=fp8, but the weights are {provenance}").format(
+            count=len(copies), provenance=localized(facts.provenance.label))
+    else:
+        message = _("config.json declares quantization_config.quant_method=fp8 but the weights are "
+                    "{provenance}").format(provenance=localized(facts.provenance.label))
+    yield Finding.fail(message, drop_quantization_config_command(config_path), quantization_config=qc,
+                       copies=len(copies) if copies else 1)

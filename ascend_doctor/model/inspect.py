@@ -22,6 +22,7 @@ from ascend_doctor.model import integrity
 from ascend_doctor.model import records as R
 from ascend_doctor.model.files import DEFAULT_MAX_DEPTH, DEFAULT_MAX_ENTRIES, FileSource, join, walk_model_dir
 from ascend_doctor.model.provenance import DESCRIPTION_RE, classify
+from ascend_doctor.model.quant_features import declared_attention_quant
 from ascend_doctor.model.records import ModelFacts
 from ascend_doctor.model.safetensors import MAX_LFS_POINTER_BYTES, SafetensorsHeader, is_lfs_pointer, read_header
 
@@ -42,45 +43,60 @@ class InspectLimits:
 
 
 class _DuplicateKeys:
-    """``object_pairs_hook`` that remembers keys seen twice in one object (last one wins)."""
+    """``object_pairs_hook`` that remembers keys seen twice in one object (last one wins, as in
+    Python's json, which transformers, vLLM and MindIE read config.json with)."""
 
     def __init__(self) -> None:
         self.duplicates: List[str] = []
+        # Every value of a duplicated key, in file order. The hook runs innermost object first, so
+        # the top-level object's values win over a nested object's under the same key.
+        self.values: Dict[str, List[Any]] = {}
 
     def __call__(self, pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
         seen: Set[str] = set()
+        repeated: Set[str] = set()
         for key, _ in pairs:
-            if key in seen and key not in self.duplicates:
-                self.duplicates.append(key)
+            if key in seen:
+                repeated.add(key)
+                if key not in self.duplicates:
+                    self.duplicates.append(key)
             seen.add(key)
+        for key in repeated:
+            self.values[key] = [value for name, value in pairs if name == key]
         return dict(pairs)
 
 
 def load_json(src: FileSource, path: str, max_bytes: int) -> Tuple[Any, Optional[str], List[str]]:
     """(document, error, duplicate keys). Errors are messages (``Text``), never exceptions."""
+    doc, error, hook = _load_json(src, path, max_bytes)
+    return doc, error, hook.duplicates
+
+
+def _load_json(src: FileSource, path: str, max_bytes: int) -> Tuple[Any, Optional[str], _DuplicateKeys]:
+    """``load_json`` with the duplicate keys' values too (config.json reports them)."""
+    hook = _DuplicateKeys()
     try:
         raw = src.read_bytes(path, max_bytes)
     except FileTooLarge:
-        return None, Text(N_("larger than {size} MiB: refused"), size=max_bytes // (1024 * 1024)), []
+        return None, Text(N_("larger than {size} MiB: refused"), size=max_bytes // (1024 * 1024)), hook
     except HostFileError as exc:
-        return None, exc.message, []
+        return None, exc.message, hook
     except OSError as exc:
-        return None, exc.strerror or str(exc), []
+        return None, exc.strerror or str(exc), hook
     if is_lfs_pointer(raw):
-        return None, Text(N_("Git LFS pointer file, not the JSON (run `git lfs pull`)")), []
-    hook = _DuplicateKeys()
+        return None, Text(N_("Git LFS pointer file, not the JSON (run `git lfs pull`)")), hook
     try:
         text = raw.decode("utf-8-sig")
         doc = boundedjson.loads(text, what="the JSON", max_chars=max_bytes, object_pairs_hook=hook)
     except UnicodeDecodeError as exc:
-        return None, Text(N_("not UTF-8 text (byte {byte})"), byte=exc.start), []
+        return None, Text(N_("not UTF-8 text (byte {byte})"), byte=exc.start), hook
     except boundedjson.TooComplex as exc:
-        return None, str(exc), []
+        return None, str(exc), hook
     except ValueError as exc:  # JSONDecodeError says where
-        return None, Text(N_("invalid JSON: {error}"), error=str(exc)), []
+        return None, Text(N_("invalid JSON: {error}"), error=str(exc)), hook
     except RecursionError:
-        return None, Text(N_("invalid JSON: nested too deeply")), []
-    return doc, None, hook.duplicates
+        return None, Text(N_("invalid JSON: nested too deeply")), hook
+    return doc, None, hook
 
 
 _DEFAULT_LIMITS = InspectLimits()
@@ -159,11 +175,18 @@ def inspect_model_dir(src: FileSource, path: str, limits: InspectLimits = _DEFAU
             quant_type = doc.get("model_quant_type")
             facts.description_quant_type = quant_type.upper() if isinstance(quant_type, str) else None
             integrity.tensors_vs_description(doc, main, facts.headers, facts)
+            facts.attention_quant = declared_attention_quant(doc, main)
+    qc = config.get("quantization_config") if config else None
+    if isinstance(qc, dict):
+        known = {a.kind for a in facts.attention_quant}
+        facts.attention_quant += tuple(a for a in declared_attention_quant(qc, "config.json quantization_config")
+                                       if a.kind not in known)
 
     facts.modeling = integrity.scan_modeling(_read_modeling(src, path, root_names, limits))
 
     provenance, extra = classify(config, descriptions, facts.description_quant_type, weight_files,
-                                 facts.pickle_weight_files, facts.headers, config_note=_config_note(root_names, facts))
+                                 facts.pickle_weight_files, facts.headers, config_note=_config_note(root_names, facts),
+                                 duplicated_keys=tuple(facts.config_duplicates))
     facts.provenance = provenance
     facts.problems.extend(extra)
     facts.tokenizer_files = integrity.tokenizer(root_names, facts if provenance.kind != R.NONE else None)
@@ -255,7 +278,8 @@ def _load_config(src: FileSource, path: str, root_names: List[str], limits: Insp
                  facts: ModelFacts) -> Optional[Dict[str, Any]]:
     if "config.json" not in root_names:
         return None  # reported after classification, when there is a model to miss it
-    doc, error, duplicates = load_json(src, join(path, "config.json"), limits.max_json_bytes)
+    doc, error, hook = _load_json(src, join(path, "config.json"), limits.max_json_bytes)
+    duplicates = hook.duplicates
     if error is None and not isinstance(doc, dict):
         error = Text(N_("not a JSON object"))
     if error is not None:
@@ -263,11 +287,33 @@ def _load_config(src: FileSource, path: str, root_names: List[str], limits: Insp
         facts.add(R.CONFIG_INVALID, R.ERROR, Text("config.json: {error}", error=error), "config.json")
         return None
     for key in duplicates:
+        values = hook.values.get(key, [])
+        if key in doc and values and values[-1] is doc[key]:
+            # A top-level key: say what each copy holds and which one the engines read.
+            facts.config_duplicates[key] = values
+            shown = " | ".join(short_json(v) for v in values)
+            facts.add(R.CONFIG_DUPLICATE_KEY, R.WARNING,
+                      Text(N_("config.json sets \"{key}\" {count} times, in this order: {values}; Python's json, "
+                              "which transformers, vLLM and MindIE read it with, keeps only the last: {last}"),
+                           key=key, count=len(values), values=shown, last=short_json(values[-1])),
+                      "config.json")
+            continue
         facts.add(R.CONFIG_DUPLICATE_KEY, R.WARNING, Text(N_("config.json sets \"{key}\" more than once; loaders "
                                                              "keep only the last value"), key=key), "config.json")
     facts.config = doc
     config: Dict[str, Any] = doc
     return config
+
+
+def short_json(value: Any, limit: int = 120) -> str:
+    """A value as compact JSON on one line, cut at ``limit`` characters (evidence, not data)."""
+    import json
+
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _scan_lfs_pointers(src: FileSource, path: str, model_files: List[Any], limits: InspectLimits,

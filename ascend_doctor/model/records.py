@@ -100,6 +100,27 @@ LAYOUT_BOTH = "both"
 LAYOUT_UNKNOWN = "unknown"
 
 
+# Attention / KV-cache quantization kinds (quant_model_description.json or, in msmodelslim's MindIE
+# format, config.json quantization_config): ``fa_quant_type`` FAQuant / FAKQuant is FA3, and
+# ``kv_quant_type`` / ``kv_cache_type`` C8 is the int8 KV cache (msmodelslim copy_config_files.py,
+# MindIE "FA3量化" and "KV Cache int8" pages).
+ATTN_FA3 = "fa3"
+ATTN_KV_INT8 = "kv-int8"
+
+
+@dataclass(frozen=True)
+class AttentionQuant:
+    """One attention-side quantization a folder declares, and where it says so."""
+
+    kind: str  # ATTN_FA3 | ATTN_KV_INT8
+    key: str  # the key as written: fa_quant_type, kv_quant_type, kv_cache_type
+    value: str  # its value: FAQuant, FAKQuant, C8...
+    source: str  # the file that declares it (quant_model_description.json, config.json quantization_config)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"kind": self.kind, "key": self.key, "value": self.value, "source": self.source}
+
+
 @dataclass(frozen=True)
 class Provenance:
     kind: str
@@ -108,6 +129,7 @@ class Provenance:
     quant_type: Optional[str] = None  # W8A8, W8A8_DYNAMIC, W8A16, W4A8... (msmodelslim)
     layout: Optional[str] = None  # msmodelslim only: LAYOUT_*
     converted_from_fp8: Optional[bool] = None
+    declared_only: bool = False  # decided by config.json alone (no weights or headers to confirm it)
 
     def to_dict(self) -> Dict[str, Any]:
         return {
@@ -117,6 +139,7 @@ class Provenance:
             "quant_type": self.quant_type,
             "layout": self.layout,
             "converted_from_fp8": self.converted_from_fp8,
+            "declared_only": self.declared_only,
         }
 
 
@@ -132,9 +155,13 @@ class ModelFacts:
     files: List[Tuple[str, int]] = field(default_factory=list)  # (relative path, size), model files only
     config: Optional[Dict[str, Any]] = None
     config_error: Optional[str] = None
+    # Keys config.json sets more than once, each with every value in file order (the last one is
+    # what Python's json, and so transformers, vLLM and MindIE, read).
+    config_duplicates: Dict[str, List[Any]] = field(default_factory=dict)
     index_files: Tuple[str, ...] = ()
     description_files: Tuple[str, ...] = ()
     description_quant_type: Optional[str] = None
+    attention_quant: Tuple[AttentionQuant, ...] = ()
     weight_files: Tuple[str, ...] = ()  # *.safetensors
     pickle_weight_files: Tuple[str, ...] = ()  # *.bin / *.pt / *.pth (not inspected)
     headers: Dict[str, SafetensorsHeader] = field(default_factory=dict)
@@ -195,6 +222,8 @@ class ModelFacts:
                 "transformers_version": self.config_value("transformers_version"),
                 "quantization_config": self.quantization_config,
                 "quantize": self.config_value("quantize"),
+                "mla_quantize": self.config_value("mla_quantize"),
+                "duplicate_keys": {k: list(v) for k, v in self.config_duplicates.items()},
                 "error": self.config_error,
             },
             "weights": {
@@ -203,6 +232,7 @@ class ModelFacts:
                 "index_files": list(self.index_files),
                 "description_files": list(self.description_files),
                 "description_quant_type": self.description_quant_type,
+                "attention_quant": [a.to_dict() for a in self.attention_quant],
                 "tensor_count": self.tensor_count,
                 "total_params": self.total_params,
                 "params_by_dtype": dict(sorted(self.params_by_dtype.items())),
