@@ -89,6 +89,20 @@ def fp8_conversion_commands(model_dir: str, total_params: int) -> str:
     ])
 
 
+# The HuggingFace model_type of a DeepSeek architecture class, for undoing msmodelslim --mindie_format's
+# "model_type": "deepseekv2" (MindIE's name) when vLLM is to read the folder.
+HF_MODEL_TYPES = {"DeepseekV3ForCausalLM": "deepseek_v3", "DeepseekV2ForCausalLM": "deepseek_v2"}
+
+
+def set_model_type_command(config_path: str, model_type: str) -> str:
+    """Back config.json up, then set its model_type (json.load/dump, as the other config fixes)."""
+    from ascend_doctor.shellcmd import argv, chain
+
+    code = ("import json,sys; p=sys.argv[1]; c=json.load(open(p)); c['model_type']=sys.argv[2]; "
+            "json.dump(c, open(p, 'w'), indent=2)")
+    return chain(argv("cp", config_path, config_path + ".bak"), argv("python3", "-c", code, config_path, model_type))
+
+
 def drop_quantization_config_command(config_path: str) -> str:
     q = shell_quote(config_path)
     return (f"cp {q} {shell_quote(config_path + '.bak')} && python3 -c \"import json,sys; p=sys.argv[1]; "

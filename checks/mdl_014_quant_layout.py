@@ -18,7 +18,7 @@ CHECK = CheckSpec(
     title="Quantized weights use the layout the engine reads",
     what="For msmodelslim weights: vLLM-Ascend reads only quant_model_description.json; MindIE 2.1.RC1 and "
     "older read the --mindie_format layout (quant_model_description_<type>.json plus \"quantize\" in "
-    "config.json).",
+    "config.json). With --vllm-args, also warns when config.json keeps MindIE's model_type \"deepseekv2\".",
     why="With the other layout's description name vLLM-Ascend cannot find the quantization description and "
     "refuses to start (vllm_ascend quantization config: MODELSLIM_CONFIG_FILENAME).",
     fix="For vLLM-Ascend copy the suffixed description to quant_model_description.json; for MindIE <= "
@@ -28,11 +28,33 @@ CHECK = CheckSpec(
 )
 
 
+def _mindie_model_type(facts: ModelFacts) -> Iterator[Finding]:
+    """msmodelslim --mindie_format renames a DeepSeek model_type to MindIE's ``deepseekv2``
+    (example/DeepSeek/quant_deepseek_w8a8.py); vLLM knows the HuggingFace names."""
+    from ._model_fixes import HF_MODEL_TYPES, set_model_type_command
+
+    if facts.config_value("model_type") != "deepseekv2":
+        return
+    architectures = facts.config_value("architectures")
+    wanted = next((HF_MODEL_TYPES[a] for a in architectures if a in HF_MODEL_TYPES), None) \
+        if isinstance(architectures, list) else None
+    message = _("config.json model_type is \"deepseekv2\", MindIE's name that msmodelslim --mindie_format writes; "
+                "vLLM-Ascend expects the HuggingFace model_type of {architectures} (vllm-project/vllm-ascend#881 "
+                "reports the mismatch on such weights)").format(architectures=architectures)
+    if wanted is None:
+        yield Finding.warn(message, _("Set model_type in config.json back to the one of the original model."),
+                           model_type="deepseekv2")
+        return
+    config_path = f"{facts.path.rstrip('/')}/config.json"
+    yield Finding.warn(message, set_model_type_command(config_path, wanted), model_type="deepseekv2",
+                       expected=wanted)
+
+
 def run(ctx: CheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
     from ascend_doctor.model import records as R
     from ascend_doctor.parsers.engine_args import parse_engine_args
-    from ascend_doctor.shellcmd import quote as shell_quote
+    from ascend_doctor.shellcmd import argv
 
     facts: ModelFacts = ctx.facts.model
     require_model(facts)
@@ -42,6 +64,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     args = parse_engine_args(ctx.options.vllm_args)
     plain = "quant_model_description.json" in facts.description_files
     if args.given:
+        yield from _mindie_model_type(facts)
         if plain:
             yield Finding.passed(_("quant_model_description.json present: vLLM-Ascend can read the quantization"))
             return
@@ -55,8 +78,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             _("{file} is MindIE naming; vLLM-Ascend reads only quant_model_description.json").format(
                 file=facts.description_files[0]),
             # The comment after the command is read, not run: it is part of the translated sentence.
-            _("{command}   # a copy keeps the MindIE name working too").format(
-                command=f"cp {shell_quote(source)} {shell_quote(target)}"),
+            _("{command}   # a copy keeps the MindIE name working too").format(command=argv("cp", source, target)),
             description_files=list(facts.description_files),
         )
         return

@@ -369,11 +369,13 @@ def _modelslim_layout(description_files: Sequence[str], config: Optional[Mapping
                                          "(msmodelslim --mindie_format): layout undecided"), keys=", ".join(mindie))
     if plain and has_key:
         return R.LAYOUT_VLLM_ASCEND, Text(N_("quant_model_description.json: msmodelslim's default layout, read by "
-                                             "vLLM-Ascend (the \"quantize\": \"{quantize}\" key in config.json is "
-                                             "written in both layouts, for MindIE)"), quantize=quantize_key)
+                                             "vLLM-Ascend and by MindIE after 2.1.RC1 (the \"quantize\": "
+                                             "\"{quantize}\" key in config.json is written in both layouts, for "
+                                             "MindIE)"), quantize=quantize_key)
     if plain:
         return R.LAYOUT_VLLM_ASCEND, Text(N_("quant_model_description.json and no \"quantize\" key in config.json: "
-                                             "msmodelslim default layout, read by vLLM-Ascend"))
+                                             "msmodelslim default layout, read by vLLM-Ascend and by MindIE after "
+                                             "2.1.RC1"))
     if mindie:
         return R.LAYOUT_MINDIE, Text(N_("no quantization description file, but config.json has {keys}: msmodelslim "
                                         "--mindie_format output (MindIE 2.1.RC1 and older)"), keys=", ".join(mindie))
@@ -382,7 +384,7 @@ def _modelslim_layout(description_files: Sequence[str], config: Optional[Mapping
 
 def _layout_label(layout: str) -> str:
     return Text({
-        R.LAYOUT_VLLM_ASCEND: N_("vLLM-Ascend layout"),
+        R.LAYOUT_VLLM_ASCEND: N_("default layout: vLLM-Ascend, MindIE after 2.1.RC1"),
         R.LAYOUT_MINDIE: N_("MindIE format"),
         R.LAYOUT_BOTH: N_("vLLM-Ascend and MindIE layouts"),
     }.get(layout, N_("layout unknown")))

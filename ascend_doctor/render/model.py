@@ -95,6 +95,9 @@ def model_facts_to_text(facts: ModelFacts) -> str:
         if facts.description_files:
             files += "; " + _("description: {files}").format(files=", ".join(facts.description_files))
         lines.append("  " + files)
+        if facts.attention_quant:  # FA3 / int8 KV cache: what the engine must support (ASC-MDL-019)
+            lines.append("  " + _("attention quantization: {declared}").format(declared="; ".join(
+                f"{a.key}={a.value} ({a.source})" for a in facts.attention_quant)))
         if facts.params_by_dtype:
             lines.append("  " + _("tensors: {tensors}; parameters: {params}").format(
                 tensors=facts.tensor_count, params=f"{facts.total_params:,}"))
