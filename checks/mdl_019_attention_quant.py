@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, Iterator, List, Optional, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
 from ascend_doctor.i18n import _
+from ascend_doctor.i18n_text import localized
 
 from ._model import require_model
 
@@ -100,9 +101,13 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
 
     facts: ModelFacts = ctx.facts.model
     require_model(facts)
-    if facts.provenance.kind != R.MSMODELSLIM or not facts.attention_quant:
-        raise NotApplicable(_("the folder declares no FA3 or int8 KV-cache quantization "
-                              "(fa_quant_type / kv_quant_type / kv_cache_type)"))
+    if facts.provenance.kind != R.MSMODELSLIM:
+        raise NotApplicable(_("weights are not msmodelslim quantized"))
+    if not facts.attention_quant:
+        yield Finding.passed(_("{provenance}: no FA3 or int8 KV-cache quantization declared (fa_quant_type / "
+                               "kv_quant_type / kv_cache_type), so the engine needs nothing beyond the weights' "
+                               "own quantization").format(provenance=localized(facts.provenance.label)))
+        return
     chip = _chip(ctx)
     family: Optional[str] = getattr(chip, "family", None)
     vllm = parse_engine_args(ctx.options.vllm_args).given

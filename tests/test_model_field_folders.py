@@ -242,9 +242,10 @@ def test_int8_kv_cache_is_read_and_judged(tmp_path: Path) -> None:
     assert statuses(rows) == ["FAIL"] and "mindie_llm0292" in rows[0][2]
 
 
-def test_no_attention_quantization_is_not_applicable(tmp_path: Path) -> None:
+def test_no_attention_quantization_passes_and_float_weights_skip(tmp_path: Path) -> None:
     root = w8a8_folder(tmp_path / "plain", sample(MODELZOO))
-    assert statuses(run("mdl_019_attention_quant", root, chip=A2)) == ["SKIP"]
+    assert statuses(run("mdl_019_attention_quant", root, chip=A2)) == ["PASS"]
+    assert statuses(run("mdl_019_attention_quant", make_fp8(tmp_path / "fp8"), chip=A2)) == ["SKIP"]
 
 
 # -- snapshot --model keeps all of it ------------------------------------------------------------------
