@@ -15,6 +15,22 @@ A check is a module in ``checks/`` (shipped as ``ascend_doctor.checks``) that de
 Checks read facts (``ctx.facts``) and the compatibility matrix (``ctx.matrix``) only; they
 never touch the host. A check that discovers late that it does not apply raises
 ``NotApplicable``; any other exception becomes an ERROR result and the run goes on.
+
+**The public check API** (``API_VERSION``). A check shipped by another package (a site's own checks,
+loaded through the entry-point group ``ascend_doctor.checks``; see ascend_doctor/plugins.py and
+docs/plugins.md) may import only the modules of ``PUBLIC_MODULES``:
+
+* ``ascend_doctor.checkapi``: ``CheckSpec``, ``CheckContext``, ``Finding``, ``FixAction``, ``Status``,
+  ``NotApplicable``;
+* ``ascend_doctor.facts``: ``Fact``, ``Facts``, ``FactUnavailable``, ``Reads``, ``provider`` (a fact of
+  its own, read through ``facts.host``);
+* ``ascend_doctor.host.base``: ``HostFileError`` (what a missing or unreadable file raises);
+* ``ascend_doctor.shellcmd``: every command a finding prints.
+
+Everything else is internal and may change in any release. ``API_VERSION`` changes when one of those
+names changes in a way that breaks a check written for the previous version; such a check declares
+the version it was written for (``CHECK_API = 1`` in its module) and is refused, with one line that says
+why, by a version that no longer supports it.
 """
 
 from __future__ import annotations
@@ -30,7 +46,16 @@ if TYPE_CHECKING:
     from ascend_doctor.matrix.model import Matrix
     from ascend_doctor.options import RunOptions
 
+# The version of the public check API (see the module's docstring), and the versions a plugin may be
+# written for: a later version that only adds names keeps the earlier one here.
+API_VERSION = 1
+SUPPORTED_API_VERSIONS = (1,)
+PUBLIC_MODULES = ("ascend_doctor.checkapi", "ascend_doctor.facts", "ascend_doctor.host.base", "ascend_doctor.shellcmd")
+
+# ascend-doctor's own checks are ASC-<AREA>-<NNN>; a plugin's are <SITE>-<AREA>-<NNN> with a site prefix of
+# its own (2-8 letters or digits, starting with a letter), never ASC, so that an id names its owner.
 CHECK_ID_RE = re.compile(r"^ASC-[A-Z0-9]{2,6}-\d{3}$")
+PLUGIN_CHECK_ID_RE = re.compile(r"^(?!ASC-)[A-Z][A-Z0-9]{1,7}-[A-Z0-9]{2,6}-\d{3}$")
 SUITES = ("check", "probe", "fleet")
 
 
@@ -192,14 +217,20 @@ class Check:
     spec: CheckSpec
     run: RunFunc
     module: str
+    # The distribution that installed a plugin check ("acme-ascend-checks 0.1.0"); empty for our own.
+    package: str = ""
 
 
-def validate_spec(spec: CheckSpec) -> List[str]:
-    """Problems with a spec (used by the registry and by the catalogue tests)."""
+def validate_spec(spec: CheckSpec, plugin: bool = False) -> List[str]:
+    """Problems with a spec (used by the registry and by the catalogue tests); ``plugin``: a check
+    another package ships, whose id has a site prefix of its own."""
     problems = []
     if spec.suite not in SUITES:
         problems.append(f"{spec.id}: suite must be one of {', '.join(SUITES)}")
-    if not CHECK_ID_RE.match(spec.id):
+    if plugin and not PLUGIN_CHECK_ID_RE.match(spec.id):
+        problems.append(f"{spec.id}: a plugin's check id must look like <SITE>-<AREA>-<NNN>, with a site prefix "
+                        "other than ASC (reserved for ascend-doctor's own checks)")
+    if not plugin and not CHECK_ID_RE.match(spec.id):
         problems.append(f"{spec.id}: id must look like ASC-<AREA>-<NNN>")
     for attr in ("title", "what", "why", "fix"):
         if not getattr(spec, attr).strip():

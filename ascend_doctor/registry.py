@@ -30,11 +30,18 @@ def load_catalogue() -> Tuple[List[Check], List[str]]:
     module is imported only when its check runs, so `checks` and `explain` import none and `check`
     none of the probe, fleet or skipped checks (start-up). Otherwise, as in a checkout, every module
     is imported here.
+
+    Checks of installed plugins (the entry-point group ``ascend_doctor.checks``, ascend_doctor/plugins.py)
+    come after ours; a plugin that cannot be used is one more problem line, never the end of the run.
     """
     global _cache
     if _cache is not None:
         return list(_cache[0]), list(_cache[1])
-    _cache = _compiled_catalogue() or import_catalogue()
+    found, problems = _compiled_catalogue() or import_catalogue()
+    from ascend_doctor import plugins
+
+    extra, extra_problems = plugins.load({c.spec.id for c in found} | RETIRED_IDS)
+    _cache = found + sorted(extra, key=lambda c: c.spec.id), problems + extra_problems
     return list(_cache[0]), list(_cache[1])
 
 

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from ascend_doctor.capture.declared import Expansion, expansion
-from ascend_doctor.facts import Facts
+from ascend_doctor.facts import Facts, every_fact
 from ascend_doctor.facts.reads import Reads, expand, path_matches
 from ascend_doctor.facts.variables import read_variables
 from ascend_doctor.host.factory import make_host
@@ -34,7 +34,7 @@ OPTION_OF = {"--model": "model_dir", "--config": "serving_config", "--vllm-args"
 
 def all_declarations() -> Reads:
     merged = Reads()
-    for fact in Facts.declared().values():
+    for fact in every_fact().values():  # with the facts declared next to their providers
         merged = merged.merged(fact.reads())
     return merged
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import fnmatch
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ascend_doctor.facts import Fact, Facts
+from ascend_doctor.facts import Fact, Facts, every_fact
 from ascend_doctor.facts.reads import INPUT_VARIABLES, Reads, expand, path_matches
 
 MAX_GLOB_DEPTH = 6  # folders a ``**`` descends
@@ -20,7 +20,11 @@ MAX_GLOB_LISTINGS = 2000  # folders listed to expand one pattern
 
 
 def providers() -> Dict[str, Fact[Any]]:
-    return Facts.declared()
+    """Every fact: the ones the Facts class declares, those declared next to their providers, and
+    those of installed plugins' checks (ascend_doctor/plugins.py), so a site's file is recorded too."""
+    from ascend_doctor.plugins import entry_point_modules
+
+    return every_fact(entry_point_modules())
 
 
 def declarations(adaptive: bool = False) -> Reads:

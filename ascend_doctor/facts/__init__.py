@@ -61,7 +61,7 @@ T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
 ProviderFunc = Callable[["Facts"], Any]
 
-__all__ = ["Fact", "FactUnavailable", "Facts", "Reads", "UnknownFact", "provider"]
+__all__ = ["Fact", "FactUnavailable", "Facts", "Reads", "UnknownFact", "every_fact", "provider"]
 
 
 def provider(name: str, reads: Optional[Reads] = None) -> Callable[[ProviderFunc], ProviderFunc]:
@@ -97,16 +97,23 @@ class FactUnavailable(Exception):
 
 
 class Fact(Generic[T_co]):
-    """The declaration of one fact: read on an instance it is the value, on the class the key."""
+    """The declaration of one fact: read on an instance it is the value, on the class the key.
 
-    __slots__ = ("module", "name")
+    A fact may also be declared outside :class:`Facts`, next to its provider (a new built-in fact, or a
+    plugin's): ``NUMA_BALANCING: Fact[int] = Fact(__name__, "numa_balancing")``, read with
+    ``ctx.facts.value(NUMA_BALANCING)``. Such a fact is memoised under its module-qualified name, so it
+    never shares a value with another module's fact of the same name.
+    """
 
-    def __init__(self, module: str) -> None:
+    __slots__ = ("key", "module", "name")
+
+    def __init__(self, module: str, name: str = "") -> None:
         self.module = module
-        self.name = ""
+        self.name = name
+        self.key = f"{module}.{name}" if name else ""
 
     def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
+        self.name = self.key = name
 
     @overload
     def __get__(self, obj: None, owner: type) -> Fact[T_co]: ...
@@ -243,7 +250,7 @@ class Facts:
 
     def value(self, fact: Fact[T]) -> T:
         """The value of a fact; re-raises the provider's exception if it failed."""
-        name = fact.name
+        name = fact.key
         with self._lock:
             if name in self._values:
                 ok, value = self._values[name]
@@ -275,3 +282,19 @@ class Facts:
 
 def provider_names() -> List[str]:
     return sorted(Facts.declared())
+
+
+def every_fact(modules: Sequence[str] = ()) -> Dict[str, Fact[Any]]:
+    """Every fact by key: the attributes of :class:`Facts`, and the facts declared next to their
+    providers (``Fact(__name__, "name")``) in the modules of this package and in ``modules`` (a
+    plugin's check modules: the facts they import count). Imports all those modules: for the
+    capture and the tests, never on a check's path."""
+    import pkgutil
+
+    found: Dict[str, Fact[Any]] = dict(Facts.declared())
+    names = [f"{__name__}.{info.name}" for info in pkgutil.iter_modules(__path__)] + list(modules)
+    for name in names:
+        for value in vars(importlib.import_module(name)).values():
+            if isinstance(value, Fact) and value.key and value.key not in found:
+                found[value.key] = value
+    return found

@@ -21,13 +21,17 @@ def render_checks(catalogue: Sequence[Check], fmt: str) -> str:
     if fmt == JSON:
         from ascend_doctor.render.json import json_document
 
+        # "package": only a plugin's checks have one (the distribution that installed them).
         return json_document([{"id": c.spec.id, "title": _(c.spec.title), "requires": list(c.spec.requires),
-                               "module": c.module} for c in catalogue])
+                               "module": c.module, **({"package": c.package} if c.package else {})}
+                              for c in catalogue])
     if fmt == TEXT:
         width = max((len(c.spec.id) for c in catalogue), default=10)
         needs = _("needs:")
-        lines = [f"{c.spec.id:<{width}}  {_(c.spec.title)}" + (f"  ({needs} {', '.join(c.spec.requires)})"
-                                                              if c.spec.requires else "") for c in catalogue]
+        plugin = _("plugin:")
+        lines = [f"{c.spec.id:<{width}}  {_(c.spec.title)}"
+                 + (f"  ({needs} {', '.join(c.spec.requires)})" if c.spec.requires else "")
+                 + (f"  [{plugin} {c.package}]" if c.package else "") for c in catalogue]
         lines.append("\n" + _("{count} checks. `ascend-doctor explain ID` tells what one does and how to fix "
                               "it.").format(count=len(catalogue)))
         return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""The ACME site's checks for ascend-doctor (an example plugin)."""
