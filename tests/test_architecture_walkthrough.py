@@ -1,11 +1,19 @@
-"""docs/architecture.md promises that a new check is two files: the module and a fixture. This test
-takes the page at its word: it copies the page's code block into a folder of the checks package path
-and the page's expected.yaml next to a copy of a MindIE fixture, and runs the real CLI in a fresh
-interpreter (the catalogue is cached per process) on it. If the page's example drifts from the API,
-this fails."""
+"""docs/architecture.md promises that a check reading one new file is four files and one command. This
+test takes the page at its word, in a copy of the repository: it writes the page's fact, check and
+fixture pair (the blocks marked ``file=...``), runs ``python tools/regenerate.py``, translates the new
+messages as the page's ``.po`` block says, runs the command again, and then:
+
+* the files that changed are exactly the four, plus what the command generates;
+* the check passes on its pair's passing machine and gives INFO on the other, in English and Chinese;
+* ``checks``, ``explain`` and ``snapshot``'s declarations know it.
+
+The copy runs in fresh interpreters whose ``ascend_doctor`` (with its ``checks`` and ``compat_matrix``,
+which the package build maps from the top-level folders) is the copy's.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -13,99 +21,128 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Dict, List, Tuple
 
-import yaml
+import pytest
+
+from . import check_pairs
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "architecture.md"
-MINDIE_FIXTURE = ROOT / "fixtures" / "clean-a2-mindie"
-NO_ENGINE_FIXTURE = ROOT / "fixtures" / "no-driver"
+PO = "ascend_doctor/locale/zh/LC_MESSAGES/ascend_doctor.po"
+MO = PO[:-3] + ".mo"
+GENERATED = {"docs/checks.md", PO, MO}
+COPIED = ("ascend_doctor", "checks", "compat_matrix", "tools", "docs", "fixtures/clean-a2-mindie")
 
-
-def _blocks(language: str) -> List[str]:
-    return re.findall(rf"```{language}\n(.*?)```", PAGE.read_text(encoding="utf-8"), flags=re.S)
-
-
-def _module_name() -> str:
-    match = re.search(r"`checks/(env_099_\w+)\.py`", PAGE.read_text(encoding="utf-8"))
-    assert match, "the page names the module it adds"
-    return match.group(1)
-
-
-# The child adds the temporary folder to the checks package's path: the same thing as dropping the
-# file into checks/, without writing into the checkout.
+# A fresh interpreter with the copy's package: the copy goes first on sys.path, and the two folders
+# the build maps into the package (pyproject.toml, package-dir) are mapped the same way.
 RUNNER = textwrap.dedent("""
-    import sys
-    import ascend_doctor.checks as pkg
-    pkg.__path__.append(sys.argv[1])
-    from ascend_doctor.cli import main
-    main(sys.argv[2:], prog_name="ascend-doctor")
+    import importlib.util, runpy, sys
+    root, what, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+    sys.path.insert(0, root)
+    import ascend_doctor
+    for sub in ("checks", "compat_matrix"):
+        spec = importlib.util.spec_from_file_location(
+            "ascend_doctor." + sub, f"{root}/{sub}/__init__.py", submodule_search_locations=[f"{root}/{sub}"])
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+        setattr(ascend_doctor, sub, module)
+    sys.argv = [what, *args]
+    if what == "cli":
+        from ascend_doctor.cli import main
+        main(args, prog_name="ascend-doctor")
+    elif what == "python":
+        exec(args[0])
+    else:
+        runpy.run_path(what, run_name="__main__")
 """)
 
 
-def _cli(checks_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", RUNNER, str(checks_dir), *args], capture_output=True,
-                          text=True, timeout=120, cwd=str(checks_dir))
+def _blocks() -> List[Tuple[str, str, str]]:
+    """(language, file, text) of every block of the page's recipe that names its file."""
+    page = PAGE.read_text(encoding="utf-8")
+    section = page.split("## Adding a check", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```(\w+) file=(\S+)\n(.*?)```", section, flags=re.S)
 
 
-def _fixture(tmp_path: Path, source: Path, name: str, env: Dict[str, str]) -> Path:
-    target = tmp_path / name
-    shutil.copytree(source, target, symlinks=True)
-    env_file = target / "env.json"
-    recorded = json.loads(env_file.read_text(encoding="utf-8")) if env_file.is_file() else {}
-    recorded.pop("HCCL_BUFFSIZE", None)
-    recorded.update(env)
-    env_file.write_text(json.dumps(recorded, indent=1), encoding="utf-8")
-    return target
+def _run(copy: Path, what: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", RUNNER, str(copy), what, *args], capture_output=True, text=True,
+                          timeout=300, cwd=str(copy))
 
 
-def _results(report: Dict[str, Any], check_id: str) -> List[Dict[str, Any]]:
-    return [r for r in report["results"] if r["id"] == check_id]
+def _digests(root: Path) -> Dict[str, str]:
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
 
 
-def test_the_two_files_of_the_page_are_all_a_new_check_needs(tmp_path: Path) -> None:
-    code_blocks = _blocks("python")
-    yaml_blocks = _blocks("yaml")
-    assert len(code_blocks) == 1 and len(yaml_blocks) == 1, "the page shows one module and one expected.yaml"
-    checks_dir = tmp_path / "extra_checks"
-    checks_dir.mkdir()
-    (checks_dir / f"{_module_name()}.py").write_text(code_blocks[0], encoding="utf-8")
+def _po_fragment(text: str) -> str:
+    """The page's .po block as a fragment the extractor imports (what a translator's edit amounts to)."""
+    return 'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n' + text
 
-    # File 2: the fixture with the page's expected.yaml.
-    scenario = _fixture(tmp_path, MINDIE_FIXTURE, "mindie-no-hccl-buffsize", {})
-    expected = yaml.safe_load(yaml_blocks[0])
-    (scenario / "expected.yaml").write_text(yaml_blocks[0], encoding="utf-8")
 
-    # The catalogue lists it, explain prints its docs.
-    listing = _cli(checks_dir, "checks", "--format", "json")
-    assert listing.returncode == 0, listing.stderr
-    assert "ASC-ENV-099" in listing.stdout
-    explained = _cli(checks_dir, "explain", "ASC-ENV-099")
-    assert explained.returncode == 0, explained.stderr
-    assert "HCCL_BUFFSIZE" in explained.stdout and "200 MB" in explained.stdout
+@pytest.mark.slow
+def test_the_recipe_of_the_page_adds_a_check_in_four_files_and_one_command(tmp_path: Path) -> None:
+    blocks = _blocks()
+    files = [name for _lang, name, _text in blocks]
+    assert len(files) == len(set(files)) <= 4, f"the recipe touches more than four files: {files}"
+    assert PO in files, "the recipe's messages are its fourth file"
 
-    # The fixture gives what its expected.yaml says, and the action reaches the fix plan.
-    run = _cli(checks_dir, "check", "--from", str(scenario), "--format", "json")
-    assert run.returncode in (0, 1), run.stderr
-    report = json.loads(run.stdout)
-    for check_id, status in expected["expect"].items():
-        assert [r["status"] for r in _results(report, check_id)] == [status], _results(report, check_id)
-    assert any("HCCL_BUFFSIZE" in " ".join(step["commands"]) for step in report["fix_plan"])
-    # A recommendation never changes the exit code: the copy without the extra check exits the same.
-    assert run.returncode == _cli(tmp_path, "check", "--from", str(scenario), "--format", "json").returncode
+    copy = tmp_path / "repo"
+    for part in COPIED:
+        shutil.copytree(ROOT / part, copy / part, ignore=shutil.ignore_patterns("__pycache__"))
+    before = _digests(copy)
 
-    # The other branches: set -> PASS; no MindIE -> SKIP with the generated reason.
-    tuned = _fixture(tmp_path, MINDIE_FIXTURE, "mindie-tuned", {"HCCL_BUFFSIZE": "400"})
-    tuned_report = json.loads(_cli(checks_dir, "check", "--from", str(tuned), "--format", "json").stdout)
-    assert [r["status"] for r in _results(tuned_report, "ASC-ENV-099")] == ["PASS"]
-    bare = _fixture(tmp_path, NO_ENGINE_FIXTURE, "no-engine", {})
-    bare_report = json.loads(_cli(checks_dir, "check", "--from", str(bare), "--format", "json").stdout)
-    skipped = _results(bare_report, "ASC-ENV-099")
-    assert [r["status"] for r in skipped] == ["SKIP"] and "MindIE" in skipped[0]["message"]
+    for _lang, name, text in blocks:  # files 1-3: the fact, the check, the pair
+        if name != PO:
+            target = copy / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+    first = _run(copy, "tools/regenerate.py")
+    assert first.returncode == 0, first.stderr
+    po_text = (copy / PO).read_text(encoding="utf-8")
+    translations = [text for _lang, name, text in blocks if name == PO]
+    for msgid in re.findall(r'^msgid "(.+)"$', translations[0], flags=re.M):
+        assert msgid[:40] in po_text, f"the command did not add {msgid!r} to the catalogue"
 
-    # Every other format renders it without knowing anything about it.
-    for fmt in ("text", "markdown", "junit", "html"):
-        rendered = _cli(checks_dir, "check", "--from", str(scenario), "--format", fmt)
-        assert rendered.returncode in (0, 1), (fmt, rendered.stderr)
-        assert "ASC-ENV-099" in rendered.stdout, fmt
+    # File 4: the translations (imported as a fragment, as a translator's edit of the .po), then the command.
+    fragment = tmp_path / "translations.po"
+    fragment.write_text(_po_fragment(translations[0]), encoding="utf-8")
+    translated = _run(copy, "tools/extract_messages.py", "--import", str(fragment))
+    assert translated.returncode == 0, translated.stderr
+    again = _run(copy, "tools/regenerate.py")
+    assert again.returncode == 0, again.stderr
+    check = _run(copy, "tools/regenerate.py", "--check")
+    assert "ASC-SYS-099" not in check.stderr and "sys_099" not in check.stderr and "numa" not in check.stderr.lower(), \
+        check.stderr
+
+    after = _digests(copy)
+    changed = {name for name in set(before) | set(after) if before.get(name) != after.get(name)}
+    assert changed - GENERATED == set(files) - {PO}, sorted(changed)
+    assert "ASC-SYS-099" in (copy / "docs" / "checks.md").read_text(encoding="utf-8")
+
+    # The check on its pair, in English and in Chinese.
+    pair = copy / "fixtures" / "pairs" / "sys_099_numa_balancing.yaml"
+    machines = check_pairs.materialise(pair, tmp_path / "machines", root=copy)
+    for case, (folder, status) in machines.items():
+        for lang in ("en", "zh"):
+            run = _run(copy, "cli", "check", "--from", str(folder), "--select", "ASC-SYS-099", "--format", "json",
+                       "--lang", lang)
+            assert run.returncode in (0, 3), (case, lang, run.stderr)
+            results = [r for r in json.loads(run.stdout)["results"] if r["id"] == "ASC-SYS-099"]
+            assert [r["status"] for r in results] == [status], (case, lang, results)
+            if case == "fail":
+                assert results[0]["evidence"] == {"numa_balancing": 1}
+                if lang == "zh":
+                    assert results[0]["message"] == "自动 NUMA 均衡已开启（1）"
+    absent = _run(copy, "cli", "check", "--from", str(ROOT / "fixtures" / "clean-a2-mindie"), "--select",
+                  "ASC-SYS-099", "--format", "json")
+    assert [r["status"] for r in json.loads(absent.stdout)["results"]] == ["SKIP"], absent.stdout
+
+    listing = _run(copy, "cli", "checks", "--format", "json")
+    assert "ASC-SYS-099" in [c["id"] for c in json.loads(listing.stdout)], listing.stderr
+    explained = _run(copy, "cli", "explain", "ASC-SYS-099")
+    assert explained.returncode == 0 and "numa_balancing" in explained.stdout, explained.stderr
+    declared = _run(copy, "python", "from ascend_doctor.capture.declared import declarations\n"
+                                   "print('/proc/sys/kernel/numa_balancing' in declarations().files)")
+    assert declared.stdout.strip() == "True", declared.stderr
