@@ -7,6 +7,7 @@ against docs/report-schema.json, so the published contract cannot drift from the
 from __future__ import annotations
 
 import json
+import os
 from typing import Iterator
 
 import pytest
@@ -17,11 +18,21 @@ from .report_schema import validate_report
 def _hypothesis_profile() -> None:
     """The fuzzers' budget (tests/fuzz/): ASCEND_DOCTOR_FUZZ=ci (default: deterministic, a few
     dozen examples each, the whole set well under a minute) or long (thousands, for a night).
-    Per-example deadlines catch quadratic parsers; no example database is written anywhere."""
+    Per-example deadlines catch quadratic parsers; no example database is written anywhere, and the
+    caches hypothesis keeps besides (``constants/``, ``unicode_data/``) go to a temporary folder of this
+    process (one per xdist worker) instead of ``.hypothesis/`` in the working directory."""
+    import atexit
     import datetime
     import os
+    import shutil
+    import tempfile
 
     from hypothesis import HealthCheck, settings
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    storage = tempfile.mkdtemp(prefix="ascend-doctor-hypothesis-")
+    atexit.register(shutil.rmtree, storage, True)
+    set_hypothesis_home_dir(storage)
 
     slow_ok = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
     settings.register_profile("ci", max_examples=int(os.environ.get("ASCEND_DOCTOR_FUZZ_EXAMPLES", "50")),
@@ -34,6 +45,10 @@ def _hypothesis_profile() -> None:
 
 
 _hypothesis_profile()
+
+# Checks of plugins installed in the test environment (.ci/run installs examples/plugin) must not change
+# what the suite's reports hold; the tests of plugin loading turn this off in their own processes.
+os.environ["ASCEND_DOCTOR_DISABLE_PLUGINS"] = "1"
 
 
 @pytest.fixture(autouse=True)
