@@ -79,6 +79,11 @@ def entry_points() -> Iterator[Tuple[str, str, str]]:
     once (the first on sys.path wins, as for imports)."""
     from importlib import metadata
 
+    if sys.version_info >= (3, 10):  # selects by group and reads a distribution's metadata only for its points
+        for entry in metadata.entry_points(group=GROUP):
+            dist = entry.dist
+            yield entry.name, entry.value, f"{dist.name} {dist.version}" if dist is not None else "?"
+        return
     seen = set()
     for dist in metadata.distributions():
         dist_name = str(dist.metadata["Name"] or "?")
@@ -129,9 +134,10 @@ def _load_one(name: str, value: str, package: str, taken: Collection[str],
     if spec.id != name:
         return None, f"the entry point's name must be its check's id ({spec.id})"
     problems = validate_spec(spec, plugin=True)
-    from ascend_doctor.requirements import problems as requirement_problems
+    if spec.requires:  # (the requirements module imports the facts: `checks` need not)
+        from ascend_doctor.requirements import problems as requirement_problems
 
-    problems += [f"{spec.id}: {p}" for p in requirement_problems(spec.requires)]
+        problems += [f"{spec.id}: {p}" for p in requirement_problems(spec.requires)]
     if spec.id in taken:
         problems.append(f"{spec.id} is ascend-doctor's own (or a retired) id")
     if spec.id in owners:
