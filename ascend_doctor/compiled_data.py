@@ -1,278 +1,45 @@
-"""The shipped data files, compiled: ``compat_matrix/compiled.pickle``.
+"""The build step for the shipped data: ``python -m ascend_doctor.compiled_data``.
 
-Every start of ``check``, ``plan``, ``matrix lookup`` or ``diagnose`` needs the compatibility matrix,
-the error-signature database or the model families, all kept as YAML for the people who edit them.
-Parsing and validating that YAML costs about 100 ms; unpickling the validated records costs a few.
-So the records are compiled once, when the data changes, by::
+One command rebuilds everything the run time reads instead of recomputing it::
 
-    python -m ascend_doctor.compiled_data        # rewrites compat_matrix/compiled.pickle
+    python -m ascend_doctor.compiled_data           # rewrites both files below
+    python -m ascend_doctor.compiled_data --check   # exit 1 while either is stale (tests do this)
 
-and the file is committed and shipped. tests/test_compiled_data.py fails while it is stale, and
-proves that each part equals what loading the YAML gives.
+* ``compat_matrix/compiled.pickle``: the validated matrix, signature database (with the scanner's
+  prefilter) and data files, read by ``ascend_doctor/datacache.py``;
+* ``checks/_catalogue.py``: every check's ``CheckSpec`` as a Python literal, read by
+  ``ascend_doctor/registry.py``, so that a run imports only the check modules it runs.
 
-A part is used only while it still matches: it records the size and CRC-32 of every YAML file it
-was built from and the fields of every record class it holds. Any difference (a YAML file edited in a
-checkout, a record class that changed, a missing or damaged file) makes the caller read the YAML as
-before: slower, never different. Only the shipped files are compiled; ``--matrix FILE``,
-``$ASCEND_DOCTOR_MATRIX`` and an updated matrix are always read from their YAML.
-
-File layout: the size of the header as a decimal number and a newline, the header (pickled: the
-parts, their sources, classes, offsets; not JSON, so that a lookup needs no json module), then the
-pickled parts one after another, so that a command unpickles only the parts it uses.
+Both are committed: a checkout and an installed wheel run the same start-up path. This module may
+import anything (the matrix loader, the signature parser, the registry); nothing imports it at run
+time (.importlinter, "build-is-not-run"). After editing ``compat_matrix/*.yaml`` or adding, removing
+or changing a check, run it and commit both files; tests/test_compiled_data.py fails while they are
+stale, and a run that finds them stale reads the YAML and imports every check (slower, never
+different).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
-COMPILED_FILE = "compiled.pickle"
-# The check catalogue, compiled by the package build (setup.py) into the built package only: the check
-# modules change with every feature, so a committed copy would be stale at once (see registry.py).
-CATALOGUE_FILE = "catalogue.pickle"
-FORMAT = 2
-MATRIX_FILE = "matrix.yaml"
-SIGNATURES_FILE = "signatures.yaml"
-# Plain YAML data files whose parsed value (yaml.safe_load) is compiled as it is.
-DATA_FILES = ("model_families.yaml", "os_support.yaml")
-PICKLE_PROTOCOL = 4  # readable by every Python the tool supports (3.9+)
-_PATH_TAG = "shipped-path"
-_SET_TAG = "frozenset"
+from ascend_doctor.datacache import (
+    COMPILED_FILE,
+    DATA_FILES,
+    FORMAT,
+    MATRIX_FILE,
+    PATH_TAG,
+    PICKLE_PROTOCOL,
+    SET_TAG,
+    SIGNATURES_FILE,
+    shipped_dir,
+    stamp,
+)
 
-_header_cache: Dict[str, Optional[Tuple[Dict[str, Any], bytes]]] = {}
-_parts: Dict[Tuple[str, str], Any] = {}  # (file, part) -> unpickled value: one copy per process
-
-
-def shipped_dir() -> str:
-    """The folder of the shipped data (``compat_matrix/`` in a checkout)."""
-    import ascend_doctor.compat_matrix as pkg
-
-    return os.path.dirname(os.path.abspath(str(pkg.__file__)))
-
-
-# -- loading ----------------------------------------------------------------------------------
-
-
-def matrix_document(path: str) -> Any:
-    """The shipped matrix ``path`` as ``load_document(path, cross_check=False)`` returns it, or None."""
-    folder, name = os.path.split(path)
-    if name != MATRIX_FILE or not os.path.isabs(path):
-        return None
-    return _load("matrix", folder)
-
-
-def matrix_chips(path: str) -> Any:
-    """``(chips rows, chip_families rows)`` of the shipped matrix ``path`` as loading it gives them,
-    or None: what resolving a chip name needs (``plan --chip``), without the rest of the matrix."""
-    folder, name = os.path.split(path)
-    if name != MATRIX_FILE or not os.path.isabs(path):
-        return None
-    return _load("matrix:chips", folder)
-
-
-def signature_db(path: str) -> Any:
-    """The shipped signature database at ``path`` as the YAML loader returns it, or None."""
-    folder, name = os.path.split(path)
-    if name != SIGNATURES_FILE or not os.path.isabs(path):
-        return None
-    found = _load("signatures", folder)
-    return None if found is None else found[0]
-
-
-def scanner_state(db: Any) -> Optional[Dict[str, Any]]:
-    """The prefilter ``LogScanner(db)`` builds, when ``db`` is the compiled database (else None)."""
-    for (_folder, part), value in _parts.items():
-        if part == "signatures" and value is not None and value[0] is db:
-            return dict(value[1])
-    return None
-
-
-def scanner_prefilter(path: str) -> Optional[Dict[str, Any]]:
-    """What a scanner of the shipped signature database at ``path`` needs before a line may hold a
-    signature (logscan/scanner.py, PREFILTER_STATE), without the database; or None."""
-    folder, name = os.path.split(path)
-    if name != SIGNATURES_FILE or not os.path.isabs(path):
-        return None
-    found = _load("signatures:prefilter", folder)
-    return None if found is None else dict(found)
-
-
-def check_catalogue(path: Optional[str] = None) -> Optional[Tuple[List[Tuple[str, Any]], List[str]]]:
-    """``([(module, CheckSpec)...], problems)`` as importing every check module gives them, from the
-    catalogue compiled by the build (``path``: that file), while the check modules and the package
-    modules they load are the ones it was compiled from; else None."""
-    try:
-        listing = sorted(n for n in os.listdir(_checks_dir()) if n.endswith(".py"))
-    except OSError:
-        return None
-    found = _load("catalogue", shipped_dir(), path or os.path.join(shipped_dir(), CATALOGUE_FILE))
-    if found is None or found[0] != listing:  # a check module added or removed since
-        return None
-    return list(found[1]), list(found[2])
-
-
-def yaml_data(name: str) -> Tuple[bool, Any]:
-    """``(True, value)`` with ``yaml.safe_load`` of the shipped data file ``name``; ``(False, None)``
-    when that must be read from the YAML."""
-    if name not in DATA_FILES:
-        return False, None
-    found = _load("data:" + name, shipped_dir())
-    if found is None:
-        return False, None
-    return True, found[0]
-
-
-def _read(path: str) -> Optional[Tuple[Dict[str, Any], bytes]]:
-    if path in _header_cache:
-        return _header_cache[path]
-    result: Optional[Tuple[Dict[str, Any], bytes]] = None
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-        header, body = split(data)
-        if isinstance(header, dict) and header.get("format") == FORMAT and isinstance(header.get("parts"), dict):
-            result = (header, body)
-    except Exception:  # unreadable, an older layout, a damaged header: the YAML is the truth
-        result = None
-    _header_cache[path] = result
-    return result
-
-
-def split(data: bytes) -> Tuple[Any, bytes]:
-    """(header, body) of a compiled file's bytes; raises ValueError (or an unpickling error)."""
-    end = data.index(b"\n")
-    size = int(data[:end].decode("ascii"))  # an older file's JSON header line is no number
-    if size < 0 or end + 1 + size > len(data):
-        raise ValueError("truncated header")
-    return _unpickler_module().loads(data[end + 1:end + 1 + size]), data[end + 1 + size:]
-
-
-def _unpickler_module() -> Any:
-    """Where pickle's Unpickler, loads and UnpicklingError come from: the C module ``_pickle``,
-    which ``pickle`` itself re-exports them from. Importing it alone skips pickle.py with its
-    pure-Python Pickler and the struct module (~1.5 ms of every run that reads compiled data,
-    min of 9 with -X importtime); an interpreter without it uses ``pickle``."""
-    try:
-        import _pickle
-
-        return _pickle
-    except ImportError:
-        import pickle
-
-        return pickle
-
-
-def join(header: Dict[str, Any], body: bytes) -> bytes:
-    """The compiled file made of ``header`` and ``body`` (``split``'s inverse)."""
-    import pickle
-
-    blob = pickle.dumps(header, protocol=PICKLE_PROTOCOL)
-    return str(len(blob)).encode("ascii") + b"\n" + blob + body
-
-
-def _load(part: str, folder: str, path: Optional[str] = None) -> Any:
-    """The part, when the compiled file (``path``, by default the one beside the data in ``folder``)
-    has it and it still matches its sources (checked on every call, so that a YAML file edited while a
-    process runs is read again); unpickled once."""
-    path = path or os.path.join(folder, COMPILED_FILE)
-    found = _read(path)
-    if found is None:
-        return None
-    header, body = found
-    entry = header["parts"].get(part)
-    key = (path, part)
-    try:
-        if not isinstance(entry, dict) or not _sources_match(folder, entry["sources"]):
-            return None
-        if key not in _parts:
-            current = _classes_match(entry["classes"])
-            start, length = entry["offset"], entry["length"]
-            _parts[key] = _unpickle(body[start:start + length], folder) if current else None
-        return _parts[key]
-    except Exception:  # a damaged or foreign file: the YAML is the truth
-        return None
-
-
-def forget() -> None:
-    """Drop what this process read (tests that rewrite the files)."""
-    _header_cache.clear()
-    _parts.clear()
-
-
-def _source_path(folder: str, name: str) -> str:
-    """A source named in a header: in the data folder, or under a package root (``@checks/``,
-    ``@package/``), which sit in different places in a checkout and in an installation."""
-    return _source_resolver(folder)(name)
-
-
-def _source_resolver(folder: str) -> Callable[[str], str]:
-    """``_source_path`` for many names: the package roots found once (a catalogue names 164 files)."""
-    roots: Dict[str, str] = {}
-
-    def path(name: str) -> str:
-        root, _, rest = name.partition("/")
-        if root in ("@checks", "@package"):
-            if root not in roots:
-                roots[root] = _checks_dir() if root == "@checks" else os.path.dirname(os.path.abspath(__file__))
-            return os.path.join(roots[root], rest)
-        return os.path.join(folder, name)
-
-    return path
-
-
-def _checks_dir() -> str:
-    import ascend_doctor.checks as pkg
-
-    return os.path.abspath(str(next(iter(pkg.__path__))))
-
-
-def _sources_match(folder: str, sources: Dict[str, List[int]]) -> bool:
-    """Whether every source still has the size and CRC-32 it was compiled from (sourcestamp.py)."""
-    from ascend_doctor.sourcestamp import file_has
-
-    path = _source_resolver(folder)
-    return all(file_has(path(name), size, crc) for name, (size, crc) in sources.items())
-
-
-def _classes_match(classes: Dict[str, List[str]]) -> bool:
-    import dataclasses
-    import importlib
-
-    for dotted, names in classes.items():
-        module_name, _, qualname = dotted.partition(":")
-        module = sys.modules.get(module_name) or importlib.import_module(module_name)
-        cls: Any = module
-        for part in qualname.split("."):
-            cls = getattr(cls, part, None)
-        if cls is None or not dataclasses.is_dataclass(cls) or [f.name for f in dataclasses.fields(cls)] != names:
-            return False
-    return True
-
-
-def _unpickle(blob: bytes, folder: str) -> Any:
-    import io
-
-    module = _unpickler_module()
-    base: Any = module.Unpickler
-    paths: Dict[str, str] = {}  # every row names its file: join each name once (~4,000 rows)
-
-    class _Unpickler(base):  # type: ignore[misc]
-        def persistent_load(self, pid: Any) -> Any:
-            # Paths inside the shipped folder are stored relative to it (the folder of this install).
-            if isinstance(pid, tuple) and len(pid) == 2 and pid[0] == _PATH_TAG:
-                path = paths.get(pid[1])
-                if path is None:
-                    path = paths[pid[1]] = os.path.join(folder, pid[1])
-                return path
-            if isinstance(pid, tuple) and len(pid) == 2 and pid[0] == _SET_TAG:
-                return frozenset(pid[1])
-            raise module.UnpicklingError("unknown persistent id")
-
-    return _Unpickler(io.BytesIO(blob)).load()
-
-
-# -- compiling -------------------------------------------------------------------------------
+CATALOGUE_MODULE = "_catalogue.py"  # in checks/; registry.py skips modules whose name starts with "_"
+GENERATED_BY = "python -m ascend_doctor.compiled_data"
 
 
 def build(folder: str) -> bytes:
@@ -291,16 +58,19 @@ def build(folder: str) -> bytes:
         path = os.path.join(folder, name)
         if os.path.exists(path):
             parts["data:" + name] = ((_yaml_data(path),), [path])
-    return _assemble(parts, folder, "python -m ascend_doctor.compiled_data")
+    return _assemble(parts, folder)
 
 
-def build_catalogue() -> bytes:
-    """The catalogue file (compiled by the package build; see setup.py)."""
-    return _assemble({"catalogue": _catalogue()}, shipped_dir(), "setup.py build_py")
+def join(header: Dict[str, Any], body: bytes) -> bytes:
+    """The compiled file made of ``header`` and ``body`` (``datacache.split``'s inverse)."""
+    import pickle
+
+    blob = pickle.dumps(header, protocol=PICKLE_PROTOCOL)
+    return str(len(blob)).encode("ascii") + b"\n" + blob + body
 
 
-def _assemble(parts: Dict[str, Tuple[Any, List[str]]], folder: str, generated_by: str) -> bytes:
-    header: Dict[str, Any] = {"format": FORMAT, "generated_by": generated_by, "parts": {}}
+def _assemble(parts: Dict[str, Tuple[Any, List[str]]], folder: str) -> bytes:
+    header: Dict[str, Any] = {"format": FORMAT, "generated_by": GENERATED_BY, "parts": {}}
     blobs: List[bytes] = []
     offset = 0
     for name, (value, sources) in parts.items():
@@ -312,26 +82,52 @@ def _assemble(parts: Dict[str, Tuple[Any, List[str]]], folder: str, generated_by
     return join(header, b"".join(blobs))
 
 
-def _catalogue() -> Tuple[Any, List[str]]:
-    """The catalogue as importing every check module gives it, and its sources: every module of
-    checks/ and every module of the package imported while they load (a spec's text can use their
-    constants), registry/checkapi/requirements/facts (which judge the specs)."""
-    from ascend_doctor import checkapi, registry, requirements
-    from ascend_doctor.facts import Facts
+def checks_dir() -> str:
+    """The folder of the check modules (``checks/`` in a checkout)."""
+    import ascend_doctor.checks as pkg
 
-    before = set(sys.modules)
+    return os.path.abspath(str(next(iter(pkg.__path__))))
+
+
+def catalogue_sources(folder: str) -> List[str]:
+    """The modules of ``folder`` the catalogue is built from (and compared with at run time)."""
+    return sorted(n for n in os.listdir(folder) if n.endswith(".py") and n != CATALOGUE_MODULE)
+
+
+def build_catalogue() -> str:
+    """``checks/_catalogue.py``: the catalogue as importing every check module gives it, with the
+    stamp of every module of checks/ (a spec's text may use a helper module's constants)."""
+    from ascend_doctor import registry
+
     checks, problems = registry.import_catalogue()
-    loaded = sorted(set(sys.modules) - before)
-    judges = (registry, checkapi, requirements, sys.modules[Facts.__module__])
-    files = {os.path.abspath(str(m.__file__)) for m in judges}
-    for name in loaded:
-        module_file = getattr(sys.modules[name], "__file__", None)
-        if name.startswith("ascend_doctor.") and module_file:
-            files.add(os.path.abspath(module_file))
-    folder = _checks_dir()
-    listing = sorted(n for n in os.listdir(folder) if n.endswith(".py"))
-    files |= {os.path.join(folder, n) for n in listing}
-    return (listing, [(c.module, c.spec) for c in checks], problems), sorted(files)
+    folder = checks_dir()
+    stamps = {}
+    for name in catalogue_sources(folder):
+        with open(os.path.join(folder, name), "rb") as fh:
+            stamps[name] = stamp(fh.read())
+    out = [
+        f'"""The check catalogue, generated by ``{GENERATED_BY}`` from the modules of checks/: do not edit.',
+        "",
+        "ascend_doctor/registry.py uses it while every module of checks/ is the one it was built from",
+        "(SOURCES: size and CRC-32), and imports a check module only when its check runs.",
+        '"""',
+        "# ruff: noqa: E501",
+        "",
+        "from typing import Dict, Tuple",
+        "",
+        "from ascend_doctor.checkapi import CheckSpec",
+        "",
+        "SOURCES: Dict[str, Tuple[int, int]] = {",
+        *(f"    {name!r}: {value!r}," for name, value in stamps.items()),
+        "}",
+        "",
+        "CHECKS: Tuple[Tuple[str, CheckSpec], ...] = (",
+    ]
+    for check in checks:
+        fields = ", ".join(f"{f.name}={getattr(check.spec, f.name)!r}" for f in dataclasses.fields(check.spec))
+        out.append(f"    ({check.module!r}, CheckSpec({fields})),")
+    out += [")", "", "PROBLEMS: Tuple[str, ...] = (", *(f"    {p!r}," for p in problems), ")", ""]
+    return "\n".join(out)
 
 
 def _yaml_matrix(path: str) -> Any:
@@ -378,8 +174,6 @@ def _yaml_data(path: str) -> Any:
 
 
 def _source_stamps(folder: str, paths: List[str]) -> Dict[str, List[int]]:
-    from ascend_doctor.sourcestamp import stamp
-
     stamps: Dict[str, List[int]] = {}
     for path in paths:
         with open(path, "rb") as fh:
@@ -388,15 +182,11 @@ def _source_stamps(folder: str, paths: List[str]) -> Dict[str, List[int]]:
 
 
 def _source_name(folder: str, path: str) -> str:
-    """How ``_source_path`` finds ``path`` again: relative to the data folder or a package root."""
+    """How ``datacache.files_match`` finds ``path`` again: relative to the data folder."""
     relative = os.path.relpath(path, folder)
-    if not relative.startswith(".."):
-        return relative
-    for tag, root in (("@checks", _checks_dir()), ("@package", os.path.dirname(os.path.abspath(__file__)))):
-        relative = os.path.relpath(path, root)
-        if not relative.startswith(".."):
-            return f"{tag}/{relative}"
-    raise ValueError(f"{path} is outside {folder} and the package")
+    if relative.startswith(".."):
+        raise ValueError(f"{path} is outside {folder}")
+    return relative
 
 
 def _classes_of(value: Any) -> Dict[str, List[str]]:
@@ -432,9 +222,9 @@ def _pickle(value: Any, folder: str) -> bytes:
     class _Pickler(pickle.Pickler):
         def persistent_id(self, obj: Any) -> Any:
             if type(obj) is str and obj.startswith(prefix):
-                return (_PATH_TAG, obj[len(prefix):])
+                return (PATH_TAG, obj[len(prefix):])
             if type(obj) is frozenset:  # in a fixed order, so that the same data gives the same file
-                return (_SET_TAG, tuple(sorted(obj, key=repr)))
+                return (SET_TAG, tuple(sorted(obj, key=repr)))
             return None
 
     out = io.BytesIO()
@@ -443,13 +233,12 @@ def _pickle(value: Any, folder: str) -> bytes:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    """Rewrite compat_matrix/compiled.pickle from the YAML beside it (``--check``: only compare;
-    ``--catalogue FILE``: write the check catalogue of the importable package to FILE instead)."""
+    """Rewrite compat_matrix/compiled.pickle from the YAML beside it and checks/_catalogue.py from the
+    check modules (``--check``: only compare)."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m ascend_doctor.compiled_data", description=main.__doc__)
-    parser.add_argument("--check", action="store_true", help="exit 1 when the compiled file is stale")
-    parser.add_argument("--catalogue", metavar="FILE", help="write the check catalogue to FILE (package build)")
+    parser = argparse.ArgumentParser(prog=GENERATED_BY, description=main.__doc__)
+    parser.add_argument("--check", action="store_true", help="exit 1 when a built file is stale")
     args = parser.parse_args(argv)
     if os.environ.get("PYTHONHASHSEED") != "0":
         # The scanner's indexes are built by iterating sets: a fixed hash seed makes the file the same
@@ -458,25 +247,22 @@ def main(argv: Optional[List[str]] = None) -> int:
 
         command = [sys.executable, "-m", "ascend_doctor.compiled_data", *(argv if argv is not None else sys.argv[1:])]
         return subprocess.run(command, env={**os.environ, "PYTHONHASHSEED": "0"}, check=False).returncode
-    if args.catalogue:
-        _write(args.catalogue, build_catalogue())
-        print(f"{args.catalogue}: check catalogue written")
-        return 0
-    folder = shipped_dir()
-    target = os.path.join(folder, COMPILED_FILE)
-    data = build(folder)
-    try:
-        with open(target, "rb") as fh:
-            current = fh.read()
-    except OSError:
-        current = b""
-    if args.check:
-        print(f"{target}: {'current' if current == data else 'stale'}")
-        return 0 if current == data else 1
-    if current != data:
-        _write(target, data)
-    print(f"{target}: {len(data)} bytes, {'unchanged' if current == data else 'written'}")
-    return 0
+    stale = 0
+    for target, data in ((os.path.join(shipped_dir(), COMPILED_FILE), build(shipped_dir())),
+                         (os.path.join(checks_dir(), CATALOGUE_MODULE), build_catalogue().encode("utf-8"))):
+        try:
+            with open(target, "rb") as fh:
+                current = fh.read()
+        except OSError:
+            current = b""
+        if args.check:
+            print(f"{target}: {'current' if current == data else 'stale'}")
+            stale += current != data
+            continue
+        if current != data:
+            _write(target, data)
+        print(f"{target}: {len(data)} bytes, {'unchanged' if current == data else 'written'}")
+    return 1 if stale else 0
 
 
 def _write(target: str, data: bytes) -> None:

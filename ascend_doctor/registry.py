@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib
-from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 from ascend_doctor.checkapi import Check, CheckContext, CheckSpec, Finding, validate_spec
 
@@ -25,11 +25,10 @@ def load_catalogue() -> Tuple[List[Check], List[str]]:
     A broken module must not take the whole catalogue down: the runner reports each
     load problem as an ERROR result and runs the rest.
 
-    An installed package carries the catalogue compiled when it was built (setup.py,
-    ascend_doctor/compiled_data.py): while the check modules are the ones it was compiled from, a
-    module is imported only when its check runs, so `checks` and `explain` import none and `check`
-    none of the probe, fleet or skipped checks (start-up). Otherwise, as in a checkout, every module
-    is imported here.
+    The catalogue is built into ``checks/_catalogue.py`` (``python -m ascend_doctor.compiled_data``,
+    committed): while the check modules are the ones it was built from, a module is imported only
+    when its check runs, so `checks` and `explain` import none and `check` none of the probe, fleet
+    or skipped checks (start-up), in a checkout as in a wheel. Otherwise every module is imported here.
 
     Checks of installed plugins (the entry-point group ``ascend_doctor.checks``, ascend_doctor/plugins.py)
     come after ours; a plugin that cannot be used is one more problem line, never the end of the run.
@@ -46,13 +45,27 @@ def load_catalogue() -> Tuple[List[Check], List[str]]:
 
 
 def _compiled_catalogue() -> Optional[Tuple[List[Check], List[str]]]:
-    from ascend_doctor.compiled_data import check_catalogue
+    import os
 
-    compiled = check_catalogue()
-    if compiled is None:
+    try:
+        from ascend_doctor.checks import _catalogue
+    except Exception:  # not built, or built for CheckSpec fields that changed since: import every module
         return None
-    specs, problems = compiled
-    return [Check(spec=spec, run=_run_on_import(module), module=module) for module, spec in specs], problems
+    return catalogue_if_current(_catalogue, os.path.dirname(os.path.abspath(str(_catalogue.__file__))))
+
+
+def catalogue_if_current(built: Any, folder: str) -> Optional[Tuple[List[Check], List[str]]]:
+    """The catalogue ``built`` (a module or namespace with SOURCES, CHECKS, PROBLEMS) while the modules
+    of ``folder`` are the ones it was built from; else None."""
+    import os
+
+    from ascend_doctor.datacache import files_match
+
+    listing = sorted(n for n in os.listdir(folder) if n.endswith(".py") and n != "_catalogue.py")
+    if listing != sorted(built.SOURCES) or not files_match(folder, built.SOURCES):
+        return None  # a check module added, removed or edited since the catalogue was built
+    checks = [Check(spec=spec, run=_run_on_import(module), module=module) for module, spec in built.CHECKS]
+    return checks, list(built.PROBLEMS)
 
 
 def _run_on_import(module_name: str) -> Callable[[CheckContext], Iterable[Finding]]:

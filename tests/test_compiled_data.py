@@ -1,5 +1,6 @@
-"""compat_matrix/compiled.pickle holds exactly what loading the shipped YAML gives, and is used only
-while it does (ascend_doctor/compiled_data.py)."""
+"""The built data holds exactly what the sources give, and is used only while it does:
+compat_matrix/compiled.pickle (read by ascend_doctor/datacache.py) and checks/_catalogue.py (read by
+ascend_doctor/registry.py), both written by ascend_doctor/compiled_data.py."""
 
 from __future__ import annotations
 
@@ -10,12 +11,13 @@ from typing import Any
 
 import pytest
 
-from ascend_doctor import compiled_data
+from ascend_doctor import compiled_data, datacache
 from ascend_doctor.logscan.signatures import parse_signatures
 from ascend_doctor.matrix.loader import load_document
 
-SHIPPED = Path(compiled_data.shipped_dir())
-STALE = "compat_matrix/compiled.pickle is stale: run `python -m ascend_doctor.compiled_data` and commit it"
+SHIPPED = Path(datacache.shipped_dir())
+STALE = "built data is stale: run `python -m ascend_doctor.compiled_data` and commit compat_matrix/compiled.pickle"
+CATALOGUE_STALE = ("checks/_catalogue.py is stale: run `python -m ascend_doctor.compiled_data` and commit it")
 
 
 def plain(value: Any) -> Any:
@@ -34,19 +36,19 @@ def plain(value: Any) -> Any:
 
 
 def test_every_part_is_current() -> None:
-    compiled_data.forget()
-    header, _ = compiled_data._read(str(SHIPPED / compiled_data.COMPILED_FILE)) or ({}, b"")
+    datacache.forget()
+    header, _ = datacache.read_header(str(SHIPPED / datacache.COMPILED_FILE)) or ({}, b"")
     assert header, STALE
     expected = ({"matrix", "matrix:chips", "signatures", "signatures:prefilter"}
-                | {f"data:{n}" for n in compiled_data.DATA_FILES if (SHIPPED / n).exists()})
+                | {f"data:{n}" for n in datacache.DATA_FILES if (SHIPPED / n).exists()})
     assert set(header["parts"]) == expected, STALE
     for part in expected:
-        assert compiled_data._load(part, str(SHIPPED)) is not None, f"{part}: {STALE}"
+        assert datacache._load(part, str(SHIPPED)) is not None, f"{part}: {STALE}"
 
 
 def test_the_matrix_part_equals_the_yaml() -> None:
     path = str(SHIPPED / "matrix.yaml")
-    compiled = compiled_data.matrix_document(path)
+    compiled = datacache.matrix_document(path)
     assert compiled is not None, STALE
     assert plain(compiled) == plain(load_document(path, cross_check=False)), STALE
     assert compiled.sections["chips"][0].loc.file == str(SHIPPED / "chips.yaml")  # paths of this install
@@ -54,7 +56,7 @@ def test_the_matrix_part_equals_the_yaml() -> None:
 
 def test_the_chips_part_equals_the_yamls_chip_tables() -> None:
     path = str(SHIPPED / "matrix.yaml")
-    compiled = compiled_data.matrix_chips(path)
+    compiled = datacache.matrix_chips(path)
     assert compiled is not None, STALE
     doc = load_document(path, cross_check=False)
     assert plain(compiled) == plain((doc.sections["chips"], doc.sections["chip_families"])), STALE
@@ -94,20 +96,20 @@ def test_chip_names_resolve_as_the_whole_matrix_resolves_them(monkeypatch: pytes
 
 def test_the_signature_part_equals_the_yaml() -> None:
     path = str(SHIPPED / "signatures.yaml")
-    compiled = compiled_data.signature_db(path)
+    compiled = datacache.signature_db(path)
     db, problems = parse_signatures((SHIPPED / "signatures.yaml").read_text(encoding="utf-8"), path)
     assert not problems and compiled is not None, STALE
     assert plain(compiled) == plain(db), STALE
     assert compiled.get(db.signatures[0].id).regex.pattern == db.signatures[0].pattern
 
 
-@pytest.mark.parametrize("name", compiled_data.DATA_FILES)
+@pytest.mark.parametrize("name", datacache.DATA_FILES)
 def test_the_data_parts_equal_the_yaml(name: str) -> None:
     import yaml
 
     if not (SHIPPED / name).exists():
         pytest.skip(f"{name} is not shipped")
-    found, value = compiled_data.yaml_data(name)
+    found, value = datacache.yaml_data(name)
     assert found, STALE
     assert plain(value) == plain(yaml.safe_load((SHIPPED / name).read_text(encoding="utf-8")))
 
@@ -129,13 +131,13 @@ def canonical(value: Any, skip: str = "") -> Any:
 def _copy(tmp_path: Path) -> Path:
     folder = tmp_path / "compat_matrix"
     shutil.copytree(SHIPPED, folder, ignore=shutil.ignore_patterns("__pycache__", "*.py"))
-    compiled_data.forget()
+    datacache.forget()
     return folder
 
 
 def test_a_copied_folder_loads_with_its_own_paths(tmp_path: Path) -> None:
     folder = _copy(tmp_path)
-    doc = compiled_data.matrix_document(str(folder / "matrix.yaml"))
+    doc = datacache.matrix_document(str(folder / "matrix.yaml"))
     assert doc is not None and doc.path == str(folder / "matrix.yaml")
     assert all(f.startswith(str(folder)) for f in doc.files)
 
@@ -145,32 +147,32 @@ def test_an_edited_yaml_file_is_read_from_the_yaml(tmp_path: Path) -> None:
     chips = folder / "chips.yaml"
     chips.write_text(chips.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
     (folder / "signatures.yaml").write_text("changed", encoding="utf-8")
-    assert compiled_data.matrix_document(str(folder / "matrix.yaml")) is None
-    assert compiled_data.signature_db(str(folder / "signatures.yaml")) is None
-    assert compiled_data._load("data:model_families.yaml", str(folder)) is not None  # untouched part
+    assert datacache.matrix_document(str(folder / "matrix.yaml")) is None
+    assert datacache.signature_db(str(folder / "signatures.yaml")) is None
+    assert datacache._load("data:model_families.yaml", str(folder)) is not None  # untouched part
 
 
 def test_changed_record_classes_or_a_damaged_file_are_never_used(tmp_path: Path) -> None:
     folder = _copy(tmp_path)
-    target = folder / compiled_data.COMPILED_FILE
-    header, body = compiled_data.split(target.read_bytes())
+    target = folder / datacache.COMPILED_FILE
+    header, body = datacache.split(target.read_bytes())
     first = next(iter(header["parts"]["matrix"]["classes"]))
     header["parts"]["matrix"]["classes"][first].append("a_field_added_since")
     target.write_bytes(compiled_data.join(header, body))
-    compiled_data.forget()
-    assert compiled_data.matrix_document(str(folder / "matrix.yaml")) is None
-    assert compiled_data.signature_db(str(folder / "signatures.yaml")) is not None
+    datacache.forget()
+    assert datacache.matrix_document(str(folder / "matrix.yaml")) is None
+    assert datacache.signature_db(str(folder / "signatures.yaml")) is not None
     header["parts"]["matrix"]["classes"][first].pop()
     target.write_bytes(compiled_data.join(header, body[: len(body) // 2]))
-    compiled_data.forget()
-    assert compiled_data.signature_db(str(folder / "signatures.yaml")) is None
+    datacache.forget()
+    assert datacache.signature_db(str(folder / "signatures.yaml")) is None
     target.write_bytes(b"garbage")
-    compiled_data.forget()
-    assert compiled_data.matrix_document(str(folder / "matrix.yaml")) is None
+    datacache.forget()
+    assert datacache.matrix_document(str(folder / "matrix.yaml")) is None
     for damaged in (b"99999\n" + body[:10], b"12\nnot a pickle", b'{"format": 1}\n' + body):  # cut, broken, old
         target.write_bytes(damaged)
-        compiled_data.forget()
-        assert compiled_data.matrix_document(str(folder / "matrix.yaml")) is None
+        datacache.forget()
+        assert datacache.matrix_document(str(folder / "matrix.yaml")) is None
 
 
 
@@ -181,7 +183,7 @@ def test_the_log_scanner_is_the_one_built_from_the_yaml() -> None:
     db, problems = parse_signatures((SHIPPED / "signatures.yaml").read_text(encoding="utf-8"), path)
     assert not problems and db is not None
     fresh = LogScanner(db)
-    compiled = _compiled_scanner(compiled_data.signature_db(path))  # what default_scanner() uses
+    compiled = _compiled_scanner(datacache.signature_db(path))  # what default_scanner() uses
     assert compiled is not None, STALE
     assert canonical(vars(compiled), skip="_pivot_regexes") == canonical(vars(fresh), skip="_pivot_regexes"), STALE
     log = (Path(__file__).resolve().parent / "samples" / "dmesg-and-logs").glob("*.txt")
@@ -198,14 +200,14 @@ def test_the_shipped_scanner_loads_the_database_only_when_a_line_may_hold_a_sign
     db, problems = parse_signatures((SHIPPED / "signatures.yaml").read_text(encoding="utf-8"), path)
     assert not problems and db is not None
     fresh = scanning.LogScanner(db)
-    compiled_data.forget()
+    datacache.forget()
     shipped = scanning._shipped_scanner(path)
     assert shipped is not None, STALE
     assert canonical({k: v for k, v in vars(shipped).items() if k in scanning.PREFILTER_STATE}) == \
         canonical({k: v for k, v in vars(fresh).items() if k in scanning.PREFILTER_STATE}), STALE
     clean = b"[    0.000000] Linux version 5.10.0\n[    1.2] systemd[1]: Started Journal Service.\n"
     assert not shipped.scan_bytes(clean).hits
-    assert (str(SHIPPED), "signatures") not in compiled_data._parts  # nothing needed the database
+    assert (str(SHIPPED), "signatures") not in datacache._parts  # nothing needed the database
     for sample in sorted((Path(__file__).resolve().parent / "samples" / "dmesg-and-logs").glob("*.txt"))[:8]:
         data = sample.read_bytes()
         assert [(h.signature.id, h.count, h.first_line) for h in shipped.scan_bytes(data).hits] == \
@@ -215,41 +217,40 @@ def test_the_shipped_scanner_loads_the_database_only_when_a_line_may_hold_a_sign
         shipped.no_such_attribute  # noqa: B018
 
 
-# -- the check catalogue (compiled by the package build, setup.py) -------------------------------------
+# -- the check catalogue (checks/_catalogue.py) -------------------------------------------------------
 
 
-def _built_catalogue(tmp_path: Path) -> Path:
-    target = tmp_path / compiled_data.CATALOGUE_FILE
-    target.write_bytes(compiled_data.build_catalogue())
-    compiled_data.forget()
-    return target
+CHECKS_DIR = Path(compiled_data.checks_dir())
 
 
-def test_the_compiled_catalogue_is_the_imported_one(tmp_path: Path) -> None:
-    from ascend_doctor.registry import import_catalogue
+def _namespace(source: str) -> Any:
+    import types
 
-    compiled = compiled_data.check_catalogue(str(_built_catalogue(tmp_path)))
-    checks, problems = import_catalogue()
-    assert compiled is not None
-    assert plain(compiled[0]) == plain([(c.module, c.spec) for c in checks])
+    built = types.SimpleNamespace()
+    exec(compile(source, "_catalogue.py", "exec"), vars(built))  # our own generated module
+    return built
+
+
+def test_the_committed_catalogue_is_current() -> None:
+    assert (CHECKS_DIR / compiled_data.CATALOGUE_MODULE).read_text(encoding="utf-8") == \
+        compiled_data.build_catalogue(), CATALOGUE_STALE
+
+
+def test_the_committed_data_is_current() -> None:
+    assert compiled_data.main(["--check"]) == 0, STALE
+
+
+def test_the_compiled_catalogue_is_the_imported_one() -> None:
+    from ascend_doctor import registry
+
+    compiled = registry._compiled_catalogue()
+    checks, problems = registry.import_catalogue()
+    assert compiled is not None, CATALOGUE_STALE
+    assert plain([(c.module, c.spec) for c in compiled[0]]) == plain([(c.module, c.spec) for c in checks])
     assert compiled[1] == problems
 
 
-def test_a_changed_check_module_makes_the_catalogue_unused(tmp_path: Path) -> None:
-    target = _built_catalogue(tmp_path)
-    header, body = compiled_data.split(target.read_bytes())
-    sources = header["parts"]["catalogue"]["sources"]
-    assert any(name.startswith("@checks/drv_001") for name in sources)
-    assert any(name == "@package/checkapi.py" for name in sources)
-    name = next(n for n in sources if n.startswith("@checks/drv_001"))
-    sources[name][1] ^= 1  # as if drv_001 had been edited since the build
-    target.write_bytes(compiled_data.join(header, body))
-    compiled_data.forget()
-    assert compiled_data.check_catalogue(str(target)) is None
-
-
-def test_a_run_from_the_compiled_catalogue_grades_as_the_imported_one(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_run_from_the_compiled_catalogue_grades_as_the_imported_one(monkeypatch: pytest.MonkeyPatch) -> None:
     from ascend_doctor import registry
     from ascend_doctor.host.snapshot import SnapshotHost
     from ascend_doctor.matrix.select import load_matrix
@@ -264,50 +265,32 @@ def test_a_run_from_the_compiled_catalogue_grades_as_the_imported_one(tmp_path: 
         return [(r.id, r.status, r.message, r.scope) for r in report.results]
 
     monkeypatch.setattr(registry, "_cache", None)
-    monkeypatch.setattr(compiled_data, "check_catalogue", lambda: None)
+    monkeypatch.setattr(registry, "_compiled_catalogue", lambda: None)
     imported = graded()
-    target = str(_built_catalogue(tmp_path))
     monkeypatch.undo()
     monkeypatch.setattr(registry, "_cache", None)
-    built = compiled_data.check_catalogue(target)
-    monkeypatch.setattr(compiled_data, "check_catalogue", lambda: built)
     checks, _ = registry.load_catalogue()
     assert checks[0].run.__module__ == registry.__name__  # the modules are imported when their check runs
     assert graded() == imported
     monkeypatch.setattr(registry, "_cache", None)
 
 
-def test_without_the_c_unpickler_the_compiled_data_reads_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
-    import pickle
-    import sys
-
-    path = str(SHIPPED / "matrix.yaml")
-    compiled_data.forget()
-    with_c = compiled_data.matrix_document(path)
-    assert compiled_data._unpickler_module().__name__ == "_pickle"
-    monkeypatch.setitem(sys.modules, "_pickle", None)  # as on an interpreter without it
-    assert compiled_data._unpickler_module() is pickle
-    compiled_data.forget()
-    assert plain(compiled_data.matrix_document(path)) == plain(with_c)
-    compiled_data.forget()
-
-
-def test_an_edited_check_module_is_never_served_from_a_stale_catalogue(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_edited_check_module_is_never_served_from_a_stale_catalogue(tmp_path: Path) -> None:
     """The freshness test reads the content: an edit of the same size, or one whose file keeps its old
     modification time (``cp -p``, ``touch -r``, an editor that restores it), still makes the catalogue
     unused, and a file only touched (or re-installed: pip gives files the time of the installation)
-    leaves it in use."""
+    leaves it in use; so does a module added or removed."""
     import os
 
-    target = _built_catalogue(tmp_path)
+    from ascend_doctor.registry import catalogue_if_current
+
+    built = _namespace(compiled_data.build_catalogue())
     copied = tmp_path / "checks"
-    shutil.copytree(compiled_data._checks_dir(), copied, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(compiled_data, "_checks_dir", lambda: str(copied))
-    assert compiled_data.check_catalogue(str(target)) is not None
+    shutil.copytree(CHECKS_DIR, copied, ignore=shutil.ignore_patterns("__pycache__"))
+    assert catalogue_if_current(built, str(copied)) is not None
     module = next(copied.glob("drv_001_*.py"))
     os.utime(module, ns=(1, 1))  # only its time changed: the same content is still current
-    assert compiled_data.check_catalogue(str(target)) is not None
+    assert catalogue_if_current(built, str(copied)) is not None
     original = module.read_bytes()
     stamp = os.stat(module)
     position = original.index(b"ASC-DRV-001") + len(b"ASC-DRV-00")
@@ -315,10 +298,28 @@ def test_an_edited_check_module_is_never_served_from_a_stale_catalogue(tmp_path:
     module.write_bytes(edited)
     os.utime(module, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))  # and the old modification time
     assert len(edited) == len(original) and os.stat(module).st_mtime_ns == stamp.st_mtime_ns
-    assert compiled_data.check_catalogue(str(target)) is None
+    assert catalogue_if_current(built, str(copied)) is None
     module.write_bytes(original + b"\n")  # longer
-    assert compiled_data.check_catalogue(str(target)) is None
+    assert catalogue_if_current(built, str(copied)) is None
     module.write_bytes(original)
-    assert compiled_data.check_catalogue(str(target)) is not None
-    module.unlink()  # a source gone (the listing check would also see it)
-    assert compiled_data.check_catalogue(str(target)) is None
+    assert catalogue_if_current(built, str(copied)) is not None
+    (copied / "zzz_999_new.py").write_text("", encoding="utf-8")  # a module added
+    assert catalogue_if_current(built, str(copied)) is None
+    (copied / "zzz_999_new.py").unlink()
+    module.unlink()  # a source gone
+    assert catalogue_if_current(built, str(copied)) is None
+
+
+def test_without_the_c_unpickler_the_compiled_data_reads_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pickle
+    import sys
+
+    path = str(SHIPPED / "matrix.yaml")
+    datacache.forget()
+    with_c = datacache.matrix_document(path)
+    assert datacache.unpickler_module().__name__ == "_pickle"
+    monkeypatch.setitem(sys.modules, "_pickle", None)  # as on an interpreter without it
+    assert datacache.unpickler_module() is pickle
+    datacache.forget()
+    assert plain(datacache.matrix_document(path)) == plain(with_c)
+    datacache.forget()

@@ -55,7 +55,7 @@ def test_wheel_installs_and_runs_from_elsewhere(tmp_path: Path) -> None:
         "compat_matrix/*.yaml not shipped"
     assert not any(n.startswith(("checks/", "compat_matrix/", "tests/", "fixtures/")) for n in names), \
         "top-level packages leaked into the wheel"
-    assert "ascend_doctor/compat_matrix/catalogue.pickle" in names, "the build did not compile the check catalogue"
+    assert "ascend_doctor/checks/_catalogue.py" in names, "the built check catalogue is not shipped"
     assert not [n for n in names if n.endswith(".marshal")], "code compiled for one Python version shipped"
     missing = sorted(set(source_files()) - set(names))
     assert not missing, f"modules of the source tree missing from the wheel: {missing}"

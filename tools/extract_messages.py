@@ -130,12 +130,17 @@ class _Collector:
             message.comments.append(comment)
 
 
+# checks/_catalogue.py repeats every CheckSpec (built by ascend_doctor/compiled_data.py): its text is
+# extracted from the check modules themselves.
+GENERATED_CATALOGUE = "_catalogue.py"
+
+
 def _python_files() -> Iterator[str]:
     for top in SOURCE_DIRS:
         for folder, dirs, files in os.walk(os.path.join(ROOT, top)):
             dirs[:] = sorted(d for d in dirs if d != "__pycache__")
             for name in sorted(files):
-                if name.endswith(".py"):
+                if name.endswith(".py") and name != GENERATED_CATALOGUE:
                     yield os.path.join(folder, name)
 
 

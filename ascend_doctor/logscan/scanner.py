@@ -169,7 +169,7 @@ class LogScanner:
         # Pivot bytes (in plan order) and the trie pattern of their needles. Each pivot's regex is
         # compiled the first time one of its needles occurs in the input: compiling them all costs
         # milliseconds, and a short dmesg usually holds none of them. The patterns themselves are
-        # made here, so that the shipped database's come compiled with it (compiled_data.py).
+        # made here, so that the shipped database's come compiled with it (datacache.py).
         self._pivot_patterns: Dict[bytes, bytes] = {
             pivot.encode("utf-8"): pivot_pattern(needles) for pivot, needles in plan.by_pivot.items()
         }
@@ -516,7 +516,7 @@ _DEFAULT: Dict[str, LogScanner] = {}
 # (_always); the rest, and the database itself, is DEFERRED_STATE (_ShippedScanner).
 PREFILTER_STATE = frozenset({"chunk_size", "max_segment", "_pivot_patterns", "_pivots", "_pivot_heads", "_always"})
 DEFERRED_STATE = frozenset({"db", "_sigs_by_needle", "_prefixes", "_order"})
-# What LogScanner() derives from the database, stored with the compiled database (compiled_data.py).
+# What LogScanner() derives from the database, stored with the compiled database (datacache.py).
 _COMPILED_STATE = PREFILTER_STATE | (DEFERRED_STATE - {"db"})
 
 
@@ -550,7 +550,7 @@ class _ShippedScanner(LogScanner):
 
 
 def _shipped_scanner(path: str) -> Optional[LogScanner]:
-    from ascend_doctor.compiled_data import scanner_prefilter
+    from ascend_doctor.datacache import scanner_prefilter
 
     state = scanner_prefilter(path)
     if state is None or set(state) != PREFILTER_STATE:  # compiled by an older scanner
@@ -562,8 +562,8 @@ def _shipped_scanner(path: str) -> Optional[LogScanner]:
 
 def _compiled_scanner(db: SignatureDB) -> Optional[LogScanner]:
     """``LogScanner(db)`` for the shipped database, from the prefilter compiled with it
-    (ascend_doctor/compiled_data.py): building it costs more than the scan of a short dmesg."""
-    from ascend_doctor.compiled_data import scanner_state
+    (ascend_doctor/datacache.py): building it costs more than the scan of a short dmesg."""
+    from ascend_doctor.datacache import scanner_state
 
     state = scanner_state(db)
     if state is None or set(state) != _COMPILED_STATE:  # compiled by an older scanner

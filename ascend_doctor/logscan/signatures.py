@@ -137,7 +137,7 @@ def load_signatures(path: Optional[str] = None) -> SignatureDB:
 
 def _load_uncached(path: str) -> SignatureDB:
     if path == default_path():  # the shipped database: its compiled form while it matches the YAML
-        from ascend_doctor.compiled_data import signature_db
+        from ascend_doctor.datacache import signature_db
 
         compiled: Optional[SignatureDB] = signature_db(path)
         if compiled is not None:

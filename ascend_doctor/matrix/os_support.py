@@ -157,7 +157,7 @@ def parse_os_support(data: Any) -> Tuple[OsSupportEntry, ...]:
 
 @functools.lru_cache(maxsize=1)
 def load_os_support() -> Tuple[OsSupportEntry, ...]:
-    from ascend_doctor.compiled_data import yaml_data
+    from ascend_doctor.datacache import yaml_data
 
     compiled, data = yaml_data(DATA_FILE)  # the YAML as parsed at build time, while it is current
     if not compiled:

@@ -41,7 +41,7 @@ def load_document_cached(path: str, *, allow_include: bool = True, cross_check: 
         return cached[1]
     doc = None
     if allow_include and not cross_check:  # the shipped matrix: its compiled form while it matches the YAML
-        from ascend_doctor.compiled_data import matrix_document
+        from ascend_doctor.datacache import matrix_document
 
         doc = matrix_document(path)
     if doc is None:
@@ -90,7 +90,7 @@ def load_chip_index(path: Optional[str] = None) -> ChipIndex:
     if not path and not os.environ.get(ENV_MATRIX, "").strip():
         shipped = shipped_matrix_path()
         if not _updated_copy_in_use(shipped, user_matrix_path()):
-            from ascend_doctor.compiled_data import matrix_chips
+            from ascend_doctor.datacache import matrix_chips
 
             tables = matrix_chips(shipped)
             if tables is not None:

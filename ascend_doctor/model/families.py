@@ -101,7 +101,7 @@ def parse_families(data: Any) -> List[ModelFamily]:
 @functools.lru_cache(maxsize=1)
 def load_families() -> Tuple[ModelFamily, ...]:
     """The shipped families (cached). Raises ``FamilyDataError`` if the data file is broken."""
-    from ascend_doctor.compiled_data import yaml_data
+    from ascend_doctor.datacache import yaml_data
 
     compiled, data = yaml_data(DATA_FILE)  # the YAML as parsed at build time, while it is current
     if not compiled:
