@@ -22,6 +22,7 @@ on every fixture); a sparse paste falls below it.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ascend_doctor.checkapi import Status
@@ -249,8 +250,6 @@ def rephrase_pasted_skips(results: Sequence[Result], source: Optional[str], fact
     check's own words stay in the evidence (``reason_on_a_machine``). Other inputs: unchanged."""
     if source != PASTED_TEXT:
         return list(results)
-    from ascend_doctor.report import Result
-
     stated = _stated_sources(source, facts)
     absent = _("not in the pasted text")
     out: List[Result] = []
@@ -268,8 +267,7 @@ def rephrase_pasted_skips(results: Sequence[Result], source: Optional[str], fact
             message = absent
         evidence = dict(result.evidence)
         evidence.update({"coverage": NOT_JUDGED, "reason_on_a_machine": result.message})
-        out.append(Result(result.id, result.title, result.status, message, result.remediation, evidence,
-                          result.scope, result.duration_s, result.actions))
+        out.append(replace(result, message=message, evidence=evidence))
     return out
 
 

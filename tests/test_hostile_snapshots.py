@@ -24,6 +24,7 @@ from click.testing import CliRunner
 
 from ascend_doctor.cli import main
 from ascend_doctor.host import snapshot as snapmod
+from ascend_doctor.host import snapshot_layout
 from ascend_doctor.host.base import SnapshotError
 from ascend_doctor.host.snapshot import MAX_MEMBER_DEPTH, SnapshotHost, safe_extract
 from ascend_doctor.tempdirs import remove_tree
@@ -140,7 +141,7 @@ def test_pax_gnu_sparse_map_is_refused_before_it_is_read(tmp_path: Path) -> None
 
 
 def test_too_many_extension_bytes_in_the_archive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(snapmod, "MAX_EXTENSION_TOTAL", 4096)
+    monkeypatch.setattr(snapshot_layout, "MAX_EXTENSION_TOTAL", 4096)  # the limits snapshot_archive reads
     members = [_meta()] + [_file("files/" + "x" * 150 + str(i)) for i in range(40)]
     archive = _archive(tmp_path / "long.tar.gz", members)
     with pytest.raises(SnapshotError, match="bytes of extension headers"):

@@ -29,7 +29,7 @@ from ascend_doctor.capture.tree import SnapshotTree
 from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import DEFAULT_TIMEOUT_S
 from ascend_doctor.host.live import LiveHost
-from ascend_doctor.host.snapshot import SNAPSHOT_FORMAT
+from ascend_doctor.host.snapshot_layout import SNAPSHOT_FORMAT
 from ascend_doctor.i18n import gettext as _
 from ascend_doctor.redaction.secrets import redact_snapshot_files
 from ascend_doctor.tempdirs import remove_tree

@@ -59,25 +59,23 @@ from ascend_doctor.host.base import (
     command_file_name,
 )
 from ascend_doctor.host.pyprobe import python_env_from_dict
+from ascend_doctor.host.snapshot_layout import (  # the layout and limits, shared with snapshot_archive.py
+    MARKERS,
+    MAX_JSON_BYTES,
+    MAX_MEMBER_BYTES,
+    MAX_MEMBERS,
+    MAX_SYMLINKS,
+    MAX_TOTAL_BYTES,
+    _one_line,
+    _open_nofollow,
+    _split,
+)
+from ascend_doctor.host.snapshot_layout import MAX_MEMBER_DEPTH as MAX_MEMBER_DEPTH
+from ascend_doctor.host.snapshot_layout import SNAPSHOT_FORMAT as SNAPSHOT_FORMAT
 
 if TYPE_CHECKING:
     from ascend_doctor.host.model_record import RecordedModels
 
-SNAPSHOT_FORMAT = 1
-META_FILES = ("snapshot.json", "env.json", "python.json", "host.json")
-MARKERS = (*META_FILES, "commands", "files")
-MAX_SYMLINKS = 40  # as the Linux kernel: more than this in one lookup is a loop
-MAX_JSON_BYTES = 16 * 1024 * 1024
-
-# Limits for unpacking an archive (a snapshot is a few MB; these leave plenty of room).
-MAX_MEMBERS = 10_000  # a real capture holds a few hundred entries (the fixtures at most 83)
-MAX_MEMBER_BYTES = 128 * 1024 * 1024
-MAX_TOTAL_BYTES = 512 * 1024 * 1024
-MAX_MEMBER_DEPTH = 64  # folders in a member name; a real snapshot goes about 16 deep
-# Extension headers (GNU long names, pax records) are read whole by tarfile: bound them first.
-MAX_EXTENSION_BYTES = 64 * 1024  # one header: a path is at most 4 KiB on Linux
-MAX_CHAINED_EXTENSIONS = 8  # in a row before a member (tarfile recurses once per header)
-MAX_EXTENSION_TOTAL = 16 * 1024 * 1024  # in the whole archive
 # Strings of snapshot.json shown in the report header (hostname, kernel, ...).
 MAX_META_TEXT = 256
 # Patterns and commands of snapshot.json "captured" that are read (a real capture has a few hundred).
@@ -97,10 +95,6 @@ class _Resolved:
     parts: Tuple[str, ...]  # components under the jail
     disk: str  # where it is on our disk
     lstat: os.stat_result
-
-
-def _split(path: str) -> List[str]:
-    return [p for p in path.split("/") if p not in ("", ".")]
 
 
 _DENIED = "permission denied"  # what _Jail._lstat gives for an lstat that raised PermissionError
@@ -727,20 +721,11 @@ class SnapshotHost:
 # Helpers
 
 
-def _open_nofollow(disk: str) -> BinaryIO:
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    return os.fdopen(os.open(disk, flags), "rb")
-
-
 def _why(exc: BaseException) -> str:
     if isinstance(exc, _Loop):
         return "symlink loop"
     message = getattr(exc, "message", None)
     return str(message) if message else _one_line(exc)
-
-
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split())[:200]
 
 
 def _shown(value: Any) -> str:

@@ -16,9 +16,9 @@ import tarfile
 import zlib
 from typing import Any, BinaryIO, Callable, List, Sequence, Set, Tuple
 
-from ascend_doctor.host import snapshot
+from ascend_doctor.host import snapshot_layout as snapshot
 from ascend_doctor.host.base import SnapshotError
-from ascend_doctor.host.snapshot import _one_line, _open_nofollow, _split
+from ascend_doctor.host.snapshot_layout import _one_line, _open_nofollow, _split
 
 _PAX_TYPES = (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE)
 _EXTENSION_TYPES = (tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK, *_PAX_TYPES)

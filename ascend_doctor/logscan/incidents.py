@@ -25,7 +25,7 @@ from dataclasses import replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ascend_doctor.fastdataclass import dataclass
-from ascend_doctor.logscan.scanner import SignatureHit, order_hits
+from ascend_doctor.logscan.hits import SignatureHit, order_hits
 
 TIME_GAP_S = 30 * 60  # a log quiet for longer than this is a new run, not the same failure
 _KERNEL_TIME = re.compile(r"^\s*\[\s*([0-9]+\.[0-9]+)\]")

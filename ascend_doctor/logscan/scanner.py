@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Dict, List, Optional, Set, Tuple
 
 from ascend_doctor.fastdataclass import dataclass
+from ascend_doctor.logscan.hits import SignatureHit as SignatureHit
+from ascend_doctor.logscan.hits import order_hits as order_hits
 from ascend_doctor.logscan.literals import pivot_pattern, plan_needles
 from ascend_doctor.logscan.normalize import expand_line
 from ascend_doctor.logscan.signatures import Signature, SignatureDB, default_path, load_signatures
@@ -28,54 +29,6 @@ DEFAULT_MAX_SEGMENT = 1 << 20
 MAX_SHOWN_CHARS = 400  # of a matched line, for display and JSON
 # Up to this size, input is checked needle by needle before a pivot's regex is compiled.
 SMALL_INPUT = 64 * 1024
-
-
-@dataclass(frozen=True)
-class SignatureHit:
-    """One signature found in one input: how often, where first/last, and the first line."""
-
-    signature: Signature
-    count: int  # physical lines that matched
-    first_line: int
-    last_line: int
-    first_text: str
-    # For generic wrappers (ERR99999, EE1001 ...): the most specific signature found with them.
-    secondary_of: Optional[str] = None
-    # Set when a context rule of another signature found with it explains this one
-    # (``overrides`` in signatures.yaml): reported as a secondary symptom of that signature.
-    overridden: bool = False
-
-    @property
-    def secondary(self) -> bool:
-        """Reported after the causes: a generic wrapper, or a line explained by its context."""
-        return self.signature.generic or self.overridden
-
-    @property
-    def id(self) -> str:
-        return self.signature.id
-
-    def to_dict(self) -> Dict[str, Any]:
-        sig = self.signature
-        return {
-            "id": sig.id,
-            "title": sig.title,
-            "category": sig.category,
-            "specificity": sig.specificity,
-            "generic": sig.generic,
-            "fault": sig.fault,
-            "family": sig.family,
-            "secondary_of": self.secondary_of,
-            "overridden": self.overridden,
-            "count": self.count,
-            "first_line": self.first_line,
-            "last_line": self.last_line,
-            "line_text": self.first_text,
-            "meaning": sig.meaning,
-            "causes": list(sig.causes),
-            "check_next": list(sig.check_next),
-            "fix": list(sig.fix),
-            "source": list(sig.source),
-        }
 
 
 @dataclass(frozen=True)
@@ -116,21 +69,6 @@ class ScanResult:
             "findings": [hit.to_dict() for hit in self.hits],
             "incidents": [incident.to_dict() for incident in self.incidents],
         }
-
-
-def order_hits(hits: Sequence[SignatureHit]) -> Tuple[SignatureHit, ...]:
-    """Most specific first; generic wrappers (and lines explained by their context) last, pointing
-    at the most specific cause (an overridden line keeps the signature that explains it)."""
-
-    def key(hit: SignatureHit) -> Tuple[int, int, str]:
-        return (-hit.signature.specificity, hit.first_line, hit.signature.id)
-
-    specific = sorted((h for h in hits if not h.secondary), key=key)
-    generic = sorted((h for h in hits if h.secondary), key=key)
-    if specific:
-        top = specific[0].signature.id
-        generic = [h if h.overridden and h.secondary_of else replace(h, secondary_of=top) for h in generic]
-    return tuple(specific + generic)
 
 
 def shown_text(text: str, start: int, end: int, limit: int = MAX_SHOWN_CHARS) -> str:

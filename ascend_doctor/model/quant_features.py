@@ -97,7 +97,7 @@ def parse_requirements(data: Any) -> Tuple[EngineRequirement, ...]:
 @functools.lru_cache(maxsize=1)
 def load_requirements() -> Tuple[EngineRequirement, ...]:
     """The shipped requirements (cached). Raises ``QuantFeatureDataError`` if the data is broken."""
-    from ascend_doctor.compiled_data import yaml_data
+    from ascend_doctor.datacache import yaml_data
 
     compiled, data = yaml_data(DATA_FILE)
     if not compiled:

@@ -1,7 +1,7 @@
 """What the markdown, JUnit and HTML renderers share: the run header, ordering, the facts line.
 
 Every format carries the tool and matrix versions and the time of the run (``run_header``).
-Area titles and their order come from the text renderer, so all formats group alike.
+Area titles and their order are kept here (AREA_TITLES), so all formats group alike.
 """
 
 from __future__ import annotations
@@ -19,6 +19,16 @@ FINDING_ORDER = (Status.FAIL, Status.ERROR, Status.WARN, Status.INFO)
 PRECONDITION_FLAGS = {"model": "--model DIR", "manifest": "--verify MANIFEST",
                       "serving_config": "--config FILE / --vllm-args", "rank_table": "--rank-table FILE"}
 WHERE_LABEL = {"host": N_("on the host"), "container": N_("in the container"), "either": ""}
+# Areas in the order a person fixes them: devices and driver first, the model last.
+# English here; shown through _() (area_title), so every format prints them in the chosen language.
+AREA_TITLES = {
+    "CORE": N_("ascend-doctor itself"), "SMI": "npu-smi", "DEV": N_("Devices"), "CTR": N_("Containers"),
+    "DRV": N_("Driver"), "FW": N_("Firmware"), "MIX": N_("Mixed installations"), "CANN": N_("CANN toolkit"),
+    "OPS": N_("Kernels / ops package"), "NNAL": "NNAL / ATB", "ARCH": N_("Architecture"),
+    "PY": N_("Python, torch and torch_npu"), "ENG": N_("Serving engines"), "ENV": N_("Environment"),
+    "SYS": N_("Host resources"), "LOG": N_("Logs"), "MDL": N_("Model weights"), "CFG": N_("Serving configuration"),
+    "SRV": N_("Serving endpoint"), "FLT": N_("Fleet"), "NET": N_("NPU network"), "RT": N_("Rank table"),
+}
 
 
 def clean(text: Any) -> str:
@@ -41,8 +51,6 @@ def area_of(result: Result) -> str:
 
 
 def _area_titles() -> Dict[str, str]:
-    from ascend_doctor.render.text import AREA_TITLES
-
     return dict(AREA_TITLES)
 
 

@@ -15,6 +15,7 @@ from typing import IO, Any, Dict, List, Optional, Set
 from ascend_doctor.checkapi import Status
 from ascend_doctor.i18n import N_, get_language, joiner, labelled, ngettext
 from ascend_doctor.i18n import gettext as _
+from ascend_doctor.render.common import AREA_TITLES
 from ascend_doctor.render.lines import Console, Text, is_a_terminal
 from ascend_doctor.render.sanitize import visible, visible_lines
 from ascend_doctor.report import Report, Result
@@ -26,16 +27,6 @@ STATUS_STYLE = {
     Status.FAIL: "bold red",
     Status.SKIP: "dim",
     Status.ERROR: "magenta",
-}
-# Areas in the order a person fixes them: devices and driver first, the model last.
-# English here; shown through _() (area_title), so every format prints them in the chosen language.
-AREA_TITLES = {
-    "CORE": N_("ascend-doctor itself"), "SMI": "npu-smi", "DEV": N_("Devices"), "CTR": N_("Containers"),
-    "DRV": N_("Driver"), "FW": N_("Firmware"), "MIX": N_("Mixed installations"), "CANN": N_("CANN toolkit"),
-    "OPS": N_("Kernels / ops package"), "NNAL": "NNAL / ATB", "ARCH": N_("Architecture"),
-    "PY": N_("Python, torch and torch_npu"), "ENG": N_("Serving engines"), "ENV": N_("Environment"),
-    "SYS": N_("Host resources"), "LOG": N_("Logs"), "MDL": N_("Model weights"), "CFG": N_("Serving configuration"),
-    "SRV": N_("Serving endpoint"), "FLT": N_("Fleet"), "NET": N_("NPU network"), "RT": N_("Rank table"),
 }
 
 

@@ -20,10 +20,9 @@ from ascend_doctor import shellcmd
 from ascend_doctor.i18n import N_
 from ascend_doctor.i18n_text import Text
 from ascend_doctor.matrix.specs import spec_matches, try_ascend
+from ascend_doctor.resolve.candidates import same_ascend, same_public
 from ascend_doctor.resolve.engines import mindie_torches
-from ascend_doctor.resolve.model import KEEP, TargetStack, joined
-from ascend_doctor.resolve.provider import same_ascend, same_public
-from ascend_doctor.resolve.steps import VLLM_SOURCE_BUILD, PlanStep
+from ascend_doctor.resolve.model import KEEP, VLLM_SOURCE_BUILD, PlanStep, TargetStack, joined
 
 if TYPE_CHECKING:
     from ascend_doctor.matrix.chips import ChipInfo

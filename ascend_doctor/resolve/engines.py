@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Iterator, List, Optional, Sequence, Tuple
 from ascend_doctor.i18n import N_
 from ascend_doctor.i18n_text import Text
 from ascend_doctor.matrix.specs import python_in, try_ascend, try_pypi
-from ascend_doctor.resolve.provider import Candidate, Need, same_ascend, same_public, same_pypi
+from ascend_doctor.resolve.candidates import Candidate, Need, same_ascend, same_public, same_pypi
 
 if TYPE_CHECKING:
     from ascend_doctor.matrix.model import Matrix

@@ -16,8 +16,7 @@ from ascend_doctor import shellcmd
 from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.i18n import N_
 from ascend_doctor.i18n_text import Text
-from ascend_doctor.resolve.model import KEEP, StackState, TargetStack, joined
-from ascend_doctor.resolve.steps import PlanStep
+from ascend_doctor.resolve.model import KEEP, PlanStep, StackState, TargetStack, joined
 
 if TYPE_CHECKING:
     from ascend_doctor.facts import Facts

@@ -123,3 +123,23 @@ class TargetStack:
         return {"engine": self.engine, "picks": {k: p.to_dict() for k, p in self.picks.items()},
                 "firmware": self.firmware.to_dict() if self.firmware else None,
                 "conflicts": list(self.conflicts), "notes": list(self.notes)}
+
+
+# Where building vLLM and vLLM-Ascend from source is described (steps.py, engine_steps.py).
+VLLM_SOURCE_BUILD = ("github.com/vllm-project/vllm-ascend docs/source/installation.md (Build from source code: "
+                     "VLLM_TARGET_DEVICE=empty pip install -v -e . for vLLM; git submodule update --init --recursive "
+                     "for vLLM-Ascend)")
+
+
+@dataclass(frozen=True)
+class PlanStep:
+    """One step of the plan: what, the commands to paste, where they run, and why."""
+
+    component: str  # hdk, reboot, cann, kernels, nnal, cann_deps, torch, engine, python, keep
+    title: str
+    commands: Tuple[str, ...] = ()
+    where: str = "host"  # host / either / container
+    target: Optional[str] = None
+    why: str = ""
+    sources: Tuple[str, ...] = ()
+    note: Optional[str] = None

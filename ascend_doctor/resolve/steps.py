@@ -13,13 +13,14 @@ Every command is built with ``ascend_doctor.shellcmd`` from words: a version rea
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence
 
 from ascend_doctor import shellcmd
-from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.i18n import N_
 from ascend_doctor.i18n_text import Text
 from ascend_doctor.resolve.model import INSTALL, KEEP, Pick, TargetStack, joined
+from ascend_doctor.resolve.model import VLLM_SOURCE_BUILD as VLLM_SOURCE_BUILD
+from ascend_doctor.resolve.model import PlanStep as PlanStep
 
 if TYPE_CHECKING:
     from ascend_doctor.matrix.chips import ChipInfo
@@ -36,25 +37,6 @@ CANN_PY_DEPS_SOURCE = ("github.com/vllm-project/vllm-ascend docs/source/installa
 TOOLKIT_ENV = "/usr/local/Ascend/ascend-toolkit/set_env.sh"
 NNAL_ENV = "/usr/local/Ascend/nnal/atb/set_env.sh"
 VENV = "/opt/ascend-venv"  # a fixed path: no "~" that quoting would stop from expanding
-VLLM_SOURCE_BUILD = ("github.com/vllm-project/vllm-ascend docs/source/installation.md (Build from source code: "
-                     "VLLM_TARGET_DEVICE=empty pip install -v -e . for vLLM; git submodule update --init --recursive "
-                     "for vLLM-Ascend)")
-
-
-@dataclass(frozen=True)
-class PlanStep:
-    """One step of the plan: what, the commands to paste, where they run, and why."""
-
-    component: str  # hdk, reboot, cann, kernels, nnal, cann_deps, torch, engine, python, keep
-    title: str
-    commands: Tuple[str, ...] = ()
-    where: str = "host"  # host / either / container
-    target: Optional[str] = None
-    why: str = ""
-    sources: Tuple[str, ...] = ()
-    note: Optional[str] = None
-
-
 def _v(version: Optional[str]) -> str:
     """A version safe for a file name or a pip pin (a malformed value read from a machine becomes a placeholder)."""
     return shellcmd.shaped(version, "version")
