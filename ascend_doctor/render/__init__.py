@@ -5,8 +5,8 @@ command together with the ``--format`` chosen, and writes the string it gets bac
 ``cli._common.write_output``:
 
 * reports (check, probe, fleet, report render): ``prepare_report`` (redaction, language) then
-  ``report_as_text`` / ``report_for_terminal`` below, in every format of ``REPORT_FORMATS`` (text.py,
-  json.py, markdown.py, junit.py, html.py); ``cli._common.emit_report`` strings these together;
+  ``render_report`` (one lookup in the format registry ``FORMATS``: text.py, json.py, markdown.py,
+  junit.py, html.py) or ``report_for_terminal``; ``cli._common.emit_report`` strings these together;
 * ``report diff``: diff.py ``render_diff``;
 * ``checks`` and ``explain``: catalogue.py; ``plan``: plan.py; ``diagnose``: diagnose.py;
 * ``matrix show|lookup|plan|validate|bundle|update``: matrix.py;
@@ -23,7 +23,7 @@ the tool also reads back, is written by model/manifest.py beside its parser; ren
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Dict, NamedTuple, Sequence
 
 if TYPE_CHECKING:
     from ascend_doctor.report import Report
@@ -32,15 +32,53 @@ if TYPE_CHECKING:
 TEXT = "text"
 JSON = "json"
 
-# Formats every report-printing command accepts (``--format``), with the one-line help of each.
-REPORT_FORMATS = ("text", "json", "markdown", "junit", "html")
-FORMAT_HELP = {
-    "text": "for people",
-    "json": "for scripts",
-    "markdown": "for tickets",
-    "junit": "for CI (JUnit XML: Jenkins, GitLab)",
-    "html": "as one self-contained page",
+# The report formats (``--format`` of every report-printing command): name -> its one-line help and
+# its renderer. Adding a format is one entry here (and its module); the command line's choices, its
+# help and the dispatch all read this table.
+class ReportFormat(NamedTuple):
+    help: str
+    render: Callable[[Report, bool], str]  # (a prepared report, verbose) -> the document
+
+
+def _text(report: Report, verbose: bool) -> str:
+    from ascend_doctor.render.text import report_to_text
+
+    return report_to_text(report, color=False, verbose=verbose)
+
+
+def _json(report: Report, verbose: bool) -> str:
+    from ascend_doctor.render.json import report_to_json
+
+    return report_to_json(report)
+
+
+def _markdown(report: Report, verbose: bool) -> str:
+    from ascend_doctor.render.markdown import report_to_markdown
+
+    return report_to_markdown(report, verbose=verbose)
+
+
+def _junit(report: Report, verbose: bool) -> str:
+    from ascend_doctor.render.junit import report_to_junit
+
+    return report_to_junit(report)
+
+
+def _html(report: Report, verbose: bool) -> str:
+    from ascend_doctor.render.html import report_to_html
+
+    return report_to_html(report)
+
+
+FORMATS: Dict[str, ReportFormat] = {
+    "text": ReportFormat("for people", _text),
+    "json": ReportFormat("for scripts", _json),
+    "markdown": ReportFormat("for tickets", _markdown),
+    "junit": ReportFormat("for CI (JUnit XML: Jenkins, GitLab)", _junit),
+    "html": ReportFormat("as one self-contained page", _html),
 }
+REPORT_FORMATS = tuple(FORMATS)
+FORMAT_HELP = {name: spec.help for name, spec in FORMATS.items()}
 
 
 def unknown_format(fmt: str, formats: Sequence[str] = (TEXT, JSON)) -> ValueError:
@@ -64,35 +102,12 @@ def report_for_terminal(report: Report, verbose: bool = False) -> None:
     render_text(report, make_console(), verbose=verbose)
 
 
-def report_as_text(report: Report, fmt: str, verbose: bool = False) -> str:
-    """A prepared report in ``fmt`` as one string (plain text for ``text``: a file or a pipe)."""
-    if fmt != "text":
-        return render_report(report, fmt, verbose)
-    from ascend_doctor.render.text import report_to_text
-
-    return report_to_text(report, color=False, verbose=verbose)
-
-
 def render_report(report: Report, fmt: str, verbose: bool = False) -> str:
-    """``report`` as a string in ``fmt`` (text without colours)."""
-    if fmt == "json":
-        from ascend_doctor.render.json import report_to_json
+    """A prepared ``report`` as one string in ``fmt`` (plain text for ``text``: a file or a pipe)."""
+    spec = FORMATS.get(fmt)
+    if spec is None:
+        raise unknown_format(fmt, REPORT_FORMATS)
+    return spec.render(report, verbose)
 
-        return report_to_json(report)
-    if fmt == "markdown":
-        from ascend_doctor.render.markdown import report_to_markdown
 
-        return report_to_markdown(report, verbose=verbose)
-    if fmt == "junit":
-        from ascend_doctor.render.junit import report_to_junit
-
-        return report_to_junit(report)
-    if fmt == "html":
-        from ascend_doctor.render.html import report_to_html
-
-        return report_to_html(report)
-    if fmt == "text":
-        from ascend_doctor.render.text import report_to_text
-
-        return report_to_text(report, color=False, verbose=verbose)
-    raise unknown_format(fmt, REPORT_FORMATS)
+report_as_text = render_report  # the name cli/_common.py and older callers use
