@@ -47,6 +47,10 @@ def load_catalogue() -> Tuple[List[Check], List[str]]:
 def _compiled_catalogue() -> Optional[Tuple[List[Check], List[str]]]:
     import os
 
+    import ascend_doctor.checks as pkg
+
+    if len(list(pkg.__path__)) != 1:  # another folder of checks joined the package: import them all
+        return None
     try:
         from ascend_doctor.checks import _catalogue
     except Exception:  # not built, or built for CheckSpec fields that changed since: import every module
