@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Regenerate what is derived from the checks, in one command (docs/architecture.md, "Adding a check").
 
-    python tools/regenerate.py           # docs/checks.md from the registry, and the message catalogue:
+    python tools/regenerate.py           # the built data (python -m ascend_doctor.compiled_data:
+                                         # compat_matrix/compiled.pickle, checks/_catalogue.py),
+                                         # docs/checks.md from the registry, and the message catalogue:
                                          # new messages into ascend_doctor/locale/zh/.../ascend_doctor.po
                                          # (untranslated), the .mo compiled from it
     python tools/regenerate.py --check   # change nothing; exit 1 when either is stale or a message
@@ -59,8 +61,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 when something is stale")
     args = parser.parse_args(argv)
+    from ascend_doctor import compiled_data  # first: the registry below reads the catalogue it builds
+
+    built = compiled_data.main(["--check"] if args.check else [])
     text = render_catalogue()
-    stale: List[str] = []
+    stale: List[str] = ["built data"] if built else []
     if DOC.read_text(encoding="utf-8") != text:
         if args.check:
             stale.append(str(DOC.relative_to(ROOT)))
