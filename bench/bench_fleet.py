@@ -54,18 +54,23 @@ elapsed = time.perf_counter() - started
 print(json.dumps({"seconds": elapsed, "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
 """
 
-# The child that runs fleet as the command line does, timed from the interpreter's start.
+# The child that runs fleet as the `ascend-doctor` console script does (ascend_doctor.launcher.run: the
+# collector paused for the start-up and then run less often, the process ended without the interpreter's
+# teardown), timed from the interpreter's start; the measurement is written just before that end.
 FLEET_CHILD = """
 import json, resource, sys, time
 started = time.perf_counter()
-from ascend_doctor.cli import main
+from ascend_doctor import launcher
+sys.argv[0] = "ascend-doctor"
+code = 0
 try:
-    main(sys.argv[1:], prog_name="ascend-doctor")
+    launcher.main()
 except SystemExit as exc:
     code = exc.code
 elapsed = time.perf_counter() - started
 sys.stderr.write(json.dumps({"seconds": elapsed, "code": code,
                              "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}) + "\\n")
+launcher.end_process(code)
 """
 
 
