@@ -55,8 +55,8 @@ print(json.dumps({"seconds": elapsed, "maxrss_kib": resource.getrusage(resource.
 """
 
 # The child that runs fleet as the `ascend-doctor` console script does (ascend_doctor.launcher.run: the
-# collector paused for the start-up and then run less often, the process ended without the interpreter's
-# teardown), timed from the interpreter's start; the measurement is written just before that end.
+# collector paused for the start-up and then run less often), timed from the interpreter's start; the
+# measurement is written when the command returns.
 FLEET_CHILD = """
 import json, resource, sys, time
 started = time.perf_counter()
@@ -64,13 +64,13 @@ from ascend_doctor import launcher
 sys.argv[0] = "ascend-doctor"
 code = 0
 try:
-    launcher.main()
+    launcher.run()
 except SystemExit as exc:
     code = exc.code
 elapsed = time.perf_counter() - started
 sys.stderr.write(json.dumps({"seconds": elapsed, "code": code,
                              "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}) + "\\n")
-launcher.end_process(code)
+sys.exit(code)
 """
 
 
