@@ -5,12 +5,15 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from typing import Any, Callable, Iterable, NoReturn, Optional, Tuple, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, NoReturn, Optional, Tuple, TypeVar
 
 import click
 
 from ascend_doctor.exitcodes import ExitCode
 from ascend_doctor.i18n import gettext as _
+
+if TYPE_CHECKING:
+    from ascend_doctor.redaction.identity import IdentityRedactor
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -80,12 +83,17 @@ def write_output(text: str, output: Optional[str]) -> None:
     click.echo(_("wrote {path} ({size} bytes)").format(path=output, size=len(text.encode("utf-8"))), err=True)
 
 
-def emit_report(report: Any, fmt: str, output: Optional[str], verbose: bool = False) -> None:
-    """Print a report in ``fmt`` (coloured text on a terminal) or write it atomically to ``output``;
-    secrets redacted and human text in the chosen language first (render.prepare_report)."""
+def emit_report(report: Any, fmt: str, output: Optional[str], verbose: bool = False,
+                identities: Optional[IdentityRedactor] = None) -> None:
+    """Print a report in ``fmt`` (coloured text on a terminal) or write it atomically to ``output``.
+
+    The one redaction of the run happens here, before any format sees the report: secrets always,
+    identities too when the command passes ``identities`` (an ``IdentityRedactor``: ``--redact``);
+    then the human text in the chosen language (render.prepare_report)."""
+    from ascend_doctor.redaction.output import redact_for_output
     from ascend_doctor.render import prepare_report, report_as_text, report_for_terminal
 
-    report = prepare_report(report)
+    report = prepare_report(redact_for_output(report, identities))
     if fmt == "text" and not (output and output != "-"):
         report_for_terminal(report, verbose)
         return

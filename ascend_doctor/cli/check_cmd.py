@@ -179,11 +179,12 @@ def check(snapshot: Optional[str], from_text: Optional[str], fmt: str, output: O
         report.notes.append(_("every selected check was skipped, so nothing was verified: this is not a pass "
                               "(exit code {code}); give the inputs the checks need or select other checks").format(
                                   code=int(ExitCode.INCOMPLETE)))
+    identities = None
     if redact:
-        from ascend_doctor.redaction.identity import redact_report
+        from ascend_doctor.redaction.identity import IdentityRedactor
 
-        report = redact_report(report)
-    emit_report(report, fmt, output, verbose)
+        identities = IdentityRedactor()
+    emit_report(report, fmt, output, verbose, identities)
     sys.exit(int(report.exit_code))
 
 

@@ -5,12 +5,15 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Any, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, List, Optional, Tuple
 
 import click
 
 from ascend_doctor.cli._common import check_selection, fail, handle_errors, report_output_options
 from ascend_doctor.exitcodes import ExitCode
+
+if TYPE_CHECKING:
+    from ascend_doctor.redaction.identity import IdentityRedactor
 
 
 @click.command("fleet")
@@ -78,11 +81,9 @@ def fleet(inputs: Tuple[str, ...], fmt: str, output: Optional[str], fail_on: str
 
     report = fleet_report(facts, matrix, matrix_info, options, inputs, time.monotonic() - started)
     _note_unselected_node_verdicts(report, options)
-    if redact:
-        report = _redacted(report)
     from ascend_doctor.cli._common import emit_report
 
-    emit_report(report, fmt, output, verbose)
+    emit_report(report, fmt, output, verbose, _node_names(report) if redact else None)
     sys.exit(int(report.exit_code))
 
 
@@ -107,11 +108,10 @@ def _note_unselected_node_verdicts(report: Any, options: Any) -> None:
                             f"{NODES_PASS} is not selected, so the exit code does not count them")
 
 
-def _redacted(report: Any) -> Any:
-    """The fleet report with identities replaced; every node's host name is learned first, so that
+def _node_names(report: Any) -> IdentityRedactor:
+    """An IdentityRedactor for the fleet report that has learned every node's host name first, so that
     it is replaced wherever it stands (messages, fix plan, file names)."""
-    from ascend_doctor.redaction.identity import REPORT_NOTE, IdentityRedactor, redact_report_dict
-    from ascend_doctor.reportio import report_from_dict
+    from ascend_doctor.redaction.identity import IdentityRedactor
 
     redactor = IdentityRedactor()
     for node in report.facts.get("nodes") or []:
@@ -123,10 +123,7 @@ def _redacted(report: Any) -> Any:
             base = os.path.basename(str(node.get("source") or "").rstrip("/"))
             redactor.learn_host_file(base, name)
     # Fix-step summaries ("On node07: ...") are text like any other (redaction/identity.py _VERBATIM_KEY).
-    data = redact_report_dict(report.to_dict(), redactor)
-    redacted = report_from_dict(data, "fleet report")
-    redacted.notes.append(REPORT_NOTE)
-    return redacted
+    return redactor
 
 
 def _split(values: Tuple[str, ...]) -> Tuple[str, ...]:

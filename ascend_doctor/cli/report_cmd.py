@@ -80,13 +80,14 @@ def render(report_file: str, fmt: str, output: Optional[str], redact: bool, verb
     """
     _not_an_input(output, [report_file])
     loaded = _read(report_file)
+    identities = None
     if redact:
-        from ascend_doctor.redaction.identity import redact_report
+        from ascend_doctor.redaction.identity import IdentityRedactor
 
-        loaded = redact_report(loaded)
+        identities = IdentityRedactor()
     from ascend_doctor.cli._common import emit_report
 
-    emit_report(loaded, fmt, output, verbose)
+    emit_report(loaded, fmt, output, verbose, identities)
 
 
 @report.command("diff")

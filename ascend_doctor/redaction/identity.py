@@ -32,6 +32,8 @@ an ordinary word is replaced where that word stands alone too. Secrets are anoth
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import ipaddress
 import json
 import os
@@ -318,13 +320,69 @@ def redact_report_dict(data: Dict[str, Any], redactor: Optional[IdentityRedactor
     return redacted
 
 
-def redact_report(report: Report) -> Report:
-    """The same report with identities replaced by placeholders, and a note saying so."""
-    from ascend_doctor.reportio import report_from_dict
+def redact_report(report: Report, redactor: Optional[IdentityRedactor] = None) -> Report:
+    """The same report with identities replaced by placeholders, and a note saying so.
 
-    redacted = report_from_dict(redact_report_dict(report.to_dict()), "report")
+    Walks the report's own records (results, their actions, the fix plan, notes, facts, host) in the
+    order ``Report.to_dict()`` lists them, each field under its own name as the key, so that every
+    value gets the placeholder that ``redact_report_dict`` gives it in the JSON; nothing is turned
+    into a dict and read back. ``redactor`` may arrive with names already learned (a fleet's nodes)."""
+    redactor = redactor or IdentityRedactor()
+    if isinstance(report.host, dict):
+        redactor.learn_host(report.host.get("hostname"))
+    for value in _record_strings(report):
+        redactor.learn_from_text(value)
+    redacted: Report = _redact_record(report, redactor)
     redacted.notes.append(REPORT_NOTE)
     return redacted
+
+
+def _redact_record(record: Any, redactor: IdentityRedactor) -> Any:
+    """A copy of the dataclass ``record`` with every field redacted under its field name (the key
+    ``to_dict`` writes it under); a list field is always a new list, so that the caller's report
+    is left as it was."""
+    changes = {field.name: _redact_field(getattr(record, field.name), field.name, redactor)
+               for field in dataclasses.fields(record) if field.init}
+    return dataclasses.replace(record, **changes)
+
+
+def _redact_field(value: Any, key: str, redactor: IdentityRedactor) -> Any:
+    from ascend_doctor.jsonutil import jsonable
+
+    if isinstance(value, str):
+        return redactor.json(value, key)
+    if value is None or isinstance(value, (int, float, enum.Enum)):
+        return value  # statuses, counts and durations: never an identity
+    if _is_record(value):
+        return _redact_record(value, redactor)
+    if isinstance(value, (list, tuple)) and all(_is_record(item) for item in value):
+        items = [_redact_record(item, redactor) for item in value]
+        return tuple(items) if isinstance(value, tuple) else items
+    new = redactor.json(jsonable(value), key)
+    return tuple(new) if isinstance(value, tuple) else new
+
+
+def _is_record(value: Any) -> bool:
+    return dataclasses.is_dataclass(value) and not isinstance(value, type)
+
+
+def _record_strings(record: Any) -> Iterable[str]:
+    """Every string of a report's records, where redact_report_dict learns names from."""
+    from ascend_doctor.jsonutil import jsonable
+
+    for field in dataclasses.fields(record):
+        if not field.init:
+            continue
+        value = getattr(record, field.name)
+        if isinstance(value, str):
+            yield value
+        elif _is_record(value):
+            yield from _record_strings(value)
+        elif isinstance(value, (list, tuple)) and value and all(_is_record(item) for item in value):
+            for item in value:
+                yield from _record_strings(item)
+        elif isinstance(value, (dict, list, tuple)):
+            yield from _strings(jsonable(value))
 
 
 # -- snapshot trees ---------------------------------------------------------------------------

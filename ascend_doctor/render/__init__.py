@@ -4,7 +4,8 @@ Every command hands its result (a typed record, never a dict it built) to the re
 command together with the ``--format`` chosen, and writes the string it gets back with
 ``cli._common.write_output``:
 
-* reports (check, probe, fleet, report render): ``prepare_report`` (redaction, language) then
+* reports (check, probe, fleet, report render), redacted once by the command (redaction/output.py):
+  ``prepare_report`` (language) then
   ``render_report`` (one lookup in the format registry ``FORMATS``: text.py, json.py, markdown.py,
   junit.py, html.py) or ``report_for_terminal``; ``cli._common.emit_report`` strings these together;
 * ``report diff``: diff.py ``render_diff``;
@@ -87,12 +88,12 @@ def unknown_format(fmt: str, formats: Sequence[str] = (TEXT, JSON)) -> ValueErro
 
 
 def prepare_report(report: Report) -> Report:
-    """What every format shows of ``report``: secrets redacted (docs/redaction.md) and the human text
-    in the chosen language (--lang; ids, statuses and evidence unchanged)."""
-    from ascend_doctor.redaction.secrets import redact_report
+    """What every format shows of ``report``: the human text in the chosen language (--lang; ids,
+    statuses and evidence unchanged). ``report`` arrives redacted: the command redacts it once, where
+    it produces it (redaction/output.py), however many formats it then renders."""
     from ascend_doctor.render.localize import localize_report
 
-    return localize_report(redact_report(report))
+    return localize_report(report)
 
 
 def report_for_terminal(report: Report, verbose: bool = False) -> None:
