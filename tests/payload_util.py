@@ -328,7 +328,7 @@ def commands_in(data: Any, origin: Origin = "") -> Iterator[Tuple[str, Origin]]:
             if isinstance(value, str) and key in PROSE_KEYS:
                 if key in LINE_KEYS:
                     yield from ((c, here) for c in command_lines(value))
-                yield from ((c, here + SPAN) for c in inline_commands(value))
+                yield from ((c, here + SPAN) for c in _inline_commands_of_prose(value))
                 continue
             yield from commands_in(value, here)
     elif isinstance(data, list):
@@ -337,6 +337,14 @@ def commands_in(data: Any, origin: Origin = "") -> Iterator[Tuple[str, Origin]]:
                 yield from ((c, origin + SPAN) for c in inline_commands(item))
             else:
                 yield from commands_in(item, origin)
+
+
+def _inline_commands_of_prose(text: str) -> Iterator[str]:
+    """Inline commands of the lines that are not command lines: a command line is pasted whole, and a
+    backtick inside its quotes is a character of a value, not the start of an inline command."""
+    for line in text.split("\n"):
+        if not line.strip().startswith(LINE_STARTS):
+            yield from inline_commands(line)
 
 
 _FIX_LABEL = "      fix: "
@@ -349,7 +357,9 @@ def commands_in_text(text: str, origin: Origin) -> Iterator[Tuple[str, Origin]]:
     in_plan = False
     in_fix = False
     for line in text.split("\n"):
-        yield from ((c, origin + SPAN) for c in inline_commands(line))
+        if not line.strip().startswith(LINE_STARTS):
+            # a command line is pasted whole below: a backtick inside its quotes is a character of a value
+            yield from ((c, origin + SPAN) for c in inline_commands(line))
         if line == "Fix plan":
             in_plan = True
             continue
