@@ -23,11 +23,13 @@ from ascend_doctor.matrix.records import (
     MindieImage,
     MindieMotor,
     MindieRow,
+    MindieTurboRow,
     MindieUnconfirmed,
     MindspeedRow,
     Note,
     PackageConvention,
     PipIndex,
+    PluginWheel,
     ProductCann,
     PtaRelease,
     PypiReleases,
@@ -91,6 +93,8 @@ class Matrix:
         self.mindie_unconfirmed: List[MindieUnconfirmed] = rows("mindie_unconfirmed", MindieUnconfirmed)
         self.mindie_motor: List[MindieMotor] = rows("mindie_motor", MindieMotor)
         self.mindspeed_rows: List[MindspeedRow] = rows("mindspeed", MindspeedRow)
+        self.mindie_turbo: List[MindieTurboRow] = rows("mindie_turbo", MindieTurboRow)
+        self.plugin_wheels: List[PluginWheel] = rows("plugin_wheels", PluginWheel)
         self.mindstudio: List[ProductCann] = rows("mindstudio", ProductCann)
         self.mindspore: List[ProductCann] = rows("mindspore", ProductCann)
         self.chip_families: List[ChipFamily] = rows("chip_families", ChipFamily)

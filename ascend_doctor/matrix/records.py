@@ -356,6 +356,35 @@ class MindieMotor(Row):
 
 
 @dataclass(frozen=True)
+class MindieTurboRow(Row):
+    """A MindIE Turbo release and the CANN / vLLM-Ascend / vLLM it must be used with."""
+
+    version: str = fld(Text(r"^[0-9]+\.[0-9]+(\.?[A-Za-z]+[0-9]*|\.[0-9]+)?$", "2.3.0, 2.2.RC1, 2.0rc1"),
+                       required=True)
+    cann: str = fld(ASCEND, required=True, ref="cann")
+    vllm_ascend: Tuple[str, ...] = fld(ListOf(PYPI), factory=tuple, ref="vllm_ascend")
+    vllm: Tuple[str, ...] = fld(ListOf(PYPI), factory=tuple)
+    pta: Optional[str] = fld(ASCEND, ref="pta")
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+    KEY = ("version",)
+
+
+# How a plugin wheel records what it was built against (the check reads the installed version).
+WHEEL_RECORDS = ("cann_local_tag",)
+
+
+@dataclass(frozen=True)
+class PluginWheel(Row):
+    dist: str = fld(Text(r"^[a-z0-9][a-z0-9._-]{0,63}$", "a PEP 503 distribution name"), required=True)
+    records: str = fld(Choice(*WHEEL_RECORDS), required=True)
+    example: str = fld(PYPI, required=True)  # an installed version as published, parsed by the check's tests
+    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+    note: Optional[str] = fld(TEXT)
+    KEY = ("dist",)
+
+
+@dataclass(frozen=True)
 class MindspeedRow(Row):
     version: str = fld(ASCEND, required=True)
     branch: Optional[str] = fld(TEXT)  # the git branch of the release (never master)
@@ -476,6 +505,8 @@ SECTIONS: Dict[str, type] = {
     "mindie_images": MindieImage,
     "mindie_unconfirmed": MindieUnconfirmed,
     "mindie_motor": MindieMotor,
+    "mindie_turbo": MindieTurboRow,
+    "plugin_wheels": PluginWheel,
     "mindspeed": MindspeedRow,
     "mindstudio": ProductCann,
     "mindspore": ProductCann,
