@@ -7,6 +7,8 @@ from typing import Iterator, List, Optional, Tuple
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
+from ascend_doctor.parsers.vllm_build_info import scm_commit
+from ascend_doctor.shellcmd import Placeholder, argv, chain, export, with_comment
 
 from ._engines import cann_upgrade_action
 from ._support import verdict_finding
@@ -17,7 +19,9 @@ CHECK = CheckSpec(
     what=("For every engine installed -- vLLM-Ascend (with the vllm it plugs into), MindIE (version.info on disk), "
           "MindSpeed -- asks the compatibility matrix how its release pairs with the CANN toolkit in use, torch, "
           "torch_npu, Python and the driver. Released pairings PASS; merely compatible ones PASS with the "
-          "recommended versions noted; documented mismatches FAIL; pairings no source covers WARN."),
+          "recommended versions noted; documented mismatches FAIL; pairings no source covers WARN. A vLLM-Ascend "
+          "built from a commit (a setuptools_scm version such as 0.11.0rc1.dev626+g358194625) WARNs with that "
+          "commit and where its verified vLLM commit is written (.github/vllm-main-verified.commit)."),
     why=("vLLM-Ascend is built for one vLLM release and pins torch/torch_npu; MindIE 'must be used with' its CANN "
          "release; MindSpeed lists the CANN and PTA releases it supports. Off-matrix combinations fail at import "
          "('undefined symbol', '_OpNamespace ... has no attribute') or at the first fused operator."),
@@ -65,6 +69,10 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         "driver": ctx.facts.running_stack.driver.effective,
     }
     for engine, version in installed:
+        if engine == "vllm-ascend" and scm_commit(version):
+            # a build of a vllm-ascend commit, not a release: no row of the matrix describes it
+            yield _dev_build(version, py.package("vllm") if py is not None else None)
+            continue
         extra = {"vllm": py.package("vllm") if py is not None else None} if engine == "vllm-ascend" else {}
         verdicts = query(engine, version, **stack_args, **extra)
         names = {"vllm-ascend": "vLLM-Ascend", "mindie": "MindIE", "mindspeed": "MindSpeed"}
@@ -135,3 +143,32 @@ def _wanted_cann(ctx: CheckContext, engine: str, version: str) -> Optional[str]:
     row = find_mindie_row(ctx.matrix, version) if engine == "mindie" else \
         find_vllm_row(ctx.matrix, version) if engine == "vllm-ascend" else None
     return getattr(row, "cann", None)
+
+
+VERIFIED_COMMIT_FILE = ".github/vllm-main-verified.commit"
+
+
+def _dev_build(version: str, vllm: Optional[str]) -> Finding:
+    """vLLM-Ascend built from a commit: its main branch is verified with one vLLM commit, which the
+    repository names in .github/vllm-main-verified.commit (vllm-ascend#11996, #9672)."""
+    commit = scm_commit(version) or ""
+    vllm_commit = scm_commit(vllm or "")
+    where = f"https://github.com/vllm-project/vllm-ascend/blob/{commit}/{VERIFIED_COMMIT_FILE}"
+    installed = (_("vLLM {vllm} (a build of vLLM commit {commit})").format(vllm=vllm, commit=vllm_commit)
+                 if vllm_commit else _("vLLM {vllm} (a release)").format(vllm=vllm) if vllm else _("no vLLM"))
+    commands = (
+        argv("git", "clone", "https://github.com/vllm-project/vllm.git"),
+        chain(argv("cd", "vllm"), argv("git", "checkout", Placeholder("commit"))),
+        with_comment(chain(export("VLLM_TARGET_DEVICE", "empty"), argv("pip", "install", "-v", "-e", ".")),
+                     _("vLLM without its CUDA parts, as the vLLM-Ascend installation guide builds it")),
+    )
+    return Finding.warn(
+        _("vllm-ascend {version} is a build of vllm-ascend commit {commit}, not a release: it is verified with the "
+          "vLLM commit its {file} names ({where}; https://github.com/vllm-project/vllm-ascend/issues/11996), and "
+          "{installed} is installed").format(version=version, commit=commit, file=VERIFIED_COMMIT_FILE, where=where,
+                                             installed=installed),
+        _("Open {where} and install vLLM at that commit, or install one released row instead "
+          "(ascend-doctor matrix show vllm-ascend):").format(where=where) + "\n  " + "\n  ".join(commands),
+        vllm_ascend=version, vllm_ascend_commit=commit, vllm=vllm, vllm_commit=vllm_commit, verified_commit_at=where,
+    ).with_actions(FixAction("python", _("Install the vLLM commit vllm-ascend {commit} was verified with").format(
+        commit=commit), commands, where="either", subject="vllm")).scoped("vLLM-Ascend vllm")

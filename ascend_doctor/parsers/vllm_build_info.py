@@ -58,3 +58,22 @@ def parse_vllm_build_info(text: str) -> VllmBuildInfo:
     if family is None and soc_version:
         family = soc_family(soc_version)
     return VllmBuildInfo(device_type, soc_version, family)
+
+
+_SCM_NODE = re.compile(r"^g([0-9a-f]{7,40})$")
+
+
+def scm_commit(version: str) -> Optional[str]:
+    """The git commit a setuptools_scm development version names, None for a release.
+
+    vLLM and vLLM-Ascend built from a checkout that is not a release tag carry it in the local label:
+    ``0.11.0rc1.dev626+g358194625`` (vllm-ascend#4989), ``0.9.2.dev0+g0740d1021.d20251029`` (a modified tree,
+    vllm-ascend#3906), ``0.7.4.dev0+ged6e907.d20250606`` (vLLM, vllm-ascend#1144)."""
+    text = (version or "").strip()
+    if "+" not in text or len(text) > 128:
+        return None
+    for part in text.split("+", 1)[1].lower().split("."):
+        match = _SCM_NODE.match(part)
+        if match:
+            return match.group(1)
+    return None
