@@ -199,3 +199,44 @@ def test_plugin_sections_are_validated(tmp_path: Path, section: str, problem: st
     path.write_text(textwrap.dedent(MINIMAL) + section + "\n", encoding="utf-8")
     problems = [str(p) for p in load_document(str(path)).problems]
     assert any(problem in p for p in problems), problems
+
+
+# -- ASC-ENG-006: TorchAir graph mode against the installed release --------------------------------
+CONFIGS = ROOT / "tests" / "samples" / "serving-configs"
+
+
+def launch_line(name: str) -> str:
+    lines = (CONFIGS / name).read_text(encoding="utf-8").splitlines()
+    kept = [x.rstrip().rstrip("\\").strip() for x in lines[lines.index("# ---") + 1:]]
+    return " ".join(x for x in kept if x)
+
+
+def test_torchair_setting_is_read_from_real_launch_lines() -> None:
+    from ascend_doctor.parsers.serving_config import parse_vllm_args, torchair_graph
+
+    on = parse_vllm_args(launch_line("vllm-ascend-3534-deepseek-v3-torchair-node0-serve.txt"))
+    off = parse_vllm_args(launch_line("vllm-ascend-doc-deepseek-r1-w8a8-a3-serve.txt"))
+    assert [m.torchair_graph for m in on.models] == [True]
+    assert [m.torchair_graph for m in off.models] == [False]
+    for bad in ("{not json", "[]", '{"torchair_graph_config": true}', '{"torchair_graph_config": {"enabled": "yes"}}',
+                "[" * 5000):
+        assert torchair_graph(bad) is None
+
+
+def graph_results(fixture: str, line: str) -> List[Any]:
+    report = run_checks(SnapshotHost(str(FIXTURES / fixture)), load_matrix(),
+                        RunOptions(select=("ASC-ENG-006",), vllm_args=line))
+    return [r for r in report.results if r.id == "ASC-ENG-006"]
+
+
+@pytest.mark.parametrize("fixture, sample, status", [
+    ("torchair-graph-on-0.11", "vllm-ascend-3534-deepseek-v3-torchair-node0-serve.txt", Status.PASS),
+    ("torchair-graph-on-0.13", "vllm-ascend-3534-deepseek-v3-torchair-node0-serve.txt", Status.WARN),
+    # the vLLM-Ascend DeepSeek-R1 tutorial's A3 line turns TorchAir off: nothing to warn about on 0.13
+    ("torchair-graph-on-0.13", "vllm-ascend-doc-deepseek-r1-w8a8-a3-serve.txt", Status.PASS),
+])
+def test_torchair_graph_mode_against_the_release(fixture: str, sample: str, status: Status) -> None:
+    found = graph_results(fixture, launch_line(sample))
+    assert [r.status for r in found] == [status]
+    if status is Status.WARN:
+        assert "graph_mode.html" in found[0].message and "torchair_graph_config" in found[0].remediation

@@ -72,6 +72,8 @@ class ServingModel:
     paged_kv: Optional[bool] = None  # seed enable_paged_kvcache
     enable_expert_parallel: Optional[bool] = None  # vLLM --enable-expert-parallel
     mtp: bool = False  # MTP speculative decoding (vLLM --speculative-config, MindIE plugin_params)
+    # vLLM-Ascend --additional-config torchair_graph_config.enabled (TorchAir graph mode); None: not set
+    torchair_graph: Optional[bool] = None
     where: str = ""  # how to name it in messages ("ModelConfig[0]")
 
     @property
@@ -456,6 +458,7 @@ VLLM_VALUE_OPTIONS = {
     "--ssl-certfile": "ssl_certfile",
     "--ssl-keyfile": "ssl_keyfile",
     "--speculative-config": "speculative_config",
+    "--additional-config": "additional_config",
 }
 VLLM_YAML_KEYS = {opt.lstrip("-") for opt in VLLM_VALUE_OPTIONS if opt.startswith("--")} | {
     "enable-expert-parallel"}
@@ -589,6 +592,7 @@ def _vllm_config(mapping: Dict[str, Any], source: str, multi_node: bool) -> Serv
         kv_dtype=str(mapping["kv_dtype"]).lower() if mapping.get("kv_dtype") is not None else None,
         enable_expert_parallel=bool(mapping.get("enable_expert_parallel")),
         mtp="mtp" in str(mapping.get("speculative_config") or "").lower(),
+        torchair_graph=torchair_graph(mapping.get("additional_config")),
         where=where.strip(),
     )
     if model.weight_path is None:
@@ -612,3 +616,17 @@ def _vllm_config(mapping: Dict[str, Any], source: str, multi_node: bool) -> Serv
         multi_node_hint=multi_node,
         problems=tuple(r.problems),
     )
+
+
+def torchair_graph(additional_config: Any) -> Optional[bool]:
+    """``torchair_graph_config.enabled`` of vLLM-Ascend's --additional-config (a JSON text on a command line, a
+    mapping in a YAML config), None when it is not given or not readable."""
+    value = additional_config
+    if isinstance(value, str):
+        try:
+            value = boundedjson.loads(value, what="--additional-config", max_chars=64 * 1024)
+        except (boundedjson.TooComplex, ValueError):
+            return None
+    section = value.get("torchair_graph_config") if isinstance(value, dict) else None
+    enabled = section.get("enabled") if isinstance(section, dict) else None
+    return enabled if isinstance(enabled, bool) else None
