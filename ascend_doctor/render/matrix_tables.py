@@ -48,6 +48,8 @@ COLUMNS: Dict[str, Tuple[str, ...]] = {
     "mindie_images": ("mindie", "family", "image"),
     "mindie_unconfirmed": ("version", "likely_cann"),
     "mindie_motor": ("version", "vllm_ascend", "vllm", "hdk", "mindcluster", "mooncake"),
+    "mindie_turbo": ("version", "cann", "vllm_ascend", "vllm", "pta"),
+    "plugin_wheels": ("dist", "records", "example"),
     "mindspeed": ("version", "pta", "cann", "torch", "python"),
     "mindstudio": ("version", "cann"),
     "mindspore": ("version", "cann"),
