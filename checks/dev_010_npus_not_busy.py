@@ -8,25 +8,28 @@ from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 from ascend_doctor import shellcmd
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
 from ascend_doctor.facts import Facts
-from ascend_doctor.facts.engines import engine_of_process_name
 from ascend_doctor.i18n import N_, _
-from ascend_doctor.shellcmd import argv, shaped, with_comment
+
+from ._npu_holders import Holder, by_pid_largest_first, describe, holders, lookup_commands, stop_advice
 
 CHECK = CheckSpec(
     id="ASC-DEV-010",
     title="NPUs not occupied by other processes or containers",
     what=("Reads npu-smi's process table for the NPUs in scope (see ASC-CTR-003) and looks for the dcmi "
-          "'-8020' / '-8005' messages npu-smi prints when another container holds the devices; names each PID, "
-          "whether it is visible from here, and how to find and stop its container. FAILs when the free HBM is "
-          "below what the engine to be deployed asks for at start (vLLM: gpu_memory_utilization, 0.9 of the card "
-          "by default; MindIE: NPU_MEMORY_FRACTION, 0.8 by default) or when the holder is a serving engine; WARNs "
-          "otherwise. Processes on NPUs outside the scope are reported as information."),
+          "'-8020' / '-8005' messages npu-smi prints when another container holds the devices; names every PID, "
+          "largest first, by its engine when the name says it (vLLM workers, MindIE backends and daemon, a training "
+          "job, a Ray worker), whether it is visible from here, and how to find what started it. FAILs when the "
+          "free HBM is below what the engine to be deployed asks for at start (vLLM: gpu_memory_utilization, 0.9 "
+          "of the card by default; MindIE: NPU_MEMORY_FRACTION, 0.8 by default) or when the holder is a serving "
+          "engine; WARNs otherwise. Processes on NPUs outside the scope are reported as information."),
     why=("An NPU runs one job's memory at a time: a forgotten server, a crashed job's orphan or another "
          "container on the same cards makes the new deployment fail with EL0004 'Memory Allocation Failure' at "
          "device init. npu-smi in a container answers 'dcmi model initialized failed, because the device is "
          "used. ret is -8020' (or -8005) when another container owns the devices (vllm-ascend#632, #2698)."),
-    fix=("Stop the process (kill <pid>) or its container (on the host: cat /proc/<pid>/cgroup names the container "
-         "id; docker stop <id>), or choose free NPUs with ASCEND_VISIBLE_DEVICES / ASCEND_RT_VISIBLE_DEVICES."),
+    fix=("Stop what holds the NPU the way it was started: on the host, cat /proc/<pid>/cgroup names its systemd unit "
+         "(systemctl stop <unit>), its container (docker stop <id>) or its pod (kubectl delete pod); a serving engine "
+         "or a training rank is never killed alone. Or choose free NPUs with ASCEND_VISIBLE_DEVICES / "
+         "ASCEND_RT_VISIBLE_DEVICES."),
 )
 
 # "DrvMngGetConsoleLogLevel failed. (g_conLogLevel=3)\ndcmi model initialized failed, because the device is
@@ -63,50 +66,38 @@ def _engine_request(ctx: CheckContext) -> Tuple[float, str, str]:
     return min(fraction, VLLM_FRACTION), "MindIE or vLLM-Ascend", f"{MINDIE_SOURCE}; {VLLM_SOURCE}"
 
 
-def _inspect_commands(pid: int) -> Tuple[str, str]:
-    """``ps -fp PID`` and ``cat /proc/PID/cgroup`` (whose docker-<id>.scope / kubepods line names the container)."""
-    word = shaped(str(pid), "pid")
-    return argv("ps", "-fp", word), with_comment(
-        argv("cat", f"/proc/{word}/cgroup"),
-        _("a docker-<id>.scope / kubepods line names the container: docker stop <id> (kubectl delete pod ...), or "
-          "kill {pid}").format(pid=word))
+FREE_NPUS = N_("deploy on free NPUs: export ASCEND_RT_VISIBLE_DEVICES=<free logical ids> (containers: -e "
+               "ASCEND_VISIBLE_DEVICES=<free ids>)")
 
 
-def _find_container_hint(pid: int) -> str:
-    first, second = _inspect_commands(pid)
-    return _("on the host:") + f" {first}\n  {second}"
-
-
-def _stop_holders(plist: List[Any]) -> FixAction:
-    """One step for every busy NPU of the report (the plan joins them: same goal, one line per process)."""
+def _stop_holders(found: List[Holder]) -> FixAction:
+    """One step for every busy NPU of the report: each finding carries the same action (every holder in
+    scope, largest first), so the plan shows it once and names every NPU it fixes."""
     return FixAction(
-        "system", _("Find and stop what holds the busy NPUs"),
-        tuple(c for p in plist[:3] for c in _inspect_commands(p.pid)),
-        where="host",
-        alternative=_("deploy on free NPUs: export ASCEND_RT_VISIBLE_DEVICES=<free logical ids> (containers: -e "
-                      "ASCEND_VISIBLE_DEVICES=<free ids>)"))
+        "system", _("Find what started the processes holding the busy NPUs and stop it that way"),
+        lookup_commands(found), where="host", alternative=_(FREE_NPUS))
 
 
-def _describe(plist: List[Any], visible_pids: Optional[Set[int]]) -> str:
-    """'pid 1406630 mindie_llm_back 21835 MB; pid 60575 python 2122 MB' (at most 4, then a count)."""
-    parts = []
-    for p in plist[:4]:
-        inside = " " + _("(pid {pid} in its container)").format(pid=p.container_pid) if p.container_pid else ""
-        mem = f" {p.memory_mb} MB" if p.memory_mb is not None else ""
-        parts.append(f"pid {p.pid} {p.name or _('unnamed')}{inside}{mem}")
-    if len(plist) > 4:
-        parts.append(_("{count} more").format(count=len(plist) - 4))
-    text = "; ".join(parts)
+def _describe(found: List[Holder], visible_pids: Optional[Set[int]]) -> str:
+    """'vLLM: pid 669096 VLLMWorker_TP 55124 MB; ...; and 3 more, largest first -- <where they run>'."""
+    text = describe(found)
     if visible_pids is None:
         # An empty or missing process list was not captured: it says nothing about namespaces.
         return text + " -- " + _("process list not recorded: cannot tell whether they run here or in another "
                                  "container")
-    hidden = [p.pid for p in plist if p.pid not in visible_pids and not p.container_pid]
+    hidden = [h.pid for h in found if h.pid not in visible_pids and not h.container_pid]
     if hidden:
         text += " -- " + (_("not visible from here, so they run in another container or PID namespace")
-                          if len(hidden) == len(plist) else
+                          if len(hidden) == len(found) else
                           _("pid {pids} not visible from here").format(pids=", ".join(map(str, hidden))))
     return text
+
+
+def _fix(shown: str, found: List[Holder]) -> str:
+    """Look up what started each holder (every one listed), stop it that way; or use other NPUs."""
+    lookups = "\n  ".join(lookup_commands(found))
+    return (_("Stop what holds {npu}, the way it was started:").format(npu=shown) + "\n"
+            + _("on the host:") + f"\n  {lookups}\n" + stop_advice(found) + "\n" + _("or") + " " + _(FREE_NPUS))
 
 
 def _dcmi_busy(ctx: CheckContext) -> Optional[Finding]:
@@ -154,37 +145,41 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     capacity: Dict[Tuple[int, int], int] = {(d.npu_id, d.chip_id): d.capacity_mb or 0 for d in smi.devices}
     in_use: Dict[Tuple[int, int], Optional[int]] = {(d.npu_id, d.chip_id): d.in_use_mb for d in smi.devices}
     fraction, engine, source = _engine_request(ctx)
+    cmdlines = {p.pid: " ".join(p.cmdline) for p in procs or []}
     by_chip: Dict[Tuple[int, Optional[int]], List[Any]] = {}
     for p in smi.processes:
         by_chip.setdefault((p.npu_id, p.chip_id), []).append(p)
+    chips = {key: holders(rows, cmdlines) for key, rows in by_chip.items()}
+    # every holder in scope, once, in one plan step that every busy NPU's finding shares
+    action = _stop_holders(by_pid_largest_first(
+        h for (npu, chip), found in chips.items() if scope.owns(npu, chip) for h in found))
     in_scope = 0
     outside: List[str] = []  # English, for the evidence (machines read it)
     outside_shown: List[str] = []  # the same, in the report's language
-    ordered = sorted(by_chip.items(), key=lambda kv: (kv[0][0], -1 if kv[0][1] is None else kv[0][1]))
-    for (npu, chip), plist in ordered:
+    ordered = sorted(chips.items(), key=lambda kv: (kv[0][0], -1 if kv[0][1] is None else kv[0][1]))
+    for (npu, chip), found in ordered:
         label = f"NPU {npu}" + (f" chip {chip}" if chip is not None else "")  # the finding's scope
         shown = _("NPU {npu} chip {chip}").format(npu=npu, chip=chip) if chip is not None else label
-        held = sum(p.memory_mb or 0 for p in plist)
+        held = sum(h.memory_mb or 0 for h in found)
         if not scope.owns(npu, chip):
             template = N_("{npu} ({count} process(es), {held} MB)")
-            outside.append(template.format(npu=label, count=len(plist), held=held))
-            outside_shown.append(_(template).format(npu=shown, count=len(plist), held=held))
+            outside.append(template.format(npu=label, count=len(found), held=held))
+            outside_shown.append(_(template).format(npu=shown, count=len(found), held=held))
             continue
         in_scope += 1
-        text = _describe(plist, visible_pids)
+        text = _describe(found, visible_pids)
         cap = capacity.get((npu, chip if chip is not None else 0)) or 0
-        hints = "\n".join(_find_container_hint(p.pid) for p in plist[:3])
-        fix = (_("Stop what holds {npu}:").format(npu=shown) + f"\n{hints}\n"
-               + _("or deploy on free NPUs: export ASCEND_RT_VISIBLE_DEVICES=<free logical ids> (containers: -e "
-                   "ASCEND_VISIBLE_DEVICES=<free ids>)"))
+        fix = _fix(shown, found)
         used = in_use.get((npu, chip if chip is not None else 0))
         used = held if used is None else max(used, held)
         free = cap - used if cap else None
         request = int(fraction * cap) if cap else None
-        holders = sorted({e for e in (engine_of_process_name(p.name or "") for p in plist) if e})
-        evidence = {"pids": [p.pid for p in plist], "held_mb": held, "capacity_mb": cap, "used_mb": used,
-                    "free_mb": free, "request_mb": request, "request_fraction": fraction, "request_engine": engine,
-                    "request_source": source, "holder_engines": holders, "processes_recorded": visible_pids is not None}
+        engines = sorted({h.engine for h in found if h.engine})
+        evidence = {"pids": [h.pid for h in found], "processes": [h.to_dict() for h in found], "held_mb": held,
+                    "capacity_mb": cap, "used_mb": used, "free_mb": free, "request_mb": request,
+                    "request_fraction": fraction, "request_engine": engine, "request_source": source,
+                    "holder_engines": engines, "holder_kinds": sorted({h.kind for h in found}),
+                    "processes_recorded": visible_pids is not None}
         if free is not None and request is not None and free < request:
             finding = Finding.fail(_("{npu} is busy: {processes} -- {free} of {capacity} MB free, less than the "
                                      "{request} MB ({fraction} of the card) {engine} asks for at start, so the "
@@ -192,16 +187,16 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                                      "(source: {source}).").format(
                                        npu=shown, processes=text, free=free, capacity=cap, request=request,
                                        fraction=fraction, engine=engine, source=source), fix, **evidence)
-        elif holders:
+        elif engines:
             finding = Finding.fail(_("{npu} is held by another serving engine ({engines}): {processes} ({held} of "
                                      "{capacity} MB); it takes its memory share as it serves, so a new deployment "
                                      "on this NPU competes with it.").format(
-                                       npu=shown, engines=", ".join(holders), processes=text, held=held,
+                                       npu=shown, engines=", ".join(engines), processes=text, held=held,
                                        capacity=cap or "?"), fix, **evidence)
         else:
             finding = Finding.warn(_("{npu} is in use: {processes} ({held} of {capacity} MB).").format(
                                        npu=shown, processes=text, held=held, capacity=cap or "?"), fix, **evidence)
-        yield finding.scoped(label).with_actions(_stop_holders(plist))
+        yield finding.scoped(label).with_actions(action)
     if outside:
         yield Finding.passed(_("outside this run's NPUs ({reason}), in use: {npus} -- information only").format(
             reason=scope.reason, npus="; ".join(outside_shown)), outside=outside)

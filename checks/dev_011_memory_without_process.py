@@ -25,7 +25,8 @@ CHECK = CheckSpec(
     why=("npu-smi inside a container lists only that container's processes: memory held by a job in another "
          "container (or leaked by a crashed one) shows as used with nobody to blame, and the deployment then fails "
          "at device init with EL0004 'Memory Allocation Failure'."),
-    fix=("Run `npu-smi info` on the host, where every process is listed, and stop the owner (docker stop / kill). "
+    fix=("Run `npu-smi info` on the host, where every process is listed, and stop the owner the way it was started "
+         "(its container, its systemd unit, its job; ASC-DEV-010 shows how to find which). "
          "If no process owns it, the memory leaked: reboot, or reset that NPU (npu-smi set -t reset -i <npu> -c "
          "<chip>, as root, nothing else running on it)."),
 )
@@ -61,8 +62,9 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             continue
         checked += 1
         flagged += 1
-        fix = (_("On the host: {command}   # lists every process on NPU {npu}; stop its owner: docker stop <container> "
-                 "/ kill <pid>").format(command="npu-smi info", npu=dev.npu_id) + "\n"
+        fix = (_("On the host: {command}   # lists every process on NPU {npu}; stop its owner the way it was "
+                 "started: its container, its systemd unit or its job").format(command="npu-smi info",
+                                                                                npu=dev.npu_id) + "\n"
                + _("If nothing owns it, reboot the host, or reset the NPU (on the physical host, as root, with nothing "
                    "running on it -- on A3 one NPU carries two dies and a reset ends every job on either): "
                    "{command}").format(command=argv("npu-smi", "set", "-t", "reset", "-i",
@@ -74,7 +76,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                   "unexplained": unexplained}
         # One plan step for every such NPU: the same npu-smi table answers for all of them.
         action = FixAction("system", _("Find what holds NPU memory that no listed process explains"), (
-            "npu-smi info   # lists every process on each NPU; stop its owner: docker stop <container> / kill <pid>",),
+            "npu-smi info   # lists every process on each NPU; stop its owner the way it was started (its container, "
+            "its systemd unit, its job)",),
             where="host", alternative=_("if nothing owns the memory: reboot the host, or reset the NPU as its finding "
                                         "says (on A3 a reset ends the jobs on both dies)"))
         if unexplained > HALF * cap:
