@@ -24,8 +24,9 @@ Names as npu-smi prints them (the kernel's 15-character ``comm``):
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ascend_doctor.facts.engines import engine_of_process_name
 from ascend_doctor.fastdataclass import dataclass
@@ -36,6 +37,7 @@ from ascend_doctor.shellcmd import Placeholder, argv, comment, shaped, with_comm
 SERVING = "serving"
 TRAINING = "training"
 RAY = "ray"
+RANKS = "ranks"  # one name, one process on each of several NPUs: the ranks of one distributed job
 OTHER = "other"
 
 # Beyond facts.engines' names: the 15-character cut of mindieservice_daemon, vLLM's own titles.
@@ -66,7 +68,8 @@ class Holder:
         """"vLLM" / "MindIE" / "a training job" / "a Ray job" / "" (nothing the name says)."""
         if self.kind == SERVING and self.engine:
             return self.engine
-        return {TRAINING: _("a training job"), RAY: _("a Ray job")}.get(self.kind, "")
+        return {TRAINING: _("a training job"), RAY: _("a Ray job"),
+                RANKS: _("one job's ranks")}.get(self.kind, "")
 
     def to_dict(self) -> Dict[str, object]:
         data: Dict[str, object] = {"pid": self.pid, "name": self.name, "memory_mb": self.memory_mb,
@@ -102,6 +105,22 @@ def holders(rows: Iterable[Any], cmdlines: Dict[int, str]) -> List[Holder]:
         kind, engine = classify(name, cmdline)
         found.append(Holder(pid, name, row.memory_mb, row.container_pid, kind, engine, cmdline))
     return largest_first(found)
+
+
+def mark_ranks(chips: Dict[Tuple[int, Optional[int]], List[Holder]]) -> Dict[Tuple[int, Optional[int]], List[Holder]]:
+    """Processes of one name that each hold a different NPU (eight ``python`` on eight NPUs, as MindCluster's
+    collection guide shows a training job) are one distributed job's ranks, even when the name says
+    nothing more: stopped through what launched them, never one rank at a time."""
+    npus: Dict[str, Set[int]] = {}
+    for (npu, _chip), found in chips.items():
+        for h in found:
+            if h.kind == OTHER and h.name:
+                npus.setdefault(h.name, set()).add(npu)
+    ranked = {name for name, where in npus.items() if len(where) > 1}
+    if not ranked:
+        return chips
+    return {key: [dataclasses.replace(h, kind=RANKS) if h.kind == OTHER and h.name in ranked else h for h in found]
+            for key, found in chips.items()}
 
 
 def largest_first(found: Iterable[Holder]) -> List[Holder]:
@@ -145,7 +164,8 @@ def list_command(found: Sequence[Holder]) -> str:
 
 def origin_command(holder: Holder) -> str:
     """``cat /proc/PID/cgroup``: the unit, container, pod or login session the process was started in."""
-    label = holder.label or holder.name or _("unnamed")
+    # the engine's name or the pid: a process name is the machine's text and stays out of a command line
+    label = holder.label or f"pid {_pid_word(holder.pid)}"
     return with_comment(argv("cat", f"/proc/{_pid_word(holder.pid)}/cgroup"),
                         _("{holder}: its unit, container, pod or login session").format(holder=label))
 
@@ -180,19 +200,23 @@ def stop_advice(found: Sequence[Holder]) -> str:
     lines = []
     engines = list(dict.fromkeys(g[0].engine for g in services(found) if g[0].kind == SERVING and g[0].engine))
     if engines:
-        lines.append(_("{engines}: serving, so stop the service the way it was started (its container, its systemd "
-                       "unit, its job), never one worker with kill: the other ranks would hang or the engine would "
-                       "start it again.").format(engines=", ".join(engines)))
+        lines.append(_("A serving engine ({engines}): stop the service the way it was started (its container, its "
+                       "systemd unit, its job), never one worker with kill: the other ranks would hang or the engine "
+                       "would start it again.").format(engines=", ".join(engines)))
     for group in services(found):
         head = group[0]
         if head.kind == TRAINING:
-            lines.append(_("a training job: stop it through what launched it (its job scheduler, or the terminal "
+            lines.append(_("A training job: stop it through what launched it (its job scheduler, or the terminal "
                            "torchrun runs in); a rank killed alone leaves the other ranks waiting in HCCL."))
+        elif head.kind == RANKS:
+            lines.append(_("One distributed job's ranks (one process named {name} on each of several NPUs, training "
+                           "or serving): stop the job through what launched it, not one rank with kill: the others "
+                           "would wait in HCCL.").format(name=head.name))
         elif head.kind == RAY:
-            lines.append(_("a Ray job's worker: stop the Ray job it belongs to (ray job stop <job id>), not the "
+            lines.append(_("A Ray job's worker: stop the Ray job it belongs to (ray job stop <job id>), not the "
                            "worker."))
         elif head.kind == OTHER:
-            lines.append(_("{names}: if it is a leftover you chose to end (not a serving engine): {command}").format(
+            lines.append(_("If {names} is a leftover you chose to end (not a serving engine): {command}").format(
                 names=", ".join(dict.fromkeys(h.name or _("unnamed") for h in group)),
                 command=argv("kill", Placeholder("pid you chose"))))
     return "\n".join(lines)

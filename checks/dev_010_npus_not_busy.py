@@ -10,7 +10,15 @@ from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, 
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import N_, _
 
-from ._npu_holders import Holder, by_pid_largest_first, describe, holders, lookup_commands, stop_advice
+from ._npu_holders import (
+    Holder,
+    by_pid_largest_first,
+    describe,
+    holders,
+    lookup_commands,
+    mark_ranks,
+    stop_advice,
+)
 
 CHECK = CheckSpec(
     id="ASC-DEV-010",
@@ -149,7 +157,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     by_chip: Dict[Tuple[int, Optional[int]], List[Any]] = {}
     for p in smi.processes:
         by_chip.setdefault((p.npu_id, p.chip_id), []).append(p)
-    chips = {key: holders(rows, cmdlines) for key, rows in by_chip.items()}
+    chips = mark_ranks({key: holders(rows, cmdlines) for key, rows in by_chip.items()})
     # every holder in scope, once, in one plan step that every busy NPU's finding shares
     action = _stop_holders(by_pid_largest_first(
         h for (npu, chip), found in chips.items() if scope.owns(npu, chip) for h in found))
