@@ -113,17 +113,22 @@ def show_cmd(ctx: click.Context, component: Optional[str], fmt: str, output: Opt
 @click.option("--mindie", metavar="VERSION", help="A MindIE release (2.1.RC1 …).")
 @click.option("--chip", metavar="NAME", help="A chip or family as `matrix show chips` prints it (910B3, A3, "
               "Ascend910, Ascend910_9392, 310P3 …); with --driver it limits the firmware answer to that family.")
+@click.option("-v", "--verbose", is_flag=True,
+              help="With two or more versions: the tables of everything that goes with each, after the verdicts.")
 @output_options
 @click.pass_context
 @handle_errors
 def lookup_cmd(ctx: click.Context, cann: Optional[str], driver: Optional[str], torch_npu: Optional[str],
-               vllm_ascend: Optional[str], mindie: Optional[str], chip: Optional[str], fmt: str,
+               vllm_ascend: Optional[str], mindie: Optional[str], chip: Optional[str], verbose: bool, fmt: str,
                output: Optional[str]) -> None:
-    """What goes with one version: each answer with its verdict and sources.
+    """What goes with one version: each answer with its verdict and sources. Two or more versions
+    (--cann with --driver, an engine with its CANN ...): the verdict on each pair first, compatible,
+    incompatible or unknown (not in the matrix), and the tables with -v.
 
     \b
     Examples:
       ascend-doctor matrix lookup --cann 8.0.RC3
+      ascend-doctor matrix lookup --cann 8.5.0 --driver 24.1.rc2.2
       ascend-doctor matrix lookup --driver 24.1.rc2 --format json
       ascend-doctor matrix lookup --torch-npu 2.1.0.post8
       ascend-doctor matrix lookup --chip 910B3
@@ -131,13 +136,16 @@ def lookup_cmd(ctx: click.Context, cann: Optional[str], driver: Optional[str], t
     if not any((cann, driver, torch_npu, vllm_ascend, mindie, chip)):
         fail("give at least one of --cann, --driver, --torch-npu, --vllm-ascend, --mindie, --chip", ExitCode.USAGE)
     from ascend_doctor.matrix.lookup import lookup
+    from ascend_doctor.matrix.pairs import lookup_pairs
     from ascend_doctor.render.matrix import MatrixLookup, render_matrix_lookup
 
     _guard(ctx, output)
     m = load(ctx)
     results = lookup(m, cann=cann, driver=driver, torch_npu=torch_npu, vllm_ascend=vllm_ascend, mindie=mindie,
                      chip=chip)
-    write_output(render_matrix_lookup(MatrixLookup(m, tuple(results)), fmt), output)
+    pairs = lookup_pairs(m, cann=cann, driver=driver, torch_npu=torch_npu, vllm_ascend=vllm_ascend, mindie=mindie,
+                         chip=chip)
+    write_output(render_matrix_lookup(MatrixLookup(m, tuple(results), tuple(pairs), verbose), fmt), output)
 
 
 # -- plan -------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ascend_doctor.matrix.loader import Document
     from ascend_doctor.matrix.lookup import LookupResult
     from ascend_doctor.matrix.model import Matrix
+    from ascend_doctor.matrix.pairs import PairAnswer
     from ascend_doctor.matrix.plan import StackPlan
     from ascend_doctor.matrix.records import Row
     from ascend_doctor.matrix.update import UpdateResult
@@ -36,10 +37,13 @@ class MatrixShow:
 
 @dataclass(frozen=True)
 class MatrixLookup:
-    """``matrix lookup``: what goes with each version asked about."""
+    """``matrix lookup``: what goes with each version asked about; with two or more, the verdict on each
+    pair first (the short answer), the tables only with ``verbose``."""
 
     matrix: Matrix
     results: Tuple[LookupResult, ...]
+    pairs: Tuple[PairAnswer, ...] = ()
+    verbose: bool = False
 
 
 @dataclass(frozen=True)
@@ -85,13 +89,19 @@ def render_matrix_show(result: MatrixShow, fmt: str) -> str:
 
 def render_matrix_lookup(result: MatrixLookup, fmt: str) -> str:
     if fmt == JSON:
+        from ascend_doctor.matrix.pairs import overall
         from ascend_doctor.render.json import json_document
 
-        return json_document({"matrix": result.matrix.identity(), "results": [r.to_dict() for r in result.results]})
+        data: Dict[str, Any] = {"matrix": result.matrix.identity()}
+        if result.pairs:  # JSON keeps everything: the short answer and the tables
+            data["verdict"] = overall(list(result.pairs))
+            data["pairs"] = [p.to_dict() for p in result.pairs]
+        data["results"] = [r.to_dict() for r in result.results]
+        return json_document(data)
     if fmt == TEXT:
         from ascend_doctor.render.matrix_tables import lookup_to_text
 
-        return lookup_to_text(result.matrix, result.results)
+        return lookup_to_text(result.matrix, result.results, pairs=result.pairs, verbose=result.verbose)
     raise unknown_format(fmt)
 
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 import io
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ascend_doctor.i18n import N_
 from ascend_doctor.i18n import gettext as _
 from ascend_doctor.i18n_text import localized
+from ascend_doctor.matrix.pairs import LABELS
 from ascend_doctor.matrix.records import ChipFamily
 from ascend_doctor.matrix.verdict import Verdict, VerdictKind
 from ascend_doctor.render.lines import Console, Table, Text, print_table
@@ -23,6 +24,7 @@ from ascend_doctor.render.lines import Console, Table, Text, print_table
 if TYPE_CHECKING:
     from ascend_doctor.matrix.lookup import LookupResult
     from ascend_doctor.matrix.model import Matrix
+    from ascend_doctor.matrix.pairs import PairAnswer
     from ascend_doctor.matrix.plan import StackPlan
 
 COLUMNS: Dict[str, Tuple[str, ...]] = {
@@ -236,11 +238,23 @@ def _verdict_text(verdict: Verdict) -> Text:
     return Text(label, style=VERDICT_STYLE[verdict.kind])
 
 
-def lookup_to_text(m: Matrix, results: Sequence[LookupResult], width: Optional[int] = None) -> str:
+def lookup_to_text(m: Matrix, results: Sequence[LookupResult], width: Optional[int] = None, *,
+                   pairs: Sequence[PairAnswer] = (), verbose: bool = True) -> str:
+    """With pairs (two or more versions asked about): their verdicts first; the tables of everything
+    that goes with each version follow only with ``verbose``. A note repeated on several rows of a
+    table is printed once, below it, and the rows point to it."""
     con, buffer = console(width)
     con.print(header(m), soft_wrap=True)
     for warning in m.warnings:
         con.print(Text(_("warning: {warning}").format(warning=localized(warning)), style="yellow"), soft_wrap=True)
+    said: List[str] = []  # notes the pairs' answers printed: the tables point to them
+    if pairs:
+        said = _pairs_to_text(con, pairs)
+        if not verbose:
+            con.print()
+            con.print(Text(_("Everything the matrix pairs with each version: -v (JSON: --format json)."),
+                           style="dim"), soft_wrap=True)
+            return buffer.getvalue()
     for result in results:
         con.print()
         con.print(Text(localized(result.subject), style="bold underline"), soft_wrap=True)
@@ -251,23 +265,106 @@ def lookup_to_text(m: Matrix, results: Sequence[LookupResult], width: Optional[i
                 con.print(Text("  " + _("the matrix pairs nothing with it"), style="yellow"), soft_wrap=True)
             continue
         notes = Footnotes()
+        repeated = RepeatedNotes((localized(n) for a in result.answers for n in _notes_shown(a.verdict)), said)
         table = Table(show_header=True)
         for col in ("component", "version", "verdict", "why", "src"):
             table.add_column(_heading(col), no_wrap=col in ("verdict", "src"))
         for answer in result.answers:
             why = localized(answer.verdict.message)
-            notes_shown = [localized(n) for n in answer.verdict.notes if not n.startswith(INFERENCE_NOTE)]
-            if notes_shown:
-                why += "  (" + "; ".join(notes_shown) + ")"
+            row_notes = repeated.refer([localized(n) for n in _notes_shown(answer.verdict)])
+            if row_notes:
+                why += "  (" + "; ".join(row_notes) + ")"
             table.add_row(Text(answer.component), Text(answer.version), _verdict_text(answer.verdict), Text(why),
                           Text(notes.ref(answer.verdict.sources)))
         print_table(con, buffer, table)
         notes.render(con)
+        repeated.render(con)
         if any(a.verdict.inferred for a in result.answers):
             con.print(Text("  " + _(LEGEND_INFERRED), style="dim"), soft_wrap=True)
         if any(a.verdict.uncertain for a in result.answers):
             con.print(Text("  " + _(LEGEND_UNCERTAIN), style="dim"), soft_wrap=True)
     return buffer.getvalue()
+
+
+def _notes_shown(verdict: Verdict) -> List[str]:
+    return [n for n in verdict.notes if not n.startswith(INFERENCE_NOTE)]
+
+
+class RepeatedNotes:
+    """Notes that several rows of one table carry: lettered once below the table, the rows say ``note a``.
+    A note only one row carries stays in that row."""
+
+    def __init__(self, notes: Iterable[str], said_above: Sequence[str] = ()) -> None:
+        counts: Dict[str, int] = {}
+        for note in notes:
+            counts[note] = counts.get(note, 0) + 1
+        self.repeated = {note for note, count in counts.items() if count > 1}
+        self.above = set(said_above)
+        self.items: List[str] = []
+
+    def refer(self, notes: Sequence[str]) -> List[str]:
+        said = []
+        for note in notes:
+            if note in self.above:
+                said.append(_("note above"))
+                continue
+            if note not in self.repeated:
+                said.append(note)
+                continue
+            if note not in self.items:
+                self.items.append(note)
+            said.append(_("note {letter}").format(letter=_letter(self.items.index(note))))
+        return said
+
+    def render(self, con: Console) -> None:
+        for index, note in enumerate(self.items):
+            con.print(Text(f"  {_letter(index)}. {note}", style="dim"), soft_wrap=True)
+
+
+def _letter(index: int) -> str:
+    """a, b, ... z, then aa, ab ...: a note's name, apart from the sources' numbers."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return letters[index] if index < len(letters) else letters[index // 26 - 1] + letters[index % 26]
+
+
+def _pairs_to_text(con: Console, pairs: Sequence[PairAnswer]) -> List[str]:
+    """``CANN 8.5.0 with driver 24.1.rc2.2: incompatible``, why, what is supported instead, the notes
+    (each once) and the sources."""
+    sources = Footnotes()
+    said: List[str] = []
+    for pair in pairs:
+        verdict = pair.verdict
+        (first, first_v), (second, second_v) = pair.first, pair.second
+        subject = _("{first} {first_version} with {second} {second_version}").format(
+            first=LABELS.get(first, first), first_version=first_v, second=LABELS.get(second, second),
+            second_version=second_v)
+        con.print()
+        word = _verdict_text(verdict)
+        con.print(Text(f"{subject}: ", style="bold").append(word.plain, VERDICT_STYLE[verdict.kind]), soft_wrap=True)
+        ref = sources.ref(verdict.sources)
+        con.print(Text(f"  {localized(verdict.message)}" + (f" {ref}" if ref else "")), soft_wrap=True)
+        if pair.supported:
+            con.print(Text("  " + _("{first} {version} is documented with driver {drivers}").format(
+                first=LABELS.get(first, first), version=first_v, drivers=", ".join(pair.supported))), soft_wrap=True)
+        if verdict.suggestion and not verdict.ok:
+            first_line, *more = localized(verdict.suggestion).splitlines() or [""]
+            con.print(Text("  " + _("instead: {suggestion}").format(suggestion=first_line)), soft_wrap=True)
+            for text in more:  # a suggestion of several commands: one per line, under the first
+                con.print(Text(f"    {text}"), soft_wrap=True)
+        for note in _notes_shown(verdict):
+            text = localized(note)
+            if text in said:
+                continue
+            said.append(text)
+            con.print(Text("  " + _("note: {note}").format(note=text), style="dim"), soft_wrap=True)
+    if sources.items:
+        con.print()
+        sources.render(con)
+    if any(p.verdict.inferred for p in pairs):
+        con.print(Text("  " + _(LEGEND_INFERRED), style="dim"), soft_wrap=True)
+    if any(p.verdict.uncertain for p in pairs):
+        con.print(Text("  " + _(LEGEND_UNCERTAIN), style="dim"), soft_wrap=True)
+    return said
 
 
 def plan_to_text(m: Matrix, plan: StackPlan, width: Optional[int] = None) -> str:
