@@ -111,3 +111,11 @@ def test_a_note_repeated_on_many_rows_is_said_once() -> None:
     assert set(_note_counts(text, repeated).values()) == {1}
     with_pair = lookup("--cann", "8.5.0", "--driver", "24.1.rc2.2", "-v").stdout
     assert set(_note_counts(with_pair, repeated).values()) == {1}
+
+
+def test_the_docs_show_the_real_answer() -> None:
+    """docs/matrix.md's example is this command's output, byte for byte."""
+    command = "$ ascend-doctor matrix lookup --cann 8.5.0 --driver 24.1.rc2.2\n"
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "matrix.md").read_text(encoding="utf-8")
+    shown = doc.split(command, 1)[1].split("```", 1)[0]
+    assert shown == lookup("--cann", "8.5.0", "--driver", "24.1.rc2.2").stdout
