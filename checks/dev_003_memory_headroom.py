@@ -51,7 +51,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                 where=where, percent=f"{pct:.0f}", processes=who)
         yield Finding.warn(
             message,
-            _("Free it before deploying: kill <pid> (see `npu-smi info`), or pick other NPUs with "
+            _("Free it before deploying: stop what holds it the way it was started (its container, its systemd "
+              "unit, its job; ASC-DEV-010 shows how to find which), or pick other NPUs with "
               "export ASCEND_RT_VISIBLE_DEVICES=<free ids>."),
             used_mb=chip.used_mb, total_mb=chip.capacity_mb, pct=round(pct, 1), read_from=chip.source).scoped(where)
     if not full:

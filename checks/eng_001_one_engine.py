@@ -95,7 +95,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         yield Finding.warn(
             _("MindIE and vLLM are both running: {processes}. They compete for NPUs, operator caches and environment "
               "variables.").format(processes="; ".join(pids)),
-            _("Stop one of them (kill <pid>, or docker stop <container>) unless each has its own NPUs "
+            _("Stop one of them the way it was started (its container, its systemd unit, its job: cat "
+              "/proc/<pid>/cgroup names it), not a worker with kill, unless each has its own NPUs "
               "(ASCEND_VISIBLE_DEVICES / ASCEND_RT_VISIBLE_DEVICES) and caches.") + "\n" + separate,
             running=[r.__dict__ for r in engines.running])
     has_mindie = "MindIE" in serving
