@@ -121,17 +121,18 @@ def _dcmi_busy(ctx: CheckContext) -> Optional[Finding]:
               line=match.group(0).strip()),
         _("On the host: {command}   # the process table shows who holds each NPU").format(command="npu-smi info")
         + "\n"
-        "  cat /proc/uda/namespace_node   # the root_tgid of the namespace holding the device\n"
-        "  docker ps   # stop the container using those NPUs: docker stop <id>\n"
+        "  cat /proc/uda/namespace_node   # " + _("the root_tgid of the namespace holding the device") + "\n"
+        "  docker ps   # " + _("stop the container using those NPUs: docker stop <id>") + "\n"
         + _("Give each container its own NPUs (--device /dev/davinciN per container); --privileged exposes every "
             "device and the host and is no fix. A missing -v /usr/local/dcmi:/usr/local/dcmi mount has been reported "
             "to give the same message (ASC-CTR-002)."),
         code=code).with_actions(FixAction(  # SMI-001 asks the same of the same output: the plan makes it one step
             "system", _("Find and stop what holds the NPUs"),
-            ("npu-smi info   # the process table shows who holds each NPU",
-             "cat /proc/uda/namespace_node   # root_tgid of the process holding the device",
+            # plan commands: their comments are catalogue messages, translated where the plan is shown
+            ("npu-smi info   # " + N_("the process table shows who holds each NPU"),
+             "cat /proc/uda/namespace_node   # " + N_("root_tgid of the process holding the device"),
              shellcmd.with_comment(shellcmd.argv("ps", "-o", "pid,cmd", "-p", shellcmd.Placeholder("root_tgid")),
-                          "then stop that process, or its container (docker ps)"),
+                                   N_("then stop that process, or its container (docker ps)")),
              shellcmd.argv("docker", "ps")), where="host"))
 
 

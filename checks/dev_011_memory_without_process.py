@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Dict, Iterator, Tuple
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
-from ascend_doctor.i18n import _
+from ascend_doctor.i18n import N_, _
 from ascend_doctor.shellcmd import argv, shaped
 
 # An idle card shows some memory in use (driver/firmware reservations): ~3.2-3.4 GB of 64 GB on
@@ -76,8 +76,8 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                   "unexplained": unexplained}
         # One plan step for every such NPU: the same npu-smi table answers for all of them.
         action = FixAction("system", _("Find what holds NPU memory that no listed process explains"), (
-            "npu-smi info   # lists every process on each NPU; stop its owner the way it was started (its container, "
-            "its systemd unit, its job)",),
+            "npu-smi info   # " + N_("lists every process on each NPU; stop its owner the way it was started (its "
+                                     "container, its systemd unit, its job)"),),
             where="host", alternative=_("if nothing owns the memory: reboot the host, or reset the NPU as its finding "
                                         "says (on A3 a reset ends the jobs on both dies)"))
         if unexplained > HALF * cap:

@@ -98,8 +98,10 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
 
 def _image_note(family: Optional[str]) -> str:
     if family == "310P":
-        return ("\n  # 310P: the default wheel and image carry A2 operators; use the quay.io/ascend/vllm-ascend:"
-                "<version>-310p image or build with SOC_VERSION=ascend310p1 (vllm-ascend installation guide)")
+        return "\n  # " + _("310P: the default wheel and image carry A2 operators; use the "
+                             "quay.io/ascend/vllm-ascend:<version>-310p image or build with SOC_VERSION=ascend310p1 "
+                             "(vllm-ascend installation guide)")
     if family == "A3":
-        return "\n  # A3: the release image is quay.io/ascend/vllm-ascend:<version>-a3 (vllm-ascend installation guide)"
+        return "\n  # " + _("A3: the release image is quay.io/ascend/vllm-ascend:<version>-a3 (vllm-ascend "
+                             "installation guide)")
     return ""

@@ -10,7 +10,7 @@ from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, 
 from ascend_doctor.facts import FactUnavailable
 from ascend_doctor.facts.npu import CommandResult, CommandStatus
 from ascend_doctor.facts.origin import require_stated
-from ascend_doctor.i18n import _, ngettext
+from ascend_doctor.i18n import N_, _, ngettext
 
 from ._support import container_mount_command, driver_install_hint, in_container
 
@@ -73,14 +73,14 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             _("On the host: {command}   # find root_tgid of the process holding the device").format(
                 command="cat /proc/uda/namespace_node") + "\n"
             "  " + shellcmd.with_comment(shellcmd.argv("ps", "-o", "pid,cmd", "-p", shellcmd.Placeholder("root_tgid")),
-                          "then stop that process, or its container (docker ps)") + "\n  docker ps\n"
+                                         _("then stop that process, or its container (docker ps)")) + "\n  docker ps\n"
             + _("Give each container its own NPUs (--device /dev/davinciN per container). --privileged exposes every "
                 "device and the host to the container: not a fix for sharing."),
             output=text.strip()[-500:]).with_actions(FixAction(
                 "system", _("Find and stop what holds the NPUs"),
-                ("cat /proc/uda/namespace_node   # root_tgid of the process holding the device",
+                ("cat /proc/uda/namespace_node   # " + N_("root_tgid of the process holding the device"),
                  shellcmd.with_comment(shellcmd.argv("ps", "-o", "pid,cmd", "-p", shellcmd.Placeholder("root_tgid")),
-                          "then stop that process, or its container (docker ps)"),
+                                       N_("then stop that process, or its container (docker ps)")),
                  shellcmd.argv("docker", "ps")), where="host"))
         return
     if result.status is CommandStatus.PERMISSION_DENIED:

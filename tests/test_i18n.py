@@ -420,7 +420,8 @@ _ENGLISH_COMMENT = re.compile(r"  # (?=[^\u4e00-\u9fff]*$)[A-Za-z(][^`]*\b[a-z]+
 
 @pytest.mark.parametrize("fixture", ["cann-newer-than-driver", "driver-firmware-out-of-range", "mixed-driver-stacks",
                                      "310p3-inference", "firmware-newer-than-driver", "x86-toolkit-on-aarch64",
-                                     "no-driver", "container-missing-mounts", "torch-npu-other-cann"])
+                                     "no-driver", "container-missing-mounts", "torch-npu-other-cann",
+                                     "npu-smi-device-used", "busy-npus-other-container", "vllm-a2-build-on-a3"])
 def test_chinese_report_has_full_width_prose_and_translated_comments(fixture: str) -> None:
     root = Path(__file__).resolve().parents[1] / "fixtures" / fixture
     if not root.is_dir():
