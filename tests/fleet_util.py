@@ -8,20 +8,18 @@ import json
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from click.testing import CliRunner, Result
+from click.testing import Result
 
 from ascend_doctor.cli import main
 
+from .clirunner import make_runner
 from .render_util import report_dict
 
 Mutator = Callable[[Dict[str, Any]], None]
 
 
 def invoke(*args: str) -> Result:
-    try:  # click < 8.2 mixes stderr into stdout unless told not to
-        runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]
-    except TypeError:
-        runner = CliRunner()
+    runner = make_runner()
     return runner.invoke(main, list(args), catch_exceptions=False)
 
 

@@ -501,13 +501,10 @@ def write_report(path: Path, text: str) -> None:
 
 
 def run_cli(args: Sequence[str], env: Optional[Dict[str, str]] = None) -> Tuple[int, str]:
-    from click.testing import CliRunner
-
     from ascend_doctor.cli import main
 
-    try:
-        runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]
-    except TypeError:
-        runner = CliRunner()
+    from .clirunner import make_runner
+
+    runner = make_runner()
     result = runner.invoke(main, list(args), catch_exceptions=False, env=env)
     return result.exit_code, result.stdout

@@ -9,12 +9,12 @@ import json
 from pathlib import Path
 from typing import Any, Dict
 
-from click.testing import CliRunner
-
 from ascend_doctor.checkapi import FixAction, Status
 from ascend_doctor.cli import main
 from ascend_doctor.report import FixStep, Report, Result
 from ascend_doctor.reportio import report_from_dict
+
+from .clirunner import make_runner
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -26,7 +26,7 @@ HOSTILE = '<script>alert("x")</script> | **bold** _u_ [l](http://evil.invalid) `
 
 @functools.cache
 def _report_json(fixture: str) -> str:
-    result = CliRunner().invoke(main, ["check", "--from", str(FIXTURES / fixture), "--format", "json"],
+    result = make_runner().invoke(main, ["check", "--from", str(FIXTURES / fixture), "--format", "json"],
                                 catch_exceptions=False)
     assert result.exit_code in (0, 1, 3), result.output
     return result.stdout

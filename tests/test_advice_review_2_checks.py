@@ -16,10 +16,11 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 import yaml
-from click.testing import CliRunner
 
 from ascend_doctor.cli import main
 from ascend_doctor.shellcmd import words
+
+from .clirunner import make_runner
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -37,7 +38,7 @@ def report(path: Path, *select: str, fixture: Optional[str] = None) -> Dict[str,
     extra = [str(a).replace("{fixture}", str(path)) for a in expected.get("args", [])]
     for prefix in select:
         extra += ["--select", prefix]
-    result = CliRunner().invoke(main, ["check", "--from", str(path), "--format", "json", *extra])
+    result = make_runner().invoke(main, ["check", "--from", str(path), "--format", "json", *extra])
     assert result.exit_code in (0, 1, 3), result.output
     return dict(json.loads(result.stdout))
 

@@ -11,12 +11,14 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
 from ascend_doctor.cli import main
 from ascend_doctor.matrix.select import load_matrix
 from ascend_doctor.model import plan as P
 from ascend_doctor.model.families import find_family
+
+from .clirunner import make_runner
 
 GIB = 1024 ** 3
 OTHER_PRODUCT_HDKS = {"25.7.RC1", "25.1.RC1", "25.6.RC1"}  # Atlas 350 / 950 SuperPoD / 850
@@ -30,7 +32,7 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def run(*args: str) -> Result:
-    return CliRunner().invoke(main, list(args))
+    return make_runner().invoke(main, list(args))
 
 
 def lookup(*args: str) -> Dict[str, Any]:

@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
-from click.testing import CliRunner
 
 from ascend_doctor.cli import main
 from ascend_doctor.matrix.select import load_matrix
 from ascend_doctor.resolve import StackState, resolve
+
+from .clirunner import make_runner
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 MINDIE_21RC1_HOSTS = ("dotted-weight-path", "dmesg-npu-abnormal", "hf-fp8-weights-on-910b", "logs-quiet",
@@ -24,14 +25,14 @@ MINDIE_21RC1_HOSTS = ("dotted-weight-path", "dmesg-npu-abnormal", "hf-fp8-weight
 
 
 def report(name: str, *args: str) -> Dict[str, Any]:
-    result = CliRunner().invoke(main, ["check", "--from", str(FIXTURES / name), "--format", "json", *args],
+    result = make_runner().invoke(main, ["check", "--from", str(FIXTURES / name), "--format", "json", *args],
                                 catch_exceptions=False)
     data: Dict[str, Any] = json.loads(result.stdout)
     return data
 
 
 def plan(*args: str) -> Dict[str, Any]:
-    result = CliRunner().invoke(main, ["matrix", "plan", "--format", "json", *args], catch_exceptions=False)
+    result = make_runner().invoke(main, ["matrix", "plan", "--format", "json", *args], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     data: Dict[str, Any] = json.loads(result.stdout)["plan"]
     return data
@@ -253,7 +254,7 @@ def test_p7_py003_defers_to_the_engine_row(tmp_path: Path) -> None:
     python = json.loads((snap / "python.json").read_text(encoding="utf-8"))
     python["packages"]["torch-npu"] = "2.7.1.dev20250724"
     (snap / "python.json").write_text(json.dumps(python), encoding="utf-8")
-    result_ = CliRunner().invoke(main, ["check", "--from", str(snap), "--format", "json"], catch_exceptions=False)
+    result_ = make_runner().invoke(main, ["check", "--from", str(snap), "--format", "json"], catch_exceptions=False)
     data = json.loads(result_.stdout)
     py3 = result(data, "ASC-PY-003")
     assert py3["status"] == "PASS" and py3["evidence"]["engine_row"] == "0.10.2rc1"
@@ -271,7 +272,7 @@ def test_row24_310p_mindie_plan_names_the_image_pattern() -> None:
 def test_row2_mindie_plan_refuses_the_first_generation_910() -> None:
     """Matrix row 2: `matrix plan --chip 910A --engine mindie` printed a full plan (exit 0) with "MindIE support for
     910 is unknown". MindIE's hardware list is a hard constraint of the resolver: no plan, exit 1, with the list."""
-    result = CliRunner().invoke(main, ["matrix", "plan", "--chip", "910A", "--engine", "mindie"])
+    result = make_runner().invoke(main, ["matrix", "plan", "--chip", "910A", "--engine", "mindie"])
     assert result.exit_code == 1 and "does not support 910A" in result.output
 
 

@@ -579,13 +579,14 @@ def test_vllm_yaml_config_on_loopback_passes_cfg007() -> None:
 
 def test_skips_after_an_unreadable_config_link_to_cfg001() -> None:
     """The cross-reference is data as well as prose: evidence {"see": ["ASC-CFG-001"]}."""
-    from click.testing import CliRunner
-
     from ascend_doctor.cli import main
 
+    from .clirunner import make_runner
+
     fixture = Path(__file__).resolve().parent.parent / "fixtures" / "mindie-config-trailing-commas"
-    result = CliRunner().invoke(main, ["check", "--from", str(fixture), "--config", str(fixture / "mindie-config.json"),
-                                       "--select", "ASC-CFG", "--format", "json"])
+    result = make_runner().invoke(main, ["check", "--from", str(fixture),
+                                         "--config", str(fixture / "mindie-config.json"),
+                                         "--select", "ASC-CFG", "--format", "json"])
     results = {r["id"]: r for r in json.loads(result.stdout)["results"]}
     assert results["ASC-CFG-001"]["status"] == "FAIL"
     linked = [i for i, r in results.items() if r["status"] == "SKIP" and r["evidence"].get("see") == ["ASC-CFG-001"]]

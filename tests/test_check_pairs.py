@@ -8,18 +8,18 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
-from click.testing import CliRunner
 
 from ascend_doctor.cli import main
 
 from . import check_pairs
+from .clirunner import make_runner
 
 PAIRS = check_pairs.pair_files()
 
 
 def grade(folder: Path, check_id: str) -> List[str]:
     """The statuses ``check_id`` gives on a snapshot folder (one per scoped result)."""
-    done = CliRunner().invoke(main, ["check", "--from", str(folder), "--select", check_id, "--format", "json"],
+    done = make_runner().invoke(main, ["check", "--from", str(folder), "--select", check_id, "--format", "json"],
                               catch_exceptions=False)
     assert done.exit_code in (0, 1, 3), done.output
     report: Dict[str, Any] = json.loads(done.stdout)

@@ -7,11 +7,11 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from ascend_doctor.cli import SUBCOMMANDS, main
 from ascend_doctor.registry import all_checks
 
+from .clirunner import make_runner
 from .report_schema import validate_report
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -19,7 +19,7 @@ HEALTHY = FIXTURES / "healthy-8x910B3"
 
 
 def invoke(*args: str):  # type: ignore[no-untyped-def]
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return make_runner().invoke(main, list(args), catch_exceptions=False)
 
 
 def test_version_names_tool_and_matrix() -> None:

@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Callable, Dict
 
 import pytest
-from click.testing import CliRunner
 
 from ascend_doctor.cli import main
+
+from .clirunner import make_runner
 
 HEALTHY = Path(__file__).resolve().parent.parent / "fixtures" / "healthy-8x910B3"
 NPU_SMI = Path("commands") / "npu-smi_info.out"
@@ -36,7 +37,7 @@ def replace_in(path: Path, old: str, new: str) -> None:
 
 
 def statuses(snap: Path, select: str) -> Dict[str, str]:
-    result = CliRunner().invoke(main, ["check", "--from", str(snap), "--select", select, "--format", "json"])
+    result = make_runner().invoke(main, ["check", "--from", str(snap), "--select", select, "--format", "json"])
     report = json.loads(result.stdout)
     order = ["PASS", "SKIP", "WARN", "ERROR", "FAIL"]
     worst: Dict[str, str] = {}
@@ -123,7 +124,8 @@ def test_toolkit_for_the_other_architecture(tmp_path: Path) -> None:
 
 def test_unknown_npu_smi_layout_is_a_clear_warning(tmp_path: Path) -> None:
     snap = variant(tmp_path, lambda s: (s / NPU_SMI).write_text("Segmentation fault (core dumped)\n\x00\x01garbage\n"))
-    result = CliRunner().invoke(main, ["check", "--from", str(snap), "--select", "ASC-SMI,ASC-DEV", "--format", "json"])
+    result = make_runner().invoke(main, ["check", "--from", str(snap), "--select", "ASC-SMI,ASC-DEV",
+                                         "--format", "json"])
     report = json.loads(result.stdout)
     smi = next(r for r in report["results"] if r["id"] == "ASC-SMI-001")
     assert smi["status"] == "WARN" and "could not parse" in smi["message"]

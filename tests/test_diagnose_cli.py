@@ -7,9 +7,10 @@ import os
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from ascend_doctor.cli import main
+
+from .clirunner import make_runner
 
 SAMPLES = Path(__file__).resolve().parent / "samples" / "dmesg-and-logs"
 
@@ -19,7 +20,7 @@ def body(name: str) -> str:
 
 
 def invoke(*args: str, stdin: str | bytes | None = None):  # type: ignore[no-untyped-def]
-    return CliRunner().invoke(main, ["diagnose", *args], input=stdin, catch_exceptions=False)
+    return make_runner().invoke(main, ["diagnose", *args], input=stdin, catch_exceptions=False)
 
 
 @pytest.fixture()

@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import List
 
 import pytest
-from click.testing import CliRunner
 
 from ascend_doctor.logscan.incidents import event_time
 from ascend_doctor.logscan.scanner import LogScanner, ScanResult, default_scanner
+
+from .clirunner import make_runner
 
 SAMPLES = Path(__file__).resolve().parent / "samples" / "dmesg-and-logs"
 
@@ -173,7 +174,7 @@ def test_cli_prints_and_writes_incidents(tmp_path: Path) -> None:
 
     notes = tmp_path / "notes.md"
     notes.write_text(notes_file(), encoding="utf-8")
-    runner = CliRunner()
+    runner = make_runner()
     text = runner.invoke(main, ["diagnose", str(notes)])
     assert text.exit_code == 1
     assert "Incident 4" in text.output and "SIG-SRV-MINDIE-DAEMON-KILLED" in text.output

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Tuple
 
 import pytest
-from click.testing import CliRunner
 
 from ascend_doctor.cli import main
 from ascend_doctor.exitcodes import COMMAND_EXIT_CODES, ExitCode, exit_code_table
 
+from .clirunner import make_runner
 from .fake_openai_server import Behaviour, FakeServer
 
 REPO = Path(__file__).resolve().parent.parent
@@ -30,7 +30,7 @@ FAST = ("--requests", "1", "--concurrency", "1", "--max-tokens", "16", "--timeou
 
 
 def invoke(*args: str):  # type: ignore[no-untyped-def]
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return make_runner().invoke(main, list(args), catch_exceptions=False)
 
 
 @pytest.fixture(scope="module")

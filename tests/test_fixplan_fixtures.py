@@ -14,11 +14,12 @@ from typing import Any, Dict, List
 
 import pytest
 import yaml
-from click.testing import CliRunner
 
 from ascend_doctor.checkapi import FIX_COMPONENTS
 from ascend_doctor.cli import main
 from ascend_doctor.matrix import load_matrix
+
+from .clirunner import make_runner
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SCENARIOS = sorted(p for p in FIXTURES.iterdir() if (p / "expected.yaml").is_file())
@@ -32,7 +33,7 @@ CONFLICT_GROUP = {"driver": "hdk", "firmware": "hdk"}
 def report_for(scenario: Path) -> Dict[str, Any]:
     expected = yaml.safe_load((scenario / "expected.yaml").read_text(encoding="utf-8"))
     extra = [str(a).replace("{fixture}", str(scenario)) for a in expected.get("args", [])]
-    result = CliRunner().invoke(main, ["check", "--from", str(scenario), "--format", "json", *extra],
+    result = make_runner().invoke(main, ["check", "--from", str(scenario), "--format", "json", *extra],
                                 catch_exceptions=False)
     report: Dict[str, Any] = json.loads(result.stdout)
     return report

@@ -10,11 +10,12 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from ascend_doctor.cli import main
 from ascend_doctor.exitcodes import ExitCode
 from ascend_doctor.registry import all_checks, closest_ids, unmatched_prefixes
+
+from .clirunner import make_runner
 
 REPO = Path(__file__).resolve().parent.parent
 HEALTHY = REPO / "fixtures" / "healthy-8x910B3"
@@ -22,7 +23,7 @@ README = REPO / "README.md"
 
 
 def invoke(*args: str):  # type: ignore[no-untyped-def]
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return make_runner().invoke(main, list(args), catch_exceptions=False)
 
 
 @pytest.mark.parametrize("option, value, suggestion", [

@@ -16,13 +16,14 @@ from typing import Any, List
 
 import pytest
 import yaml
-from click.testing import CliRunner
 
 from ascend_doctor import boundedjson, boundedyaml
 from ascend_doctor.boundedjson import TooComplex
 from ascend_doctor.cli import main
 from ascend_doctor.model.safetensors import MAX_TENSORS, HeaderError, parse_header_json
 from ascend_doctor.parsers import serving_config
+
+from .clirunner import make_runner
 
 REPO = Path(__file__).resolve().parent.parent
 W8A8_MODEL = REPO / "fixtures/w8a8-weights-ready/files/data/models/DeepSeek-R1-W8A8"
@@ -31,7 +32,7 @@ MINDIE_FIXTURE = REPO / "fixtures/mindie-default-config-ok"
 
 
 def invoke(*args: str) -> Any:
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return make_runner().invoke(main, list(args), catch_exceptions=False)
 
 
 # -- the JSON bound ---------------------------------------------------------------------------

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
 import pytest
-from click.testing import CliRunner
 
 from ascend_doctor.cli import main
 from ascend_doctor.host import snapshot as snapmod
@@ -28,6 +27,8 @@ from ascend_doctor.host import snapshot_layout
 from ascend_doctor.host.base import SnapshotError
 from ascend_doctor.host.snapshot import MAX_MEMBER_DEPTH, SnapshotHost, safe_extract
 from ascend_doctor.tempdirs import remove_tree
+
+from .clirunner import make_runner
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -60,7 +61,7 @@ def _raw_gz(path: Path, *blocks: bytes) -> Path:
 
 
 def _check(archive: Path, *extra: str) -> Any:
-    return CliRunner().invoke(main, ["check", "--from", str(archive), "--select", "ASC-DRV,ASC-LOG,ASC-CTR-001",
+    return make_runner().invoke(main, ["check", "--from", str(archive), "--select", "ASC-DRV,ASC-LOG,ASC-CTR-001",
                                      *extra], catch_exceptions=False)
 
 

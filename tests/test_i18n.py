@@ -18,7 +18,7 @@ from typing import Any, Dict, Iterator, List, Tuple
 
 import click
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -26,6 +26,8 @@ from ascend_doctor import i18n
 from ascend_doctor.cli import SUBCOMMANDS, main
 from ascend_doctor.cli._localize import language_from_args, localize_command
 from ascend_doctor.widewrap import cell_width, wrap
+
+from .clirunner import make_runner
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "tests" / "samples" / "i18n"
@@ -88,10 +90,7 @@ def _english_again() -> Iterator[None]:
 
 
 def invoke(*args: str, env: Any = None) -> Result:
-    try:  # click < 8.2 mixes stderr into stdout unless told not to
-        runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]
-    except TypeError:
-        runner = CliRunner()
+    runner = make_runner()
     return runner.invoke(main, list(args), env=env, catch_exceptions=False)
 
 
@@ -426,7 +425,7 @@ def test_chinese_report_has_full_width_prose_and_translated_comments(fixture: st
     root = Path(__file__).resolve().parents[1] / "fixtures" / fixture
     if not root.is_dir():
         pytest.skip(f"no fixture {fixture}")
-    result = CliRunner().invoke(main, ["check", "--from", str(root), "--lang", "zh", "-v"])
+    result = make_runner().invoke(main, ["check", "--from", str(root), "--lang", "zh", "-v"])
     lines = result.stdout.splitlines()
     assert not [ln for ln in lines if _HALF_WIDTH_IN_CHINESE.search(ln)]
     assert not [ln for ln in lines if _ENGLISH_COMMENT.search(ln)]

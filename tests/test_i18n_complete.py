@@ -40,10 +40,10 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Set,
 
 import pytest
 import yaml
-from click.testing import CliRunner
 
 from ascend_doctor.cli import main
 
+from .clirunner import make_runner
 from .i18n_pending import PENDING_AREAS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -208,10 +208,7 @@ def text_lines(text: str, where: str, owner: str = "core", commands: Iterable[st
 
 
 def _invoke(args: Sequence[str], stdin: Optional[str] = None) -> Any:
-    try:  # click < 8.2 mixes stderr into stdout unless told not to
-        runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]
-    except TypeError:
-        runner = CliRunner()
+    runner = make_runner()
     return runner.invoke(main, list(args), input=stdin, catch_exceptions=False)
 
 

@@ -10,11 +10,11 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
 import yaml
-from click.testing import CliRunner
 
 from ascend_doctor import i18n
 from ascend_doctor.cli import main
 
+from .clirunner import make_runner
 from .i18n_pending import NOT_READ_BACK, PENDING_AREAS
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -118,7 +118,7 @@ ROUND_TRIP = ("no-driver", "cann-newer-than-driver", "firmware-newer-than-driver
 
 
 def _invoke(*args: str) -> str:
-    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    result = make_runner().invoke(main, list(args), catch_exceptions=False)
     assert result.exit_code in (0, 1, 3), result.output
     return result.stdout
 

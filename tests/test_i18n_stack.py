@@ -9,13 +9,14 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
-from click.testing import CliRunner
 
 from ascend_doctor import i18n
 from ascend_doctor.cli import main
 from ascend_doctor.i18n_text import Text, localized
 from ascend_doctor.matrix import Matrix, load_matrix
 from ascend_doctor.matrix.plan import PlanError
+
+from .clirunner import make_runner
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -29,7 +30,7 @@ def m() -> Matrix:
 
 
 def _results(fixture: str, lang: str) -> List[Dict[str, Any]]:
-    result = CliRunner().invoke(main, ["check", "--from", str(FIXTURES / fixture), "--format", "json",
+    result = make_runner().invoke(main, ["check", "--from", str(FIXTURES / fixture), "--format", "json",
                                        "--lang", lang], catch_exceptions=False)
     return list(json.loads(result.stdout)["results"])
 

@@ -670,12 +670,12 @@ def test_cann001_says_when_set_env_was_not_sourced(tmp_path: Path) -> None:
 
 
 def test_pasted_text_never_turns_absence_into_a_finding() -> None:
-    from click.testing import CliRunner
-
     from ascend_doctor.cli import main
 
+    from .clirunner import make_runner
+
     sample = ROOT / "tests/samples/collect-env/vllm-ascend-6509-910B2-vllm0.14.1-cann8.5.0.txt"
-    result = CliRunner().invoke(main, ["check", "--from-text", str(sample), "--format", "json"])
+    result = make_runner().invoke(main, ["check", "--from-text", str(sample), "--format", "json"])
     report = json.loads(result.stdout)
     mine = {"ASC-FW-003", "ASC-DEV-005", "ASC-CTR-005", "ASC-CFG-011", "ASC-ENV-002", "ASC-ENV-003", "ASC-DRV-003",
             "ASC-DRV-004", "ASC-ENG-003"}

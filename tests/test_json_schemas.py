@@ -16,11 +16,12 @@ from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Se
 
 import click
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
 from ascend_doctor.cli import main
 
 from . import model_fixtures as F
+from .clirunner import make_runner
 from .json_schemas import (
     COMMAND_SCHEMAS,
     DOCS,
@@ -165,7 +166,7 @@ case("model-inspect-not-found", "model inspect")(lambda tmp: Case([
 def _manifested(tmp: Path) -> Tuple[Path, Path]:
     root = make_fp8(tmp / "m")
     manifest = tmp / "manifest.json"
-    result = CliRunner().invoke(main, ["model", "manifest", str(root), "-o", str(manifest), "--no-progress"],
+    result = make_runner().invoke(main, ["model", "manifest", str(root), "-o", str(manifest), "--no-progress"],
                                 catch_exceptions=False)
     assert result.exit_code == 0, result.output
     return root, manifest
@@ -194,7 +195,7 @@ def _verify_differences(tmp: Path) -> Case:
 def _verify_sha256sum(tmp: Path) -> Case:
     root = make_fp8(tmp / "s")
     sums = tmp / "SHA256SUMS"
-    result = CliRunner().invoke(main, ["model", "manifest", str(root), "--sha256sum", "-o", str(sums),
+    result = make_runner().invoke(main, ["model", "manifest", str(root), "--sha256sum", "-o", str(sums),
                                        "--no-progress"], catch_exceptions=False)
     assert result.exit_code == 0
     with sums.open("a", encoding="utf-8") as fh:
@@ -248,7 +249,7 @@ case("matrix-bundle", "matrix bundle")(lambda tmp: Case(["matrix", "bundle", "--
 @case("matrix-update-file", "matrix update")
 def _update(tmp: Path) -> Case:
     bundle = tmp / "bundle.yaml"
-    result = CliRunner().invoke(main, ["matrix", "bundle", "-o", str(bundle)], catch_exceptions=False)
+    result = make_runner().invoke(main, ["matrix", "bundle", "-o", str(bundle)], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     data = tmp / "data"
     return Case(["matrix", "update", "--file", str(bundle), "--force", "--format", "json"], (0,),
@@ -291,7 +292,7 @@ case("fleet-two-nodes", "fleet")(lambda tmp: Case([
 
 def _saved_report(tmp: Path, fixture: str) -> Path:
     path = tmp / f"{fixture}.json"
-    result = CliRunner().invoke(main, ["check", "--from", str(FIXTURES / fixture), "--format", "json", "-o",
+    result = make_runner().invoke(main, ["check", "--from", str(FIXTURES / fixture), "--format", "json", "-o",
                                        str(path)], catch_exceptions=False)
     assert result.exit_code in (0, 1), result.output
     return path
@@ -307,7 +308,7 @@ case("report-diff", "report diff")(lambda tmp: Case([
 # -- running them ---------------------------------------------------------------------------------
 
 def run(args: Sequence[str], stdin: Optional[str] = None, env: Optional[Dict[str, str]] = None) -> Result:
-    return CliRunner().invoke(main, list(args), input=stdin, env=env, catch_exceptions=False)
+    return make_runner().invoke(main, list(args), input=stdin, env=env, catch_exceptions=False)
 
 
 def assert_no_json(stream: str, what: str) -> None:

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 import pytest
-from click.testing import CliRunner
 
 from ascend_doctor.checkapi import CheckContext, Finding, NotApplicable, Status
 from ascend_doctor.cli import main
@@ -19,6 +18,7 @@ from ascend_doctor.host.base import FilePermissionDenied
 from ascend_doctor.host.snapshot import SnapshotHost
 from ascend_doctor.options import RunOptions
 
+from .clirunner import make_runner
 from .report_schema import validate_report
 
 SAMPLES = Path(__file__).resolve().parent / "samples" / "dmesg-and-logs"
@@ -240,7 +240,7 @@ def test_check_cli_report_with_log_findings(tmp_path: Path) -> None:
              (body("vllm-ascend-3479-310P-507013-EL0004-sdma-EH9999.txt"), NOW)}
     snap = make_snapshot(tmp_path / "s", dmesg=body("lkml-2022-aer-corrected-uncorrected-pciehp-link-down.txt"),
                          files=files)
-    result = CliRunner().invoke(main, ["check", "--from", str(snap), "--select", "ASC-LOG", "--format", "json"],
+    result = make_runner().invoke(main, ["check", "--from", str(snap), "--select", "ASC-LOG", "--format", "json"],
                                 catch_exceptions=False)
     report = json.loads(result.stdout)
     validate_report(report)

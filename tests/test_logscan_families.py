@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Dict, List
 
 import pytest
-from click.testing import CliRunner
 
 from ascend_doctor.checkapi import Status
 from ascend_doctor.cli import main
@@ -21,6 +20,7 @@ from ascend_doctor.logscan.literals import MIN_NEEDLE, required_literals
 from ascend_doctor.logscan.scanner import LogScanner
 from ascend_doctor.logscan.signatures import Signature, load_signatures
 
+from .clirunner import make_runner
 from .test_logscan_checks import make_snapshot, run_check
 
 SAMPLES = Path(__file__).resolve().parent / "samples"
@@ -216,7 +216,7 @@ def mixed_log() -> str:
 def test_diagnose_mixed_log_text(tmp_path: Path) -> None:
     path = tmp_path / "mixed.log"
     path.write_text(mixed_log(), encoding="utf-8")
-    result = CliRunner().invoke(main, ["diagnose", str(path)], catch_exceptions=False)
+    result = make_runner().invoke(main, ["diagnose", str(path)], catch_exceptions=False)
     assert result.exit_code == 1
     out = result.stdout
     # Most specific first: MindIE shm (85), device abnormal (85), EL0004 (85) ... the EL family
@@ -233,7 +233,7 @@ def test_diagnose_mixed_log_text(tmp_path: Path) -> None:
 def test_diagnose_mixed_log_json(tmp_path: Path) -> None:
     path = tmp_path / "mixed.log"
     path.write_text(mixed_log(), encoding="utf-8")
-    result = CliRunner().invoke(main, ["diagnose", str(path), "--format", "json"], catch_exceptions=False)
+    result = make_runner().invoke(main, ["diagnose", str(path), "--format", "json"], catch_exceptions=False)
     assert result.exit_code == 1
     report = json.loads(result.stdout)
     findings = {f["id"]: f for f in report["findings"]}

@@ -12,10 +12,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from ascend_doctor.cli import main
 from ascend_doctor.model.manifest import ManifestError, parse_manifest
+
+from .clirunner import make_runner
 
 REPO = Path(__file__).resolve().parent.parent
 HEALTHY = REPO / "fixtures" / "healthy-8x910B3"
@@ -23,7 +24,7 @@ MODEL = REPO / "fixtures" / "w8a8-weights-ready" / "files" / "data" / "models" /
 
 
 def invoke(*args: str):  # type: ignore[no-untyped-def]
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return make_runner().invoke(main, list(args), catch_exceptions=False)
 
 
 @pytest.fixture()

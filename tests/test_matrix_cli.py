@@ -10,11 +10,13 @@ from pathlib import Path
 from typing import List
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
 from ascend_doctor.cli import main
 from ascend_doctor.exitcodes import ExitCode
 from ascend_doctor.matrix.meta import shipped_matrix_path, shipped_matrix_version
+
+from .clirunner import make_runner
 
 
 @pytest.fixture(autouse=True)
@@ -25,7 +27,7 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def run(*args: str) -> Result:
-    return CliRunner().invoke(main, ["matrix", *args])
+    return make_runner().invoke(main, ["matrix", *args])
 
 
 def header() -> str:
@@ -167,7 +169,7 @@ def test_bundle_round_trip(tmp_path: Path) -> None:
     data = json.loads(run("bundle", "--format", "json").stdout)
     assert data["version"] == shipped_matrix_version() and len(data["sha256"]) == 64
     # the bundle answers exactly like the split matrix
-    same = CliRunner().invoke(main, ["matrix", "--matrix", str(out), "lookup", "--cann", "8.0.RC3", "--format",
+    same = make_runner().invoke(main, ["matrix", "--matrix", str(out), "lookup", "--cann", "8.0.RC3", "--format",
                                      "json"])
     split = run("lookup", "--cann", "8.0.RC3", "--format", "json")
     assert json.loads(same.stdout)["results"] == json.loads(split.stdout)["results"]
@@ -177,7 +179,7 @@ def test_bundle_round_trip(tmp_path: Path) -> None:
 def test_matrix_option_with_invalid_file(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("schema_version: [\n", encoding="utf-8")
-    result = CliRunner().invoke(main, ["matrix", "--matrix", str(bad), "show"])
+    result = make_runner().invoke(main, ["matrix", "--matrix", str(bad), "show"])
     assert result.exit_code == ExitCode.FINDINGS
     err = one_line_error(result)
     assert "invalid compatibility matrix" in err and f"{bad}:" in err and "YAML syntax error" in err

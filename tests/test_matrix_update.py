@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Callable, Dict, Iterator, Optional, Tuple
 
 import pytest
-from click.testing import CliRunner
 
 from ascend_doctor.cli import main
 from ascend_doctor.exitcodes import ExitCode
@@ -24,6 +23,8 @@ from ascend_doctor.matrix import MatrixError, load_matrix
 from ascend_doctor.matrix.bundle import bundle_text
 from ascend_doctor.matrix.meta import shipped_matrix_path, shipped_matrix_version
 from ascend_doctor.matrix.update import UpdateError, UpdateFailure, check_url, update_from_file, update_from_url
+
+from .clirunner import make_runner
 
 SHIPPED = shipped_matrix_version()
 
@@ -317,7 +318,7 @@ def test_xdg_data_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_cli_update_url_and_file(server: Server, data_dir: Path, bundle: str, tmp_path: Path) -> None:
     data = with_version(bundle, "2099.7.7")
     server.body("/m.yaml", data)
-    runner = CliRunner()
+    runner = make_runner()
     result = runner.invoke(main, ["matrix", "update", "--url", server.url("/m.yaml"), "--sha256",
                                   hashlib.sha256(data).hexdigest(), "--format", "json"])
     assert result.exit_code == 0, result.output
@@ -337,7 +338,7 @@ def test_cli_update_url_and_file(server: Server, data_dir: Path, bundle: str, tm
 
 
 def test_cli_update_usage_errors(data_dir: Path) -> None:
-    runner = CliRunner()
+    runner = make_runner()
     for args in (["matrix", "update"], ["matrix", "update", "--url", "https://x/m", "--file", "f"],
                  ["matrix", "update", "--url", "http://example.com/m.yaml"],
                  ["matrix", "update", "--file", "x.yaml", "--sha256", "abc"]):

@@ -6,15 +6,14 @@ import json
 import os
 from pathlib import Path
 
-from click.testing import CliRunner
-
 from ascend_doctor.cli import main
 
+from .clirunner import make_runner
 from .test_model_inspect import HF_MODELING, make_fp8
 
 
 def invoke(*args: str):  # type: ignore[no-untyped-def]
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return make_runner().invoke(main, list(args), catch_exceptions=False)
 
 
 def test_inspect_text_and_json(tmp_path: Path) -> None:
@@ -63,7 +62,7 @@ def test_manifest_sha256sum_format_and_verify(tmp_path: Path) -> None:
 
 def test_progress_goes_to_stderr_only(tmp_path: Path) -> None:
     root = make_fp8(tmp_path / "r1")
-    result = CliRunner().invoke(main, ["model", "manifest", str(root), "--progress"], catch_exceptions=False)
+    result = make_runner().invoke(main, ["model", "manifest", str(root), "--progress"], catch_exceptions=False)
     assert result.exit_code == 0
     assert json.loads(result.stdout)["format"] == "ascend-doctor-manifest"  # stdout is pure JSON
 

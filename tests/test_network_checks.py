@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import pytest
-from click.testing import CliRunner
 
 from ascend_doctor import capture
 from ascend_doctor.cli import main
@@ -25,6 +24,7 @@ from ascend_doctor.options import RunOptions
 from ascend_doctor.parsers.npu_smi import parse_npu_smi_info
 from ascend_doctor.runner import run_checks
 
+from .clirunner import make_runner
 from .report_schema import validate_report
 from .samples_util import sample_body
 
@@ -192,7 +192,7 @@ def test_capture_runs_nothing_when_npu_smi_lists_no_npu() -> None:
 
 
 def check_json(*args: str, env: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
-    result = CliRunner().invoke(main, ["check", "--format", "json", *args], catch_exceptions=False, env=env)
+    result = make_runner().invoke(main, ["check", "--format", "json", *args], catch_exceptions=False, env=env)
     assert result.exit_code in (0, 1, 3), result.output
     report = json.loads(result.stdout)
     validate_report(report)
@@ -292,7 +292,7 @@ def test_missing_hccn_tool_warns_only_for_a_multi_node_job(tmp_path: Path) -> No
 
 def test_rank_table_path_is_guarded_from_o(tmp_path: Path) -> None:
     table = mindie_copy(tmp_path, 0o640)
-    result = CliRunner().invoke(main, ["check", "--from", str(HEALTHY), "--rank-table", str(table), "-o", str(table)])
+    result = make_runner().invoke(main, ["check", "--from", str(HEALTHY), "--rank-table", str(table), "-o", str(table)])
     assert result.exit_code == 2
     assert json.loads(table.read_text(encoding="utf-8"))["server_count"] == "2"
 

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 import pytest
-from click.testing import CliRunner
 
 from ascend_doctor.capture.declared import expansion
 from ascend_doctor.cli import main
@@ -23,6 +22,7 @@ from ascend_doctor.host.snapshot import SnapshotHost
 from ascend_doctor.parsers import pasted as P
 from ascend_doctor.parsers.npu_smi_views import parse_npu_smi_health, parse_npu_smi_mapping, parse_npu_smi_readings
 
+from .clirunner import make_runner
 from .samples_util import SAMPLES
 
 SMI = "npu-smi-other/"
@@ -52,7 +52,7 @@ def output(rel: str) -> str:
 
 
 def run_check(args: List[str]) -> Dict[str, Any]:
-    result = CliRunner().invoke(main, ["check", "--format", "json", *args], catch_exceptions=False)
+    result = make_runner().invoke(main, ["check", "--format", "json", *args], catch_exceptions=False)
     assert result.exit_code in (0, 1, 3), result.output
     report: Dict[str, Any] = json.loads(result.stdout)
     return report

@@ -6,9 +6,10 @@ from pathlib import Path
 from typing import List
 
 import pytest
-from click.testing import CliRunner
 
 from ascend_doctor.cli import main
+
+from .clirunner import make_runner
 
 ROOT = Path(__file__).resolve().parent.parent
 HEALTHY = str(ROOT / "fixtures" / "healthy-8x910B3")
@@ -27,7 +28,7 @@ COMMANDS = [
                                                 for a in COMMANDS])
 def test_o_says_what_it_wrote(tmp_path: Path, args: List[str]) -> None:
     out = tmp_path / "out.txt"
-    result = CliRunner().invoke(main, [*args, "-o", str(out)])
+    result = make_runner().invoke(main, [*args, "-o", str(out)])
     assert result.exit_code in (0, 1), result.output
     assert out.is_file() and out.stat().st_size > 0
     assert result.stdout == ""

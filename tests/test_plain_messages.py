@@ -14,18 +14,19 @@ from typing import Iterator, List
 
 import pytest
 import requests
-from click.testing import CliRunner
 from urllib3.exceptions import ProtocolError, ReadTimeoutError
 
 from ascend_doctor.cli import main
 from ascend_doctor.matrix.update import network_message
+
+from .clirunner import make_runner
 
 REPO = Path(__file__).resolve().parent.parent
 HEALTHY = REPO / "fixtures" / "healthy-8x910B3"
 
 
 def invoke(*args: str):  # type: ignore[no-untyped-def]
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return make_runner().invoke(main, list(args), catch_exceptions=False)
 
 
 def test_row_137_read_timeout_in_words() -> None:

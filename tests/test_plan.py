@@ -8,7 +8,6 @@ from typing import Any, Dict
 
 import pytest
 import yaml
-from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,6 +20,8 @@ from ascend_doctor.model.arch import (
     kv_elements_per_token_per_card,
 )
 from ascend_doctor.model.families import FamilyDataError, find_family, load_families, parse_families
+
+from .clirunner import make_runner
 
 SAMPLES = Path(__file__).parent / "samples" / "serving-configs"
 GB64 = P.chip_memory("910B3").hbm_bytes
@@ -301,7 +302,7 @@ def test_plan_uses_tally_only_for_the_checkpoint_precision() -> None:
 def run_plan(*args: str) -> Any:
     from ascend_doctor.cli.plan_cmd import plan as plan_command
 
-    return CliRunner().invoke(plan_command, list(args))
+    return make_runner().invoke(plan_command, list(args))
 
 
 def test_cli_fits_exit_0_and_json() -> None:

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, List, Tuple
 
 import pytest
-from click.testing import CliRunner
 
 from ascend_doctor.cli import main
 
+from .clirunner import make_runner
 from .fake_openai_server import REASONING, Behaviour, FakeServer
 from .report_schema import validate_report
 
@@ -40,7 +40,7 @@ def serve() -> Iterator[Any]:
 
 
 def probe(url: str, *args: str, env: Any = None) -> Tuple[Any, Dict[str, Any]]:
-    result = CliRunner().invoke(main, ["probe", url, *FAST, "--format", "json", *args], catch_exceptions=False,
+    result = make_runner().invoke(main, ["probe", url, *FAST, "--format", "json", *args], catch_exceptions=False,
                                 env=env)
     report = json.loads(result.stdout) if result.stdout.strip().startswith("{") else {}
     return result, report
@@ -186,7 +186,7 @@ def test_api_key_from_the_environment_is_used_and_never_printed(serve: Any) -> N
     _refused, report = probe(server.url, "--select", "ASC-SRV-002")
     assert by_id(report)["ASC-SRV-002"][0]["status"] == "FAIL"
     assert "ASCEND_DOCTOR_API_KEY" in by_id(report)["ASC-SRV-002"][0]["remediation"]
-    result = CliRunner().invoke(main, ["probe", server.url, *FAST, "-v"], env={"ASCEND_DOCTOR_API_KEY": key})
+    result = make_runner().invoke(main, ["probe", server.url, *FAST, "-v"], env={"ASCEND_DOCTOR_API_KEY": key})
     assert result.exit_code == 0, result.output
     assert key not in result.output and key not in result.stderr
 
@@ -198,7 +198,7 @@ def test_credentials_in_the_url_are_masked_everywhere(serve: Any) -> None:
     text = json.dumps(report) + result.stderr
     assert "pa55word" not in text and "sk-in-query" not in text and "admin:" not in text
     assert report["host"]["origin"].startswith("http://***@127.0.0.1:")
-    plain = CliRunner().invoke(main, ["probe", url, *FAST[:-1]])  # progress lines on stderr too
+    plain = make_runner().invoke(main, ["probe", url, *FAST[:-1]])  # progress lines on stderr too
     assert "pa55word" not in plain.output + plain.stderr and "probe: GET http://***@" in plain.stderr
 
 
@@ -225,11 +225,11 @@ def test_bad_compare_and_save_targets_are_usage_errors(serve: Any, tmp_path: Pat
     server = serve()
     junk = tmp_path / "junk.json"
     junk.write_text("{not json", encoding="utf-8")
-    result = CliRunner().invoke(main, ["probe", server.url, "--compare", str(junk)])
+    result = make_runner().invoke(main, ["probe", server.url, "--compare", str(junk)])
     assert result.exit_code == 2 and "not JSON" in result.stderr
-    result = CliRunner().invoke(main, ["probe", server.url, "--save", str(tmp_path)])
+    result = make_runner().invoke(main, ["probe", server.url, "--save", str(tmp_path)])
     assert result.exit_code == 2 and "not a regular file" in result.stderr
-    result = CliRunner().invoke(main, ["probe", "ftp://example.com"])
+    result = make_runner().invoke(main, ["probe", "ftp://example.com"])
     assert result.exit_code == 2
     assert server.completions() == []  # nothing was sent
 
@@ -313,7 +313,7 @@ def test_other_report_formats(serve: Any) -> None:
     server = serve()
     for fmt, marker in (("text", "ASC-SRV-004"), ("markdown", "ASC-SRV-004"), ("junit", "<testsuite"),
                         ("html", "<html")):
-        result = CliRunner().invoke(main, ["probe", server.url, *FAST, "--format", fmt])
+        result = make_runner().invoke(main, ["probe", server.url, *FAST, "--format", fmt])
         assert result.exit_code == 0 and marker in result.stdout, (fmt, result.output[-500:])
 
 

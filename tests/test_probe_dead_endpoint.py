@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 import socket
 
-from click.testing import CliRunner
-
 from ascend_doctor.cli import main
+
+from .clirunner import make_runner
 
 
 def _closed_port() -> int:
@@ -20,7 +20,7 @@ def _closed_port() -> int:
 
 def test_the_connection_error_is_said_once() -> None:
     url = f"http://127.0.0.1:{_closed_port()}"
-    result = CliRunner().invoke(main, ["probe", url, "--timeout", "3", "--no-progress", "--format", "json"])
+    result = make_runner().invoke(main, ["probe", url, "--timeout", "3", "--no-progress", "--format", "json"])
     report = json.loads(result.stdout)
     assert result.exit_code == 1
     first = next(r for r in report["results"] if r["id"] == "ASC-SRV-001")

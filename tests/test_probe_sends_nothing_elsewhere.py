@@ -14,11 +14,11 @@ import re
 from typing import Any, Iterator, List
 
 import pytest
-from click.testing import CliRunner
 
 from ascend_doctor.cli import main
 from ascend_doctor.render.sanitize import is_safe
 
+from .clirunner import make_runner
 from .fake_openai_server import Behaviour, FakeServer
 
 FAST = ("--requests", "1", "--concurrency", "1", "--max-tokens", "16", "--timeout", "3", "--no-progress")
@@ -40,7 +40,7 @@ def serve() -> Iterator[Any]:
 
 
 def probe(*args: str, env: Any = None):  # type: ignore[no-untyped-def]
-    return CliRunner().invoke(main, ["probe", *args, *FAST], catch_exceptions=False, env=env)
+    return make_runner().invoke(main, ["probe", *args, *FAST], catch_exceptions=False, env=env)
 
 
 def test_redirect_to_another_port_is_not_followed(serve: Any) -> None:

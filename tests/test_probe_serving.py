@@ -8,7 +8,6 @@ import json
 from typing import Any, Dict, Iterator, List, Tuple
 
 import pytest
-from click.testing import CliRunner
 
 from ascend_doctor.cli import main
 from ascend_doctor.endpoint import records as rec
@@ -16,6 +15,7 @@ from ascend_doctor.endpoint.sweep import SweepPoint, find_cliff, sparkline
 from ascend_doctor.matrix import serving_refs
 from ascend_doctor.matrix.serving_refs import ServingRef
 
+from .clirunner import make_runner
 from .fake_openai_server import Behaviour, FakeServer
 from .report_schema import validate_report
 
@@ -37,7 +37,7 @@ def serve() -> Iterator[Any]:
 
 
 def probe(url: str, *args: str) -> Tuple[Any, Dict[str, Any]]:
-    result = CliRunner().invoke(main, ["probe", url, *FAST, "--format", "json", *args], catch_exceptions=False)
+    result = make_runner().invoke(main, ["probe", url, *FAST, "--format", "json", *args], catch_exceptions=False)
     report = json.loads(result.stdout) if result.stdout.strip().startswith("{") else {}
     return result, report
 
@@ -73,9 +73,9 @@ def test_the_sweep_finds_a_planted_collapse(serve: Any) -> None:
 
 
 def test_sweep_levels_are_validated() -> None:
-    bad = CliRunner().invoke(main, ["probe", "http://127.0.0.1:9", "--sweep", "1,x"])
+    bad = make_runner().invoke(main, ["probe", "http://127.0.0.1:9", "--sweep", "1,x"])
     assert bad.exit_code == 2 and "--sweep" in bad.output
-    huge = CliRunner().invoke(main, ["probe", "http://127.0.0.1:9", "--sweep", "1,99999"])
+    huge = make_runner().invoke(main, ["probe", "http://127.0.0.1:9", "--sweep", "1,99999"])
     assert huge.exit_code == 2
 
 
@@ -167,11 +167,11 @@ def test_client_cpu_share_is_measured_per_phase() -> None:
 
 def test_text_shows_the_table_and_html_draws_the_chart(serve: Any, tmp_path: Any) -> None:
     server = serve(token_delay_s=0.002)
-    text = CliRunner().invoke(main, ["probe", server.url, *FAST, "--sweep", "1,2,4", "--sweep-requests", "4",
+    text = make_runner().invoke(main, ["probe", server.url, *FAST, "--sweep", "1,2,4", "--sweep-requests", "4",
                                      "--select", "ASC-SRV-012"], catch_exceptions=False)
     assert "TPOT p50 ms" in text.stdout and "no cliff" in text.stdout
     page = tmp_path / "probe.html"
-    CliRunner().invoke(main, ["probe", server.url, *FAST, "--sweep", "1,2,4", "--sweep-requests", "4",
+    make_runner().invoke(main, ["probe", server.url, *FAST, "--sweep", "1,2,4", "--sweep-requests", "4",
                               "--select", "ASC-SRV-012", "--format", "html", "-o", str(page)], catch_exceptions=False)
     html = page.read_text(encoding="utf-8")
     assert '<section id="charts">' in html and "<svg" in html and "<polyline" in html

@@ -17,7 +17,6 @@ from typing import Any, Iterator, List, Optional, Tuple
 import click
 import pytest
 import yaml
-from click.testing import CliRunner
 
 from ascend_doctor.cli import SUBCOMMANDS, main
 from ascend_doctor.logscan.signatures import load_signatures
@@ -25,6 +24,8 @@ from ascend_doctor.matrix.loader import load_document
 from ascend_doctor.matrix.meta import shipped_matrix_path
 from ascend_doctor.registry import all_checks
 from ascend_doctor.sourceref import source_problem
+
+from .clirunner import make_runner
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -121,7 +122,7 @@ def test_check_specs_cite_no_internal_note() -> None:
 
 
 def test_explain_of_every_check_cites_no_internal_note() -> None:
-    runner = CliRunner()
+    runner = make_runner()
     bad = []
     for check in all_checks():
         for fmt in ("text", "json"):
@@ -144,7 +145,7 @@ def _command_paths() -> Iterator[List[str]]:
 
 
 def test_every_help_text_cites_no_internal_note() -> None:
-    runner = CliRunner()
+    runner = make_runner()
     bad = []
     count = 0
     for path in _command_paths():
@@ -169,7 +170,7 @@ def _fixture_args(path: Path) -> Tuple[str, ...]:
 
 @pytest.mark.parametrize("fixture", FIXTURE_DIRS, ids=[p.name for p in FIXTURE_DIRS])
 def test_fixture_reports_cite_no_internal_note(fixture: Path) -> None:
-    runner = CliRunner()
+    runner = make_runner()
     bad = []
     for fmt in ("text", "json"):
         args = ["check", "--from", str(fixture), "--format", fmt, *_fixture_args(fixture)]
@@ -188,7 +189,7 @@ LOG_FILES = sorted(LOGS.glob("*.txt"))
 
 @pytest.mark.parametrize("log", LOG_FILES, ids=[p.name for p in LOG_FILES])
 def test_diagnose_cites_no_internal_note(log: Path) -> None:
-    runner = CliRunner()
+    runner = make_runner()
     bad = []
     for fmt in ("text", "json"):
         result = runner.invoke(main, ["diagnose", str(log), "--format", fmt], catch_exceptions=False)

@@ -11,10 +11,9 @@ import json
 from pathlib import Path
 from typing import Any, Dict, List
 
-from click.testing import CliRunner
-
 from ascend_doctor.cli import main
 
+from .clirunner import make_runner
 from .report_schema import validate_report
 
 HEALTHY = Path(__file__).resolve().parent.parent / "fixtures" / "network-healthy-8x910B3"
@@ -24,7 +23,7 @@ TABLE = HEALTHY / "files/data/rank_table/rank_table.json"
 def check_table(tmp_path: Path, table: Any) -> List[Dict[str, Any]]:
     path = tmp_path / "rank_table.json"
     path.write_text(table if isinstance(table, str) else json.dumps(table, indent=2), encoding="utf-8")
-    result = CliRunner().invoke(main, ["check", "--format", "json", "--from", str(HEALTHY), "--rank-table", str(path),
+    result = make_runner().invoke(main, ["check", "--format", "json", "--from", str(HEALTHY), "--rank-table", str(path),
                                        "--select", "ASC-RT"], catch_exceptions=False)
     report = json.loads(result.stdout)
     validate_report(report)

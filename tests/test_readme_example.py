@@ -7,9 +7,10 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from ascend_doctor.cli import main
+
+from .clirunner import make_runner
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -20,7 +21,7 @@ def test_readme_example_is_the_current_output(monkeypatch: pytest.MonkeyPatch) -
     block = re.search(r"```text\n\$ ascend-doctor (check [^\n]*)\n(.*?)\$ echo \$\?\n(\d+)\n```", text, flags=re.S)
     assert block, "README: the example block ($ ascend-doctor check ..., output, $ echo $?) is missing"
     args, shown, code = block.group(1).split(), block.group(2), int(block.group(3))
-    result = CliRunner().invoke(main, args, catch_exceptions=False)
+    result = make_runner().invoke(main, args, catch_exceptions=False)
     assert result.exit_code == code
     assert result.stdout == shown, ("README example is stale: regenerate it with the command it shows "
                                     "(from the repository root, output piped)")

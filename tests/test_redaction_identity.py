@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import pytest
-from click.testing import CliRunner
 
 from ascend_doctor import capture
 from ascend_doctor.cli import main
@@ -17,6 +16,7 @@ from ascend_doctor.host.base import CommandResult, CommandStatus, PythonEnv
 from ascend_doctor.host.live import LiveHost
 from ascend_doctor.redaction.identity import IdentityRedactor, RedactionError, redact_snapshot_tree
 
+from .clirunner import make_runner
 from .samples_util import SAMPLES, sample_body
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -124,7 +124,7 @@ def test_a_fixture_snapshot_redacted_grades_the_same(tmp_path: Path) -> None:
 
 
 def _statuses(snapshot: Path) -> List[Tuple[str, str]]:
-    result = CliRunner().invoke(main, ["check", "--from", str(snapshot), "--format", "json"], catch_exceptions=False)
+    result = make_runner().invoke(main, ["check", "--from", str(snapshot), "--format", "json"], catch_exceptions=False)
     return sorted((r["id"], r["status"]) for r in json.loads(result.stdout)["results"])
 
 
@@ -206,7 +206,7 @@ def test_capture_with_the_redaction_hook(tmp_path: Path, monkeypatch: pytest.Mon
 
 
 def _invoke_json(*args: str) -> Dict[str, Any]:
-    result = CliRunner().invoke(main, [*args, "--format", "json"], catch_exceptions=False)
+    result = make_runner().invoke(main, [*args, "--format", "json"], catch_exceptions=False)
     assert result.exit_code in (0, 1, 3), result.output
     data: Dict[str, Any] = json.loads(result.output)
     return data
@@ -239,7 +239,7 @@ def fleet_reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder.mkdir()
     for number in range(1, 17):
         name = f"node{number:02d}"
-        result = CliRunner().invoke(main, ["check", "--from", str(FIXTURES / "fleet-16" / name), "--format", "json",
+        result = make_runner().invoke(main, ["check", "--from", str(FIXTURES / "fleet-16" / name), "--format", "json",
                                            "-o", str(folder / f"{name}.json")], catch_exceptions=False)
         assert result.exit_code in (0, 1), result.output
     return folder

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Iterator, List, Tuple
 
 import pytest
-from click.testing import CliRunner
 
 from ascend_doctor.cli import main
 
+from .clirunner import make_runner
 from .imports_util import modules_imported_by
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,7 +66,7 @@ def _broken_catalogue(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_checks_with_a_module_that_did_not_load_exits_3_in_every_format(fmt: str,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     _broken_catalogue(monkeypatch)
-    result = CliRunner().invoke(main, ["checks", "--format", fmt], catch_exceptions=False)
+    result = make_runner().invoke(main, ["checks", "--format", fmt], catch_exceptions=False)
     assert result.exit_code == 3, result.output
     assert "zzz_999_broken.py" in result.stderr and "zzz_999" not in result.stdout
     if fmt == "json":

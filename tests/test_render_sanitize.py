@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Iterator, List
 
 import pytest
-from click.testing import CliRunner
 
 from ascend_doctor.cli import main
 from ascend_doctor.render.sanitize import is_safe, visible, visible_lines
 
+from .clirunner import make_runner
 from .samples_util import sample_body
 
 REPO = Path(__file__).resolve().parent.parent
@@ -39,7 +39,7 @@ FORGED = re.compile(r"^(?:FAKE|\s*\d+\. FAKE)", re.MULTILINE)
 
 
 def invoke(*args: str, stdin: str = ""):  # type: ignore[no-untyped-def]
-    return CliRunner().invoke(main, list(args), input=stdin, catch_exceptions=False)
+    return make_runner().invoke(main, list(args), input=stdin, catch_exceptions=False)
 
 
 def assert_shown_not_obeyed(output: str) -> None:

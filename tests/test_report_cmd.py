@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
 from ascend_doctor import reportio
 from ascend_doctor.cli import main
@@ -18,6 +18,7 @@ from ascend_doctor.render.diff import render_diff
 from ascend_doctor.reportdiff import diff_reports, is_regression
 from ascend_doctor.reportio import report_from_dict
 
+from .clirunner import make_runner
 from .render_util import ROOT, downgrade_to_v1, every_status_report, report_dict, report_of
 from .report_schema import validate_report
 
@@ -25,10 +26,7 @@ DIFF_SCHEMA = ROOT / "docs" / "report-diff-schema.json"
 
 
 def invoke(*args: str, stdin: Any = None) -> Result:
-    try:  # click < 8.2 mixes stderr into stdout unless told not to
-        runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]
-    except TypeError:
-        runner = CliRunner()
+    runner = make_runner()
     return runner.invoke(main, list(args), input=stdin, catch_exceptions=False)
 
 

@@ -19,7 +19,6 @@ from typing import Any, Dict, List
 
 import pytest
 import yaml
-from click.testing import CliRunner
 
 from ascend_doctor.checkapi import Status
 from ascend_doctor.cli import main
@@ -30,6 +29,8 @@ from ascend_doctor.report import Report
 from ascend_doctor.reportio import parse_report_text
 from ascend_doctor.rootcause import CONTAINER, NO_NPU, find_root_cause, name_of, only_tunes
 from ascend_doctor.widewrap import cell_width
+
+from .clirunner import make_runner
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -44,7 +45,7 @@ def report_json(scenario: Path) -> str:
     if scenario.name not in _CACHE:
         expected = yaml.safe_load((scenario / "expected.yaml").read_text(encoding="utf-8"))
         extra = [str(a).replace("{fixture}", str(scenario)) for a in expected.get("args", [])]
-        result = CliRunner().invoke(main, ["check", "--from", str(scenario), "--format", "json", *extra])
+        result = make_runner().invoke(main, ["check", "--from", str(scenario), "--format", "json", *extra])
         assert result.exit_code in (0, 1, 3), result.output
         _CACHE[scenario.name] = result.stdout
     return _CACHE[scenario.name]
@@ -137,7 +138,7 @@ def test_a_full_snapshot_judges_enough(scenario: Path) -> None:
 
 
 def _paste(tmp_path: Path) -> Dict[str, Any]:
-    result = CliRunner().invoke(main, ["check", "--from-text", str(SPARSE_PASTE), "--format", "json"])
+    result = make_runner().invoke(main, ["check", "--from-text", str(SPARSE_PASTE), "--format", "json"])
     assert result.exit_code == 3, result.output
     data: Dict[str, Any] = json.loads(result.stdout)
     return data

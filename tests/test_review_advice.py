@@ -16,7 +16,7 @@ from typing import Any, Dict, List
 
 import pytest
 import yaml
-from click.testing import CliRunner, Result
+from click.testing import Result
 
 from ascend_doctor.checkapi import Status
 from ascend_doctor.cli import main
@@ -25,6 +25,7 @@ from ascend_doctor.matrix import Matrix, VerdictKind, load_matrix
 from ascend_doctor.options import RunOptions
 from ascend_doctor.runner import run_checks
 
+from .clirunner import make_runner
 from .samples_util import SAMPLES, sample_body
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -44,7 +45,7 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def cli(*args: str) -> Result:
-    return CliRunner().invoke(main, list(args))
+    return make_runner().invoke(main, list(args))
 
 
 def plan_json(*args: str) -> Dict[str, Any]:

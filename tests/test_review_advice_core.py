@@ -10,15 +10,15 @@ import shutil
 from pathlib import Path
 from typing import Any, Dict, List
 
-from click.testing import CliRunner
-
 from ascend_doctor.cli import main
+
+from .clirunner import make_runner
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
 def report(name: str, *args: str, fixture: Path = FIXTURES) -> Dict[str, Any]:
-    result = CliRunner().invoke(main, ["check", "--from", str(fixture / name), "--format", "json", *args],
+    result = make_runner().invoke(main, ["check", "--from", str(fixture / name), "--format", "json", *args],
                                 catch_exceptions=False)
     data: Dict[str, Any] = json.loads(result.stdout)
     return data

@@ -21,10 +21,11 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
 import pytest
-from click.testing import CliRunner
 
 from ascend_doctor import safeio
 from ascend_doctor.cli import main
+
+from .clirunner import make_runner
 
 REPO = Path(__file__).resolve().parent.parent
 HEALTHY = REPO / "fixtures" / "healthy-8x910B3"
@@ -35,7 +36,7 @@ needs_root = pytest.mark.skipif(not ROOT, reason="making a device node needs roo
 
 
 def invoke(*args: str, env: Optional[Dict[str, str]] = None):  # type: ignore[no-untyped-def]
-    return CliRunner().invoke(main, list(args), catch_exceptions=False, env=env)
+    return make_runner().invoke(main, list(args), catch_exceptions=False, env=env)
 
 
 def run(args: List[str], cwd: Path, **kwargs) -> subprocess.CompletedProcess:  # type: ignore[no-untyped-def]

@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Callable, Dict, List
 
 import pytest
-from click.testing import CliRunner
 
 from ascend_doctor import safeio
 from ascend_doctor.cli import main
+
+from .clirunner import make_runner
 
 REPO = Path(__file__).resolve().parent.parent
 HEALTHY = REPO / "fixtures" / "healthy-8x910B3"
@@ -32,7 +33,7 @@ VICTIM_TEXT = "a file outside the reports folder\n"
 
 
 def invoke(*args: str):  # type: ignore[no-untyped-def]
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return make_runner().invoke(main, list(args), catch_exceptions=False)
 
 
 def one_error_line(result) -> str:  # type: ignore[no-untyped-def]

@@ -9,10 +9,10 @@ from typing import Any, Dict, List
 
 import pytest
 import yaml
-from click.testing import CliRunner
 
 from ascend_doctor.cli import main
 
+from .clirunner import make_runner
 from .report_schema import validate_report
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -28,7 +28,7 @@ def load_expected(path: Path) -> Dict[str, Any]:
 
 def run_scenario(path: Path, extra: List[str]) -> Dict[str, Any]:
     args = ["check", "--from", str(path), "--format", "json", *extra]
-    result = CliRunner().invoke(main, args, catch_exceptions=False)
+    result = make_runner().invoke(main, args, catch_exceptions=False)
     assert result.exit_code in (0, 1, 3), result.output
     report = json.loads(result.stdout)
     validate_report(report)

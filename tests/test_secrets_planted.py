@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
 from ascend_doctor import capture
 from ascend_doctor.cli import main
@@ -27,6 +27,7 @@ from ascend_doctor.host.base import ProcessInfo
 from ascend_doctor.redaction.secrets import REDACTED, redact_cmdline, redact_env, redact_text
 from ascend_doctor.render import REPORT_FORMATS
 
+from .clirunner import make_runner
 from .test_snapshot_capture import (
     ASCEND_INSTALL_INFO,
     DRIVER_VERSION_INFO,
@@ -247,12 +248,12 @@ def test_reports_carry_no_planted_secret(fmt: str, machine: Tuple[Path, PlantedH
     runs = {"live": ["check"], "replay": ["check", "--from", str(snapshot_dir)]}
     for label, args in runs.items():
         out = tmp_path / f"{label}.{fmt}"
-        result = CliRunner().invoke(main, [*args, "--vllm-args", VLLM_ARGS, "-v", "--format", fmt, "-o", str(out)],
+        result = make_runner().invoke(main, [*args, "--vllm-args", VLLM_ARGS, "-v", "--format", fmt, "-o", str(out)],
                                     catch_exceptions=False)
         assert result.exit_code in (0, 1, 3), result.output
         assert out.stat().st_size > 0
         assert leaks(out.read_bytes() + result.output.encode()) == [], label
-        result = CliRunner().invoke(main, [*args, "--vllm-args", VLLM_ARGS, "-v", "--format", fmt],
+        result = make_runner().invoke(main, [*args, "--vllm-args", VLLM_ARGS, "-v", "--format", fmt],
                                     catch_exceptions=False)
         assert leaks(result.output.encode()) == [], label
 
@@ -267,7 +268,7 @@ def test_the_live_report_had_secrets_to_hide(machine: Tuple[Path, PlantedHost],
 
     monkeypatch.setattr(factory, "make_host", lambda *a, **k: host)
     monkeypatch.setattr(secrets, "redact_report", lambda report: report)
-    result = CliRunner().invoke(main, ["check", "--vllm-args", VLLM_ARGS, "-v", "--format", "json"],
+    result = make_runner().invoke(main, ["check", "--vllm-args", VLLM_ARGS, "-v", "--format", "json"],
                                 catch_exceptions=False)
     assert leaks(result.output.encode())
 
@@ -312,16 +313,16 @@ def test_row160_matrix_update_url_credentials_are_not_echoed_or_stored(bundle_se
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ASCEND_DOCTOR_DATA_DIR", str(tmp_path / "data"))
     url = f"http://user:{M(68)}@{bundle_server}/good?token={M(69)}"
-    result = CliRunner().invoke(main, ["matrix", "update", "--url", url], catch_exceptions=False)
+    result = make_runner().invoke(main, ["matrix", "update", "--url", url], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     stored = (tmp_path / "data" / "matrix.source.json").read_text()
     for secret in (M(68), M(69)):
         assert secret not in result.output and secret not in stored
     assert f"{bundle_server}/good" in result.output and json.loads(stored)["from"].endswith("/good?token=" + REDACTED)
-    result = CliRunner().invoke(main, ["matrix", "update", "--url", f"http://user:{M(70)}@{bundle_server}/missing"],
+    result = make_runner().invoke(main, ["matrix", "update", "--url", f"http://user:{M(70)}@{bundle_server}/missing"],
                                 catch_exceptions=False)
     assert result.exit_code != 0 and M(70) not in result.output
-    result = CliRunner().invoke(main, ["matrix", "update", "--url", f"ftp://user:{M(71)}@{bundle_server}/x"],
+    result = make_runner().invoke(main, ["matrix", "update", "--url", f"ftp://user:{M(71)}@{bundle_server}/x"],
                                 catch_exceptions=False)
     assert result.exit_code == 2 and M(71) not in result.output
 
@@ -396,7 +397,7 @@ def test_diagnose_never_echoes_a_secret_from_the_log(tmp_path: Path) -> None:
     log.write_text(f"EZ9999: Inner Error! fetching https://u:{M(72)}@mirror.example/w?token={M(73)}\n"
                    f"[ERROR] HCCL EI0006 socket timeout, Authorization: Bearer {M(74)}\n")
     for fmt in ("text", "json"):
-        result = CliRunner().invoke(main, ["diagnose", str(log), "--format", fmt], catch_exceptions=False)
+        result = make_runner().invoke(main, ["diagnose", str(log), "--format", fmt], catch_exceptions=False)
         assert "EZ9999" in result.output
         assert not any(M(n) in result.output for n in (72, 73, 74)), result.output
 
@@ -409,10 +410,7 @@ MODEL_MARKERS = [M(n) for n in range(85, 91)]
 
 
 def invoke(*args: str) -> Result:
-    try:  # click < 8.2 mixes stderr into stdout unless told not to
-        runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]
-    except TypeError:
-        runner = CliRunner()
+    runner = make_runner()
     return runner.invoke(main, list(args), catch_exceptions=False)
 
 

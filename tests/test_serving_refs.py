@@ -8,11 +8,12 @@ from pathlib import Path
 from typing import Any, Dict
 
 import yaml
-from click.testing import CliRunner
 
 from ascend_doctor.cli import main
 from ascend_doctor.endpoint.references import NOT_COMPARABLE, SLOWER, WITHIN, Measured, grade
 from ascend_doctor.matrix.serving_refs import RefQuery, load_refs, parse_refs
+
+from .clirunner import make_runner
 
 ROOT = Path(__file__).resolve().parent.parent
 REFS = ROOT / "compat_matrix" / "serving_refs.yaml"
@@ -48,7 +49,7 @@ def test_schema_problems_name_the_row_and_key() -> None:
 
 
 def test_matrix_validate_checks_the_table_beside_a_split_matrix(tmp_path: Path) -> None:
-    runner = CliRunner()
+    runner = make_runner()
     ok = runner.invoke(main, ["matrix", "validate", str(ROOT / "compat_matrix" / "matrix.yaml")])
     assert ok.exit_code == 0, ok.output
     for path in (ROOT / "compat_matrix").glob("*.yaml"):

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Dict, Optional, Sequence
 
 import pytest
-from click.testing import CliRunner
 
 from ascend_doctor import capture
 from ascend_doctor.capture import records as capture_records
@@ -16,6 +15,8 @@ from ascend_doctor.cli import main
 from ascend_doctor.host.base import CommandResult, CommandStatus
 from ascend_doctor.host.live import LiveHost
 from ascend_doctor.host.snapshot import SnapshotHost
+
+from .clirunner import make_runner
 
 
 class _QuietLiveHost(LiveHost):
@@ -55,7 +56,7 @@ def test_newest_logs_are_captured_with_their_age(tmp_path: Path, monkeypatch: py
         assert stat is not None and int(stat.mtime) == 1_700_000_000
         assert host.metadata["file_times"][machine_path + old.name] == 1_700_000_000
 
-    result = CliRunner().invoke(main, ["check", "--from", str(out), "--select", "ASC-LOG-002", "--format", "json"])
+    result = make_runner().invoke(main, ["check", "--from", str(out), "--select", "ASC-LOG-002", "--format", "json"])
     report = json.loads(result.stdout)
     log_results = [r for r in report["results"] if r["id"] == "ASC-LOG-002"]
     assert any("EL0004" in r["message"] or "EL0004" in json.dumps(r["evidence"]) for r in log_results), log_results

@@ -182,10 +182,10 @@ def test_the_collector_is_paused_for_the_start_up_only(tmp_path: Path) -> None:
     """The console script pauses the cyclic garbage collector while the tool starts and resumes it
     (start-up objects frozen, collections less frequent) before the command runs; the CLI called
     in a process of its own (tests, python -m) leaves the collector alone."""
-    from click.testing import CliRunner
-
     from ascend_doctor import collector
     from ascend_doctor.cli import main
+
+    from .clirunner import make_runner
 
     state = tmp_path / "gc.json"
     done = subprocess.run([sys.executable, "-c", _COLLECTOR.replace("LISTING", repr(str(state))), "-", "checks"],
@@ -197,5 +197,5 @@ def test_the_collector_is_paused_for_the_start_up_only(tmp_path: Path) -> None:
     import gc
 
     frozen, threshold = gc.get_freeze_count(), gc.get_threshold()
-    CliRunner().invoke(main, ["checks"])
+    make_runner().invoke(main, ["checks"])
     assert gc.isenabled() and gc.get_freeze_count() == frozen and gc.get_threshold() == threshold

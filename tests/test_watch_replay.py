@@ -12,10 +12,11 @@ from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
 import pytest
-from click.testing import CliRunner
 from prometheus_client.parser import text_string_to_metric_families
 
 from ascend_doctor.cli import main
+
+from .clirunner import make_runner
 
 SAMPLES = Path(__file__).resolve().parent / "samples"
 PLANTED = SAMPLES / "watch" / "planted"
@@ -37,10 +38,7 @@ PLANTED_ALERTS: List[Tuple[int, str, str, str, int, Any]] = [
 
 
 def watch(*args: str) -> Any:
-    try:  # click < 8.2 mixes stderr into stdout unless told not to
-        runner = CliRunner(mix_stderr=False)  # type: ignore[call-arg]
-    except TypeError:
-        runner = CliRunner()
+    runner = make_runner()
     return runner.invoke(main, ["watch", *args], catch_exceptions=False)
 
 

@@ -34,7 +34,7 @@ def source_files() -> list:  # type: ignore[type-arg]
 
 # Not part of the source: a setuptools build folder left by an earlier build would otherwise be reused
 # and could put files into the wheel that the tree no longer has (a retired check, say).
-NOT_SOURCE = ("build", "dist", ".venv", ".git", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache",
+NOT_SOURCE = ("build", "dist", ".venv*", ".git", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache",
               ".hypothesis", "*.egg-info")
 
 

@@ -16,7 +16,6 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Tuple
 
-from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -25,6 +24,7 @@ from ascend_doctor.host.base import HostFileError, SnapshotError
 from ascend_doctor.host.snapshot import SnapshotHost
 from ascend_doctor.tempdirs import remove_tree
 
+from ..clirunner import make_runner
 from .harness import REPO, check_contract, mutated, slow_examples, watchdog
 
 BASE = REPO / "fixtures" / "healthy-8x910B3"
@@ -65,7 +65,7 @@ def exercise(host: SnapshotHost) -> None:
 def grade(snapshot: str) -> None:
     """A check run on the snapshot ends in a report or a one-line refusal (exit 3)."""
     with watchdog():
-        result = CliRunner().invoke(main, ["check", "--from", snapshot, *CHECK])
+        result = make_runner().invoke(main, ["check", "--from", snapshot, *CHECK])
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
     assert result.exit_code in (0, 1, 3), result.output[-500:]
     assert "error: internal error" not in result.output and "Traceback (most recent" not in result.output, \
