@@ -157,9 +157,12 @@ def _code_only(source: str) -> str:
     import io
     import tokenize
 
+    # From Python 3.12 (PEP 701) an f-string is tokens of its own: its literal text is FSTRING_MIDDLE
+    # (its {fields} are code, and stay); before 3.12 the whole f-string is one STRING.
+    literal = {tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING)}
     lines = source.splitlines(keepends=True)
     for token in tokenize.generate_tokens(io.StringIO(source).readline):
-        if token.type != tokenize.STRING:
+        if token.type not in literal:
             continue
         (row, col), (end_row, end_col) = token.start, token.end
         for number in range(row, end_row + 1):
