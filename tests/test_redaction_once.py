@@ -13,7 +13,6 @@ from typing import Any, Dict, List, Tuple
 
 import pytest
 import yaml
-from click.testing import CliRunner
 
 import ascend_doctor.cli._common as common
 from ascend_doctor.cli import main
@@ -23,6 +22,8 @@ from ascend_doctor.redaction.output import redact_for_output
 from ascend_doctor.render import FORMATS, prepare_report, render_report
 from ascend_doctor.report import Report
 from ascend_doctor.reportio import report_from_dict
+
+from .clirunner import make_runner
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SCENARIOS = sorted(p for p in FIXTURES.iterdir() if (p / "expected.yaml").is_file())
@@ -34,7 +35,7 @@ def produced_report(scenario: Path, monkeypatch: pytest.MonkeyPatch) -> Report:
     extra = [str(a).replace("{fixture}", str(scenario)) for a in expected.get("args", [])]
     seen: List[Report] = []
     monkeypatch.setattr(common, "emit_report", lambda report, *args, **kwargs: seen.append(report))
-    CliRunner().invoke(main, ["check", "--from", str(scenario), "--format", "json", *extra],
+    make_runner().invoke(main, ["check", "--from", str(scenario), "--format", "json", *extra],
                        catch_exceptions=False)
     monkeypatch.undo()
     assert len(seen) == 1
@@ -92,11 +93,11 @@ def test_a_command_redacts_its_report_once(redact: List[str], tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     calls = counting(monkeypatch)
     out = tmp_path / "report.json"
-    result = CliRunner().invoke(main, ["check", "--from", str(SCENARIOS[0]), "--format", "json", "-o", str(out),
+    result = make_runner().invoke(main, ["check", "--from", str(SCENARIOS[0]), "--format", "json", "-o", str(out),
                                        *redact], catch_exceptions=False)
     assert out.stat().st_size > 0, result.output
     assert calls == {"identity": len(redact), "secrets": 1}
-    result = CliRunner().invoke(main, ["report", "render", str(out), "--format", "markdown", *redact],
+    result = make_runner().invoke(main, ["report", "render", str(out), "--format", "markdown", *redact],
                                 catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert calls == {"identity": 2 * len(redact), "secrets": 2}
