@@ -18,7 +18,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 import pytest
 from ascend_doctor.checks import _npu_holders as H
-from click.testing import CliRunner
+from .clirunner import make_runner
 
 from ascend_doctor.checkapi import Status
 from ascend_doctor.cli import main
@@ -183,7 +183,7 @@ def test_a_pasted_ticket_with_vllm_serving_never_gets_a_kill(tmp_path: Path) -> 
     sample = SAMPLES / "npu-smi-info" / "gpustat-fixture-2x910B2C-processes-25.0.rc1.2.txt"
     paste = tmp_path / "ticket.txt"
     paste.write_text(sample.read_text(encoding="utf-8"), encoding="utf-8")
-    result = CliRunner().invoke(main, ["check", "--from-text", str(paste), "--format", "json",
+    result = make_runner().invoke(main, ["check", "--from-text", str(paste), "--format", "json",
                                        *[a for s in SELECT for a in ("--select", s)]])
     assert result.exit_code in (0, 1, 3), result.output
     report = json.loads(result.stdout)

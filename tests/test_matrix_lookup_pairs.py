@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
+from .clirunner import make_runner
 
 from ascend_doctor.cli import main
 
@@ -23,7 +24,7 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def lookup(*args: str) -> Result:
-    result = CliRunner().invoke(main, ["matrix", "lookup", *args])
+    result = make_runner().invoke(main, ["matrix", "lookup", *args])
     assert result.exit_code == 0, result.output[-2000:]
     return result
 
