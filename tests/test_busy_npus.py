@@ -18,7 +18,6 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 import pytest
 from ascend_doctor.checks import _npu_holders as H
-from .clirunner import make_runner
 
 from ascend_doctor.checkapi import Status
 from ascend_doctor.cli import main
@@ -27,6 +26,8 @@ from ascend_doctor.host.snapshot import SnapshotHost
 from ascend_doctor.options import RunOptions
 from ascend_doctor.runner import run_checks
 from ascend_doctor.shellcmd import words
+
+from .clirunner import make_runner
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"

@@ -11,9 +11,10 @@ from typing import Any, Dict, List
 
 import pytest
 from click.testing import Result
-from .clirunner import make_runner
 
 from ascend_doctor.cli import main
+
+from .clirunner import make_runner
 
 
 @pytest.fixture(autouse=True)
