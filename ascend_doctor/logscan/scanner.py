@@ -126,9 +126,11 @@ class LogScanner:
         # Signatures with no usable literal are checked on every line (slow, but correct).
         self._always = tuple(sig for sig in self.db.signatures if not sig.literals)
         # needle -> signatures that need it; a line is checked only against those.
+        # Literals in sorted order, not the frozenset's: set order differs between Python versions
+        # (3.9 and 3.12) even with one hash seed, and these indexes are pickled into compiled.pickle.
         by_needle: Dict[bytes, List[Signature]] = {}
         for sig in self.db.signatures:
-            for lit in sig.literals:
+            for lit in sorted(sig.literals):
                 for needle in plan.needles_of[lit]:
                     by_needle.setdefault(needle.encode("utf-8"), []).append(sig)
         self._sigs_by_needle: Dict[bytes, Tuple[Signature, ...]] = {k: tuple(v) for k, v in by_needle.items()}
