@@ -23,7 +23,9 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
     assert readme.startswith(prefix), readme
     lines = [line.strip() for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()]
     assert "python3 -m venv .venv" in lines and ". .venv/bin/activate" in lines
-    assert readme[len(prefix):] in lines, "a line of .ci/run must be the README's command"
+    # the README's command, ended by `|| exit 1` at most (a failing && list does not stop a `set -e` script)
+    assert any(line in (readme[len(prefix):], readme[len(prefix):] + " || exit 1") for line in lines), \
+        "a line of .ci/run must be the README's command"
 
 
 def test_ci_runs_the_python39_smoke_job() -> None:
@@ -38,3 +40,11 @@ def test_the_gate_includes_every_tool() -> None:
     for tool in ("ruff check .", "mypy", "lint-imports", "python -m pytest"):
         assert tool in command, tool
     assert 'strict = true' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+
+
+def test_a_failing_gate_fails_ci_whatever_runs_after_it() -> None:
+    """The gate's && list must stop the script itself: `set -e` ignores a failure inside a list, and
+    the 3.9 block after it would otherwise decide the exit code (CI green with no test run)."""
+    lines = [line.strip() for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()]
+    gate = [line for line in lines if "python -m pytest -q -n auto" in line]
+    assert gate and all(line.endswith("|| exit 1") for line in gate)
