@@ -43,6 +43,7 @@ NOT_ON_THE_JSON_PATH = {
     "packaging.specifiers": "Python ranges of the matrix are compared without it (matrix/specs.py)",
     "ascend_doctor.fixplan": "a ready machine (only PASS and SKIP) has no fix plan to make (report.needs_fix_plan)",
     "ascend_doctor.matrix.engines": "no engine is asked about without an engine installed (Matrix.engine_vs_stack)",
+    "ascend_doctor.redaction.identity": "identities are redacted only with --redact (redaction/output.py)",
 }
 
 def _bench() -> ModuleType:
