@@ -39,7 +39,7 @@ import enum
 import re
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass, field
+from msgspec import Struct, field
 
 if TYPE_CHECKING:
     from ascend_doctor.facts import Facts
@@ -106,8 +106,7 @@ FIX_WHERE = ("host", "container", "either")
 FIX_DIRECTIONS = ("install", "upgrade", "downgrade", "reinstall", "remove", "set", "run", "")
 
 
-@dataclass(frozen=True)
-class FixAction:
+class FixAction(Struct, frozen=True):
     """One machine-readable remediation step a finding proposes; the report merges the actions of
     all findings into one ordered fix plan (see ascend_doctor/fixplan.py).
 
@@ -137,8 +136,7 @@ class FixAction:
                 "depends": list(self.depends)}
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(Struct, frozen=True):
     """One graded statement a check makes. A check yields one or more."""
 
     status: Status
@@ -180,8 +178,7 @@ class Finding:
                        self.actions + tuple(actions))
 
 
-@dataclass(frozen=True)
-class CheckSpec:
+class CheckSpec(Struct, frozen=True):
     """Static description of a check: identity, applicability and its user-facing docs."""
 
     id: str
@@ -200,8 +197,7 @@ class CheckSpec:
         return self.id.split("-")[1]
 
 
-@dataclass
-class CheckContext:
+class CheckContext(Struct):
     """What a check's ``run`` receives."""
 
     facts: Facts
@@ -212,8 +208,7 @@ class CheckContext:
 RunFunc = Callable[[CheckContext], Iterable[Finding]]
 
 
-@dataclass(frozen=True)
-class Check:
+class Check(Struct, frozen=True):
     spec: CheckSpec
     run: RunFunc
     module: str

@@ -20,10 +20,11 @@ different).
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
 from typing import Any, Dict, List, Optional, Tuple
+
+from msgspec import Struct
 
 from ascend_doctor.datacache import (
     COMPILED_FILE,
@@ -124,7 +125,7 @@ def build_catalogue() -> str:
         "CHECKS: Tuple[Tuple[str, CheckSpec], ...] = (",
     ]
     for check in checks:
-        fields = ", ".join(f"{f.name}={getattr(check.spec, f.name)!r}" for f in dataclasses.fields(check.spec))
+        fields = ", ".join(f"{name}={getattr(check.spec, name)!r}" for name in check.spec.__struct_fields__)
         out.append(f"    ({check.module!r}, CheckSpec({fields})),")
     out += [")", "", "PROBLEMS: Tuple[str, ...] = (", *(f"    {p!r}," for p in problems), ")", ""]
     return "\n".join(out)
@@ -191,8 +192,6 @@ def _source_name(folder: str, path: str) -> str:
 
 def _classes_of(value: Any) -> Dict[str, List[str]]:
     """Every record class in ``value``, with its fields (checked again before unpickling)."""
-    import dataclasses
-
     found: Dict[str, List[str]] = {}
     stack = [value]
     seen = set()
@@ -201,10 +200,10 @@ def _classes_of(value: Any) -> Dict[str, List[str]]:
         if id(item) in seen:
             continue
         seen.add(id(item))
-        if dataclasses.is_dataclass(item) and not isinstance(item, type):
+        if isinstance(item, Struct):
             cls = type(item)
-            found[f"{cls.__module__}:{cls.__qualname__}"] = [f.name for f in dataclasses.fields(cls)]
-            stack.extend(getattr(item, f.name) for f in dataclasses.fields(cls))
+            found[f"{cls.__module__}:{cls.__qualname__}"] = list(cls.__struct_fields__)
+            stack.extend(getattr(item, name) for name in cls.__struct_fields__)
         elif isinstance(item, (list, tuple, set, frozenset)):
             stack.extend(item)
         elif isinstance(item, dict):

@@ -22,8 +22,9 @@ on every fixture); a sparse paste falls below it.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
+
+from msgspec.structs import replace
 
 from ascend_doctor.checkapi import Status
 from ascend_doctor.i18n import N_

@@ -203,7 +203,6 @@ def forget() -> None:
 def _classes_match(classes: Dict[str, List[str]]) -> bool:
     """Whether every record class a part holds still has the fields it was pickled with. The classes
     are named in the header; their modules are imported by name (as the unpickler would)."""
-    import dataclasses
     import importlib
 
     for dotted, names in classes.items():
@@ -212,7 +211,7 @@ def _classes_match(classes: Dict[str, List[str]]) -> bool:
         cls: Any = module
         for part in qualname.split("."):
             cls = getattr(cls, part, None)
-        if cls is None or not dataclasses.is_dataclass(cls) or [f.name for f in dataclasses.fields(cls)] != names:
+        if cls is None or list(getattr(cls, "__struct_fields__", None) or ()) != names:
             return False
     return True
 

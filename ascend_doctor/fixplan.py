@@ -18,9 +18,10 @@ filed under their area's component, so the plan covers every FAIL and WARN of th
 
 from __future__ import annotations
 
-import dataclasses
 import shlex
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
+
+from msgspec import structs
 
 from ascend_doctor import shellcmd
 from ascend_doctor.checkapi import FIX_COMPONENTS, FixAction, Status
@@ -446,7 +447,7 @@ def _same_goal_once(entries: List[_Entry]) -> List[_Entry]:
         have = {_command_body(c) for c in first.action.commands}
         added = tuple(c for c in action.commands if _command_body(c) not in have)
         if added:
-            first.action = dataclasses.replace(first.action, commands=first.action.commands + added)
+            first.action = structs.replace(first.action, commands=first.action.commands + added)
         _absorb(first, entry)
     return out
 
@@ -506,5 +507,5 @@ def point_findings(results: Sequence[Result], plan: Sequence[FixStep], stack: Op
             text = (_("The plan's target stack keeps {kept}: nothing to install for this finding.").format(kept=kept)
                     if kept else _("The plan's target stack does not move this component."))
         actions = tuple(a for a in result.actions if not is_version_action(a))
-        out.append(dataclasses.replace(result, remediation=text, actions=actions))
+        out.append(structs.replace(result, remediation=text, actions=actions))
     return out

@@ -28,8 +28,6 @@ def jsonable(value: Any) -> Any:
     enum_value = getattr(value, "value", None)
     if enum_value is not None and isinstance(enum_value, (str, int)):
         return enum_value
-    if hasattr(value, "__dataclass_fields__"):
-        import dataclasses
-
-        return jsonable(dataclasses.asdict(value))
+    if hasattr(value, "__struct_fields__"):  # a record (msgspec.Struct)
+        return jsonable({name: getattr(value, name) for name in value.__struct_fields__})
     return str(value)

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass, field
+from msgspec import Struct, field
 
 
-@dataclass(frozen=True)
-class RunOptions:
+class RunOptions(Struct, frozen=True):
     timeout_s: float = 10.0
     python: Optional[str] = None  # target interpreter; None -> auto (VIRTUAL_ENV, python3, self)
     select: Tuple[str, ...] = ()

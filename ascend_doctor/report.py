@@ -9,9 +9,10 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from msgspec import Struct, field
+
 from ascend_doctor.checkapi import FixAction, Status
 from ascend_doctor.exitcodes import ExitCode
-from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.jsonutil import jsonable
 
 # The results a fix plan is made from (fixplan.py); a run of PASS and SKIP alone has none.
@@ -22,8 +23,7 @@ PLANNED_STATUSES = (Status.FAIL, Status.WARN, Status.ERROR, Status.INFO)
 REPORT_SCHEMA_VERSION = 2
 
 
-@dataclass(frozen=True)
-class Result:
+class Result(Struct, frozen=True):
     """One graded line of the report (a check may produce several, each with a scope)."""
 
     id: str
@@ -50,8 +50,7 @@ class Result:
         }
 
 
-@dataclass(frozen=True)
-class FixStep:
+class FixStep(Struct, frozen=True):
     """One step of the report's fix plan: what to do, where, and which findings it fixes."""
 
     order: int
@@ -71,8 +70,7 @@ class FixStep:
                 "target": self.target, "why": self.why, "alternative": self.alternative, "subject": self.subject}
 
 
-@dataclass
-class Report:
+class Report(Struct):
     tool_version: str
     matrix: Dict[str, Any]
     host: Dict[str, Any]

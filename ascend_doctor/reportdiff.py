@@ -17,9 +17,10 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Any, Dict, List, Optional, Tuple
 
+from msgspec import Struct, field
+
 from ascend_doctor import __version__
 from ascend_doctor.checkapi import Status
-from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.i18n import N_
 from ascend_doctor.i18n_text import Text
 from ascend_doctor.report import FixStep, Report, Result
@@ -32,8 +33,7 @@ DEVICE_FIELDS = ("name", "health", "hbm_total_mb", "memory_total_mb", "bus_id", 
 Key = Tuple[str, Optional[str], int]
 
 
-@dataclass
-class ReportDiff:
+class ReportDiff(Struct):
     old: Dict[str, Any]
     new: Dict[str, Any]
     versions: List[Dict[str, Any]] = field(default_factory=list)

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence, Set, Tuple
 
+from msgspec import Struct
+
 from ascend_doctor.checkapi import Status
-from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.i18n import gettext as _
 from ascend_doctor.report import FixStep, Report, Result
 
@@ -29,8 +30,7 @@ _NEEDS_AN_NPU_AREAS = ("DEV", "NET", "FW")
 _NEEDS_AN_NPU = ("ASC-CANN-002", "ASC-MIX-001", "ASC-MIX-003", "ASC-DRV-002", "ASC-OPS-002", "ASC-CTR-001")
 
 
-@dataclass(frozen=True)
-class RootCause:
+class RootCause(Struct, frozen=True):
     """What explains the other findings: ``kind`` (one of the constants above), the result that
     leads (None when nothing could be judged), and the names of the findings it explains."""
 

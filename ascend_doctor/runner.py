@@ -93,12 +93,12 @@ def with_model_from_serving_config(host: Host, options: RunOptions) -> RunOption
     directory too ("the weight path passes the model checks")."""
     if options.model_dir or not (options.serving_config or options.vllm_args):
         return options
-    import dataclasses
+    from msgspec import structs
 
     facts = Facts(host, options)
     for weight_dir in facts.maybe(Facts.serving_weight_dirs) or []:
         if weight_dir.is_dir and weight_dir.has_config:
-            return dataclasses.replace(options, model_dir=weight_dir.path)
+            return structs.replace(options, model_dir=weight_dir.path)
     return options
 
 

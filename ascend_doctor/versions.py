@@ -18,7 +18,7 @@ import functools
 import re
 from typing import Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
 
 _STAGE_T, _STAGE_RC, _STAGE_FINAL = 0, 1, 2
 _PRE_RANK = {"alpha": -2, "beta": -1, "": 0}
@@ -46,8 +46,7 @@ class VersionError(ValueError):
 
 
 @functools.total_ordering
-@dataclass(frozen=True)
-class AscendVersion:
+class AscendVersion(Struct, frozen=True):
     """A parsed Ascend version. ``str()`` gives the canonical spelling (``24.1.RC2``)."""
 
     major: int
@@ -167,8 +166,7 @@ _RELEASE_CODE_RE = re.compile(
     r"^V(?P<v>\d{1,6})R(?P<r>\d{1,6})C(?P<c>\d{1,6})(?:SPC(?P<spc>\d{1,6}))?(?:B(?P<b>\d{1,9}))?$", re.I | re.ASCII)
 
 
-@dataclass(frozen=True)
-class ReleaseCode:
+class ReleaseCode(Struct, frozen=True):
     """A Huawei internal release code such as ``V100R001C19SPC001B124``."""
 
     v: int

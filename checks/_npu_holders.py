@@ -24,14 +24,13 @@ Names as npu-smi prints them (the kernel's 15-character ``comm``):
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ascend_doctor.facts.engines import engine_of_process_name
-from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.i18n import _
 from ascend_doctor.shellcmd import Placeholder, argv, comment, shaped, with_comment
+from msgspec import Struct, structs
 
 # Kinds of holder, as the evidence names them (machines read these; the prose is translated).
 SERVING = "serving"
@@ -51,8 +50,7 @@ _TRAINING_CMDLINE = re.compile(
 SHOWN = 5
 
 
-@dataclass(frozen=True)
-class Holder:
+class Holder(Struct, frozen=True):
     """One row of npu-smi's process table, with what the doctor knows of the process."""
 
     pid: int
@@ -119,7 +117,7 @@ def mark_ranks(chips: Dict[Tuple[int, Optional[int]], List[Holder]]) -> Dict[Tup
     ranked = {name for name, where in npus.items() if len(where) > 1}
     if not ranked:
         return chips
-    return {key: [dataclasses.replace(h, kind=RANKS) if h.kind == OTHER and h.name in ranked else h for h in found]
+    return {key: [structs.replace(h, kind=RANKS) if h.kind == OTHER and h.name in ranked else h for h in found]
             for key, found in chips.items()}
 
 

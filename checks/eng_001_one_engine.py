@@ -9,6 +9,7 @@ from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicab
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.engines import engine_of_process_name
 from ascend_doctor.i18n import _
+from msgspec import structs
 
 CHECK = CheckSpec(
     id="ASC-ENG-001",
@@ -98,7 +99,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
             _("Stop one of them the way it was started (its container, its systemd unit, its job: cat "
               "/proc/<pid>/cgroup names it), not a worker with kill, unless each has its own NPUs "
               "(ASCEND_VISIBLE_DEVICES / ASCEND_RT_VISIBLE_DEVICES) and caches.") + "\n" + separate,
-            running=[r.__dict__ for r in engines.running])
+            running=[structs.asdict(r) for r in engines.running])
     has_mindie = "MindIE" in serving
     has_vllm = "vLLM-Ascend" in serving or "vLLM" in serving
     if has_mindie and has_vllm:

@@ -10,13 +10,13 @@ the results must be identical, and the snapshot must hold nothing the declaratio
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import shutil
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import pytest
+from msgspec import structs
 
 from ascend_doctor.capture import declared as D
 from ascend_doctor.capture.run import capture_snapshot
@@ -50,7 +50,7 @@ class RecordedMachine(LiveHost):
         return self._snap.run(argv, timeout)
 
     def info(self) -> HostInfo:
-        return dataclasses.replace(self._snap.info(), source="live", origin=None)
+        return structs.replace(self._snap.info(), source="live", origin=None)
 
     def env(self) -> Dict[str, str]:
         return dict(self._snap.env())

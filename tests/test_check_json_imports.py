@@ -1,5 +1,6 @@
 """What a JSON check of a snapshot folder no longer imports (start-up, issue 10 item 7), beyond
-test_startup.NOT_ON_THE_JSON_PATH: modules only an error, a checkout or a tie-break needed."""
+test_startup.NOT_ON_THE_JSON_PATH: modules only an error, a checkout or a tie-break needed.
+(``textwrap``, once listed here as traceback's import, is imported by msgspec itself.)"""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ from .test_startup import HEALTHY
 # Name -> why it would be a regression.
 NOT_IMPORTED = {
     "traceback": "the runner imports it only for a check that raised (runner._run_one)",
-    "textwrap": "traceback's import (the text report imports it; JSON does not)",
     "ascend_doctor.host.model_record": "only a snapshot holding a model/ folder (snapshot --model) needs it",
     "ascend_doctor.parsers.rank_table": "only a run that names a rank table parses one (facts/ranktable.py)",
     "ascend_doctor.tempdirs": "only an archive is unpacked; the fixture is a folder",

@@ -4,12 +4,12 @@ ascend_doctor/registry.py), both written by ascend_doctor/compiled_data.py."""
 
 from __future__ import annotations
 
-import dataclasses
 import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
+from msgspec import Struct
 
 from ascend_doctor import compiled_data, datacache
 from ascend_doctor.logscan.signatures import parse_signatures
@@ -22,10 +22,10 @@ CATALOGUE_STALE = ("checks/_catalogue.py is stale: run `python -m ascend_doctor.
 
 def plain(value: Any) -> Any:
     """Everything about a value, including the fields that do not take part in ==, and its types."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    if isinstance(value, Struct):
         cls = type(value)
         return (cls.__module__, cls.__qualname__,
-                tuple((f.name, plain(getattr(value, f.name))) for f in dataclasses.fields(value)))
+                tuple((name, plain(getattr(value, name))) for name in value.__struct_fields__))
     if isinstance(value, (list, tuple)):
         return (type(value).__name__, tuple(plain(v) for v in value))
     if isinstance(value, dict):
@@ -119,9 +119,9 @@ def canonical(value: Any, skip: str = "") -> Any:
     to the next): mappings as sorted items, tuples of strings or bytes as sorted tuples."""
     if isinstance(value, dict):
         return tuple(sorted((repr(k), canonical(v)) for k, v in value.items() if k != skip))
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return (type(value).__qualname__, tuple((f.name, canonical(getattr(value, f.name)))
-                                               for f in dataclasses.fields(value)))
+    if isinstance(value, Struct):
+        return (type(value).__qualname__, tuple((name, canonical(getattr(value, name)))
+                                               for name in value.__struct_fields__))
     if isinstance(value, (tuple, list)):
         items = [canonical(v) for v in value]
         return tuple(sorted(items)) if all(isinstance(v, (str, bytes)) for v in value) else tuple(items)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import enum
 import json
 from collections import OrderedDict
-from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any, Dict
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from msgspec import Struct
 
 from ascend_doctor.jsonutil import jsonable
 
@@ -29,8 +29,7 @@ class Colour(enum.Enum):
     RED = "red"
 
 
-@dataclass
-class Point:
+class Point(Struct):
     x: int
     tags: frozenset  # type: ignore[type-arg]
 

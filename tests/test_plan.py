@@ -533,8 +533,8 @@ def test_cli_without_a_chip_on_a_host_without_npu_is_a_usage_error(monkeypatch: 
        experts=st.sampled_from([0, 8, 256]))
 def test_moe_layer_count_is_the_layers_is_moe_layer_names(layers: int, first_dense: int, freq: int,
                                                           experts: int) -> None:
-    import dataclasses
+    from msgspec import structs
 
-    arch = dataclasses.replace(find_family("DeepSeek-R1").arch(), num_hidden_layers=layers,  # type: ignore[union-attr]
+    arch = structs.replace(find_family("DeepSeek-R1").arch(), num_hidden_layers=layers,  # type: ignore[union-attr]
                                first_k_dense_replace=first_dense, moe_layer_freq=freq, n_routed_experts=experts)
     assert arch.moe_layer_count == sum(1 for i in range(layers) if arch.is_moe_layer(i))

@@ -8,7 +8,6 @@ names, section signs, seed report numbers, test-sample or corpus paths.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import re
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any, Iterator, List, Optional, Tuple
 import click
 import pytest
 import yaml
+from msgspec import Struct
 
 from ascend_doctor.cli import SUBCOMMANDS, main
 from ascend_doctor.logscan.signatures import load_signatures
@@ -49,10 +49,10 @@ def internal_hits(text: str, ignore: Tuple[str, ...] = ()) -> List[str]:
 # --- (a) matrix sources ------------------------------------------------------------------------
 
 def _sources(obj: Any, where: str) -> Iterator[Tuple[str, str]]:
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        for f in dataclasses.fields(obj):
-            value = getattr(obj, f.name)
-            if f.name in ("source", "sources"):
+    if isinstance(obj, Struct):
+        for name in obj.__struct_fields__:
+            value = getattr(obj, name)
+            if name in ("source", "sources"):
                 for ref in value if isinstance(value, (tuple, list)) else (value,):
                     if isinstance(ref, str):
                         yield getattr(obj, "path", "") or where, ref
@@ -113,11 +113,11 @@ def test_every_signature_source_is_public() -> None:
 def test_check_specs_cite_no_internal_note() -> None:
     bad = []
     for check in all_checks():
-        for f in dataclasses.fields(check.spec):
-            value = getattr(check.spec, f.name)
+        for name in check.spec.__struct_fields__:
+            value = getattr(check.spec, name)
             for text in value if isinstance(value, (tuple, list)) else (value,):
                 if isinstance(text, str):
-                    bad += [f"{check.spec.id}.{f.name}: {hit}" for hit in internal_hits(text)]
+                    bad += [f"{check.spec.id}.{name}: {hit}" for hit in internal_hits(text)]
     assert not bad, "\n".join(bad)
 
 

@@ -8,12 +8,12 @@ of the report and of its records, redacted by redact_json after jsonable, kept w
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any, Dict, List
 
 from hypothesis import given
 from hypothesis import strategies as st
+from msgspec import Struct, structs
 
 from ascend_doctor.checkapi import FixAction, Status
 from ascend_doctor.jsonutil import jsonable
@@ -35,16 +35,16 @@ from .test_secrets_planted import DMESG, HCCN_CONF, LSPCI, PLANTED_ENV, PLANTED_
 def _reference_report(report: Report) -> Report:
     """The definition: every field redacted with redact_json, records field by field."""
     changed = _reference_fields(report)
-    return dataclasses.replace(report, **changed) if changed else report
+    return structs.replace(report, **changed) if changed else report
 
 
 def _reference_fields(record: Any) -> Dict[str, Any]:
     changed: Dict[str, Any] = {}
-    for field in dataclasses.fields(record):
-        value = getattr(record, field.name)
-        new = _reference(value, field.name)
+    for name in record.__struct_fields__:
+        value = getattr(record, name)
+        new = _reference(value, name)
         if new is not value:
-            changed[field.name] = new
+            changed[name] = new
     return changed
 
 
@@ -52,11 +52,10 @@ def _reference(value: Any, name: str) -> Any:
     if isinstance(value, str):
         new = redact_json(value, name)
         return value if new == value else new
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    if isinstance(value, Struct):
         changed = _reference_fields(value)
-        return dataclasses.replace(value, **changed) if changed else value
-    if isinstance(value, (list, tuple)) and value and all(
-            dataclasses.is_dataclass(v) and not isinstance(v, type) for v in value):
+        return structs.replace(value, **changed) if changed else value
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, Struct) for v in value):
         items = [_reference(v, name) for v in value]
         if all(a is b for a, b in zip(items, value)):
             return value

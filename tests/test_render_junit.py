@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from pathlib import Path
 from typing import Any, Dict
 from xml.etree import ElementTree as ET
 
 import pytest
+from msgspec import structs
 
 from ascend_doctor.checkapi import Status
 from ascend_doctor.render import render_report
@@ -99,7 +99,7 @@ def test_every_status_maps_and_hostile_text_stays_text() -> None:
 
 
 def test_with_fail_on_warn_a_warning_fails_ci_like_the_exit_code() -> None:
-    report = dataclasses.replace(every_status_report(), fail_on="warn")
+    report = structs.replace(every_status_report(), fail_on="warn")
     root = validate(report_to_junit(report))
     warn = next(c for c in root.iter("testcase") if c.get("name") == "ASC-DEV-002 [npu 3]")
     failure = warn.find("failure")

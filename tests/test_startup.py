@@ -10,7 +10,6 @@ rich, opens no archive and starts no process, and the Python-range shortcut that
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 import json
 import os
@@ -23,7 +22,7 @@ from typing import Dict, Set
 
 import pytest
 
-from ascend_doctor.matrix.schema import PySpecKind
+from ascend_doctor.matrix.schema import PySpecKind, field_specs
 from ascend_doctor.matrix.select import load_matrix
 from ascend_doctor.matrix.specs import python_in, spec_clauses
 
@@ -100,9 +99,9 @@ def _python_specs() -> Set[str]:
     found: Set[str] = set()
     for rows in load_matrix().sections.values():
         for row in rows:
-            for f in dataclasses.fields(row):
-                value = getattr(row, f.name)
-                if isinstance(f.metadata.get("kind"), PySpecKind) and isinstance(value, str):
+            for name, spec in field_specs(type(row)).items():
+                value = getattr(row, name)
+                if isinstance(spec.kind, PySpecKind) and isinstance(value, str):
                     found.add(value)
     return found
 

@@ -3,8 +3,9 @@ captures; memory judged against the level a chip settles at after its engine sta
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import List, Optional, Sequence, Tuple
+
+from msgspec.structs import replace
 
 from ascend_doctor.parsers.npu_smi import parse_npu_smi_info
 from ascend_doctor.watch.alerts import EVENT_CLEAR, EVENT_RAISE, LEVEL_FAIL, LEVEL_WARN, Alert, AlertTracker
@@ -49,7 +50,7 @@ class Run:
 
 
 def test_every_default_threshold_says_where_it_comes_from() -> None:
-    fields = set(Thresholds.__dataclass_fields__) - {"aicore_samples", "load_applied"}  # a count; a user's hint
+    fields = set(Thresholds.__struct_fields__) - {"aicore_samples", "load_applied"}  # a count; a user's hint
     assert fields <= set(SOURCES)
     for name, text in SOURCES.items():
         assert text.startswith("ours") or "https://" in text, name  # a public source, or says it is ours

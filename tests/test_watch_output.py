@@ -6,11 +6,11 @@ import io
 import os
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import List
 
 import pytest
+from msgspec.structs import replace
 from prometheus_client.parser import text_string_to_metric_families
 from rich.console import Console
 

@@ -21,12 +21,13 @@ import tarfile
 import tempfile
 from typing import Any, BinaryIO, Callable, Dict, Iterator, List, Optional
 
+from msgspec import Struct, field
+
 from ascend_doctor import __version__
 from ascend_doctor.capture import declared as D
 from ascend_doctor.capture.recorder import CapturingHost
 from ascend_doctor.capture.records import capture_tails, env_record, host_record, python_record, write_json
 from ascend_doctor.capture.tree import SnapshotTree
-from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import DEFAULT_TIMEOUT_S
 from ascend_doctor.host.live import LiveHost
 from ascend_doctor.host.snapshot_layout import SNAPSHOT_FORMAT
@@ -37,8 +38,7 @@ from ascend_doctor.tempdirs import remove_tree
 Progress = Callable[[str], None]
 
 
-@dataclass
-class CaptureSummary:
+class CaptureSummary(Struct):
     output: str
     commands: int = 0
     files: int = 0

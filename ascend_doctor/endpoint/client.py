@@ -19,11 +19,12 @@ import threading
 import time
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
 
+from msgspec import Struct, field
+
 from ascend_doctor import __version__, boundedjson
 from ascend_doctor.endpoint import records as rec
 from ascend_doctor.endpoint import shapes, sse
 from ascend_doctor.endpoint.redact import Redactor
-from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.i18n import _
 
 MAX_JSON_BYTES = 4 * 1024 * 1024  # a non-streamed reply or /v1/models
@@ -35,8 +36,7 @@ _LENGTH_WORDS = ("maximum context", "context length", "too long", "max_model_len
                  "maxseqlen", "prompt length", "input length", "exceeds", "token limit")
 
 
-@dataclass
-class Answer:
+class Answer(Struct):
     """A GET or non-streamed POST: status and (bounded) body, or how it failed."""
 
     status: Optional[int]
@@ -52,15 +52,13 @@ class Answer:
                                  max_chars=MAX_JSON_BYTES)
 
 
-@dataclass
-class _Active:
+class _Active(Struct):
     response: Any
     deadline: float
     reason: str = ""  # why it was aborted: "deadline" or "cancelled"
 
 
-@dataclass
-class _StreamState:
+class _StreamState(Struct):
     reply: rec.Reply
     started: float
     content: List[str] = field(default_factory=list)

@@ -7,15 +7,15 @@ from __future__ import annotations
 
 from typing import Dict, Iterable, Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
+
 from ascend_doctor.i18n import N_
 
 VLLM = "vllm"
 MINDIE = "mindie"
 
 
-@dataclass(frozen=True)
-class HealthEndpoint:
+class HealthEndpoint(Struct, frozen=True):
     path: str
     engine: str
     meaning: str
@@ -64,8 +64,7 @@ def health_candidates(engine: Optional[str]) -> Tuple[HealthEndpoint, ...]:
     return (VLLM_HEALTH,) + MINDIE_HEALTH[:1]
 
 
-@dataclass(frozen=True)
-class EngineHints:
+class EngineHints(Struct, frozen=True):
     """Where to look and what to change, per engine, for the probe's remediations (``N_``-marked:
     checks/_probe.py hints() gives them in the current language)."""
 

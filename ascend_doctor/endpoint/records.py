@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Tuple
 
+from msgspec import Struct, field
+
 from ascend_doctor.endpoint.repetition import RepetitionScore
 from ascend_doctor.endpoint.stats import Summary, summarize
 from ascend_doctor.endpoint.thresholds import Thresholds
-from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.i18n import _
 
 # How a request ended. "refused" is the service protecting itself (429 Too Many Requests,
@@ -35,8 +36,7 @@ MAX_KEPT_CHARS = 64_000
 MAX_KEPT_GAPS = 4096
 
 
-@dataclass
-class Reply:
+class Reply(Struct):
     """One completion request, streamed or not, as the client saw it."""
 
     outcome: str = OK
@@ -100,8 +100,7 @@ class Reply:
         }
 
 
-@dataclass
-class LoadPhase:
+class LoadPhase(Struct):
     """Several streamed requests at one concurrency (1 for latency, N for throughput, stress)."""
 
     name: str
@@ -173,8 +172,7 @@ class LoadPhase:
         }
 
 
-@dataclass
-class HttpCheck:
+class HttpCheck(Struct):
     """One GET (reachability, /v1/models, a health route)."""
 
     url: str  # redacted
@@ -188,8 +186,7 @@ class HttpCheck:
                 "elapsed_s": _r(self.elapsed_s)}
 
 
-@dataclass(frozen=True)
-class ServedModel:
+class ServedModel(Struct, frozen=True):
     id: str
     owned_by: Optional[str] = None
     max_model_len: Optional[int] = None
@@ -198,8 +195,7 @@ class ServedModel:
         return {"id": self.id, "owned_by": self.owned_by, "max_model_len": self.max_model_len}
 
 
-@dataclass
-class ModelsInfo:
+class ModelsInfo(Struct):
     answer: HttpCheck
     models: List[ServedModel] = field(default_factory=list)
     parse_error: str = ""
@@ -212,8 +208,7 @@ class ModelsInfo:
                 "parse_error": self.parse_error}
 
 
-@dataclass
-class HealthInfo:
+class HealthInfo(Struct):
     """The engine's health route, when one answered (tried lists every attempt)."""
 
     tried: List[HttpCheck] = field(default_factory=list)
@@ -229,8 +224,7 @@ class HealthInfo:
                 "tried": [t.to_dict() for t in self.tried], "given_by_user": self.given_by_user}
 
 
-@dataclass
-class Comparison:
+class Comparison(Struct):
     """The deterministic answer against the one saved with --save."""
 
     file: str
@@ -252,8 +246,7 @@ class Comparison:
                                               "current_excerpt", "saved_chars", "current_chars")}
 
 
-@dataclass
-class Deterministic:
+class Deterministic(Struct):
     """The one greedy request (temperature 0, fixed seed, no top_p; seed 003 §5.4)."""
 
     request: Dict[str, Any]
@@ -271,8 +264,7 @@ class Deterministic:
                 "comparison": self.comparison.to_dict() if self.comparison else None}
 
 
-@dataclass
-class Stress:
+class Stress(Struct):
     """--stress: the longest prompt the model accepts, at the highest concurrency, for --duration."""
 
     target_prompt_tokens: int
@@ -291,8 +283,7 @@ class Stress:
                 "alive_after": self.alive_after, "alive_detail": self.alive_detail}
 
 
-@dataclass(frozen=True)
-class ProbeSettings:
+class ProbeSettings(Struct, frozen=True):
     """How the probe was asked to run (options), kept with the measurements."""
 
     url: str  # redacted
@@ -330,8 +321,7 @@ class ProbeSettings:
                 "like_reference": self.like_reference, "prompt_tokens": self.prompt_tokens}
 
 
-@dataclass
-class EngineMetrics:
+class EngineMetrics(Struct):
     """vLLM's Prometheus /metrics, read before and after the first completion (status not 200: not exposed)."""
 
     path: str
@@ -356,8 +346,7 @@ class EngineMetrics:
                 "interval_s": _r(self.interval_s, 3)}
 
 
-@dataclass
-class ProbeFacts:
+class ProbeFacts(Struct):
     settings: ProbeSettings
     engine: Optional[str] = None
     model: Optional[str] = None

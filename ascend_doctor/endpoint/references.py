@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
+
 from ascend_doctor.matrix.serving_refs import RefQuery, ServingRef, nearest
 
 # Ours: published figures come from other tools (AISBench, vLLM's benchmark, SGLang's tables)
@@ -38,8 +39,7 @@ SLOWER = "slower"
 NOT_COMPARABLE = "not_comparable"
 
 
-@dataclass(frozen=True)
-class Measured:
+class Measured(Struct, frozen=True):
     """What the probe measured, with the scenario it measured it in."""
 
     concurrency: int
@@ -50,8 +50,7 @@ class Measured:
     output_tps: Optional[float] = None
 
 
-@dataclass(frozen=True)
-class RefGrade:
+class RefGrade(Struct, frozen=True):
     verdict: str
     reason: str
     row: Optional[ServingRef] = None

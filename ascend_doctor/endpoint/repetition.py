@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Dict, List, Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
+
 from ascend_doctor.lazy import lazy_re
 
 DEFAULT_N = 4
@@ -36,8 +37,7 @@ def units(text: str) -> List[str]:
     return [u.lower() for u in _UNIT_RE.findall(text[:MAX_CHARS])]
 
 
-@dataclass(frozen=True)
-class RepetitionScore:
+class RepetitionScore(Struct, frozen=True):
     n: int
     units: int
     ngrams: int

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
+
 from ascend_doctor.i18n import _
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
@@ -27,14 +28,12 @@ THINK_OPEN = "<think>"
 THINK_CLOSE = "</think>"
 
 
-@dataclass(frozen=True)
-class Usage:
+class Usage(Struct, frozen=True):
     prompt_tokens: Optional[int] = None
     completion_tokens: Optional[int] = None
 
 
-@dataclass(frozen=True)
-class Parts:
+class Parts(Struct, frozen=True):
     """One reply or one streamed chunk, reduced."""
 
     content: str = ""

@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 from typing import List, Optional
 
+from msgspec import Struct
+
 from ascend_doctor import boundedjson
-from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.i18n import _
 
 DONE = "[DONE]"
@@ -56,8 +57,7 @@ def _decode(raw: bytes) -> str:
     return raw.decode("utf-8", errors="replace")
 
 
-@dataclass(frozen=True)
-class SSELine:
+class SSELine(Struct, frozen=True):
     kind: str  # "data", "blank", "comment", "field" (event:, id:, retry: or unknown)
     value: str = ""
     name: str = ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, Optional, Sequence
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
 
 
 def percentile(values: Sequence[float], q: float) -> Optional[float]:
@@ -28,8 +28,7 @@ def percentile(values: Sequence[float], q: float) -> Optional[float]:
     return float(clean[low] + (clean[high] - clean[low]) * fraction)
 
 
-@dataclass(frozen=True)
-class Summary:
+class Summary(Struct, frozen=True):
     """count, min, p50, p95, max and mean of a set of samples (None when there are none)."""
 
     count: int

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence
 
+from msgspec import Struct
+
 from ascend_doctor.endpoint import records as rec
-from ascend_doctor.fastdataclass import dataclass
 
 THROUGHPUT_DROP = 0.10  # ours: output tokens/s more than 10 % below the previous level
 TPOT_JUMP = 2.0  # ours: TPOT at least doubles ...
@@ -32,8 +33,7 @@ DEFINITIONS = {
 }
 
 
-@dataclass(frozen=True)
-class SweepPoint:
+class SweepPoint(Struct, frozen=True):
     concurrency: int
     sent: int
     ok: int
@@ -55,8 +55,7 @@ class SweepPoint:
                 "tokens_counted_by": "server usage" if self.tokens_by_server else "streamed chunks"}
 
 
-@dataclass(frozen=True)
-class Cliff:
+class Cliff(Struct, frozen=True):
     concurrency: int  # the level where it broke
     previous: int  # the level before, the one to cap concurrency at
     kind: str  # "throughput" or "tpot"

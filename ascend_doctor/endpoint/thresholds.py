@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, FrozenSet, Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass, field
+from msgspec import Struct, field
+
 from ascend_doctor.i18n import N_
 
 # This tool's starting figures at concurrency 1 for a 7B model on one 910B (TTFT below 500 ms,
@@ -37,8 +38,7 @@ OPTIONS = {"max_ttft_ms": "--max-ttft-ms", "min_decode_tps": "--min-decode-tps",
            "max_repeat_ratio": "--max-repeat-ratio"}
 
 
-@dataclass(frozen=True)
-class Thresholds:
+class Thresholds(Struct, frozen=True):
     max_ttft_ms: float = MAX_TTFT_MS
     min_decode_tps: float = MIN_DECODE_TPS
     max_repeat_ratio: float = MAX_REPEAT_RATIO

@@ -29,10 +29,11 @@ import posixpath
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
+from msgspec import Struct, structs
+
 from ascend_doctor.facts import Facts, FactUnavailable, provider
 from ascend_doctor.facts.reads import Reads
 from ascend_doctor.facts.stack import CannInstall, ParsedFile, StackFacts, _read_parsed
-from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.host.base import CommandResult, HostFileError, ProcessInfo
 from ascend_doctor.i18n import gettext as _
 
@@ -50,8 +51,7 @@ SOC_FOLDER_BY_FAMILY: Dict[str, str] = {
 
 
 # -- kernels / ops ----------------------------------------------------------------------------
-@dataclass(frozen=True)
-class KernelsFacts:
+class KernelsFacts(Struct, frozen=True):
     """The binary-kernels side of the CANN the runtime will use."""
 
     cann_home: Optional[str]  # e.g. /usr/local/Ascend/ascend-toolkit/latest or .../cann-8.5.0
@@ -174,8 +174,7 @@ class _ColonVersionFile:
         return getattr(info, "platform", None)
 
 
-@dataclass(frozen=True)
-class NnalFacts(_ColonVersionFile):
+class NnalFacts(_ColonVersionFile, Struct, frozen=True):
     root: Optional[str]  # <install root>/nnal/atb, None when NNAL is not installed
     version_file: Optional[ParsedFile]  # <root>/latest/version.info
     latest_target: Optional[str]  # where latest points (the versioned folder)
@@ -238,8 +237,7 @@ def nnal(facts: Facts) -> NnalFacts:
 
 
 # -- MindIE -----------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class MindieFacts(_ColonVersionFile):
+class MindieFacts(_ColonVersionFile, Struct, frozen=True):
     root: Optional[str]
     version_file: Optional[ParsedFile]  # <root>/mindie/latest/version.info
     atb_models: Optional[ParsedFile]  # <root>/atb-models/version.info
@@ -289,16 +287,14 @@ _MINDIE_PROC = re.compile(r"mindieservice_daemon|mindie_llm|mindie-service|mindi
 _VLLM_PROC = re.compile(r"^VLLMWorker|^vllm$|vllm\.entrypoints|(^|/)vllm\s+serve\b|\bvllm serve\b", re.I)
 
 
-@dataclass(frozen=True)
-class RunningEngine:
+class RunningEngine(Struct, frozen=True):
     engine: str  # "MindIE" | "vLLM"
     pid: int
     name: str
     cmdline: str
 
 
-@dataclass(frozen=True)
-class EnginesFacts:
+class EnginesFacts(Struct, frozen=True):
     installed: Dict[str, Dict[str, str]]  # engine -> {distribution: version}
     mindie_on_disk: Optional[str]  # MindIE version from <root>/mindie/latest/version.info
     running: Tuple[RunningEngine, ...] = ()
@@ -320,7 +316,7 @@ class EnginesFacts:
 
     def to_dict(self) -> Dict[str, Any]:
         return {"installed": self.installed, "mindie_on_disk": self.mindie_on_disk,
-                "running": [r.__dict__ for r in self.running], "processes_known": self.processes_known,
+                "running": [structs.asdict(r) for r in self.running], "processes_known": self.processes_known,
                 "python_error": self.python_error}
 
 
@@ -375,8 +371,7 @@ TORCH_DIR_PROBE = ("import importlib.util as u; s = u.find_spec('torch'); "
                    "print((s.submodule_search_locations or [''])[0] if s else '')")
 
 
-@dataclass(frozen=True)
-class TorchAbi:
+class TorchAbi(Struct, frozen=True):
     """The C++ ABI torch was built with: 0 (pre-cxx11) or 1 (cxx11)."""
 
     abi: int

@@ -5,17 +5,17 @@ from __future__ import annotations
 import posixpath
 from typing import Dict, List, Optional, Tuple
 
+from msgspec import Struct
+
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.origin import absence_known
 from ascend_doctor.facts.reads import Reads
-from ascend_doctor.fastdataclass import dataclass
 
 # Variables set_env.sh exports (compat_facts.md §5.7).
 SET_ENV_VARS = ("ASCEND_HOME_PATH", "ASCEND_OPP_PATH", "ASCEND_TOOLKIT_HOME", "ASCEND_AICPU_PATH")
 
 
-@dataclass(frozen=True)
-class AscendEnv:
+class AscendEnv(Struct, frozen=True):
     values: Dict[str, Optional[str]]  # each SET_ENV_VARS name -> value (None when unset)
     missing_paths: Tuple[str, ...]  # variables whose value is a path that does not exist
     ld_library_path: Tuple[str, ...]

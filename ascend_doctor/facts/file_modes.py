@@ -14,9 +14,10 @@ import posixpath
 import stat as statmod
 from typing import Any, Dict, List, Optional, Tuple
 
+from msgspec import Struct
+
 from ascend_doctor.facts import Facts, FactUnavailable, provider
 from ascend_doctor.facts.reads import Reads
-from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.host.base import HostFileError
 from ascend_doctor.i18n import gettext as _
 
@@ -26,8 +27,7 @@ ROLE_WEIGHT_DIR = "weight folder"
 ROLE_WEIGHT_FILE = "weight file"
 
 
-@dataclass(frozen=True)
-class PathMode:
+class PathMode(Struct, frozen=True):
     path: str
     role: str  # ROLE_*
     is_dir: bool
@@ -43,8 +43,7 @@ class PathMode:
                 "mode": None if self.mode is None else oct(self.mode), "uid": self.uid}
 
 
-@dataclass(frozen=True)
-class FileModes:
+class FileModes(Struct, frozen=True):
     entries: Tuple[PathMode, ...]
     missing: Tuple[str, ...] = ()  # paths named but absent (ASC-CFG-010 / MDL-001 report those)
     truncated: bool = False

@@ -36,9 +36,10 @@ import posixpath
 import time
 from typing import Any, Dict, List, Optional, Tuple
 
+from msgspec import Struct, field
+
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.reads import Reads
-from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import CommandStatus, HostFileError
 from ascend_doctor.logscan.scanner import ScanResult, default_scanner
 
@@ -53,8 +54,7 @@ MAX_HOME_USERS = 64
 _FIXED_ROOTS = ("/root/ascend/log", "/var/log/npu/slog", "/var/log/ascend_seclog")
 
 
-@dataclass(frozen=True)
-class DmesgScan:
+class DmesgScan(Struct, frozen=True):
     """What `dmesg` showed. ``status`` is ok | permission_denied | not_found | timeout | error."""
 
     status: str
@@ -86,8 +86,7 @@ def dmesg(facts: Facts) -> DmesgScan:
     return DmesgScan("ok", "", default_scanner().scan_text(res.stdout, "dmesg"))
 
 
-@dataclass(frozen=True)
-class LogFileScan:
+class LogFileScan(Struct, frozen=True):
     path: str
     size: int
     mtime: float
@@ -105,8 +104,7 @@ class LogFileScan:
                 "start_offset": self.start_offset, "result": self.result.to_dict() if self.result else None}
 
 
-@dataclass(frozen=True)
-class LogFilesScan:
+class LogFilesScan(Struct, frozen=True):
     roots: Tuple[str, ...]  # folders looked at
     existing_roots: Tuple[str, ...]  # of those, the ones that exist
     denied: Tuple[str, ...]  # folders that could not be listed (permission)

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional
 
+from msgspec import Struct
+
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.origin import require_model_folder, require_weights
 from ascend_doctor.facts.reads import Reads
-from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.model.files import LocalFiles, walk_model_dir
 from ascend_doctor.model.inspect import inspect_model_dir
 from ascend_doctor.model.manifest import (
@@ -41,8 +42,7 @@ def model(facts: Facts) -> ModelFacts:
     return inspect_model_dir(facts.host, path)
 
 
-@dataclass(frozen=True)
-class ManifestCheck:
+class ManifestCheck(Struct, frozen=True):
     """The outcome of ``--verify``: the comparison, or why the manifest could not be used."""
 
     manifest_path: str

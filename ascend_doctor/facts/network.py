@@ -23,9 +23,10 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from msgspec import Struct, field
+
 from ascend_doctor.facts import Facts, FactUnavailable, provider
 from ascend_doctor.facts.reads import Reads
-from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import CommandResult, CommandStatus, FileMissing, HostFileError
 from ascend_doctor.i18n import gettext as _
 from ascend_doctor.parsers import hccn as P
@@ -59,8 +60,7 @@ def set_ip_command(device_id: int, address: Optional[str], netmask: Optional[str
                 "address", shaped(address, "ipv4", "address"), "netmask", shaped(netmask, "ipv4", "netmask"))
 
 
-@dataclass(frozen=True)
-class HccnDevice:
+class HccnDevice(Struct, frozen=True):
     """What hccn_tool says about one device; a query that gave nothing usable is in ``errors``
     (query name -> one line), and ``commands`` names the command line of each query."""
 
@@ -92,8 +92,7 @@ class HccnDevice:
                 "status": self.status.to_dict() if self.status else None, "errors": dict(self.errors)}
 
 
-@dataclass(frozen=True)
-class HccnFacts:
+class HccnFacts(Struct, frozen=True):
     """hccn_tool's view of every device; ``binary`` None when hccn_tool is nowhere to be found."""
 
     binary: Optional[str]
@@ -300,8 +299,7 @@ def capture_hccn(run_many: RunMany, npu_smi_stdout: str, mapping_stdout: str = "
 # -- /etc/hccn.conf -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class HccnConfFacts:
+class HccnConfFacts(Struct, frozen=True):
     """``/etc/hccn.conf``: ``present`` False when there is none; ``error`` when it is unusable."""
 
     path: str

@@ -16,9 +16,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
+from msgspec import Struct, field
+
 from ascend_doctor.facts import Facts, FactUnavailable, provider
 from ascend_doctor.facts.reads import Reads
-from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.i18n import gettext as _
 
 if TYPE_CHECKING:
@@ -95,8 +96,7 @@ def npu_mapping(facts: Facts) -> NpuMapping:
         raise FactUnavailable(f"`npu-smi info -m`: {exc}", result) from exc
 
 
-@dataclass(frozen=True)
-class NpuChipNames:
+class NpuChipNames(Struct, frozen=True):
     """(NPU id, name as printed) of every compute chip, and what showed them."""
 
     chips: Tuple[Tuple[int, str], ...]
@@ -123,8 +123,7 @@ def npu_chip_names(facts: Facts) -> NpuChipNames:
 # -- which NPUs the record shows ------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class NpuIds:
+class NpuIds(Struct, frozen=True):
     """The NPU ids to ask per-NPU queries about, and what showed them."""
 
     ids: Tuple[int, ...]
@@ -182,8 +181,7 @@ def query_ids(facts: Facts) -> List[int]:
 # -- health ------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ChipHealthState:
+class ChipHealthState(Struct, frozen=True):
     """One chip's health from the table and/or a health query (``source`` names where it was read)."""
 
     npu_id: int
@@ -206,8 +204,7 @@ class ChipHealthState:
                 "source": self.source}
 
 
-@dataclass(frozen=True)
-class NpuHealthStates:
+class NpuHealthStates(Struct, frozen=True):
     chips: Tuple[ChipHealthState, ...]
     failures: Dict[str, str] = field(default_factory=dict)  # command line -> why it gave nothing usable
 
@@ -264,8 +261,7 @@ def npu_health_states(facts: Facts) -> NpuHealthStates:
 # -- readings ---------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ChipReadingState:
+class ChipReadingState(Struct, frozen=True):
     """One chip's temperature and memory use, from the table or from the per-NPU queries."""
 
     npu_id: int
@@ -285,8 +281,7 @@ class ChipReadingState:
                  "aicore_pct", "power_w", "source")}
 
 
-@dataclass(frozen=True)
-class NpuChipReadings:
+class NpuChipReadings(Struct, frozen=True):
     chips: Tuple[ChipReadingState, ...]
     source: str  # "npu-smi info" (the table) or "npu-smi info -t ..." (the per-NPU queries)
 

@@ -16,9 +16,10 @@ from __future__ import annotations
 import posixpath
 from typing import TYPE_CHECKING, Any, Collection, Dict, List, Mapping, Optional, Tuple
 
+from msgspec import Struct, field
+
 from ascend_doctor.facts import Facts, FactUnavailable, provider
 from ascend_doctor.facts.reads import Reads
-from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import FileMissing, FileTooLarge, HostFileError
 from ascend_doctor.i18n import gettext as _
 from ascend_doctor.options import RunOptions
@@ -35,8 +36,7 @@ READ_HERE = "this machine"
 READ_SNAPSHOT = "the snapshot"
 
 
-@dataclass(frozen=True)
-class RankTableFacts:
+class RankTableFacts(Struct, frozen=True):
     """The rank table and where it came from. ``table`` is None when ``error`` says why it could
     not be read or parsed; ``mode`` is the file's permission bits, None where not known
     (``mode_note`` says why)."""
@@ -152,8 +152,7 @@ def rank_table(facts: Facts) -> RankTableFacts:
 # -- which entries are this node ---------------------------------------------------------------------
 
 
-@dataclass
-class NodeMatch:
+class NodeMatch(Struct):
     """The servers of a table that are this node, and how each was recognised."""
 
     servers: List[RtServer] = field(default_factory=list)

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
 
 
-@dataclass(frozen=True)
-class ChipSummary:
+class ChipSummary(Struct, frozen=True):
     """What kind of NPU this host has, summarised from ``npu-smi info`` and the matrix.
 
     ``name`` is what npu-smi prints (``910B3``, ``Ascend910``, ``310P3``...), ``family`` the

@@ -26,9 +26,10 @@ import posixpath
 import re
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from msgspec import Struct, field
+
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.reads import Reads
-from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import DiskUsage, HostFileError, MemoryInfo
 from ascend_doctor.i18n import gettext as _
 
@@ -41,8 +42,7 @@ _THP_SELECTED = re.compile(r"\[(\w+)\]")
 _LIMITS_NOFILE = re.compile(r"^Max open files\s+(\S+)\s+(\S+)", re.M)
 
 
-@dataclass(frozen=True)
-class CacheDir:
+class CacheDir(Struct, frozen=True):
     """A place where operator/graph caches or logs are written, and the variable that moves it."""
 
     path: str
@@ -50,8 +50,7 @@ class CacheDir:
     variable: Optional[str]  # the environment variable that sets it, when there is one
 
 
-@dataclass(frozen=True)
-class DiskSpace:
+class DiskSpace(Struct, frozen=True):
     """Free space of the filesystem holding one or more of the interesting paths."""
 
     mount: str  # the path the host reported the usage for (mount point or nearest existing parent)
@@ -65,8 +64,7 @@ class DiskSpace:
                 "holds": list(self.holds), "paths": list(self.paths)}
 
 
-@dataclass(frozen=True)
-class HostResources:
+class HostResources(Struct, frozen=True):
     memory: Optional[MemoryInfo]
     cpu_count: Optional[int]
     governor: Optional[str]  # performance / powersave / ondemand / schedutil...; None when not exposed

@@ -17,15 +17,15 @@ from __future__ import annotations
 
 from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
+from msgspec import Struct
+
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.reads import Reads
-from ascend_doctor.fastdataclass import dataclass
 
 ChipKey = Tuple[int, int]  # (npu_id, chip_id) as npu-smi prints them
 
 
-@dataclass(frozen=True)
-class NpuScope:
+class NpuScope(Struct, frozen=True):
     in_container: bool
     owned: Optional[FrozenSet[ChipKey]]  # None: every chip npu-smi lists is in scope
     reason: str  # how the scope was decided, for messages

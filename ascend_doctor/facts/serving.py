@@ -11,13 +11,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Any, List, Optional, Tuple
+
+from msgspec import Struct, structs
 
 from ascend_doctor import boundedjson
 from ascend_doctor.facts import Facts, FactUnavailable, UnknownFact, provider
 from ascend_doctor.facts.reads import Reads
-from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.host.base import FileMissing, FileTooLarge, Host, HostFileError, ListeningSocket
 from ascend_doctor.i18n import N_
 from ascend_doctor.i18n import gettext as _
@@ -38,8 +38,7 @@ KIND_DIRECTORY = "directory"
 KIND_CONFIG = "config.json"
 
 
-@dataclass(frozen=True)
-class WeightDir:
+class WeightDir(Struct, frozen=True):
     """What this host has at one weight path of the serving configuration."""
 
     path: str
@@ -54,8 +53,7 @@ def looks_like_hub_id(path: str) -> bool:
     return not path.startswith((".", "/", "~")) and path.count("/") == 1
 
 
-@dataclass(frozen=True)
-class PlanModel:
+class PlanModel(Struct, frozen=True):
     """The model a memory plan is for, and where its numbers come from."""
 
     ref: str  # what was given: a directory, a config.json, or a built-in name
@@ -204,7 +202,7 @@ def load_plan_model(host: Host, ref: str, model_facts: Any = None) -> PlanModel:
                 note = Text(N_("model inspection failed ({error}); reading config.json only"),
                             error=f"{type(exc).__name__}: {exc}")
                 plan_model = _read_config_file(host, ref.rstrip("/") + "/config.json", ref, KIND_DIRECTORY)
-                return dataclasses.replace(plan_model, notes=plan_model.notes + (note,))
+                return structs.replace(plan_model, notes=plan_model.notes + (note,))
         cfg = getattr(inspected, "config", None)
         if not isinstance(cfg, dict):
             why = getattr(inspected, "config_error", None) or Text(N_("no readable config.json"))
@@ -294,7 +292,7 @@ def serving_config(facts: Facts) -> ServingConfig:
     if options.serving_config:
         config = read_serving_config(facts.host, options.serving_config)
         if options.vllm_args:
-            config = dataclasses.replace(config, notes=config.notes + (
+            config = structs.replace(config, notes=config.notes + (
                 "--vllm-args was also given; only --config is linted",))
         return config
     if options.vllm_args:

@@ -12,9 +12,10 @@ from __future__ import annotations
 import posixpath
 from typing import Any, Dict, List, Optional, Tuple
 
+from msgspec import Struct
+
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.reads import Reads
-from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.host.base import HostFileError
 
 SHM = "/dev/shm"
@@ -22,8 +23,7 @@ HCCN_CONF = "/etc/hccn.conf"
 HCCN_TOOL_REL = "driver/tools/hccn_tool"
 
 
-@dataclass(frozen=True)
-class ServingMounts:
+class ServingMounts(Struct, frozen=True):
     shm_total_bytes: Optional[int]  # None when the size of /dev/shm itself is not known here
     hccn_tool: Optional[str]  # where hccn_tool was found, None when absent
     hccn_tool_paths: Tuple[str, ...]  # where it was looked for

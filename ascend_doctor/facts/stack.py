@@ -15,9 +15,10 @@ from __future__ import annotations
 import posixpath
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar
 
+from msgspec import Struct, field
+
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.reads import Reads
-from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import HostFileError
 
 DEFAULT_ROOT = "/usr/local/Ascend"
@@ -27,8 +28,7 @@ ARCH_DIRS = ("aarch64-linux", "x86_64-linux")
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class ParsedFile:
+class ParsedFile(Struct, frozen=True):
     """A version/install file read from the host, parsed or with the reason it could not be."""
 
     path: str
@@ -40,8 +40,7 @@ class ParsedFile:
                 "info": self.info.to_dict() if hasattr(self.info, "to_dict") else self.info}
 
 
-@dataclass(frozen=True)
-class CannInstall:
+class CannInstall(Struct, frozen=True):
     """One CANN package install (toolkit, nnae, ops...) found on disk."""
 
     kind: str  # toolkit | nnae | ops | kernels
@@ -64,8 +63,7 @@ class CannInstall:
         }
 
 
-@dataclass(frozen=True)
-class StackFacts:
+class StackFacts(Struct, frozen=True):
     """Everything found under the Ascend install roots."""
 
     roots: Tuple[str, ...]

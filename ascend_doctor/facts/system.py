@@ -5,17 +5,17 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Optional, Tuple
 
+from msgspec import Struct, field
+
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.reads import Reads
-from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import HostFileError
 
 DEVICE_CONTROL_NODES = ("/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc")
 _DAVINCI_RE = re.compile(r"^davinci(\d+)$")
 
 
-@dataclass(frozen=True)
-class DeviceNodes:
+class DeviceNodes(Struct, frozen=True):
     davinci: Tuple[int, ...]  # N of every /dev/davinciN
     control: Dict[str, bool]  # control node -> present
 
@@ -35,8 +35,7 @@ def device_nodes(facts: Facts) -> DeviceNodes:
     return DeviceNodes(tuple(davinci), control)
 
 
-@dataclass(frozen=True)
-class ContainerInfo:
+class ContainerInfo(Struct, frozen=True):
     in_container: bool
     runtime: Optional[str]  # docker | podman | kubernetes | containerd | lxc
     evidence: Tuple[str, ...] = field(default_factory=tuple)
@@ -90,8 +89,7 @@ def container(facts: Facts) -> ContainerInfo:
     return ContainerInfo(bool(evidence), runtime, tuple(evidence), known=bool(evidence))
 
 
-@dataclass(frozen=True)
-class VisibleDevices:
+class VisibleDevices(Struct, frozen=True):
     """ASCEND_VISIBLE_DEVICES (container runtime: physical ids) and ASCEND_RT_VISIBLE_DEVICES
     (the CANN runtime: logical indices among what the process sees)."""
 

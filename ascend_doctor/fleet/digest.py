@@ -13,9 +13,10 @@ from __future__ import annotations
 import sys
 from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
 
+from msgspec import Struct, field
+
 from ascend_doctor.checkapi import FIX_COMPONENTS, Status
 from ascend_doctor.exitcodes import ExitCode
-from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.fleet import drift, network
 from ascend_doctor.i18n import N_, _
 from ascend_doctor.report import REPORT_SCHEMA_VERSION, Result, exit_code_for
@@ -41,8 +42,7 @@ class NodeReportError(ValueError):
     """A node input that is not a usable node report; ``str()`` is one line."""
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(Struct, frozen=True):
     status: str
     id: str
     title: str
@@ -67,8 +67,7 @@ class Finding:
                 "shared": position}
 
 
-@dataclass
-class NodeDigest:
+class NodeDigest(Struct):
     name: str
     source: str  # the input it was read from
     kind: str  # "report" | "snapshot" | "unreadable"

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
+
 from ascend_doctor.i18n import N_
 
 NOT_INSTALLED = "not installed"
@@ -39,8 +40,7 @@ MAX_VALUE_CHARS = 200  # a value longer than this is cut: drift needs equality, 
 Reader = Callable[[Mapping[str, Any]], Optional[str]]
 
 
-@dataclass(frozen=True)
-class DriftKey:
+class DriftKey(Struct, frozen=True):
     key: str  # stable name, used in JSON ("driver", "package:torch-npu", "env:HCCL_EXEC_TIMEOUT")
     label: str  # for people ("driver", "torch_npu", "HCCL_EXEC_TIMEOUT"): N_-marked, shown with _()
     group: str

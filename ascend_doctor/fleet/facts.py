@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
-from ascend_doctor.fastdataclass import dataclass, field
+from msgspec import Struct, field
+
 from ascend_doctor.fleet import drift
 from ascend_doctor.fleet.digest import NodeDigest
 from ascend_doctor.fleet.network import TableEntry, table_entries
@@ -22,8 +23,7 @@ MAX_EXAMPLE_NODES = 20  # node names listed for one value of a fact
 MAX_LISTED_VALUES = 50  # values of one fact listed (ten thousand distinct HCCL_IF_IP are counted)
 
 
-@dataclass(frozen=True)
-class DriftView:
+class DriftView(Struct, frozen=True):
     """One fact across the fleet: the majority value and who holds what."""
 
     spec: drift.DriftKey
@@ -69,8 +69,7 @@ class DriftView:
         return data
 
 
-@dataclass
-class FleetFacts:
+class FleetFacts(Struct):
     nodes: List[NodeDigest] = field(default_factory=list)
     skipped: List[str] = field(default_factory=list)  # folder entries that were no node input
     duplicates: List[Tuple[str, str, str]] = field(default_factory=list)  # (host name, first source, again)

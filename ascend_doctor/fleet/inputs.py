@@ -17,7 +17,8 @@ import os
 import stat
 from typing import List, Sequence, Tuple
 
-from ascend_doctor.fastdataclass import dataclass, field
+from msgspec import Struct, field
+
 from ascend_doctor.i18n import _
 
 REPORT = "report"
@@ -37,15 +38,13 @@ class FleetInputError(ValueError):
     """The inputs as a whole cannot be used (nothing found, too many); one line."""
 
 
-@dataclass(frozen=True)
-class NodeInput:
+class NodeInput(Struct, frozen=True):
     path: str
     kind: str  # REPORT | SNAPSHOT | UNUSABLE
     problem: str = ""  # for UNUSABLE: why, one line naming the path
 
 
-@dataclass
-class Inputs:
+class Inputs(Struct):
     nodes: List[NodeInput] = field(default_factory=list)
     skipped: List[str] = field(default_factory=list)  # files in folders that are no node input
 

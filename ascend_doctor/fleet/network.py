@@ -17,14 +17,13 @@ import re
 import sys
 from typing import Any, List, Mapping, Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
 
 MAX_DEVICES = 1024  # per node: more than any Ascend server has
 MAX_TABLE_ENTRIES = 65_536  # device entries of one rank table (4,096 servers x 16)
 
 
-@dataclass(frozen=True)
-class DeviceAddress:
+class DeviceAddress(Struct, frozen=True):
     device_id: str
     address: str
     netmask: Optional[str]
@@ -38,8 +37,7 @@ class DeviceAddress:
         return address & mask, mask
 
 
-@dataclass(frozen=True)
-class TableEntry:
+class TableEntry(Struct, frozen=True):
     """One device of a rank table: where it sits in the JSON, its server and address."""
 
     path: str
@@ -48,8 +46,7 @@ class TableEntry:
     device_ip: Optional[str]
 
 
-@dataclass(frozen=True)
-class RankTableView:
+class RankTableView(Struct, frozen=True):
     digest: Optional[str]  # equal tables, equal digests (canonical JSON hash, else the file's sha256)
     path: Optional[str]
     error: Optional[str]
@@ -58,8 +55,7 @@ class RankTableView:
     raw_entries: Any = None
 
 
-@dataclass(frozen=True)
-class NodeNetwork:
+class NodeNetwork(Struct, frozen=True):
     addresses: Tuple[DeviceAddress, ...] = ()
     rank_table: Optional[RankTableView] = None
 

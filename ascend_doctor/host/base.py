@@ -15,7 +15,8 @@ from __future__ import annotations
 import enum
 from typing import BinaryIO, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ascend_doctor.fastdataclass import dataclass, field
+from msgspec import Struct, field
+
 from ascend_doctor.i18n import gettext as _
 
 try:  # Protocol is in typing from 3.8; keep the import explicit for readers.
@@ -38,8 +39,7 @@ class CommandStatus(str, enum.Enum):
     ERROR = "error"  # could not be started for another reason
 
 
-@dataclass(frozen=True)
-class CommandResult:
+class CommandResult(Struct, frozen=True):
     """The outcome of running one command on a host."""
 
     argv: Tuple[str, ...]
@@ -110,8 +110,7 @@ class SnapshotError(Exception):
     """The snapshot itself cannot be used (unreadable, malformed, hostile archive)."""
 
 
-@dataclass(frozen=True)
-class FileStat:
+class FileStat(Struct, frozen=True):
     path: str
     size: int
     is_dir: bool
@@ -125,37 +124,32 @@ class FileStat:
     uid: Optional[int] = None
 
 
-@dataclass(frozen=True)
-class MemoryInfo:
+class MemoryInfo(Struct, frozen=True):
     total_bytes: int
     available_bytes: int
     swap_total_bytes: int = 0
     swap_free_bytes: int = 0
 
 
-@dataclass(frozen=True)
-class DiskUsage:
+class DiskUsage(Struct, frozen=True):
     path: str
     total_bytes: int
     free_bytes: int
 
 
-@dataclass(frozen=True)
-class ProcessInfo:
+class ProcessInfo(Struct, frozen=True):
     pid: int
     name: str
     cmdline: Tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class ListeningSocket:
+class ListeningSocket(Struct, frozen=True):
     address: str
     port: int
     pid: Optional[int] = None
 
 
-@dataclass(frozen=True)
-class PythonEnv:
+class PythonEnv(Struct, frozen=True):
     """The target interpreter (the one that will run torch), not the doctor's own."""
 
     executable: Optional[str]
@@ -176,8 +170,7 @@ def normalize_dist_name(name: str) -> str:
     return "".join("-" if c in "_." else c for c in name.lower())
 
 
-@dataclass(frozen=True)
-class HostInfo:
+class HostInfo(Struct, frozen=True):
     source: str  # "live" | "snapshot" | "pasted-text" (a partial snapshot from `check --from-text`)
     hostname: Optional[str]
     arch: Optional[str]

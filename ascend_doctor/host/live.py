@@ -472,11 +472,11 @@ class LiveHost:
 def describe_probe_failure(exe: str, result: CommandResult) -> str:
     """One line on why the target Python could not be inspected; the probe's source (the ``-c``
     argument, ~200 lines) is never quoted."""
-    import dataclasses
+    from msgspec import structs
 
     if result.status is CommandStatus.NOT_FOUND:
         return f"no such interpreter: {exe}"
-    shown = dataclasses.replace(result, argv=(exe, "-c", "<probe>"))
+    shown = structs.replace(result, argv=(exe, "-c", "<probe>"))
     return f"could not inspect {exe}: {shown.describe_failure()}"
 
 

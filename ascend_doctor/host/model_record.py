@@ -29,7 +29,8 @@ import stat as statmod
 import struct
 from typing import Any, BinaryIO, Callable, Dict, List, Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass, field
+from msgspec import Struct, field
+
 from ascend_doctor.host.base import SNAPSHOT_MODEL_DIR, FileMissing, FileStat, FileTooLarge, HostFileError
 
 MODEL_LISTING = f"{SNAPSHOT_MODEL_DIR}/model.json"
@@ -58,8 +59,7 @@ _TOOL_DIRS = (".git",)  # never descended into (as the checks' walk)
 # Recording (on the machine, during `snapshot --model DIR`)
 
 
-@dataclass
-class _Recorder:
+class _Recorder(Struct):
     tree: str  # the snapshot folder being written
     fs_root: str  # "/" on a real machine; a fake tree in tests
     entries: Dict[str, Dict[str, Any]] = field(default_factory=dict)

@@ -44,8 +44,9 @@ import posixpath
 import shutil
 from typing import Any, Dict, List, Optional, Tuple
 
+from msgspec import Struct, field
+
 from ascend_doctor import __version__
-from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import command_file_name
 from ascend_doctor.host.snapshot import SnapshotHost
 from ascend_doctor.i18n import gettext as _
@@ -58,8 +59,7 @@ MAX_PATH_CHARS = 512
 _CANN_FILES = {"toolkit": "ascend_toolkit_install.info", "nnae": "ascend_nnae_install.info"}
 
 
-@dataclass
-class PastedSnapshot:
+class PastedSnapshot(Struct):
     """What was written, for the report's notes."""
 
     root: str

@@ -35,8 +35,9 @@ from typing import (
     Union,
 )
 
+from msgspec import Struct
+
 from ascend_doctor import boundedjson
-from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.host.base import (
     DEFAULT_MAX_READ_BYTES,
     MAX_OUTPUT_BYTES,
@@ -90,8 +91,7 @@ class _Loop(Exception):
     """Internal: too many symlinks."""
 
 
-@dataclass(frozen=True)
-class _Resolved:
+class _Resolved(Struct, frozen=True):
     parts: Tuple[str, ...]  # components under the jail
     disk: str  # where it is on our disk
     lstat: os.stat_result

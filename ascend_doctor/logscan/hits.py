@@ -4,15 +4,15 @@ imports the other back."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, Dict, Optional, Sequence, Tuple
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
+from msgspec.structs import replace
+
 from ascend_doctor.logscan.signatures import Signature
 
 
-@dataclass(frozen=True)
-class SignatureHit:
+class SignatureHit(Struct, frozen=True):
     """One signature found in one input: how often, where first/last, and the first line."""
 
     signature: Signature

@@ -21,10 +21,11 @@ that is busy or absent.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
+from msgspec.structs import replace
+
 from ascend_doctor.logscan.hits import SignatureHit, order_hits
 
 TIME_GAP_S = 30 * 60  # a log quiet for longer than this is a new run, not the same failure
@@ -38,8 +39,7 @@ _VLLM_TIME = re.compile(r"\b(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) ([01][0-9])-([
 Event = Tuple[int, str, str]  # (line, signature id, shown text)
 
 
-@dataclass(frozen=True)
-class Incident:
+class Incident(Struct, frozen=True):
     """One separate failure in the input: its lines, why it starts there, and its causes."""
 
     number: int

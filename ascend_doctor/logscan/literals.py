@@ -15,7 +15,7 @@ import importlib
 import re
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
 
 # ``sre_parse`` was renamed ``re._parser`` in 3.11 (the old name warns); both parse the same way.
 try:
@@ -205,8 +205,7 @@ def _char_cost(ch: str) -> float:
 _PASS_COST = 1.0
 
 
-@dataclass(frozen=True)
-class NeedlePlan:
+class NeedlePlan(Struct, frozen=True):
     """How the prefilter searches: needles grouped by their first (pivot) byte."""
 
     by_pivot: Mapping[str, Tuple[str, ...]]  # pivot char -> needles starting with it

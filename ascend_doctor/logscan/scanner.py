@@ -14,7 +14,8 @@ import re
 import time
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Dict, List, Optional, Set, Tuple
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
+
 from ascend_doctor.logscan.hits import SignatureHit as SignatureHit
 from ascend_doctor.logscan.hits import order_hits as order_hits
 from ascend_doctor.logscan.literals import pivot_pattern, plan_needles
@@ -31,8 +32,7 @@ MAX_SHOWN_CHARS = 400  # of a matched line, for display and JSON
 SMALL_INPUT = 64 * 1024
 
 
-@dataclass(frozen=True)
-class ScanResult:
+class ScanResult(Struct, frozen=True):
     source: str
     hits: Tuple[SignatureHit, ...]  # most specific first; generic wrappers last
     lines: int  # physical lines read

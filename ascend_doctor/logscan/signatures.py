@@ -18,7 +18,8 @@ import os
 import re
 from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
 
-from ascend_doctor.fastdataclass import dataclass, field
+from msgspec import Struct
+
 from ascend_doctor.logscan.literals import can_match_empty, parse_pattern, required_literals_of
 from ascend_doctor.sourceref import internal_citation
 
@@ -53,8 +54,7 @@ class SignatureDBError(Exception):
         self.problems = problems
 
 
-@dataclass(frozen=True)
-class Signature:
+class Signature(Struct, frozen=True, dict=True):  # dict: the cached ``regex``
     id: str
     pattern: str
     title: str
@@ -82,7 +82,7 @@ class Signature:
     # checks grade it INFO, never WARN.
     harmless: bool = False
     line: int = 0  # where the entry starts in the YAML file (1-based)
-    literals: FrozenSet[str] = field(default=frozenset(), compare=False, repr=False)
+    literals: FrozenSet[str] = frozenset()  # derived from ``pattern``
 
     @functools.cached_property
     def regex(self) -> re.Pattern[str]:
@@ -95,8 +95,7 @@ class Signature:
         return "\n".join(self.fix)
 
 
-@dataclass(frozen=True)
-class SignatureDB:
+class SignatureDB(Struct, frozen=True):
     schema_version: int
     version: str
     date: str

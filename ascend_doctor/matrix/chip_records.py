@@ -9,18 +9,19 @@ both the chip index and the cross-checks use.
 from __future__ import annotations
 
 import re
-from typing import ClassVar, Dict, Mapping, Optional, Tuple
+from typing import Annotated, ClassVar, Dict, Mapping, Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass, field
+from msgspec import Struct, field
+
 from ascend_doctor.matrix.errors import Location
 from ascend_doctor.matrix.schema import (
     AscendSpecKind,
     Choice,
     Int,
     ListOf,
+    Nested,
     OpenMapping,
     SourceKind,
-    Struct,
     Text,
     Tristate,
     fld,
@@ -46,103 +47,117 @@ def normalize_chip_name(name: str) -> str:
     return text
 
 
-@dataclass(frozen=True)
-class Row:
-    """Common bookkeeping: where the row was read (not part of equality)."""
+class Row(Struct, frozen=True, kw_only=True):
+    """Common bookkeeping: where the row was read. Not part of equality, hash or repr: two rows
+    that say the same thing are the same row wherever they were written."""
 
-    loc: Location = field(default=Location(), compare=False, repr=False)
-    lines: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
-    path: str = field(default="", compare=False, repr=False)
+    loc: Location = Location()
+    lines: Mapping[str, int] = field(default_factory=dict)
+    path: str = ""
 
     KEY: ClassVar[Tuple[str, ...]] = ()
 
     def line(self, name: str) -> int:
         return self.lines.get(name, self.loc.line)
 
+    def _content(self) -> Tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self.__struct_fields__ if name not in _BOOKKEEPING)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, Row)
+        return self._content() == other._content()
+
+    def __hash__(self) -> int:
+        return hash(self._content())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__struct_fields__
+                          if name not in _BOOKKEEPING)
+        return f"{type(self).__name__}({shown})"
+
+
+_BOOKKEEPING = frozenset({"loc", "lines", "path"})
+
 
 # -- chips ------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class KernelsPackage:
-    noarch: Optional[str] = fld(TEXT)  # before CANN 8.0.RC3: Ascend-cann-kernels-<chip>_<ver>_linux.run
-    legacy: Optional[str] = fld(TEXT)  # CANN <= 8.3: Ascend-cann-kernels-<chip>_<ver>_linux-<arch>.run
-    ops: Optional[str] = fld(TEXT)  # CANN >= 8.5: Ascend-cann-<chip>-ops_<ver>_linux-<arch>.run
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+class KernelsPackage(Struct, frozen=True, kw_only=True):
+    # before CANN 8.0.RC3: Ascend-cann-kernels-<chip>_<ver>_linux.run
+    noarch: Annotated[Optional[str], fld(TEXT)] = None
+    legacy: Annotated[Optional[str], fld(TEXT)] = None  # CANN <= 8.3: Ascend-cann-kernels-<chip>_<ver>_linux-<arch>.run
+    ops: Annotated[Optional[str], fld(TEXT)] = None  # CANN >= 8.5: Ascend-cann-<chip>-ops_<ver>_linux-<arch>.run
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
 
 
-@dataclass(frozen=True)
-class HdkPackage:
+class HdkPackage(Struct, frozen=True, kw_only=True):
     """The driver and firmware .run file names of a chip family ({version}, {arch}, {firmware})."""
 
-    driver: str = fld(TEXT, required=True)
-    firmware: str = fld(TEXT, required=True)
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+    driver: Annotated[str, fld(TEXT, required=True)]
+    firmware: Annotated[str, fld(TEXT, required=True)]
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
 
 
-@dataclass(frozen=True)
-class ImageName:
+class ImageName(Struct, frozen=True, kw_only=True):
     """A container image name template ({version})."""
 
-    template: str = fld(TEXT, required=True)
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+    template: Annotated[str, fld(TEXT, required=True)]
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
 
 
-@dataclass(frozen=True)
-class DtypeSupport:
-    supported: object = fld(Tristate(), required=True, nullable=True)  # True / False / "partial" / None
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+class DtypeSupport(Struct, frozen=True, kw_only=True):
+    supported: Annotated[object, fld(Tristate(), required=True, nullable=True)]  # True / False / "partial" / None
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
 
 
-@dataclass(frozen=True)
-class EngineSupport:
-    support: str = fld(Choice("supported", "experimental", "unsupported", "unknown"), required=True)
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+class EngineSupport(Struct, frozen=True, kw_only=True):
+    support: Annotated[str, fld(Choice("supported", "experimental", "unsupported", "unknown"), required=True)]
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
 
 
-@dataclass(frozen=True)
-class Requirement:
-    cann: Optional[str] = fld(ASCEND_SPEC)
-    hdk: Optional[str] = fld(ASCEND_SPEC)
-    applies_to: str = fld(TEXT, required=True)
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+class Requirement(Struct, frozen=True, kw_only=True):
+    cann: Annotated[Optional[str], fld(ASCEND_SPEC)] = None
+    hdk: Annotated[Optional[str], fld(ASCEND_SPEC)] = None
+    applies_to: Annotated[str, fld(TEXT, required=True)]
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
 
 
-@dataclass(frozen=True)
-class ChipFamily(Row):
-    family: str = fld(Choice(*FAMILIES), required=True)
-    aliases: Tuple[str, ...] = fld(ListOf(Text()), factory=tuple)  # other names of the family (A5 for 950)
-    description: str = fld(TEXT, required=True)
-    image_flavor: Optional[str] = fld(TEXT)
-    soc_version_default: Optional[str] = fld(TEXT)
-    soc_enum: Optional[str] = fld(TEXT)
-    pci_device_id: Optional[str] = fld(TEXT)
-    kernels_package: Optional[KernelsPackage] = fld(Struct(KernelsPackage))
-    hdk_package: Optional[HdkPackage] = fld(Struct(HdkPackage))
-    vllm_ascend_image: Optional[ImageName] = fld(Struct(ImageName))
-    dtypes: Dict[str, DtypeSupport] = fld(OpenMapping(Struct(DtypeSupport), DTYPES), required=True, factory=dict)
-    engines: Dict[str, EngineSupport] = fld(OpenMapping(Struct(EngineSupport), ENGINES), required=True,
-                                            factory=dict)
-    requirements: Tuple[Requirement, ...] = fld(ListOf(Struct(Requirement)), factory=tuple)
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+class ChipFamily(Row, frozen=True, kw_only=True):
+    family: Annotated[str, fld(Choice(*FAMILIES), required=True)]
+    aliases: Annotated[Tuple[str, ...], fld(ListOf(Text()))] = ()  # other names of the family (A5 for 950)
+    description: Annotated[str, fld(TEXT, required=True)]
+    image_flavor: Annotated[Optional[str], fld(TEXT)] = None
+    soc_version_default: Annotated[Optional[str], fld(TEXT)] = None
+    soc_enum: Annotated[Optional[str], fld(TEXT)] = None
+    pci_device_id: Annotated[Optional[str], fld(TEXT)] = None
+    kernels_package: Annotated[Optional[KernelsPackage], fld(Nested(KernelsPackage))] = None
+    hdk_package: Annotated[Optional[HdkPackage], fld(Nested(HdkPackage))] = None
+    vllm_ascend_image: Annotated[Optional[ImageName], fld(Nested(ImageName))] = None
+    dtypes: Annotated[Dict[str, DtypeSupport], fld(OpenMapping(Nested(DtypeSupport), DTYPES), required=True)] = \
+        field(default_factory=dict)
+    engines: Annotated[Dict[str, EngineSupport], fld(OpenMapping(Nested(EngineSupport), ENGINES), required=True)] = \
+        field(default_factory=dict)
+    requirements: Annotated[Tuple[Requirement, ...], fld(ListOf(Nested(Requirement)))] = ()
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
     KEY = ("family",)
 
 
-@dataclass(frozen=True)
-class ChipEntry(Row):
-    name: str = fld(TEXT, required=True)
-    family: str = fld(Choice(*FAMILIES), required=True, ref="family")
-    soc_version: Optional[str] = fld(TEXT)
-    soc_enum: Optional[int] = fld(Int())
-    memory_mb: Tuple[int, ...] = fld(ListOf(Int()), factory=tuple)
-    aliases: Tuple[str, ...] = fld(ListOf(Text()), factory=tuple)
-    patterns: Tuple[str, ...] = fld(ListOf(Text()), factory=tuple)
-    dies_per_npu: Optional[int] = fld(Int())
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+class ChipEntry(Row, frozen=True, kw_only=True):
+    name: Annotated[str, fld(TEXT, required=True)]
+    family: Annotated[str, fld(Choice(*FAMILIES), required=True, ref="family")]
+    soc_version: Annotated[Optional[str], fld(TEXT)] = None
+    soc_enum: Annotated[Optional[int], fld(Int())] = None
+    memory_mb: Annotated[Tuple[int, ...], fld(ListOf(Int()))] = ()
+    aliases: Annotated[Tuple[str, ...], fld(ListOf(Text()))] = ()
+    patterns: Annotated[Tuple[str, ...], fld(ListOf(Text()))] = ()
+    dies_per_npu: Annotated[Optional[int], fld(Int())] = None
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
     KEY = ("name",)

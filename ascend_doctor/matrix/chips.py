@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ascend_doctor.fastdataclass import dataclass, field
+from msgspec import Struct, field
+
 from ascend_doctor.matrix.chip_records import (
     ChipEntry,
     ChipFamily,
@@ -17,8 +18,7 @@ from ascend_doctor.matrix.chip_records import (
 )
 
 
-@dataclass(frozen=True)
-class ChipInfo:
+class ChipInfo(Struct, frozen=True):
     name: str  # the matrix's name for it (``910B3``, ``Ascend910``…)
     family: str  # A2, A3, 310P, 310B, 910, 950, 310
     memory_mb: Tuple[int, ...]  # per chip (per die on A3) as seen in the field; empty = not recorded

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
 
@@ -24,6 +23,7 @@ from ascend_doctor.matrix.records import (
     TorchPython,
     VllmAscendRow,
 )
+from ascend_doctor.matrix.schema import field_specs
 from ascend_doctor.matrix.specs import ascend, ascend_spec, release_rank, try_ascend, try_pypi
 from ascend_doctor.versions import AscendVersion
 
@@ -70,8 +70,8 @@ def _normalized(row: Row, name: str) -> Any:
     value = getattr(row, name)
     if value is None:
         return None
-    spec = next(f for f in dataclasses.fields(row) if f.name == name)
-    kind = spec.metadata.get("kind")
+    spec = field_specs(type(row)).get(name)
+    kind = spec.kind if spec is not None else None
     try:
         return kind.normalize(value) if kind is not None else value
     except Exception:  # an unparsable value was already reported; compare it as text
@@ -145,15 +145,15 @@ _TABLE_NAMES = {
 
 
 def _references(row: Row, resolvers: Dict[str, Resolver]) -> Iterable[Problem]:
-    for spec in dataclasses.fields(row):
-        table = spec.metadata.get("ref")
-        value = getattr(row, spec.name)
+    for name, spec in field_specs(type(row)).items():
+        table = spec.ref
+        value = getattr(row, name)
         if not table or value is None:
             continue
         values = value if isinstance(value, tuple) else (value,)
         for item in values:
             if not resolvers[table](item):
-                yield _problem(row, spec.name, f"{item!r} is not listed in {_TABLE_NAMES[table]}")
+                yield _problem(row, name, f"{item!r} is not listed in {_TABLE_NAMES[table]}")
 
 
 def _release_code_sides(rows: List[Row], resolvers: Dict[str, Resolver]) -> Iterable[Problem]:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import List, Sequence
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
 
 
-@dataclass(frozen=True)
-class Location:
+class Location(Struct, frozen=True):
     """Where a value was read: file name and 1-based line."""
 
     file: str = ""
@@ -18,8 +17,7 @@ class Location:
         return f"{self.file}:{self.line}" if self.line else self.file
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(Struct, frozen=True):
     file: str
     line: int
     path: str  # key path such as ``torch_npu[3].cann``; empty for file-level problems

@@ -10,10 +10,11 @@ import os
 import re
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass, field
+from msgspec import Struct, field
+
 from ascend_doctor.matrix.errors import MatrixError, Problem
 from ascend_doctor.matrix.records import REQUIRED_SECTIONS, SECTIONS, Meta, Row
-from ascend_doctor.matrix.schema import Ctx, Invalid, Struct, convert_rows, describe, line_of, mapping_items
+from ascend_doctor.matrix.schema import Ctx, Invalid, Nested, convert_rows, describe, line_of, mapping_items
 
 SCHEMA_VERSION = 1
 MAX_MATRIX_BYTES = 5 * 1024 * 1024
@@ -27,8 +28,7 @@ else:  # imported by every run for Document; PyYAML is needed only when a file i
     yaml = lazy_module("yaml")
 
 
-@dataclass
-class Document:
+class Document(Struct):
     """A parsed matrix: meta, rows per section, and every problem found."""
 
     path: str
@@ -199,7 +199,7 @@ def _convert_meta(root: yaml.Node, meta_nodes: Dict[str, yaml.Node], ctx: Ctx) -
         mapping.value.append((yaml.ScalarNode("tag:yaml.org,2002:str", key, node.start_mark, node.end_mark), node))
     meta: Optional[Meta]
     try:
-        meta = Struct(Meta).convert(mapping, "", ctx)
+        meta = Nested(Meta).convert(mapping, "", ctx)
     except Invalid:
         meta = None
     version_node = meta_nodes.get("schema_version")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Set, Tuple
 
+from msgspec import Struct, field
 from packaging.version import Version
 
-from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.matrix import engines, hdk, pytorch
 from ascend_doctor.matrix.specs import (
     parse_driver_patterns,
@@ -23,8 +23,7 @@ if TYPE_CHECKING:
     from ascend_doctor.matrix.model import Matrix
 
 
-@dataclass(frozen=True)
-class Answer:
+class Answer(Struct, frozen=True):
     component: str  # driver, firmware, cann, torch_npu, torch, python, vllm-ascend, mindie, …
     version: str
     verdict: Verdict
@@ -33,8 +32,7 @@ class Answer:
         return {"component": self.component, "version": self.version, **self.verdict.to_dict()}
 
 
-@dataclass
-class LookupResult:
+class LookupResult(Struct):
     subject: str  # "CANN 8.0.RC3"
     answers: List[Answer] = field(default_factory=list)
     facts: List[Tuple[str, str]] = field(default_factory=list)  # plain information lines

@@ -14,7 +14,7 @@ import functools
 import re
 from typing import Any, List, Mapping, Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
 
 DATA_PACKAGE = "ascend_doctor.compat_matrix"
 DATA_FILE = "os_support.yaml"
@@ -28,8 +28,7 @@ class OsSupportDataError(ValueError):
     """The shipped YAML is malformed (an editing or packaging mistake)."""
 
 
-@dataclass(frozen=True)
-class SupportedOs:
+class SupportedOs(Struct, frozen=True):
     name: str
     version: str
     arch: Optional[str] = None
@@ -42,8 +41,7 @@ class SupportedOs:
         return f"{self.name} {self.version}"
 
 
-@dataclass(frozen=True)
-class OsSupportEntry:
+class OsSupportEntry(Struct, frozen=True):
     family: str
     products: str
     release: str
@@ -52,8 +50,7 @@ class OsSupportEntry:
     note: str = ""
 
 
-@dataclass(frozen=True)
-class OsMatch:
+class OsMatch(Struct, frozen=True):
     kind: str  # MATCH | PARTIAL
     supported: SupportedOs
     entry: OsSupportEntry

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
+from msgspec import Struct
+
 from ascend_doctor import shellcmd
-from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.i18n import N_
 from ascend_doctor.matrix.records import ChipFamily, HdkPackageRow, PackageConvention
 from ascend_doctor.matrix.specs import try_ascend
@@ -39,8 +40,7 @@ def normalize_arch(text: Optional[str]) -> Optional[str]:
     return _ARCH_SPELLINGS.get(str(text).strip().lower())
 
 
-@dataclass(frozen=True)
-class HdkFiles:
+class HdkFiles(Struct, frozen=True):
     """The driver and firmware files of one HDK release for one family and architecture."""
 
     hdk: str  # the HDK release asked for
@@ -50,13 +50,23 @@ class HdkFiles:
     sources: Tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class PackageSet:
+class PackageSet(Struct, frozen=True):
     """Package names for one chip family on one architecture (``aarch64`` / ``x86_64``)."""
 
     family: str
     arch: str
-    matrix: Matrix = field(compare=False, repr=False)
+    matrix: Matrix  # where the names are read; not part of a set's identity
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PackageSet):
+            return NotImplemented
+        return (self.family, self.arch) == (other.family, other.arch)
+
+    def __hash__(self) -> int:
+        return hash((self.family, self.arch))
+
+    def __repr__(self) -> str:
+        return f"PackageSet(family={self.family!r}, arch={self.arch!r})"
 
     # -- internals --------------------------------------------------------------------------
     @property

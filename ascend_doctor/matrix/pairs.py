@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
+
 from ascend_doctor.matrix import hdk
 from ascend_doctor.matrix.verdict import Verdict, VerdictKind
 
@@ -25,8 +26,7 @@ _SEVERITY = {VerdictKind.INCOMPATIBLE: 3, VerdictKind.UNKNOWN: 2, VerdictKind.CO
              VerdictKind.RECOMMENDED: 0}
 
 
-@dataclass(frozen=True)
-class PairAnswer:
+class PairAnswer(Struct, frozen=True):
     """The matrix's verdict on two versions asked about together."""
 
     first: Tuple[str, str]  # (component, version), as asked

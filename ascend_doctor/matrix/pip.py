@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, List, Optional, Sequence
 
+from msgspec import Struct
 from packaging.version import Version
 
 from ascend_doctor import shellcmd
-from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.i18n import N_
 from ascend_doctor.matrix.packages import normalize_arch
 from ascend_doctor.matrix.specs import try_pypi
@@ -30,8 +30,7 @@ if TYPE_CHECKING:
 RELEASES_PAGE = "https://gitcode.com/Ascend/pytorch/releases"
 
 
-@dataclass(frozen=True)
-class PipAdvice:
+class PipAdvice(Struct, frozen=True):
     """Lines to paste; ``notes`` explain an index or where an unpublished build comes from."""
 
     lines: List[str]

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
+from msgspec import Struct, field
 from packaging.version import Version
 
-from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.i18n import N_
 from ascend_doctor.i18n_text import Text
 from ascend_doctor.matrix.chips import ChipInfo
@@ -39,8 +39,7 @@ class PlanError(Exception):
     Text too (the JSON stays English; the text view shows them with ``localized``)."""
 
 
-@dataclass(frozen=True)
-class InstallStep:
+class InstallStep(Struct, frozen=True):
     title: str
     commands: Tuple[str, ...] = ()
     note: Optional[str] = None
@@ -52,8 +51,7 @@ class InstallStep:
         return data
 
 
-@dataclass(frozen=True)
-class StackPlan:
+class StackPlan(Struct, frozen=True):
     chip: str
     family: str
     engine: str
@@ -184,7 +182,7 @@ def _skipped(m: Matrix, key: str, state: Any, chosen: str, pins: Dict[str, str],
              limit: int = 5) -> List[str]:
     """Why the newer releases of the engine were not chosen: the conflicts the resolver reports for each
     (the nearest ``limit`` of them)."""
-    import dataclasses
+    from msgspec import structs
 
     from ascend_doctor.resolve import resolve
     from ascend_doctor.resolve.provider import same_ascend, same_pypi
@@ -203,7 +201,7 @@ def _skipped(m: Matrix, key: str, state: Any, chosen: str, pins: Dict[str, str],
         newer = [v for v in newer if _stable(key, v)]
     result: List[str] = []
     for version in newer[-limit:][::-1]:
-        pinned = dataclasses.replace(state, engine=key, engine_version=version)
+        pinned = structs.replace(state, engine=key, engine_version=version)
         target = resolve(m, pinned, pins=pins, want=("hdk", "cann", "torch", "torch_npu", "python"))
         if target.conflicts:
             result.append(Text(N_("{engine} {version}: {reason}"), engine=ENGINE_NAMES[key], version=version,

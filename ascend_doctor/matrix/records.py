@@ -7,9 +7,9 @@ parses them with the cached helpers of ``specs``.
 
 from __future__ import annotations
 
-from typing import Dict, Optional, Tuple
+from typing import Annotated, Dict, Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
 
 # The chip tables' records and Row (their own module: see chip_records), re-exported here.
 from ascend_doctor.matrix.chip_records import ASCEND_SPEC as ASCEND_SPEC
@@ -37,10 +37,10 @@ from ascend_doctor.matrix.schema import (
     Int,
     ListOf,
     MatrixVersionKind,
+    Nested,
     PypiVersionKind,
     PySpecKind,
     ReleaseCodeKind,
-    Struct,
     Text,
     fld,
 )
@@ -53,232 +53,211 @@ VERDICTS = ("recommended", "compatible", "incompatible")
 
 # -- meta -------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Snapshot(Row):
-    repo: str = fld(TEXT, required=True)
-    commit: str = fld(TEXT, required=True)
-    date: str = fld(TEXT, required=True)
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+class Snapshot(Row, frozen=True, kw_only=True):
+    repo: Annotated[str, fld(TEXT, required=True)]
+    commit: Annotated[str, fld(TEXT, required=True)]
+    date: Annotated[str, fld(TEXT, required=True)]
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
     KEY = ("repo",)
 
 
-@dataclass(frozen=True)
-class Gap(Row):
-    topic: str = fld(TEXT, required=True)
-    text: str = fld(TEXT, required=True)
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+class Gap(Row, frozen=True, kw_only=True):
+    topic: Annotated[str, fld(TEXT, required=True)]
+    text: Annotated[str, fld(TEXT, required=True)]
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
 
 
 # -- HDK <-> CANN -------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class HdkRelease(Row):
-    version: str = fld(ASCEND, required=True)
+class HdkRelease(Row, frozen=True, kw_only=True):
+    version: Annotated[str, fld(ASCEND, required=True)]
     # an HDK numbering used only by these products (Atlas 350's 1.0.RC1): not comparable with the
     # 2x.y numbering of the other lines, so a CANN pairing of another product never applies to it
-    products: Tuple[str, ...] = fld(ListOf(Text()), factory=tuple)
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+    products: Annotated[Tuple[str, ...], fld(ListOf(Text()))] = ()
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
     KEY = ("version",)
 
 
-@dataclass(frozen=True)
-class CannRelease(Row):
-    version: str = fld(ASCEND, required=True)
-    community: Tuple[str, ...] = fld(ListOf(ASCEND), factory=tuple)
-    prerelease: bool = fld(Bool(), default=False)
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+class CannRelease(Row, frozen=True, kw_only=True):
+    version: Annotated[str, fld(ASCEND, required=True)]
+    community: Annotated[Tuple[str, ...], fld(ListOf(ASCEND))] = ()
+    prerelease: Annotated[bool, fld(Bool())] = False
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
     KEY = ("version",)
 
 
-@dataclass(frozen=True)
-class HdkCannRow(Row):
-    cann: str = fld(ASCEND, required=True, ref="cann")
-    hdk: Tuple[str, ...] = fld(ListOf(ASCEND_SPEC, min_items=1), required=True, factory=tuple, ref="hdk")
-    verdict: str = fld(Choice(*VERDICTS), required=True)
-    origin: str = fld(Choice("official", "installer", "quick_install", "product"), required=True)
-    firmware: Optional[str] = fld(ASCEND)
-    flavor: Tuple[str, ...] = fld(ListOf(Text()), factory=tuple)
-    products: Tuple[str, ...] = fld(ListOf(Text()), factory=tuple)
+class HdkCannRow(Row, frozen=True, kw_only=True):
+    cann: Annotated[str, fld(ASCEND, required=True, ref="cann")]
+    hdk: Annotated[Tuple[str, ...], fld(ListOf(ASCEND_SPEC, min_items=1), required=True, ref="hdk")] = ()
+    verdict: Annotated[str, fld(Choice(*VERDICTS), required=True)]
+    origin: Annotated[str, fld(Choice("official", "installer", "quick_install", "product"), required=True)]
+    firmware: Annotated[Optional[str], fld(ASCEND)] = None
+    flavor: Annotated[Tuple[str, ...], fld(ListOf(Text()))] = ()
+    products: Annotated[Tuple[str, ...], fld(ListOf(Text()))] = ()
     # origin product: the product release whose note lists the pairing (MindIE 2.1.RC1)
-    listed_by: Optional[str] = fld(TEXT)
+    listed_by: Annotated[Optional[str], fld(TEXT)] = None
     # the row is the release's complete support list: an HDK outside every exhaustive row of the
     # CANN is "not in the official list" (never turned into a pairing by weaker evidence)
-    exhaustive: bool = fld(Bool(), default=False)
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+    exhaustive: Annotated[bool, fld(Bool())] = False
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
     KEY = ("cann", "hdk", "verdict", "origin", "flavor", "products")
 
 
-@dataclass(frozen=True)
-class HdkCannList(Row):
-    product: str = fld(TEXT, required=True)
-    cann: Tuple[str, ...] = fld(ListOf(ASCEND, min_items=1), required=True, factory=tuple, ref="cann")
-    hdk: Tuple[str, ...] = fld(ListOf(ASCEND, min_items=1), required=True, factory=tuple, ref="hdk")
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+class HdkCannList(Row, frozen=True, kw_only=True):
+    product: Annotated[str, fld(TEXT, required=True)]
+    cann: Annotated[Tuple[str, ...], fld(ListOf(ASCEND, min_items=1), required=True, ref="cann")] = ()
+    hdk: Annotated[Tuple[str, ...], fld(ListOf(ASCEND, min_items=1), required=True, ref="hdk")] = ()
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
     KEY = ("product",)
 
 
-@dataclass(frozen=True)
-class Caveat(Row):
-    feature: str = fld(TEXT, required=True)
-    hdk: Optional[str] = fld(ASCEND_SPEC)
-    cann: Optional[str] = fld(ASCEND_SPEC)
-    message: str = fld(TEXT, required=True)
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+class Caveat(Row, frozen=True, kw_only=True):
+    feature: Annotated[str, fld(TEXT, required=True)]
+    hdk: Annotated[Optional[str], fld(ASCEND_SPEC)] = None
+    cann: Annotated[Optional[str], fld(ASCEND_SPEC)] = None
+    message: Annotated[str, fld(TEXT, required=True)]
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
     KEY = ("feature",)
 
 
-@dataclass(frozen=True)
-class ReleaseCodeSample(Row):
-    side: str = fld(Choice("driver", "cann", "nnae"), required=True)
-    version: str = fld(ASCEND, required=True)
-    innerversion: str = fld(ReleaseCodeKind(), required=True)
-    compatible_version: str = fld(CodeListKind(), required=True)
-    compatible_version_fw: Optional[str] = fld(FirmwareRangesKind())
-    uncertain: bool = fld(Bool(), default=False)
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+class ReleaseCodeSample(Row, frozen=True, kw_only=True):
+    side: Annotated[str, fld(Choice("driver", "cann", "nnae"), required=True)]
+    version: Annotated[str, fld(ASCEND, required=True)]
+    innerversion: Annotated[str, fld(ReleaseCodeKind(), required=True)]
+    compatible_version: Annotated[str, fld(CodeListKind(), required=True)]
+    compatible_version_fw: Annotated[Optional[str], fld(FirmwareRangesKind())] = None
+    uncertain: Annotated[bool, fld(Bool())] = False
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
     KEY = ("side", "version", "innerversion", "compatible_version", "compatible_version_fw")
 
 
-@dataclass(frozen=True)
-class CodeAlignment(Row):
-    code: str = fld(ReleaseCodeKind(), required=True)
-    cann: Tuple[str, ...] = fld(ListOf(ASCEND), factory=tuple, ref="cann")
-    hdk: Tuple[str, ...] = fld(ListOf(ASCEND), factory=tuple, ref="hdk")
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+class CodeAlignment(Row, frozen=True, kw_only=True):
+    code: Annotated[str, fld(ReleaseCodeKind(), required=True)]
+    cann: Annotated[Tuple[str, ...], fld(ListOf(ASCEND), ref="cann")] = ()
+    hdk: Annotated[Tuple[str, ...], fld(ListOf(ASCEND), ref="hdk")] = ()
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
     KEY = ("code",)
 
 
-@dataclass(frozen=True)
-class FirmwareRelease(Row):
-    firmware: str = fld(ASCEND, required=True)
-    hdk: str = fld(ASCEND, required=True, ref="hdk")
-    flavor: Tuple[str, ...] = fld(ListOf(Text()), factory=tuple)
-    compatible_version_drv: Optional[str] = fld(DriverPatternsKind())
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+class FirmwareRelease(Row, frozen=True, kw_only=True):
+    firmware: Annotated[str, fld(ASCEND, required=True)]
+    hdk: Annotated[str, fld(ASCEND, required=True, ref="hdk")]
+    flavor: Annotated[Tuple[str, ...], fld(ListOf(Text()))] = ()
+    compatible_version_drv: Annotated[Optional[str], fld(DriverPatternsKind())] = None
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
     KEY = ("firmware",)
 
 
 # -- torch_npu ----------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class PtaRelease(Row):
-    pta: str = fld(ASCEND, required=True)
-    cann: str = fld(ASCEND, required=True, ref="cann")
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+class PtaRelease(Row, frozen=True, kw_only=True):
+    pta: Annotated[str, fld(ASCEND, required=True)]
+    cann: Annotated[str, fld(ASCEND, required=True, ref="cann")]
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
     KEY = ("pta",)
 
 
-@dataclass(frozen=True)
-class TorchNpuRow(Row):
-    version: str = fld(PYPI, required=True)
-    torch: str = fld(PYPI, required=True, ref="torch")
-    cann: str = fld(ASCEND, required=True, ref="cann")
-    branch: Optional[str] = fld(TEXT)
-    pta: Optional[str] = fld(ASCEND, ref="pta")
-    status: str = fld(Choice("active", "historical"), required=True)
-    origin: str = fld(Choice("table", "release_note", "installer"), required=True)
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+class TorchNpuRow(Row, frozen=True, kw_only=True):
+    version: Annotated[str, fld(PYPI, required=True)]
+    torch: Annotated[str, fld(PYPI, required=True, ref="torch")]
+    cann: Annotated[str, fld(ASCEND, required=True, ref="cann")]
+    branch: Annotated[Optional[str], fld(TEXT)] = None
+    pta: Annotated[Optional[str], fld(ASCEND, ref="pta")] = None
+    status: Annotated[str, fld(Choice("active", "historical"), required=True)]
+    origin: Annotated[str, fld(Choice("table", "release_note", "installer"), required=True)]
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
     KEY = ("version", "cann")
 
 
-@dataclass(frozen=True)
-class TorchNpuPython(Row):
-    torch_npu: Tuple[str, ...] = fld(ListOf(PYPI, min_items=1), required=True, factory=tuple, ref="torch_npu")
-    python: str = fld(PYSPEC, required=True)
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+class TorchNpuPython(Row, frozen=True, kw_only=True):
+    torch_npu: Annotated[Tuple[str, ...], fld(ListOf(PYPI, min_items=1), required=True, ref="torch_npu")] = ()
+    python: Annotated[str, fld(PYSPEC, required=True)]
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
     KEY = ("torch_npu",)
 
 
-@dataclass(frozen=True)
-class TorchPython(Row):
-    torch: str = fld(PYPI, required=True)
-    python: Optional[str] = fld(PYSPEC)
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+class TorchPython(Row, frozen=True, kw_only=True):
+    torch: Annotated[str, fld(PYPI, required=True)]
+    python: Annotated[Optional[str], fld(PYSPEC)] = None
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
     KEY = ("torch",)
 
 
-@dataclass(frozen=True)
-class TorchNpuCann(Row):
-    pta: Tuple[str, ...] = fld(ListOf(ASCEND, min_items=1), required=True, factory=tuple, ref="pta")
-    cann: Tuple[str, ...] = fld(ListOf(ASCEND, min_items=1), required=True, factory=tuple, ref="cann")
-    verdict: str = fld(Choice(*VERDICTS), required=True)
-    uncertain: bool = fld(Bool(), default=False)
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+class TorchNpuCann(Row, frozen=True, kw_only=True):
+    pta: Annotated[Tuple[str, ...], fld(ListOf(ASCEND, min_items=1), required=True, ref="pta")] = ()
+    cann: Annotated[Tuple[str, ...], fld(ListOf(ASCEND, min_items=1), required=True, ref="cann")] = ()
+    verdict: Annotated[str, fld(Choice(*VERDICTS), required=True)]
+    uncertain: Annotated[bool, fld(Bool())] = False
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
     KEY = ("pta", "cann")
 
 
-@dataclass(frozen=True)
-class TorchNpuRuntimeMap(Row):
-    cann: str = fld(ASCEND, required=True, ref="cann")
-    torch_npu: Tuple[str, ...] = fld(ListOf(PYPI, min_items=1), required=True, factory=tuple)
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+class TorchNpuRuntimeMap(Row, frozen=True, kw_only=True):
+    cann: Annotated[str, fld(ASCEND, required=True, ref="cann")]
+    torch_npu: Annotated[Tuple[str, ...], fld(ListOf(PYPI, min_items=1), required=True)] = ()
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
     KEY = ("cann",)
 
 
-@dataclass(frozen=True)
-class TorchNpuHardware(Row):
-    families: Tuple[str, ...] = fld(ListOf(Choice(*FAMILIES), min_items=1), required=True, factory=tuple)
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+class TorchNpuHardware(Row, frozen=True, kw_only=True):
+    families: Annotated[Tuple[str, ...], fld(ListOf(Choice(*FAMILIES), min_items=1), required=True)] = ()
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
 
 
 # -- vLLM-Ascend ------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class VllmAscendRow(Row):
-    version: str = fld(PYPI, required=True)
-    vllm: Tuple[str, ...] = fld(ListOf(PYPI, min_items=1), required=True, factory=tuple)
-    python: str = fld(PYSPEC, required=True)
-    cann: str = fld(ASCEND, required=True, ref="cann")
-    torch: str = fld(PYPI, required=True, ref="torch")
-    torch_npu: str = fld(PYPI, required=True)
-    triton_ascend: Optional[str] = fld(PYPI)
-    mooncake: Optional[str] = fld(PYPI)
-    mindie_turbo: Optional[str] = fld(PYPI)
-    status: str = fld(Choice("current", "removed"), required=True)
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+class VllmAscendRow(Row, frozen=True, kw_only=True):
+    version: Annotated[str, fld(PYPI, required=True)]
+    vllm: Annotated[Tuple[str, ...], fld(ListOf(PYPI, min_items=1), required=True)] = ()
+    python: Annotated[str, fld(PYSPEC, required=True)]
+    cann: Annotated[str, fld(ASCEND, required=True, ref="cann")]
+    torch: Annotated[str, fld(PYPI, required=True, ref="torch")]
+    torch_npu: Annotated[str, fld(PYPI, required=True)]
+    triton_ascend: Annotated[Optional[str], fld(PYPI)] = None
+    mooncake: Annotated[Optional[str], fld(PYPI)] = None
+    mindie_turbo: Annotated[Optional[str], fld(PYPI)] = None
+    status: Annotated[str, fld(Choice("current", "removed"), required=True)]
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
     KEY = ("version",)
 
 
-@dataclass(frozen=True)
-class VllmAscendBuild(Row):
-    tags: Tuple[str, ...] = fld(ListOf(PYPI, min_items=1), required=True, factory=tuple, ref="vllm_ascend")
-    base_image: str = fld(TEXT, required=True)
-    cann: str = fld(ASCEND, required=True, ref="cann")
-    python: str = fld(PYPI, required=True)
-    torch: Optional[str] = fld(PYSPEC)
-    torch_npu: Optional[str] = fld(PYSPEC)
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+class VllmAscendBuild(Row, frozen=True, kw_only=True):
+    tags: Annotated[Tuple[str, ...], fld(ListOf(PYPI, min_items=1), required=True, ref="vllm_ascend")] = ()
+    base_image: Annotated[str, fld(TEXT, required=True)]
+    cann: Annotated[str, fld(ASCEND, required=True, ref="cann")]
+    python: Annotated[str, fld(PYPI, required=True)]
+    torch: Annotated[Optional[str], fld(PYSPEC)] = None
+    torch_npu: Annotated[Optional[str], fld(PYSPEC)] = None
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
     KEY = ("tags",)
 
 
-@dataclass(frozen=True)
-class Note(Row):
-    topic: str = fld(TEXT, required=True)
-    text: str = fld(TEXT, required=True)
-    nnal: Optional[str] = fld(ASCEND, ref="cann")
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+class Note(Row, frozen=True, kw_only=True):
+    topic: Annotated[str, fld(TEXT, required=True)]
+    text: Annotated[str, fld(TEXT, required=True)]
+    nnal: Annotated[Optional[str], fld(ASCEND, ref="cann")] = None
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
 
 
 # -- MindIE / MindSpeed / others --------------------------------------------------------------
 
-@dataclass(frozen=True)
-class MindieBuild:
+class MindieBuild(Struct, frozen=True, kw_only=True):
     """One run package of a MindIE release: the torch (ABI) it is built for and the torch_npu to pair.
 
     From the install guide's 软件包清单: ``Ascend-mindie_<v>_linux-<arch>_abi0.run`` <-> torch 2.1.0,
@@ -286,14 +265,15 @@ class MindieBuild:
     torch (COMPATIBILITY.en.md's branch table).
     """
 
-    torch: str = fld(PYPI, required=True)
-    abi: Optional[int] = fld(Int())  # 0 / 1 (the _abi0 / _abi1 package); None: the source names no ABI variant
-    torch_npu: Optional[str] = fld(PYPI)
-    pta: Optional[str] = fld(ASCEND)
-    python: Optional[str] = fld(PYPI)  # when the source names one Python (3.0.0's download page: 3.11)
-    package: Optional[str] = fld(TEXT)  # file name template: {version} (the MindIE release), {arch}
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+    torch: Annotated[str, fld(PYPI, required=True)]
+    # 0 / 1 (the _abi0 / _abi1 package); None: the source names no ABI variant
+    abi: Annotated[Optional[int], fld(Int())] = None
+    torch_npu: Annotated[Optional[str], fld(PYPI)] = None
+    pta: Annotated[Optional[str], fld(ASCEND)] = None
+    python: Annotated[Optional[str], fld(PYPI)] = None  # when the source names one Python (3.0.0's download page: 3.11)
+    package: Annotated[Optional[str], fld(TEXT)] = None  # file name template: {version} (the MindIE release), {arch}
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
 
     def package_name(self, version: str, arch: str) -> Optional[str]:
         """The run package's file name for one release and architecture (None when no source names it)."""
@@ -302,71 +282,67 @@ class MindieBuild:
         return self.package.replace("{version}", version).replace("{arch}", arch)
 
 
-@dataclass(frozen=True)
-class MindieRow(Row):
-    version: str = fld(ASCEND, required=True)
-    cann: str = fld(ASCEND, required=True, ref="cann")
-    hdk: Tuple[str, ...] = fld(ListOf(ASCEND), factory=tuple, ref="hdk")
-    hdk_as_cann: Optional[str] = fld(ASCEND, ref="cann")
-    pta: Optional[str] = fld(ASCEND, ref="pta")
-    torch: Tuple[str, ...] = fld(ListOf(PYPI), factory=tuple, ref="torch")
+class MindieRow(Row, frozen=True, kw_only=True):
+    version: Annotated[str, fld(ASCEND, required=True)]
+    cann: Annotated[str, fld(ASCEND, required=True, ref="cann")]
+    hdk: Annotated[Tuple[str, ...], fld(ListOf(ASCEND), ref="hdk")] = ()
+    hdk_as_cann: Annotated[Optional[str], fld(ASCEND, ref="cann")] = None
+    pta: Annotated[Optional[str], fld(ASCEND, ref="pta")] = None
+    torch: Annotated[Tuple[str, ...], fld(ListOf(PYPI), ref="torch")] = ()
     # the run packages per torch ABI (MindIE never ships for the PTA line-up's other torch releases)
-    builds: Tuple[MindieBuild, ...] = fld(ListOf(Struct(MindieBuild)), factory=tuple)
-    python: Optional[str] = fld(PYSPEC)  # the install guide's Python range ("Python3.10.x或者Python3.11.x")
-    python_source: Tuple[str, ...] = fld(ListOf(Text()), factory=tuple)
-    mindspore: Optional[str] = fld(TEXT)
-    mindcluster: Optional[str] = fld(TEXT)
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+    builds: Annotated[Tuple[MindieBuild, ...], fld(ListOf(Nested(MindieBuild)))] = ()
+    # the install guide's Python range ("Python3.10.x或者Python3.11.x")
+    python: Annotated[Optional[str], fld(PYSPEC)] = None
+    python_source: Annotated[Tuple[str, ...], fld(ListOf(Text()))] = ()
+    mindspore: Annotated[Optional[str], fld(TEXT)] = None
+    mindcluster: Annotated[Optional[str], fld(TEXT)] = None
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
     KEY = ("version",)
 
 
-@dataclass(frozen=True)
-class MindieImage(Row):
+class MindieImage(Row, frozen=True, kw_only=True):
     """A MindIE release image published on AscendHub for one chip family."""
 
-    mindie: str = fld(ASCEND, required=True)
-    family: str = fld(Choice(*FAMILIES), required=True, ref="family")
-    image: str = fld(TEXT, required=True)
-    python: Optional[str] = fld(PYPI)
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+    mindie: Annotated[str, fld(ASCEND, required=True)]
+    family: Annotated[str, fld(Choice(*FAMILIES), required=True, ref="family")]
+    image: Annotated[str, fld(TEXT, required=True)]
+    python: Annotated[Optional[str], fld(PYPI)] = None
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
     KEY = ("mindie", "family")
 
 
-@dataclass(frozen=True)
-class MindieUnconfirmed(Row):
-    version: str = fld(ASCEND, required=True)
-    likely_cann: str = fld(ASCEND, required=True, ref="cann")
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
+class MindieUnconfirmed(Row, frozen=True, kw_only=True):
+    version: Annotated[str, fld(ASCEND, required=True)]
+    likely_cann: Annotated[str, fld(ASCEND, required=True, ref="cann")]
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
     KEY = ("version",)
 
 
-@dataclass(frozen=True)
-class MindieMotor(Row):
-    version: str = fld(ASCEND, required=True)
-    mindcluster: Optional[str] = fld(TEXT)
-    vllm: Optional[str] = fld(PYPI)
-    vllm_ascend: Optional[str] = fld(PYPI, ref="vllm_ascend")
-    mooncake: Optional[str] = fld(PYPI)
-    hdk: Tuple[str, ...] = fld(ListOf(ASCEND), factory=tuple, ref="hdk")
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+class MindieMotor(Row, frozen=True, kw_only=True):
+    version: Annotated[str, fld(ASCEND, required=True)]
+    mindcluster: Annotated[Optional[str], fld(TEXT)] = None
+    vllm: Annotated[Optional[str], fld(PYPI)] = None
+    vllm_ascend: Annotated[Optional[str], fld(PYPI, ref="vllm_ascend")] = None
+    mooncake: Annotated[Optional[str], fld(PYPI)] = None
+    hdk: Annotated[Tuple[str, ...], fld(ListOf(ASCEND), ref="hdk")] = ()
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
     KEY = ("version",)
 
 
-@dataclass(frozen=True)
-class MindieTurboRow(Row):
+class MindieTurboRow(Row, frozen=True, kw_only=True):
     """A MindIE Turbo release and the CANN / vLLM-Ascend / vLLM it must be used with."""
 
-    version: str = fld(Text(r"^[0-9]+\.[0-9]+(\.?[A-Za-z]+[0-9]*|\.[0-9]+)?$", "2.3.0, 2.2.RC1, 2.0rc1"),
-                       required=True)
-    cann: str = fld(ASCEND, required=True, ref="cann")
-    vllm_ascend: Tuple[str, ...] = fld(ListOf(PYPI), factory=tuple, ref="vllm_ascend")
-    vllm: Tuple[str, ...] = fld(ListOf(PYPI), factory=tuple)
-    pta: Optional[str] = fld(ASCEND, ref="pta")
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+    version: Annotated[str, fld(Text(r"^[0-9]+\.[0-9]+(\.?[A-Za-z]+[0-9]*|\.[0-9]+)?$", "2.3.0, 2.2.RC1, 2.0rc1"),
+                                 required=True)]
+    cann: Annotated[str, fld(ASCEND, required=True, ref="cann")]
+    vllm_ascend: Annotated[Tuple[str, ...], fld(ListOf(PYPI), ref="vllm_ascend")] = ()
+    vllm: Annotated[Tuple[str, ...], fld(ListOf(PYPI))] = ()
+    pta: Annotated[Optional[str], fld(ASCEND, ref="pta")] = None
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
     KEY = ("version",)
 
 
@@ -374,38 +350,35 @@ class MindieTurboRow(Row):
 WHEEL_RECORDS = ("cann_local_tag",)
 
 
-@dataclass(frozen=True)
-class PluginWheel(Row):
-    dist: str = fld(Text(r"^[a-z0-9][a-z0-9._-]{0,63}$", "a PEP 503 distribution name"), required=True)
-    records: str = fld(Choice(*WHEEL_RECORDS), required=True)
-    example: str = fld(PYPI, required=True)  # an installed version as published, parsed by the check's tests
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+class PluginWheel(Row, frozen=True, kw_only=True):
+    dist: Annotated[str, fld(Text(r"^[a-z0-9][a-z0-9._-]{0,63}$", "a PEP 503 distribution name"), required=True)]
+    records: Annotated[str, fld(Choice(*WHEEL_RECORDS), required=True)]
+    example: Annotated[str, fld(PYPI, required=True)]  # an installed version as published, parsed by the check's tests
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
     KEY = ("dist",)
 
 
-@dataclass(frozen=True)
-class MindspeedRow(Row):
-    version: str = fld(ASCEND, required=True)
-    branch: Optional[str] = fld(TEXT)  # the git branch of the release (never master)
-    pta: Optional[str] = fld(ASCEND, ref="pta")
-    cann: Tuple[str, ...] = fld(ListOf(ASCEND, min_items=1), required=True, factory=tuple, ref="cann")
-    torch: Optional[str] = fld(PYPI, ref="torch")
-    python: Optional[str] = fld(PYSPEC)
-    hardware: Optional[str] = fld(TEXT)
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+class MindspeedRow(Row, frozen=True, kw_only=True):
+    version: Annotated[str, fld(ASCEND, required=True)]
+    branch: Annotated[Optional[str], fld(TEXT)] = None  # the git branch of the release (never master)
+    pta: Annotated[Optional[str], fld(ASCEND, ref="pta")] = None
+    cann: Annotated[Tuple[str, ...], fld(ListOf(ASCEND, min_items=1), required=True, ref="cann")] = ()
+    torch: Annotated[Optional[str], fld(PYPI, ref="torch")] = None
+    python: Annotated[Optional[str], fld(PYSPEC)] = None
+    hardware: Annotated[Optional[str], fld(TEXT)] = None
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
     KEY = ("version",)
 
 
-@dataclass(frozen=True)
-class ProductCann(Row):
+class ProductCann(Row, frozen=True, kw_only=True):
     """MindStudio / MindSpore releases and the CANN releases they name."""
 
-    version: str = fld(TEXT, required=True)
-    cann: Tuple[str, ...] = fld(ListOf(ASCEND, min_items=1), required=True, factory=tuple, ref="cann")
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+    version: Annotated[str, fld(TEXT, required=True)]
+    cann: Annotated[Tuple[str, ...], fld(ListOf(ASCEND, min_items=1), required=True, ref="cann")] = ()
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
     KEY = ("version",)
 
 
@@ -415,68 +388,63 @@ CONVENTIONS = ("hdk_arch", "cann_arch", "toolkit", "nnal", "nnae", "kernels_arch
                "firmware_flags", "order_first_install", "order_upgrade")
 
 
-@dataclass(frozen=True)
-class PackageConvention(Row):
+class PackageConvention(Row, frozen=True, kw_only=True):
     """A file-name or install rule shared by every chip family (with its source)."""
 
-    topic: str = fld(Choice(*CONVENTIONS), required=True)
-    template: Optional[str] = fld(TEXT)
-    aarch64: Optional[str] = fld(TEXT)
-    x86_64: Optional[str] = fld(TEXT)
-    cann: Optional[str] = fld(ASCEND, ref="cann")  # the first CANN release the rule applies to
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+    topic: Annotated[str, fld(Choice(*CONVENTIONS), required=True)]
+    template: Annotated[Optional[str], fld(TEXT)] = None
+    aarch64: Annotated[Optional[str], fld(TEXT)] = None
+    x86_64: Annotated[Optional[str], fld(TEXT)] = None
+    cann: Annotated[Optional[str], fld(ASCEND, ref="cann")] = None  # the first CANN release the rule applies to
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
     KEY = ("topic",)
 
 
-@dataclass(frozen=True)
-class HdkPackageRow(Row):
+class HdkPackageRow(Row, frozen=True, kw_only=True):
     """One HDK release of one chip family: the version in its driver file name, its firmware number."""
 
-    family: str = fld(Choice(*FAMILIES), required=True, ref="family")
-    hdk: str = fld(ASCEND, required=True, ref="hdk")
-    driver: str = fld(ASCEND, required=True)  # as written in the file name (25.0.rc1.1)
-    firmware: Optional[str] = fld(ASCEND)
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+    family: Annotated[str, fld(Choice(*FAMILIES), required=True, ref="family")]
+    hdk: Annotated[str, fld(ASCEND, required=True, ref="hdk")]
+    driver: Annotated[str, fld(ASCEND, required=True)]  # as written in the file name (25.0.rc1.1)
+    firmware: Annotated[Optional[str], fld(ASCEND)] = None
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
     KEY = ("family", "hdk")
 
 
 PIP_USES = ("torch_cpu", "torch_npu_dev", "vllm_ascend", "triton_ascend")
 
 
-@dataclass(frozen=True)
-class PipIndex(Row):
+class PipIndex(Row, frozen=True, kw_only=True):
     """An extra pip index a documented install needs, and for what."""
 
-    use: str = fld(Choice(*PIP_USES), required=True)
-    url: str = fld(Text(r"^https://", "an https URL"), required=True)
-    after: Optional[str] = fld(PYPI)  # applies to releases after this one (vllm-ascend > 0.11.0)
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+    use: Annotated[str, fld(Choice(*PIP_USES), required=True)]
+    url: Annotated[str, fld(Text(r"^https://", "an https URL"), required=True)]
+    after: Annotated[Optional[str], fld(PYPI)] = None  # applies to releases after this one (vllm-ascend > 0.11.0)
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
     KEY = ("use", "url")
 
 
-@dataclass(frozen=True)
-class PypiReleases(Row):
+class PypiReleases(Row, frozen=True, kw_only=True):
     """The versions of a package that were on PyPI when queried (anything else is not on PyPI)."""
 
-    package: str = fld(TEXT, required=True)
-    versions: Tuple[str, ...] = fld(ListOf(PYPI, min_items=1), required=True, factory=tuple)
-    queried: str = fld(Text(r"^\d{4}-\d{2}-\d{2}$", "a date written YYYY-MM-DD (quoted)"), required=True)
-    source: Tuple[str, ...] = fld(SOURCE, required=True, factory=tuple)
-    note: Optional[str] = fld(TEXT)
+    package: Annotated[str, fld(TEXT, required=True)]
+    versions: Annotated[Tuple[str, ...], fld(ListOf(PYPI, min_items=1), required=True)] = ()
+    queried: Annotated[str, fld(Text(r"^\d{4}-\d{2}-\d{2}$", "a date written YYYY-MM-DD (quoted)"), required=True)]
+    source: Annotated[Tuple[str, ...], fld(SOURCE, required=True)] = ()
+    note: Annotated[Optional[str], fld(TEXT)] = None
     KEY = ("package",)
 
 
-@dataclass(frozen=True)
-class Meta:
-    schema_version: int = fld(Int(), required=True)
-    version: str = fld(MatrixVersionKind(), required=True)
-    date: str = fld(Text(r"^\d{4}-\d{2}-\d{2}$", "a date written YYYY-MM-DD (quoted)"), required=True)
-    title: Optional[str] = fld(TEXT)
-    include: Tuple[str, ...] = fld(ListOf(Text(r"^[A-Za-z0-9_.-]+\.ya?ml$", "a sibling .yaml file name")),
-                                   factory=tuple)
+class Meta(Struct, frozen=True, kw_only=True):
+    schema_version: Annotated[int, fld(Int(), required=True)]
+    version: Annotated[str, fld(MatrixVersionKind(), required=True)]
+    date: Annotated[str, fld(Text(r"^\d{4}-\d{2}-\d{2}$", "a date written YYYY-MM-DD (quoted)"), required=True)]
+    title: Annotated[Optional[str], fld(TEXT)] = None
+    include: Annotated[Tuple[str, ...],
+                       fld(ListOf(Text(r"^[A-Za-z0-9_.-]+\.ya?ml$", "a sibling .yaml file name")))] = ()
 
 
 # Section name -> record class. The order is the order of `matrix show`.

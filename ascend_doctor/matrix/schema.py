@@ -1,15 +1,15 @@
 """Typed conversion of YAML nodes into matrix records, collecting ``file:line key.path`` problems.
 
-Records are dataclasses whose fields carry a ``Kind`` in their metadata (see ``fld``). Walking a
+Records are msgspec structs whose fields carry a ``Kind`` in their annotation (see ``fld``). Walking a
 composed YAML node (not a loaded Python value) keeps every line number and lets us see duplicate
 mapping keys, which ``yaml.safe_load`` silently drops.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import re
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Type, TypeVar
+import typing
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple, Type, TypeVar
 
 from ascend_doctor.matrix.errors import Location, Problem
 from ascend_doctor.matrix.specs import (
@@ -364,15 +364,15 @@ class OpenMapping(Kind):
 R = TypeVar("R")
 
 
-class Struct(Kind):
-    """A mapping converted into a dataclass instance; fields described by ``fld`` metadata."""
+class Nested(Kind):
+    """A mapping converted into a record instance; fields described by their ``fld`` specs."""
 
     def __init__(self, cls: Type[Any]) -> None:
         self.cls = cls
         self.label = f"a {cls.__name__} mapping"
 
     def convert(self, node: yaml.Node, path: str, ctx: Ctx) -> Any:
-        specs = {f.name: f for f in dataclasses.fields(self.cls) if "kind" in f.metadata}
+        specs = field_specs(self.cls)
         values: Dict[str, Any] = {}
         lines: Dict[str, int] = {}
         failed = False
@@ -384,23 +384,23 @@ class Struct(Kind):
                 continue
             lines[key] = line_of(value_node)
             if (isinstance(value_node, yaml.ScalarNode) and value_node.tag == "tag:yaml.org,2002:null"
-                    and spec.metadata.get("nullable")):
+                    and spec.nullable):
                 values[key] = None
                 continue
             try:
-                values[key] = spec.metadata["kind"].convert(value_node, child_path, ctx)
+                values[key] = spec.kind.convert(value_node, child_path, ctx)
             except Invalid as exc:
                 ctx.problem(exc.node or value_node, child_path, exc.message)
                 failed = True
         for name, spec in specs.items():
-            if spec.metadata.get("required") and name not in values and name not in lines:
+            if spec.required and name not in values and name not in lines:
                 hint = " (every entry needs a source)" if name == "source" else ""
                 ctx.problem(node, join(path, name), f"missing required key{hint}")
                 failed = True
         if failed:
             raise Invalid("", None)  # already reported; the caller drops this record
         extras: Dict[str, Any] = {}
-        field_names = {f.name for f in dataclasses.fields(self.cls)}
+        field_names = set(self.cls.__struct_fields__)
         if "loc" in field_names:
             extras["loc"] = Location(ctx.file, line_of(node))
         if "lines" in field_names:
@@ -410,13 +410,40 @@ class Struct(Kind):
         return self.cls(**values, **extras)
 
 
-def fld(kind: Kind, *, required: bool = False, default: Any = None, ref: Optional[str] = None,
-        nullable: bool = False, factory: Optional[Callable[[], Any]] = None) -> Any:
-    """A dataclass field read from YAML with ``kind``; ``ref`` names the table it must exist in."""
-    metadata = {"kind": kind, "required": required, "ref": ref, "nullable": nullable}
-    if factory is not None:
-        return dataclasses.field(default_factory=factory, metadata=metadata)
-    return dataclasses.field(default=default, metadata=metadata)
+class FieldSpec:
+    """How a record field is read from YAML: its ``kind``, whether the key is required, whether
+    ``null`` is allowed, and (``ref``) which table a version must exist in. Written into the field's
+    annotation, ``Annotated[T, fld(...)]``, where only the build step (``field_specs``) reads it."""
+
+    __slots__ = ("kind", "nullable", "ref", "required")
+
+    def __init__(self, kind: Kind, required: bool, ref: Optional[str], nullable: bool) -> None:
+        self.kind = kind
+        self.required = required
+        self.ref = ref
+        self.nullable = nullable
+
+
+def fld(kind: Kind, *, required: bool = False, ref: Optional[str] = None, nullable: bool = False) -> FieldSpec:
+    """A record field read from YAML with ``kind``; ``ref`` names the table it must exist in."""
+    return FieldSpec(kind, required, ref, nullable)
+
+
+_field_specs: Dict[type, Dict[str, FieldSpec]] = {}
+
+
+def field_specs(cls: Type[Any]) -> Dict[str, FieldSpec]:
+    """The ``fld`` specs of a record class by field name, in field order (annotations are strings
+    until asked for: resolving them here, at build time, costs the run-time loader nothing)."""
+    specs = _field_specs.get(cls)
+    if specs is None:
+        hints = typing.get_type_hints(cls, include_extras=True)
+        specs = _field_specs[cls] = {}
+        for name in cls.__struct_fields__:
+            for extra in getattr(hints.get(name), "__metadata__", ()):
+                if isinstance(extra, FieldSpec):
+                    specs[name] = extra
+    return specs
 
 
 def convert_rows(cls: Type[R], node: yaml.Node, path: str, ctx: Ctx) -> List[R]:
@@ -425,7 +452,7 @@ def convert_rows(cls: Type[R], node: yaml.Node, path: str, ctx: Ctx) -> List[R]:
         ctx.problem(node, path, f"expected a list of entries, got {describe(node)}")
         return []
     rows: List[R] = []
-    struct = Struct(cls)
+    struct = Nested(cls)
     for index, child in enumerate(node.value):
         ctx.spend(child)
         child_path = f"{path}[{index}]"

@@ -14,7 +14,8 @@ import functools
 import os
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
+
 from ascend_doctor.matrix.errors import Problem
 
 DATA_FILE = "serving_refs.yaml"
@@ -33,8 +34,7 @@ REQUIRED = ("id", "chip", "hardware", "cards", "model", "family", "precision", "
 OPTIONAL = ("engine_version", "as_published", "concurrency", "mode", "mtp", "slower_causes", "note")
 
 
-@dataclass(frozen=True)
-class ServingRef:
+class ServingRef(Struct, frozen=True):
     id: str
     chip: str
     hardware: str
@@ -189,8 +189,7 @@ def load_refs() -> Tuple[ServingRef, ...]:
     return tuple(rows)
 
 
-@dataclass(frozen=True)
-class RefQuery:
+class RefQuery(Struct, frozen=True):
     """What a probe knows of the deployment it measures (None: not given)."""
 
     chip: Optional[str] = None

@@ -15,7 +15,8 @@ import operator
 import re
 from typing import TYPE_CHECKING, Callable, Iterable, List, Optional, Sequence, Tuple, TypeVar, Union
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
+
 from ascend_doctor.versions import AscendVersion, ReleaseCode, VersionError
 
 if TYPE_CHECKING:
@@ -186,15 +187,13 @@ def release_matches(row_text: str, actual: AscendVersion) -> bool:
     return row is not None and release_rank(row, actual) >= 0
 
 
-@dataclass(frozen=True)
-class _Clause:
+class _Clause(Struct, frozen=True):
     op: str  # "==" (same release), "family", or a comparison operator
     version: AscendVersion
     family_only: bool
 
 
-@dataclass(frozen=True)
-class AscendSpec:
+class AscendSpec(Struct, frozen=True):
     text: str
     clauses: Tuple[_Clause, ...]
 
@@ -338,8 +337,7 @@ def format_firmware_ranges(ranges: Iterable[Tuple[AscendVersion, AscendVersion]]
     return ",".join(f"[{lo.original or lo},{hi.original or hi}]" for lo, hi in ranges)
 
 
-@dataclass(frozen=True)
-class DriverPattern:
+class DriverPattern(Struct, frozen=True):
     """One group of a firmware's ``compatible_version_drv``: a prefix (``[24.1,24.1.]``) or a range."""
 
     low: str

@@ -19,7 +19,8 @@ import time
 from typing import Any, Dict, Optional
 from urllib.parse import urljoin, urlsplit
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
+
 from ascend_doctor.matrix.loader import MAX_MATRIX_BYTES, load_document
 from ascend_doctor.matrix.meta import read_matrix_version, shipped_matrix_path, user_data_dir, user_matrix_path
 from ascend_doctor.matrix.select import is_newer
@@ -48,8 +49,7 @@ class UpdateError(Exception):
         self.failure = failure
 
 
-@dataclass(frozen=True)
-class UpdateResult:
+class UpdateResult(Struct, frozen=True):
     path: str
     version: str
     date: str

@@ -12,7 +12,8 @@ from __future__ import annotations
 import enum
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ascend_doctor.fastdataclass import dataclass, field
+from msgspec import Struct, field
+
 from ascend_doctor.i18n import N_
 from ascend_doctor.i18n_text import Text
 
@@ -31,8 +32,7 @@ class VerdictKind(str, enum.Enum):
         return self.value
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(Struct, frozen=True):
     kind: VerdictKind
     # English (code and JSON read it); an ascend_doctor.i18n_text.Text, so that a finding can show it
     # translated with localized()
@@ -89,8 +89,7 @@ TIER_INFERRED = 2
 TIER_WEAK = 1
 
 
-@dataclass(frozen=True)
-class Evidence:
+class Evidence(Struct, frozen=True):
     kind: VerdictKind
     message: str
     sources: Tuple[str, ...]

@@ -21,11 +21,11 @@ together with their own copies of the embedding and output head.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from typing import Any, Dict, List, Mapping, Optional
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct, structs
+
 from ascend_doctor.i18n import N_
 from ascend_doctor.i18n_text import Text
 
@@ -39,8 +39,7 @@ class ArchError(ValueError):
     """The config cannot describe a model we know how to count; the message says why."""
 
 
-@dataclass(frozen=True)
-class ModelArch:
+class ModelArch(Struct, frozen=True):
     """The architecture facts the memory plan needs, named as in HF ``config.json``."""
 
     name: str
@@ -110,8 +109,7 @@ class ModelArch:
         return "dense, MHA"
 
 
-@dataclass(frozen=True)
-class ParamBreakdown:
+class ParamBreakdown(Struct, frozen=True):
     """Parameter counts by role; the roles decide quantization and sharding.
 
     ``kept`` are the tensors quantized checkpoints keep in 16-bit (embedding, output head, norms,
@@ -340,7 +338,7 @@ def count_params(arch: ModelArch) -> ParamBreakdown:
             layer += _mlp_params(h, arch.intermediate_size)
         mtp_one = layer + 2 * h + 2 * h * h + h + 2 * embedding
         mtp = mtp_one * arch.num_nextn_predict_layers
-    return dataclasses.replace(breakdown, mtp=mtp)
+    return structs.replace(breakdown, mtp=mtp)
 
 
 # -- KV cache ----------------------------------------------------------------------------------

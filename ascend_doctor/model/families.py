@@ -12,7 +12,8 @@ import functools
 import re
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
+
 from ascend_doctor.model.arch import ArchError, ModelArch, arch_from_hf_config
 
 DATA_PACKAGE = "ascend_doctor.compat_matrix"
@@ -24,8 +25,7 @@ class FamilyDataError(ValueError):
     """The shipped YAML is malformed (a packaging or editing mistake, reported clearly)."""
 
 
-@dataclass(frozen=True)
-class ModelFamily:
+class ModelFamily(Struct, frozen=True):
     name: str
     aliases: Tuple[str, ...]
     hf_repo: str

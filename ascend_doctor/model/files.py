@@ -21,7 +21,8 @@ import re
 import stat as stat_module
 from typing import BinaryIO, List, Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass, field
+from msgspec import Struct, field
+
 from ascend_doctor.host.base import (
     DEFAULT_MAX_READ_BYTES,
     FileMissing,
@@ -128,8 +129,7 @@ class LocalFiles:
             return None
 
 
-@dataclass(frozen=True)
-class DirEntry:
+class DirEntry(Struct, frozen=True):
     """One regular file found under the model directory (symlinks resolved)."""
 
     rel: str  # path relative to the model directory, with "/" separators
@@ -138,8 +138,7 @@ class DirEntry:
     tool_file: bool = False  # under .git/.cache: not part of the model
 
 
-@dataclass(frozen=True)
-class WalkIssue:
+class WalkIssue(Struct, frozen=True):
     """Something in the directory that is not a readable regular file."""
 
     code: str  # "unreadable" | "symlink-broken" | "symlink-loop" | "special-file" | "truncated"
@@ -148,8 +147,7 @@ class WalkIssue:
     target: Optional[str] = None  # a symlink's target as stored (what `ls -l` shows)
 
 
-@dataclass
-class DirListing:
+class DirListing(Struct):
     root: str
     exists: bool
     is_dir: bool

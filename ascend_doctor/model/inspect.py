@@ -8,13 +8,13 @@ pointers) and each safetensors header (8 + N bytes). Never tensor data, so a 700
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List, Optional, Set, Tuple
 
+from msgspec import Struct, structs
+
 from ascend_doctor import boundedjson
-from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.host.base import FileTooLarge, HostFileError
 from ascend_doctor.i18n import N_
 from ascend_doctor.i18n_text import Text
@@ -32,8 +32,7 @@ PICKLE_WEIGHT_RE = re.compile(r"^(pytorch_model.*\.bin|.*\.pth?)$")
 MODELING_RE = re.compile(r"^modeling_[\w.-]*\.py$")
 
 
-@dataclass(frozen=True)
-class InspectLimits:
+class InspectLimits(Struct, frozen=True):
     max_entries: int = DEFAULT_MAX_ENTRIES
     max_depth: int = DEFAULT_MAX_DEPTH
     max_json_bytes: int = 64 * 1024 * 1024  # a 671B model's index / description is ~10 MB
@@ -271,7 +270,7 @@ def _explain_missing_tokenizer(facts: ModelFacts) -> None:
                            "permission; see ASC-MDL-017)") if len(bad) == 1 else
                         N_("no readable tokenizer file: {names} are there but cannot be read (broken link or no "
                            "permission; see ASC-MDL-017)"))
-            facts.problems[i] = dataclasses.replace(problem, message=Text(template, names=integrity.examples(bad)))
+            facts.problems[i] = structs.replace(problem, message=Text(template, names=integrity.examples(bad)))
 
 
 def _load_config(src: FileSource, path: str, root_names: List[str], limits: InspectLimits,

@@ -21,8 +21,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from msgspec import Struct, field
+
 from ascend_doctor import __version__, boundedjson, interrupt
-from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import HostFileError
 from ascend_doctor.model.files import DirListing, FileSource, join, walk_model_dir
 
@@ -41,15 +42,13 @@ class ManifestError(ValueError):
     """A manifest that cannot be used at all (unreadable, not a manifest, no entries)."""
 
 
-@dataclass(frozen=True)
-class ManifestEntry:
+class ManifestEntry(Struct, frozen=True):
     path: str  # relative, "/" separated
     sha256: str  # lowercase hex
     size: Optional[int] = None  # None in sha256sum files
 
 
-@dataclass
-class Manifest:
+class Manifest(Struct):
     entries: List[ManifestEntry]
     kind: str = "json"  # "json" | "sha256sum"
     created: Optional[str] = None
@@ -236,8 +235,7 @@ def hash_file(src: FileSource, path: str, on_bytes: Optional[ByteCallback] = Non
     return digest.hexdigest(), total
 
 
-@dataclass(frozen=True)
-class HashOutcome:
+class HashOutcome(Struct, frozen=True):
     rel: str
     sha256: Optional[str]
     size: int
@@ -326,8 +324,7 @@ def listing_total(listing: DirListing) -> int:
 
 # -- verify --------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Mismatch:
+class Mismatch(Struct, frozen=True):
     path: str
     reason: str  # "size" | "sha256"
     expected: str
@@ -337,8 +334,7 @@ class Mismatch:
         return {"path": self.path, "reason": self.reason, "expected": self.expected, "actual": self.actual}
 
 
-@dataclass
-class VerifyResult:
+class VerifyResult(Struct):
     manifest_kind: str
     checked: int = 0  # files compared (hashed or size-checked)
     matched: int = 0

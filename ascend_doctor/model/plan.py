@@ -27,7 +27,8 @@ import math
 import re
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from ascend_doctor.fastdataclass import dataclass, field
+from msgspec import Struct, field
+
 from ascend_doctor.i18n import N_
 from ascend_doctor.i18n_text import Text
 from ascend_doctor.model.arch import ModelArch, ParamBreakdown, count_params, kv_elements_per_token_per_card
@@ -52,8 +53,7 @@ class PlanError(ValueError):
 # -- precisions ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Precision:
+class Precision(Struct, frozen=True):
     name: str
     bits: int  # bits per linear-layer weight; 16-bit precisions store everything at 16 bits
     description: str
@@ -127,8 +127,7 @@ def parse_kv_dtype(text: Optional[str]) -> Optional[str]:
 # -- chips --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ChipMemory:
+class ChipMemory(Struct, frozen=True):
     name: str
     hbm_bytes: int
     note: str = ""
@@ -197,8 +196,7 @@ def loadable_on(precision: Precision, unsupported: Sequence[str], supported: Seq
     return precision.ascend_loadable or bool(precision.chip_dtype and precision.chip_dtype in supported)
 
 
-@dataclass(frozen=True)
-class Route:
+class Route(Struct, frozen=True):
     """A documented way to serve a checkpoint whose precision the chip cannot load."""
 
     precision: str  # the precision to serve in
@@ -238,8 +236,7 @@ def loading_routes(precision: Precision, unsupported: Sequence[str]) -> List[Rou
 # -- reserve ------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Reserve:
+class Reserve(Struct, frozen=True):
     """Memory a card cannot give to weights or KV cache.
 
     ``fixed_bytes`` covers what the driver, runtime and HCCL hold before any model loads (npu-smi
@@ -265,8 +262,7 @@ DEFAULT_RESERVE = Reserve()
 # -- parallel layout ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Layout:
+class Layout(Struct, frozen=True):
     """How the model is spread: ``cards = tp x dp``; routed experts over ``ep x moe_tp`` cards."""
 
     cards: int
@@ -361,8 +357,7 @@ def search_layouts(cards: int, arch: ModelArch) -> List[Layout]:
 # -- weights ------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class WeightTally:
+class WeightTally(Struct, frozen=True):
     """What the checkpoint's safetensors headers say (bytes as stored, by role)."""
 
     total_bytes: int
@@ -379,8 +374,7 @@ class WeightTally:
         return self.total_bytes - self.mtp_bytes
 
 
-@dataclass(frozen=True)
-class WeightPlan:
+class WeightPlan(Struct, frozen=True):
     """Weights of the whole model in one precision, split into the two sharding buckets."""
 
     non_expert_bytes: int
@@ -469,8 +463,7 @@ _LAYER_RE = re.compile(r"(?:^|\.)layers\.(\d+)\.")
 _AUX_WORDS = ("scale", "offset", "quant_bias")
 
 
-@dataclass(frozen=True)
-class TensorEntry:
+class TensorEntry(Struct, frozen=True):
     """One tensor as a safetensors header declares it: name, dtype, bytes stored."""
 
     name: str
@@ -529,8 +522,7 @@ def tally_tensors(entries: Iterable[TensorEntry], num_hidden_layers: int, file_c
 # -- the plan -----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class CardPlan:
+class CardPlan(Struct, frozen=True):
     hbm_bytes: int
     weights_bytes: int
     kv_bytes: int  # KV cache for the requested batch (or the fixed MindIE npuMemSize pool)
@@ -546,8 +538,7 @@ class CardPlan:
         return self.free_bytes / self.hbm_bytes if self.hbm_bytes else 0.0
 
 
-@dataclass(frozen=True)
-class MemoryPlan:
+class MemoryPlan(Struct, frozen=True):
     model_name: str
     arch: ModelArch
     params: ParamBreakdown

@@ -30,7 +30,8 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ascend_doctor.fastdataclass import dataclass, field
+from msgspec import Struct, field
+
 from ascend_doctor.i18n import N_
 from ascend_doctor.i18n_text import Text
 from ascend_doctor.model import records as R
@@ -51,8 +52,7 @@ QUANT_AUX_SUFFIXES = ("weight_scale", "weight_offset", "deq_scale", "input_scale
 FP8_ORIGINAL_MODEL_TYPES = ("deepseek_v3", "deepseek_v32")
 
 
-@dataclass
-class TensorStats:
+class TensorStats(Struct):
     """What the tensor names and dtypes say, with one example name per signal."""
 
     fp8_count: int = 0

@@ -16,7 +16,8 @@ from __future__ import annotations
 import functools
 from typing import Any, List, Mapping, Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
+
 from ascend_doctor.model import records as R
 
 # Description / quantization_config key -> kind.
@@ -39,8 +40,7 @@ class QuantFeatureDataError(ValueError):
     """The shipped YAML section is malformed (a packaging or editing mistake)."""
 
 
-@dataclass(frozen=True)
-class EngineRequirement:
+class EngineRequirement(Struct, frozen=True):
     """What one engine release documents for one attention quantization."""
 
     kind: str  # R.ATTN_FA3 | R.ATTN_KV_INT8

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass, field
+from msgspec import Struct, field
+
 from ascend_doctor.model.safetensors import SafetensorsHeader
 
 # Problem codes (stable: checks, docs and tests refer to them).
@@ -47,8 +48,7 @@ ERROR = "error"
 WARNING = "warning"
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(Struct, frozen=True):
     code: str
     severity: str  # ERROR (the model will not load as is) or WARNING
     message: str
@@ -63,8 +63,7 @@ class Problem:
         return out
 
 
-@dataclass(frozen=True)
-class ModelingCode:
+class ModelingCode(Struct, frozen=True):
     """The custom modeling code shipped with the weights (``modeling_*.py``)."""
 
     files: Tuple[str, ...] = ()
@@ -108,8 +107,7 @@ ATTN_FA3 = "fa3"
 ATTN_KV_INT8 = "kv-int8"
 
 
-@dataclass(frozen=True)
-class AttentionQuant:
+class AttentionQuant(Struct, frozen=True):
     """One attention-side quantization a folder declares, and where it says so."""
 
     kind: str  # ATTN_FA3 | ATTN_KV_INT8
@@ -121,8 +119,7 @@ class AttentionQuant:
         return {"kind": self.kind, "key": self.key, "value": self.value, "source": self.source}
 
 
-@dataclass(frozen=True)
-class Provenance:
+class Provenance(Struct, frozen=True):
     kind: str
     label: str  # one line for people: "HuggingFace original FP8 (e4m3, block 128x128)"
     evidence: Tuple[str, ...] = ()  # which files and tensors decided it
@@ -143,8 +140,7 @@ class Provenance:
         }
 
 
-@dataclass
-class ModelFacts:
+class ModelFacts(Struct):
     """Everything model checks need to know about one model directory."""
 
     path: str

@@ -23,8 +23,9 @@ import json
 import struct
 from typing import Any, BinaryIO, Dict, List, Optional, Tuple
 
+from msgspec import Struct, field
+
 from ascend_doctor import boundedjson
-from ascend_doctor.fastdataclass import dataclass, field
 from ascend_doctor.host.base import HostFileError
 from ascend_doctor.i18n import N_
 from ascend_doctor.i18n_text import Text
@@ -75,8 +76,7 @@ class HeaderError(ValueError):
         self.message = message
 
 
-@dataclass(frozen=True)
-class TensorInfo:
+class TensorInfo(Struct, frozen=True):
     name: str
     dtype: str
     shape: Tuple[int, ...]
@@ -91,8 +91,7 @@ class TensorInfo:
         return count
 
 
-@dataclass
-class SafetensorsHeader:
+class SafetensorsHeader(Struct):
     """What one ``.safetensors`` file declares, or why it could not be read."""
 
     rel: str

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, List, Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
+
 from ascend_doctor.i18n import N_
 from ascend_doctor.i18n_text import Text
 
@@ -17,8 +18,7 @@ if TYPE_CHECKING:
     from ascend_doctor.parsers.serving_config import ServingConfig
 
 
-@dataclass(frozen=True)
-class PlanInputs:
+class PlanInputs(Struct, frozen=True):
     """What a serving configuration implies for the memory plan (None: not set, use defaults)."""
 
     cards: Optional[int] = None

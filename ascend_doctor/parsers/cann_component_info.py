@@ -24,7 +24,8 @@ import re
 from collections import Counter
 from typing import Dict, List, Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass, field
+from msgspec import Struct, field
+
 from ascend_doctor.parsers.version_text import (
     JsonRecord,
     NamedFields,
@@ -60,8 +61,7 @@ class CfgVersion(NamedFields, Tuple[str, Optional[str]]):
         return self[1]
 
 
-@dataclass(frozen=True)
-class VersionCfg(JsonRecord):
+class VersionCfg(JsonRecord, Struct, frozen=True):
     running: Dict[str, CfgVersion] = field(default_factory=dict)  # component -> entry
     upgrade: Dict[str, CfgVersion] = field(default_factory=dict)
     installed: Dict[str, CfgVersion] = field(default_factory=dict)  # the newest (last) installed entry
@@ -119,8 +119,7 @@ def parse_version_cfg(text: str) -> VersionCfg:
                       installed_history=history, cann_version=cann, raw=pairs.raw, warnings=capped(warnings))
 
 
-@dataclass(frozen=True)
-class ComponentVersionInfo(JsonRecord):
+class ComponentVersionInfo(JsonRecord, Struct, frozen=True):
     version: Optional[str] = None  # Version=8.2.0.0.201 (an internal build number for CANN >= 8.2)
     version_dir: Optional[str] = None  # 8.2.RC1 (or "cann" in 8.5+/9.x packaging)
     cann_release: Optional[str] = None  # the CANN release this component belongs to (see parser)

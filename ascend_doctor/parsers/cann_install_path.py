@@ -14,15 +14,14 @@ from __future__ import annotations
 import posixpath
 from typing import Dict, List, Optional
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
 
 
 class CannInstallPathError(ValueError):
     """The text names no install path."""
 
 
-@dataclass(frozen=True)
-class CannInstallPaths:
+class CannInstallPaths(Struct, frozen=True):
     install_path: Optional[str]  # Install_Path: the install root (the folder holding ascend-toolkit/, cann-<v>/)
     toolkit_path: Optional[str]  # Toolkit_InstallPath: <root>/ascend-toolkit
     raw: Dict[str, str]

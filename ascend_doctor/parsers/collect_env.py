@@ -19,7 +19,8 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass, field
+from msgspec import Struct, field
+
 from ascend_doctor.parsers.install_info import CannInstallInfo, parse_cann_install_info
 from ascend_doctor.parsers.version_text import JsonRecord, VersionFileError, capped, clean_lines
 
@@ -44,8 +45,7 @@ _COLLAPSED = {
 _MAIN_LABELS = ("pytorch version", "python version", "vllm version", "vllm ascend version", "cann version")
 
 
-@dataclass(frozen=True)
-class CollectEnv(JsonRecord):
+class CollectEnv(JsonRecord, Struct, frozen=True):
     layout: str  # vllm-ascend | vllm-sectioned | llamafactory | collect_env | collapsed
     python_version: Optional[str] = None  # 3.11.13
     python_platform: Optional[str] = None  # Linux-5.10.0-...-aarch64-with-glibc2.35 (kernel of the HOST)

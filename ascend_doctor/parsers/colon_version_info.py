@@ -29,7 +29,8 @@ from __future__ import annotations
 
 from typing import Dict, Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass, field
+from msgspec import Struct, field
+
 from ascend_doctor.parsers.version_text import (
     JsonRecord,
     Pairs,
@@ -43,8 +44,7 @@ COLON_KIND = "NNAL/MindIE 'key : value' version.info"
 _SUFFIX = " version"
 
 
-@dataclass(frozen=True)
-class ColonVersionInfo(JsonRecord):
+class ColonVersionInfo(JsonRecord, Struct, frozen=True):
     product: Optional[str] = None  # Ascend-cann-atb, Ascend-mindie, ATB-Models
     version: Optional[str] = None  # the release: 8.2.RC1, 2.1.RC1, 8.0.T63
     full_version: Optional[str] = None  # with build tag: 8.2.RC1.B150, 2.1.RC1.B152

@@ -36,7 +36,8 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ascend_doctor.fastdataclass import dataclass, field
+from msgspec import Struct, field
+
 from ascend_doctor.parsers.version_text import (
     JsonRecord,
     NamedFields,
@@ -131,8 +132,7 @@ def parse_pairs_list(value: Optional[str], name: str, warnings: List[str]) -> Tu
     return tuple(pairs)
 
 
-@dataclass(frozen=True)
-class DriverVersionInfo(JsonRecord):
+class DriverVersionInfo(JsonRecord, Struct, frozen=True):
     version: str  # Version=, e.g. 24.1.rc2.2 (lower-case rc, as npu-smi prints it)
     package_version: Optional[str] = None  # absent in some older files
     innerversion: Optional[str] = None  # V100R001C18SPC001B233
@@ -143,8 +143,7 @@ class DriverVersionInfo(JsonRecord):
     warnings: Tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class FirmwareVersionInfo(JsonRecord):
+class FirmwareVersionInfo(JsonRecord, Struct, frozen=True):
     version: str  # Version=, the firmware number: 7.7.0.1.231
     package_version: Optional[str] = None  # the HDK release it shipped in: 25.0.rc1.1
     compatible_version_drv: Tuple[Tuple[str, str], ...] = ()  # driver prefix ranges, (("24.1", "24.1."),)

@@ -7,11 +7,10 @@ from __future__ import annotations
 import shlex
 from typing import List, Optional, Sequence
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
 
 
-@dataclass(frozen=True)
-class EngineArgs:
+class EngineArgs(Struct, frozen=True):
     """The few vLLM arguments the model checks care about."""
 
     argv: Sequence[str]

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass, field
+from msgspec import Struct, field
 
 if TYPE_CHECKING:
     import ipaddress
@@ -78,8 +78,7 @@ def parse_fec(text: str) -> str:
 # -- -ip -g --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class DeviceIp:
+class DeviceIp(Struct, frozen=True):
     """A device's address from ``-ip -g``. ``missing`` when hccn_tool says none was ever set."""
 
     address: Optional[str] = None
@@ -148,8 +147,7 @@ def network_of(address: Optional[str], netmask: Optional[str]) -> Optional[ipadd
 # -- -route -g -----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Route:
+class Route(Struct, frozen=True):
     destination: str
     gateway: str
     genmask: str
@@ -196,8 +194,7 @@ def default_gateway(routes: Tuple[Route, ...]) -> Optional[str]:
 # -- -tls -g -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class TlsInfo:
+class TlsInfo(Struct, frozen=True):
     """The ``tls switch[...]`` line of ``-tls -g``: 0 disabled, 1 enabled."""
 
     switch: int
@@ -233,8 +230,7 @@ def parse_tls(text: str) -> TlsInfo:
 _NUMBER_UNIT = re.compile(r"^(-?\d+(?:\.\d+)?)\s*([A-Za-z]*)$")
 
 
-@dataclass(frozen=True)
-class OpticalReading:
+class OpticalReading(Struct, frozen=True):
     """A reading with the thresholds the module reports for it (values in the printed unit)."""
 
     name: str
@@ -251,8 +247,7 @@ class OpticalReading:
         return {"name": self.name, "value": self.value, "unit": self.unit, "low": self.low, "high": self.high}
 
 
-@dataclass(frozen=True)
-class OpticalInfo:
+class OpticalInfo(Struct, frozen=True):
     """``-optical -g``: every ``key : value`` line as printed, with the presence and readings."""
 
     fields: Tuple[Tuple[str, str], ...]
@@ -335,8 +330,7 @@ def parse_optical(text: str) -> OpticalInfo:
 # -- -lldp -g ------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class LldpInfo:
+class LldpInfo(Struct, frozen=True):
     """``-lldp -g``: the switch port the NIC is cabled to, TLV by TLV (lines as printed)."""
 
     tlvs: Tuple[Tuple[str, Tuple[str, ...]], ...]
@@ -400,8 +394,7 @@ def parse_lldp(text: str) -> LldpInfo:
 # -- -link_stat -g -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class LinkStat:
+class LinkStat(Struct, frozen=True):
     """``-link_stat -g``: how often the link came up, and the recorded changes (newest first)."""
 
     current_time: Optional[str]
@@ -448,8 +441,7 @@ def parse_link_stat(text: str) -> LinkStat:
 # -- -status -g ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class NetdevStatus:
+class NetdevStatus(Struct, frozen=True):
     """``-status -g``: ethtool's listing for the device's NIC (``Settings for eth3:``)."""
 
     interface: Optional[str]
@@ -507,8 +499,7 @@ def parse_status(text: str) -> NetdevStatus:
 # -- /etc/hccn.conf ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class HccnConf:
+class HccnConf(Struct, frozen=True):
     """``/etc/hccn.conf``: ``key_N=value`` for device N (``address_0``, ``netmask_0``,
     ``gateway_0``, ``netdetect_0``, ``send_arp_status_0``, ``xsfp_reset_*_0``...); keys without a
     device suffix are kept apart."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
 
 _ID = re.compile(r"\b(?P<key>uid|gid)=(?P<num>\d{1,10})(?:\((?P<name>[^()]{1,256})\))?")
 _GROUP = re.compile(r"(?:^|,)(?P<num>\d{1,10})(?:\((?P<name>[^()]{1,256})\))?")
@@ -22,8 +22,7 @@ class IdParseError(ValueError):
     """The text is not the output of ``id``."""
 
 
-@dataclass(frozen=True)
-class IdInfo:
+class IdInfo(Struct, frozen=True):
     uid: int
     user: Optional[str]
     gid: Optional[int]

@@ -25,7 +25,8 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass, field
+from msgspec import Struct, field
+
 from ascend_doctor.parsers.driver_firmware_info import CodeRange, parse_code_ranges
 from ascend_doctor.parsers.version_text import JsonRecord, VersionFileError, capped, read_pairs
 
@@ -36,8 +37,7 @@ _INSTALL_KEY = re.compile(r"^(?P<component>.+?)_install_(?P<what>path_param|type
 _ARCH_DIR = re.compile(r"/(?P<arch>[A-Za-z0-9_]+)-linux/*$")
 
 
-@dataclass(frozen=True)
-class AscendInstallInfo(JsonRecord):
+class AscendInstallInfo(JsonRecord, Struct, frozen=True):
     driver_install_path: Optional[str] = None  # Driver_Install_Path_Param: the root holding driver/
     firmware_install_path: Optional[str] = None  # Firmware_Install_Path_Param
     driver_install_type: Optional[str] = None  # full / run / devel ...
@@ -88,8 +88,7 @@ def parse_ascend_install_info(text: str) -> AscendInstallInfo:
     )
 
 
-@dataclass(frozen=True)
-class CannInstallInfo(JsonRecord):
+class CannInstallInfo(JsonRecord, Struct, frozen=True):
     package_name: Optional[str] = None  # Ascend-cann-toolkit / Ascend-cann-nnae / Ascend-cann-950-ops
     version: Optional[str] = None  # 8.2.RC1, 8.5.0, 9.0.0-beta.1
     innerversion: Optional[str] = None  # V100R001C22SPC001B231

@@ -32,10 +32,11 @@ Decisions:
 
 from __future__ import annotations
 
-from dataclasses import asdict, replace
 from typing import Any, Dict, List, Optional, Set, Tuple
 
-from ascend_doctor.fastdataclass import dataclass, field
+from msgspec import Struct, field
+from msgspec.structs import asdict, replace
+
 from ascend_doctor.parsers._table import (
     Token,
     is_border,
@@ -102,8 +103,7 @@ def normalize_health(printed: str) -> str:
     return HEALTH_UNKNOWN
 
 
-@dataclass(frozen=True)
-class NpuDevice:
+class NpuDevice(Struct, frozen=True):
     """One chip (die) row pair of the device table."""
 
     npu_id: int
@@ -147,8 +147,7 @@ class NpuDevice:
         return data
 
 
-@dataclass(frozen=True)
-class NpuProcess:
+class NpuProcess(Struct, frozen=True):
     """One row of the process table. The same PID may appear on several NPUs."""
 
     npu_id: int
@@ -162,8 +161,7 @@ class NpuProcess:
         return asdict(self)
 
 
-@dataclass(frozen=True)
-class NpuSmiInfo:
+class NpuSmiInfo(Struct, frozen=True):
     version: Optional[str]  # the npu-smi tool version in the banner ("npu-smi 23.0.rc3")
     driver_version: Optional[str]  # the banner's "Version:" (the driver), when printed
     devices: List[NpuDevice]
@@ -200,8 +198,7 @@ class NpuSmiInfo:
 # --------------------------------------------------------------------------- layout
 
 
-@dataclass(frozen=True)
-class _Layout:
+class _Layout(Struct, frozen=True):
     name: str
 
     @property
@@ -209,8 +206,7 @@ class _Layout:
         return self.name != LAYOUT_NPU_ID_COLUMN
 
 
-@dataclass(frozen=True)
-class _ProcColumns:
+class _ProcColumns(Struct, frozen=True):
     has_chip: bool
     pid: int
     name: int
@@ -324,8 +320,7 @@ def _ints(words: List[str], what: str) -> List[int]:
     return out
 
 
-@dataclass(frozen=True)
-class _FirstRow:
+class _FirstRow(Struct, frozen=True):
     npu_id: int
     name: str
     health: str

@@ -23,7 +23,8 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
+
 from ascend_doctor.parsers.npu_smi import NpuSmiParseError, _keyvalue_lines, normalize_health
 
 MAX_ROWS = 512  # an 8-NPU A3 prints 24 rows; a pasted -m bigger than this is not one machine
@@ -33,8 +34,7 @@ _NOT_VALUES = ("", "NA", "N/A", "-")
 # --------------------------------------------------------------------------- npu-smi info -m
 
 
-@dataclass(frozen=True)
-class ChipMapping:
+class ChipMapping(Struct, frozen=True):
     """One row of ``npu-smi info -m``; ``logic_id`` None on the rows printed with ``-`` (the MCU)."""
 
     npu_id: int
@@ -53,8 +53,7 @@ class ChipMapping:
                 "phy_id": self.phy_id, "name": self.name}
 
 
-@dataclass(frozen=True)
-class NpuMapping:
+class NpuMapping(Struct, frozen=True):
     chips: Tuple[ChipMapping, ...]
 
     @property
@@ -133,8 +132,7 @@ def parse_npu_smi_mapping(text: str) -> NpuMapping:
 # --------------------------------------------------------------------------- npu-smi info -t health
 
 
-@dataclass(frozen=True)
-class ChipHealth:
+class ChipHealth(Struct, frozen=True):
     """One chip's health: ``health`` as printed, ``error_codes`` () when ``NA`` or not printed."""
 
     chip_id: Optional[int]
@@ -152,8 +150,7 @@ class ChipHealth:
                 "error_information": self.error_information}
 
 
-@dataclass(frozen=True)
-class HealthReport:
+class HealthReport(Struct, frozen=True):
     npu_id: Optional[int]
     chips: Tuple[ChipHealth, ...]
 
@@ -218,8 +215,7 @@ def _text(value: Optional[str]) -> Optional[str]:
 # --------------------------------------------------------------------------- readings (-t common ...)
 
 
-@dataclass(frozen=True)
-class ChipReading:
+class ChipReading(Struct, frozen=True):
     """What one chip's block of ``-t common|usages|memory|temp|power`` prints (None: not printed)."""
 
     chip_id: Optional[int]
@@ -263,8 +259,7 @@ _READING_KEYS = {
 _INT_FIELDS = ("hbm_capacity_mb", "ddr_capacity_mb", "aicore_count")
 
 
-@dataclass(frozen=True)
-class NpuReadings:
+class NpuReadings(Struct, frozen=True):
     npu_id: Optional[int]
     chips: Tuple[ChipReading, ...]
 

@@ -49,7 +49,8 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
-from ascend_doctor.fastdataclass import dataclass, field
+from msgspec import Struct, field
+
 from ascend_doctor.i18n import N_
 
 # The parser's notes and warnings are English data (the snapshot written from the paste keeps
@@ -148,8 +149,7 @@ class PastedTextError(ValueError):
     """The text cannot be read at all (binary data, empty)."""
 
 
-@dataclass(frozen=True)
-class Line:
+class Line(Struct, frozen=True):
     number: int  # 1-based, in the text as given
     text: str  # without trailing spaces, ANSI escapes and control characters
 
@@ -158,8 +158,7 @@ class Line:
         return self.text.strip()
 
 
-@dataclass(frozen=True)
-class Segment:
+class Segment(Struct, frozen=True):
     """One recognised part of the text."""
 
     kind: str
@@ -186,8 +185,7 @@ class Segment:
                 "command": list(self.command), "graded": self.graded, "warnings": list(self.warnings)}
 
 
-@dataclass(frozen=True)
-class LineRange:
+class LineRange(Struct, frozen=True):
     """Consecutive non-blank lines nothing recognised."""
 
     first_line: int
@@ -203,8 +201,7 @@ class LineRange:
         return {"lines": [self.first_line, self.last_line], "preview": self.preview}
 
 
-@dataclass(frozen=True)
-class PastedText:
+class PastedText(Struct, frozen=True):
     segments: Tuple[Segment, ...]
     unrecognised: Tuple[LineRange, ...]
     line_count: int
@@ -866,8 +863,7 @@ def _value(text: Optional[str]) -> Optional[str]:
     return text.strip()
 
 
-@dataclass
-class PastedFacts:
+class PastedFacts(Struct):
     """The facts the pasted text establishes (None / empty when it does not say)."""
 
     driver_version: Optional[str] = None  # from a pasted driver version.info (installed)

@@ -31,8 +31,9 @@ import json
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
+from msgspec import Struct
+
 from ascend_doctor import boundedjson
-from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.i18n import N_
 from ascend_doctor.i18n_text import Text
 
@@ -56,8 +57,7 @@ class RankTableError(ValueError):
     """Not a rank table we can read at all (not JSON, too large or deep, no known layout)."""
 
 
-@dataclass(frozen=True)
-class RtProblem:
+class RtProblem(Struct, frozen=True):
     path: str
     message: str
     severity: str = ERROR
@@ -66,8 +66,7 @@ class RtProblem:
         return {"path": self.path, "message": self.message, "severity": self.severity}
 
 
-@dataclass(frozen=True)
-class RtDevice:
+class RtDevice(Struct, frozen=True):
     """One device entry, values as written (text; None when absent)."""
 
     path: str
@@ -85,8 +84,7 @@ class RtDevice:
                 "cluster_id": self.cluster_id, "role": self.role}
 
 
-@dataclass(frozen=True)
-class RtServer:
+class RtServer(Struct, frozen=True):
     path: str
     server_id: Optional[str]
     host_ip: Optional[str]
@@ -98,8 +96,7 @@ class RtServer:
                 "container_ip": self.container_ip, "devices": [d.to_dict() for d in self.devices]}
 
 
-@dataclass(frozen=True)
-class RankTable:
+class RankTable(Struct, frozen=True):
     kind: str
     version: Optional[str]
     status: Optional[str]

@@ -25,8 +25,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from msgspec import Struct
+
 from ascend_doctor import boundedjson
-from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.i18n import N_
 from ascend_doctor.i18n_text import Text
 
@@ -50,8 +51,7 @@ class ServingConfigError(ValueError):
     """The input cannot be read as any serving configuration; the message says why."""
 
 
-@dataclass(frozen=True)
-class ServingModel:
+class ServingModel(Struct, frozen=True):
     """One model of a serving configuration (None: not set)."""
 
     name: Optional[str] = None
@@ -86,8 +86,7 @@ class ServingModel:
         return None
 
 
-@dataclass(frozen=True)
-class ServingConfig:
+class ServingConfig(Struct, frozen=True):
     kind: str
     source: str  # file path, or "--vllm-args"
     models: Tuple[ServingModel, ...] = ()

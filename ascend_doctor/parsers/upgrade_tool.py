@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
+
 from ascend_doctor.parsers.version_text import JsonRecord, VersionFileError
 
 UPGRADE_TOOL_KIND = "upgrade-tool --version output"
@@ -31,16 +32,14 @@ _STATUS = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class DeviceComponentVersion(JsonRecord):
+class DeviceComponentVersion(JsonRecord, Struct, frozen=True):
     device_id: int
     component: str  # nve / uefi / imu / imp ...
     version: str
     component_type: Optional[int] = None  # the componentType(N) of the preceding status line
 
 
-@dataclass(frozen=True)
-class UpgradeToolVersions(JsonRecord):
+class UpgradeToolVersions(JsonRecord, Struct, frozen=True):
     components: Tuple[DeviceComponentVersion, ...] = ()
     warnings: Tuple[str, ...] = ()
 

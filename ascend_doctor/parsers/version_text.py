@@ -17,11 +17,11 @@ Input that is not text of the expected kind (empty, binary, no recognised key) r
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass, field
+from msgspec import Struct, field
+
 from ascend_doctor.versions import AscendVersion, ReleaseCode
 
 # Keys of `key=value` files: shell-variable-like names (dots and dashes allowed for safety).
@@ -54,8 +54,7 @@ class VersionFileError(ValueError):
         super().__init__(f"not a {kind}: {problem}{where}")
 
 
-@dataclass(frozen=True)
-class Pairs:
+class Pairs(Struct, frozen=True):
     """The pairs of one file, in file order, with everything the parsers need to judge it."""
 
     kind: str
@@ -256,8 +255,8 @@ class NamedFields:
 # -- JSON-ready dicts --------------------------------------------------------------------------
 def to_jsonable(value: Any) -> Any:
     """Dataclasses, named tuples, tuples and dicts → plain JSON types (recursively)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Struct):
+        return {name: to_jsonable(getattr(value, name)) for name in value.__struct_fields__}
     if isinstance(value, tuple) and hasattr(value, "_asdict"):
         return {key: to_jsonable(item) for key, item in value._asdict().items()}
     if isinstance(value, (list, tuple)):

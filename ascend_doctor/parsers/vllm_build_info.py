@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, Optional
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
 
 MAX_CHARS = 16 * 1024
 _ASSIGN = re.compile(r"^\s*(__[a-z_]+__)\s*=\s*(?:'([^'\n]{0,64})'|\"([^\"\n]{0,64})\"|(True|False))\s*$", re.M)
@@ -31,8 +31,7 @@ _SOC_FAMILIES = (
 )
 
 
-@dataclass(frozen=True)
-class VllmBuildInfo:
+class VllmBuildInfo(Struct, frozen=True):
     device_type: Optional[str]  # as written (A2, A3, _310P, A5), newer builds
     soc_version: Optional[str]  # as written (ASCEND910B1 ...), older builds
     family: Optional[str]  # A2 / A3 / 310P / 950, None when neither field names one

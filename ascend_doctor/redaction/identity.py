@@ -32,7 +32,6 @@ an ordinary word is replaced where that word stands alone too. Secrets are anoth
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import ipaddress
 import json
@@ -40,6 +39,8 @@ import os
 import re
 import stat
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Set
+
+from msgspec import Struct, structs
 
 if TYPE_CHECKING:
     from ascend_doctor.report import Report
@@ -341,9 +342,8 @@ def _redact_record(record: Any, redactor: IdentityRedactor) -> Any:
     """A copy of the dataclass ``record`` with every field redacted under its field name (the key
     ``to_dict`` writes it under); a list field is always a new list, so that the caller's report
     is left as it was."""
-    changes = {field.name: _redact_field(getattr(record, field.name), field.name, redactor)
-               for field in dataclasses.fields(record) if field.init}
-    return dataclasses.replace(record, **changes)
+    changes = {name: _redact_field(getattr(record, name), name, redactor) for name in record.__struct_fields__}
+    return structs.replace(record, **changes)
 
 
 def _redact_field(value: Any, key: str, redactor: IdentityRedactor) -> Any:
@@ -363,17 +363,15 @@ def _redact_field(value: Any, key: str, redactor: IdentityRedactor) -> Any:
 
 
 def _is_record(value: Any) -> bool:
-    return dataclasses.is_dataclass(value) and not isinstance(value, type)
+    return isinstance(value, Struct)
 
 
 def _record_strings(record: Any) -> Iterable[str]:
     """Every string of a report's records, where redact_report_dict learns names from."""
     from ascend_doctor.jsonutil import jsonable
 
-    for field in dataclasses.fields(record):
-        if not field.init:
-            continue
-        value = getattr(record, field.name)
+    for name in record.__struct_fields__:
+        value = getattr(record, name)
         if isinstance(value, str):
             yield value
         elif _is_record(value):

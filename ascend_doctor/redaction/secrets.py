@@ -22,11 +22,12 @@ setting whose name is not a secret name; placeholders (``$HF_TOKEN``, ``${X}``, 
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from msgspec import Struct, structs
 
 from ascend_doctor.lazy import lazy_re
 
@@ -512,7 +513,7 @@ def redact_report(report: Report) -> Report:
     Fields without a secret keep their objects, so a report with nothing to hide is returned
     as it is, and renderers see the same types as before."""
     changed = _redacted_fields(report, _ReportText())
-    return dataclasses.replace(report, **changed) if changed else report
+    return structs.replace(report, **changed) if changed else report
 
 
 # Every literal one of redact_text's rules needs before it can change a text: "PRIVATE KEY", "://",
@@ -550,13 +551,11 @@ def _redacted_fields(record: Any, text: _ReportText) -> Dict[str, Any]:
     from ascend_doctor.jsonutil import jsonable
 
     changed: Dict[str, Any] = {}
-    for field in dataclasses.fields(record):
-        if not field.init:
-            continue
-        value = getattr(record, field.name)
-        new = _redacted(value, field.name, jsonable, text)
+    for name in record.__struct_fields__:
+        value = getattr(record, name)
+        new = _redacted(value, name, jsonable, text)
         if new is not value:
-            changed[field.name] = new
+            changed[name] = new
     return changed
 
 
@@ -566,11 +565,10 @@ def _redacted(value: Any, name: str, jsonable: Any, text: _ReportText) -> Any:
         return _redact_plain(value, name, text)
     if value is None or isinstance(value, (int, float)):  # most fields that are not text (bool is an int)
         return value
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    if isinstance(value, Struct):
         changed = _redacted_fields(value, text)
-        return dataclasses.replace(value, **changed) if changed else value
-    if isinstance(value, (list, tuple)) and value and all(
-            dataclasses.is_dataclass(v) and not isinstance(v, type) for v in value):
+        return structs.replace(value, **changed) if changed else value
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, Struct) for v in value):
         items = [_redacted(v, name, jsonable, text) for v in value]
         if all(a is b for a, b in zip(items, value)):
             return value

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, List
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
+
 from ascend_doctor.i18n import gettext as _
 from ascend_doctor.i18n import ngettext
 from ascend_doctor.render import JSON, TEXT, unknown_format
@@ -18,8 +19,7 @@ if TYPE_CHECKING:
     from ascend_doctor.logscan.signatures import SignatureDB
 
 
-@dataclass(frozen=True)
-class Diagnosis:
+class Diagnosis(Struct, frozen=True):
     """What ``diagnose`` found: the scan of one input, the database it used, and its exit code."""
 
     scan: ScanResult

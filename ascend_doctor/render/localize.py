@@ -17,8 +17,9 @@ static texts are looked up.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Callable
+
+from msgspec import structs
 
 from ascend_doctor.i18n import convert as convert_text
 from ascend_doctor.i18n import convert_command, full_width_prose, get_language, has_chinese, translate
@@ -56,9 +57,9 @@ def localize_report(report: Report) -> Report:
         def convert(text: str) -> str:
             return full_width_prose(plain(text))
 
-    results = [dataclasses.replace(r, title=convert(r.title), message=convert(r.message),
+    results = [structs.replace(r, title=convert(r.title), message=convert(r.message),
                                    remediation=convert(r.remediation)) for r in report.results]
-    plan = [dataclasses.replace(s, summary=convert(s.summary), why=convert(s.why), alternative=convert(s.alternative),
+    plan = [structs.replace(s, summary=convert(s.summary), why=convert(s.why), alternative=convert(s.alternative),
                                 commands=tuple(command(c) for c in s.commands)) for s in report.fix_plan]
-    return dataclasses.replace(report, results=results, fix_plan=plan, notes=[convert(n) for n in report.notes],
+    return structs.replace(report, results=results, fix_plan=plan, notes=[convert(n) for n in report.notes],
                                lang=target)

@@ -7,10 +7,10 @@ docs/matrix-*-schema.json). The text of show, lookup and plan is rich tables
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
+
 from ascend_doctor.i18n import gettext as _
 from ascend_doctor.i18n import ngettext
 from ascend_doctor.i18n_text import localized
@@ -26,8 +26,7 @@ if TYPE_CHECKING:
     from ascend_doctor.matrix.update import UpdateResult
 
 
-@dataclass(frozen=True)
-class MatrixShow:
+class MatrixShow(Struct, frozen=True):
     """``matrix show [COMPONENT]``: the sections asked for (None: the list of components)."""
 
     matrix: Matrix
@@ -35,8 +34,7 @@ class MatrixShow:
     component: Optional[str]
 
 
-@dataclass(frozen=True)
-class MatrixLookup:
+class MatrixLookup(Struct, frozen=True):
     """``matrix lookup``: what goes with each version asked about; with two or more, the verdict on each
     pair first (the short answer), the tables only with ``verbose``."""
 
@@ -46,16 +44,14 @@ class MatrixLookup:
     verbose: bool = False
 
 
-@dataclass(frozen=True)
-class MatrixPlan:
+class MatrixPlan(Struct, frozen=True):
     """``matrix plan``: a recommended stack and its install order."""
 
     matrix: Matrix
     plan: StackPlan
 
 
-@dataclass(frozen=True)
-class ValidatedFile:
+class ValidatedFile(Struct, frozen=True):
     """One file ``matrix validate`` read: the path as given and what the loader made of it."""
 
     path: str
@@ -66,8 +62,7 @@ class ValidatedFile:
         return not self.document.problems
 
 
-@dataclass(frozen=True)
-class MatrixBundle:
+class MatrixBundle(Struct, frozen=True):
     """``matrix bundle``: the self-contained bundle made from a split matrix."""
 
     source: str
@@ -178,9 +173,9 @@ def render_matrix_update(result: UpdateResult, fmt: str) -> str:
 # -- JSON -------------------------------------------------------------------------------------
 
 def _jsonable(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)
-                if f.name not in ("loc", "lines", "path")}
+    if isinstance(value, Struct):
+        return {name: _jsonable(getattr(value, name)) for name in value.__struct_fields__
+                if name not in ("loc", "lines", "path")}
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
+
 from ascend_doctor.i18n import N_, ngettext
 from ascend_doctor.i18n import gettext as _
 from ascend_doctor.i18n_text import localized
@@ -22,8 +23,7 @@ if TYPE_CHECKING:
 _WEIGHT_SOURCES = {"architecture": N_("architecture"), "safetensors headers": N_("safetensors headers")}
 
 
-@dataclass(frozen=True)
-class PlanOutcome:
+class PlanOutcome(Struct, frozen=True):
     """What ``plan`` worked out for one model on one kind of card."""
 
     model_ref: str  # as given: a directory, a config.json or a built-in name

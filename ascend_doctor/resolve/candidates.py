@@ -6,37 +6,65 @@ from __future__ import annotations
 
 from typing import Callable, Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass, field
+from msgspec import Struct
+
 from ascend_doctor.matrix.specs import release_rank, try_ascend, try_pypi
 
 
-@dataclass(frozen=True)
-class Need:
-    """A requirement on one component: ``test`` says whether a version meets it."""
+class Need(Struct, frozen=True):
+    """A requirement on one component: ``test`` says whether a version meets it.
+
+    Two needs are the same need when they name the same component, say the same thing and come
+    from the same requirer (``name``, ``what``, ``by``): the resolver compares and hashes them, and
+    the test function, sources and preferences are how it is met, not which need it is."""
 
     name: str
     what: str  # "CANN 8.2.RC1", "torch 2.1.0 or 2.6.0": how a conflict message names it
-    test: Callable[[str], bool] = field(compare=False, hash=False, repr=False)
+    test: Callable[[str], bool]
     by: str = ""  # who needs it: "MindIE 2.1.RC1", "CANN 8.5.0", "this machine's chip (A3)"
-    sources: Tuple[str, ...] = field(default=(), compare=False, hash=False)
+    sources: Tuple[str, ...] = ()
     # a version to try first when the component is not kept (the row's own pairing)
-    prefer: Tuple[str, ...] = field(default=(), compare=False, hash=False)
-    open: bool = field(default=False, compare=False, hash=False)  # "any release": says nothing of why
+    prefer: Tuple[str, ...] = ()
+    open: bool = False  # "any release": says nothing of why
+
+    def _key(self) -> Tuple[str, str, str]:
+        return (self.name, self.what, self.by)
+
+    def __eq__(self, other: object) -> bool:
+        return self._key() == other._key() if isinstance(other, Need) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Need(name={self.name!r}, what={self.what!r}, by={self.by!r}, sources={self.sources!r}, " \
+               f"prefer={self.prefer!r}, open={self.open!r})"
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(Struct, frozen=True):
+    """One version of one component. Its identity is ``name``, ``version`` and ``kept`` (what the
+    resolver compares and hashes); the rest explains it."""
+
     name: str
     version: str
     kept: bool = False
-    reason: str = field(default="", compare=False, hash=False)
-    sources: Tuple[str, ...] = field(default=(), compare=False, hash=False)
-    needs: Tuple[Need, ...] = field(default=(), compare=False, hash=False)
-    uncertain: bool = field(default=False, compare=False, hash=False)
+    reason: str = ""
+    sources: Tuple[str, ...] = ()
+    needs: Tuple[Need, ...] = ()
+    uncertain: bool = False
     # an HDK whose driver and firmware files are both known for this family (False: firmware unknown)
-    known: bool = field(default=True, compare=False, hash=False)
+    known: bool = True
     # the release of something the machine runs (the driver release of the running firmware)
-    near: bool = field(default=False, compare=False, hash=False)
+    near: bool = False
+
+    def _key(self) -> Tuple[str, str, bool]:
+        return (self.name, self.version, self.kept)
+
+    def __eq__(self, other: object) -> bool:
+        return self._key() == other._key() if isinstance(other, Candidate) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
 
 def same_ascend(a: Optional[str], b: Optional[str]) -> bool:

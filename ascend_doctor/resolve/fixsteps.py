@@ -9,11 +9,11 @@ instead of carrying a command of its own that could pull the other way.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
+from msgspec import Struct, structs
+
 from ascend_doctor import shellcmd
-from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.i18n import N_
 from ascend_doctor.i18n_text import Text
 from ascend_doctor.resolve.model import KEEP, PlanStep, StackState, TargetStack, joined
@@ -53,8 +53,7 @@ STEP_KINDS_OF = {"hdk": ("hdk", "reboot"), "cann": ("cann", "kernels", "nnal", "
                  "python": ("python",), "engine": ("engine",)}
 
 
-@dataclass(frozen=True)
-class StackFix:
+class StackFix(Struct, frozen=True):
     """The resolution behind a report's version steps."""
 
     target: TargetStack
@@ -126,11 +125,11 @@ def plan_for_state(matrix: Any, state: StackState, about: Sequence[str]) -> Stac
         if state.engine is None and engine is None:
             return StackFix(target, conflict, tuple(undecided))
         # the rest of the stack still has a plan: resolved without the engine as its anchor
-        target = resolve(matrix, dataclasses.replace(state, engine=None, engine_version=None),
+        target = resolve(matrix, structs.replace(state, engine=None, engine_version=None),
                          want=tuple(c for c in about if c in ("hdk", "cann", "torch", "python")))
         if not target.ok:
             return StackFix(target, conflict, tuple(undecided))
-        target = dataclasses.replace(target, conflicts=conflict_lines)
+        target = structs.replace(target, conflicts=conflict_lines)
     arches = (state.arch,) if state.arch in ("aarch64", "x86_64") else ("aarch64", "x86_64")
     hidden = {kind for component in undecided for kind in STEP_KINDS_OF.get(component, (component,))}
     steps = [s for s in stack_steps(matrix, target, chip, arches, fresh=False, include=tuple(about))

@@ -8,10 +8,10 @@ difference between the two.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct, structs
+
 from ascend_doctor.i18n_text import Text
 
 # The components the resolver chooses a version for, in the order a person installs them.
@@ -35,8 +35,7 @@ UPGRADE = "upgrade"
 DOWNGRADE = "downgrade"
 
 
-@dataclass(frozen=True)
-class StackState:
+class StackState(Struct, frozen=True):
     """What the machine holds. None = not installed (or not seen: ``unseen`` names those)."""
 
     chip: Optional[str] = None  # the matrix's chip name, or a family name when only that is known
@@ -71,11 +70,10 @@ class StackState:
         return value if isinstance(value, str) else None
 
     def to_dict(self) -> Dict[str, Any]:
-        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in dataclasses.asdict(self).items()}
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in structs.asdict(self).items()}
 
 
-@dataclass(frozen=True)
-class Pick:
+class Pick(Struct, frozen=True):
     """One component of the target stack."""
 
     component: str
@@ -95,8 +93,7 @@ class Pick:
                 "uncertain": self.uncertain}
 
 
-@dataclass(frozen=True)
-class TargetStack:
+class TargetStack(Struct, frozen=True):
     """The resolver's answer: one version per component, or the constraints that conflict."""
 
     state: StackState
@@ -131,8 +128,7 @@ VLLM_SOURCE_BUILD = ("github.com/vllm-project/vllm-ascend docs/source/installati
                      "for vLLM-Ascend)")
 
 
-@dataclass(frozen=True)
-class PlanStep:
+class PlanStep(Struct, frozen=True):
     """One step of the plan: what, the commands to paste, where they run, and why."""
 
     component: str  # hdk, reboot, cann, kernels, nnal, cann_deps, torch, engine, python, keep

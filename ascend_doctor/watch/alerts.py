@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Deque, Dict, FrozenSet, List, Optional, Set, Tuple
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
+
 from ascend_doctor.i18n import _
 from ascend_doctor.watch.leak import LeakDetector, LeakReading, ProcKey
 from ascend_doctor.watch.model import MEMORY_HBM, ChipKey, ChipSample, EccSample, Sample, iso_time
@@ -41,8 +42,7 @@ MAX_KNOWN_CHIPS = 4096  # chips remembered for "missing" (a server has at most a
 AlertKey = Tuple[str, Optional[int], Optional[int], Optional[int]]
 
 
-@dataclass(frozen=True)
-class Condition:
+class Condition(Struct, frozen=True):
     key: AlertKey
     active: bool
     level: str
@@ -55,8 +55,7 @@ class Condition:
     sustain: int = 1  # consecutive active samples needed before raising
 
 
-@dataclass(frozen=True)
-class Alert:
+class Alert(Struct, frozen=True):
     event: str  # EVENT_RAISE or EVENT_CLEAR
     kind: str
     level: str

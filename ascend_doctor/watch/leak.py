@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections import deque
 from typing import Deque, Dict, List, Optional, Sequence, Set, Tuple
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
+
 from ascend_doctor.watch.model import Sample
 
 ProcKey = Tuple[int, int, int]  # (NPU id, chip id, PID)
@@ -26,8 +27,7 @@ MIN_POINTS = 6  # fewer points than this are not a trend
 MIN_SPAN_FRACTION = 0.5  # the points must cover half the window before anything is said
 
 
-@dataclass(frozen=True)
-class Fit:
+class Fit(Struct, frozen=True):
     slope: float  # y units per x unit
     intercept: float
     r2: float  # coefficient of determination; 0 when y does not vary
@@ -50,8 +50,7 @@ def least_squares(xs: Sequence[float], ys: Sequence[float]) -> Optional[Fit]:
     return Fit(slope, mean_y - slope * mean_x, r2)
 
 
-@dataclass(frozen=True)
-class LeakReading:
+class LeakReading(Struct, frozen=True):
     """The trend of one process's memory over the window."""
 
     key: ProcKey

@@ -17,8 +17,9 @@ import math
 import sys
 from typing import IO, Any, Callable, List, Optional
 
+from msgspec import Struct
+
 from ascend_doctor.exitcodes import ExitCode
-from ascend_doctor.fastdataclass import dataclass
 from ascend_doctor.host.base import CommandStatus
 from ascend_doctor.i18n import _
 from ascend_doctor.render.prometheus import render_metrics
@@ -41,8 +42,7 @@ class WatchAbort(Exception):
     """The watch cannot start (npu-smi missing or refused): one line, exit code 3."""
 
 
-@dataclass(frozen=True)
-class WatchSettings:
+class WatchSettings(Struct, frozen=True):
     interval_s: float
     count: Optional[int]  # None: until interrupted
     timeout_s: float

@@ -10,7 +10,8 @@ from __future__ import annotations
 import time
 from typing import Any, Dict, List, Optional, Tuple
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
+
 from ascend_doctor.i18n import _
 from ascend_doctor.parsers.npu_smi import NpuSmiInfo
 
@@ -24,8 +25,7 @@ MEMORY_DDR = "ddr"  # 310/310P/310B chips have no HBM column; their device memor
 ChipKey = Tuple[int, int]  # (NPU id, chip id)
 
 
-@dataclass(frozen=True)
-class ProcessSample:
+class ProcessSample(Struct, frozen=True):
     pid: int
     name: str  # "" when npu-smi prints no name
     memory_mb: Optional[int]
@@ -34,8 +34,7 @@ class ProcessSample:
         return {"pid": self.pid, "name": self.name, "memory_mb": self.memory_mb}
 
 
-@dataclass(frozen=True)
-class ChipSample:
+class ChipSample(Struct, frozen=True):
     npu_id: int
     chip_id: int
     phy_id: Optional[int]
@@ -88,8 +87,7 @@ class ChipSample:
         }
 
 
-@dataclass(frozen=True)
-class EccSample:
+class EccSample(Struct, frozen=True):
     """One chip's ECC counters at one sample (``npu-smi info -t ecc -i N``, with ``watch --ecc``)."""
 
     npu_id: int
@@ -107,8 +105,7 @@ class EccSample:
                 "double_bit": self.double_bit, "retired_pages": self.retired_pages}
 
 
-@dataclass(frozen=True)
-class Sample:
+class Sample(Struct, frozen=True):
     seq: int  # 1, 2, ... in the order taken
     time: float  # wall clock, seconds since the epoch (synthetic in a replay, see source.py)
     elapsed_s: float  # since the watch started

@@ -18,13 +18,12 @@ from __future__ import annotations
 
 from typing import Dict, Optional
 
-from ascend_doctor.fastdataclass import dataclass
+from msgspec import Struct
 
 DEFAULT_INTERVAL_S = 10.0  # npu-smi info takes about a second on 16 chips; 10 s keeps that overhead at 10 %
 
 
-@dataclass(frozen=True)
-class Thresholds:
+class Thresholds(Struct, frozen=True):
     temp_max_c: float = 85.0
     memory_max_pct: Optional[float] = None  # a fixed ceiling: off unless --hbm-max is given
     memory_growth_pct: float = 2.0  # of the chip's capacity, above the post-start baseline
