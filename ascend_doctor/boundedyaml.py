@@ -22,12 +22,12 @@ YAML is read: it imports PyYAML.
 from __future__ import annotations
 
 import functools
-import re
 from typing import Any, Dict, List, Optional, Tuple
 
 import yaml
 
 from ascend_doctor.boundedjson import TooComplex
+from ascend_doctor.lazy import lazy_re
 
 DEFAULT_MAX_DEPTH = 64
 DEFAULT_MAX_CHARS = 16 * 1024 * 1024
@@ -68,7 +68,7 @@ def _libyaml() -> Tuple[Optional[type], bool]:
 # Below this bound on the nesting, libyaml without its own limit is safe to call directly (its
 # composer recursion and its per-token work stay small); the graph is measured afterwards.
 MAX_UNCHECKED_DEPTH = 1500
-_LEADING_INDICATORS = re.compile(r"(?m)^[ \t?:-]*")
+_LEADING_INDICATORS = lazy_re(r"(?m)^[ \t?:-]*")
 
 
 def _depth_bound(text: str) -> int:

@@ -36,10 +36,11 @@ why, by a version that no longer supports it.
 from __future__ import annotations
 
 import enum
-import re
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from msgspec import Struct, field
+
+from ascend_doctor.lazy import lazy_re
 
 if TYPE_CHECKING:
     from ascend_doctor.facts import Facts
@@ -54,8 +55,8 @@ PUBLIC_MODULES = ("ascend_doctor.checkapi", "ascend_doctor.facts", "ascend_docto
 
 # ascend-doctor's own checks are ASC-<AREA>-<NNN>; a plugin's are <SITE>-<AREA>-<NNN> with a site prefix of
 # its own (2-8 letters or digits, starting with a letter), never ASC, so that an id names its owner.
-CHECK_ID_RE = re.compile(r"^ASC-[A-Z0-9]{2,6}-\d{3}$")
-PLUGIN_CHECK_ID_RE = re.compile(r"^(?!ASC-)[A-Z][A-Z0-9]{1,7}-[A-Z0-9]{2,6}-\d{3}$")
+CHECK_ID_RE = lazy_re(r"^ASC-[A-Z0-9]{2,6}-\d{3}$")
+PLUGIN_CHECK_ID_RE = lazy_re(r"^(?!ASC-)[A-Z][A-Z0-9]{1,7}-[A-Z0-9]{2,6}-\d{3}$")
 SUITES = ("check", "probe", "fleet")
 
 

@@ -21,7 +21,6 @@ on every fixture); a sparse paste falls below it.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from msgspec.structs import replace
@@ -29,6 +28,7 @@ from msgspec.structs import replace
 from ascend_doctor.checkapi import Status
 from ascend_doctor.i18n import N_
 from ascend_doctor.i18n import gettext as _
+from ascend_doctor.lazy import lazy_re
 
 if TYPE_CHECKING:
     from ascend_doctor.report import Result
@@ -51,7 +51,7 @@ _INPUT_KEYS = frozenset({"model", "manifest", "serving_config", "config", "rank_
 # Checks that say "nothing given" in their own words (not through a requirement): not asked for
 # when no other check of their area was given its input either.
 _OWN_NOT_ASKED = {"ASC-MDL-020": "MDL", "ASC-CFG-011": "CFG"}
-_CHECK_ID = re.compile(r"\bASC-[A-Z]+-\d{3}\b")
+_CHECK_ID = lazy_re(r"\bASC-[A-Z]+-\d{3}\b")
 
 # A SKIP of a check's own that reports a fact the run saw, and what shows that fact. ``ref_ok``:
 # still "does not apply" when the message points at another check (which only says more).

@@ -22,8 +22,10 @@ import re
 import shlex
 from typing import Iterable, Optional, Sequence, Union
 
+from ascend_doctor.lazy import lazy_re
+
 # A word the tool itself writes for a person to fill in: "<image>", "<N>", "<driver version>".
-_PLACEHOLDER = re.compile(r"<[A-Za-z0-9 _.,:/=+’-]{1,60}>")
+_PLACEHOLDER = lazy_re(r"<[A-Za-z0-9 _.,:/=+’-]{1,60}>")
 # "row's" reads better than "row s": an apostrophe is allowed and spelled as the typographic one, which
 # needs no quoting.
 # Words that need no quotes (shlex.quote leaves these alone too); "..." is kept bare as a
@@ -93,9 +95,9 @@ def quote(word: Word) -> str:
     return shlex.quote(text)
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_CONTROL = lazy_re(r"[\x00-\x1f\x7f]")
 _ANSI_C_ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
-_ANSI_C_WORD = re.compile(r"(?<!\S)\$'((?:[^'\\]|\\.)*)'(?!\S)")
+_ANSI_C_WORD = lazy_re(r"(?<!\S)\$'((?:[^'\\]|\\.)*)'(?!\S)")
 
 
 def _ansi_c(ch: str) -> str:

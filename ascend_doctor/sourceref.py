@@ -19,13 +19,15 @@ from __future__ import annotations
 import re
 from typing import Optional, Pattern, Tuple
 
+from ascend_doctor.lazy import lazy_re
+
 OBSERVED = "observed:"
 UNCONFIRMED = "unconfirmed:"
 MARKERS = (OBSERVED, UNCONFIRMED)
 
-_URL_RE = re.compile(r"^https?://[^\s/]+\S*")
+_URL_RE = lazy_re(r"^https?://[^\s/]+\S*")
 # host/owner/repo, a space, then a path (optionally @rev); words may follow.
-_REPO_PATH_RE = re.compile(r"^[a-z0-9-]+(?:\.[a-z0-9-]+)+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+ [^\s]+")
+_REPO_PATH_RE = lazy_re(r"^[a-z0-9-]+(?:\.[a-z0-9-]+)+/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+ [^\s]+")
 
 # Words that only make sense inside this project. A user-visible text naming one of them cites
 # something the user cannot open.

@@ -20,10 +20,12 @@ from typing import Optional, Tuple
 
 from msgspec import Struct
 
+from ascend_doctor.lazy import lazy_re
+
 _STAGE_T, _STAGE_RC, _STAGE_FINAL = 0, 1, 2
 _PRE_RANK = {"alpha": -2, "beta": -1, "": 0}
 
-_VERSION_RE = re.compile(
+_VERSION_RE = lazy_re(
     r"""^\s*v?
     (?P<major>\d+)\.(?P<minor>\d+)
     (?:\.(?:
@@ -162,7 +164,7 @@ def same_release(a: str, b: str) -> bool:
     return bool(va and vb and va.same_release(vb))
 
 
-_RELEASE_CODE_RE = re.compile(
+_RELEASE_CODE_RE = lazy_re(
     r"^V(?P<v>\d{1,6})R(?P<r>\d{1,6})C(?P<c>\d{1,6})(?:SPC(?P<spc>\d{1,6}))?(?:B(?P<b>\d{1,9}))?$", re.I | re.ASCII)
 
 

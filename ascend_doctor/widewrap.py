@@ -9,11 +9,12 @@ punctuation (，。、；：？！）」 …) nor ends with an opening one (（�
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from typing import List
 
-_TOKEN_RE = re.compile(r"\s+|[\u2e80-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef\u3000-\u303f]|[^\s\u2e80-\u9fff"
+from ascend_doctor.lazy import lazy_re
+
+_TOKEN_RE = lazy_re(r"\s+|[\u2e80-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef\u3000-\u303f]|[^\s\u2e80-\u9fff"
                        r"\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef\u3000-\u303f]+")
 # Punctuation that must not start a line (it stays with the character before it), and
 # punctuation that must not end one (it goes with the character after it).

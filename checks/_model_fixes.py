@@ -9,10 +9,10 @@ NPU port of DeepSeek's ``fp8_cast_bf16.py`` (``modelers.cn/MindIE/deepseekv3``, 
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Optional
 
 from ascend_doctor.i18n import _
+from ascend_doctor.lazy import lazy_re
 from ascend_doctor.model.units import human_bytes
 from ascend_doctor.shellcmd import one_line
 from ascend_doctor.shellcmd import quote as shell_quote
@@ -113,7 +113,7 @@ def drop_quantization_config_command(config_path: str) -> str:
 # A HuggingFace hub-cache snapshot holds relative links to ``../../blobs/<hash>``: git blob SHA-1
 # (40 hex) for small files, SHA-256 (64 hex) for LFS files
 # (https://huggingface.co/docs/huggingface_hub/guides/manage-cache).
-_HF_BLOB_RE = re.compile(r"(^|/)blobs/(?:[0-9a-f]{40}|[0-9a-f]{64})$")
+_HF_BLOB_RE = lazy_re(r"(^|/)blobs/(?:[0-9a-f]{40}|[0-9a-f]{64})$")
 
 
 def is_hf_blob_link(target: Optional[str]) -> bool:

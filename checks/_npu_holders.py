@@ -29,6 +29,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from ascend_doctor.facts.engines import engine_of_process_name
 from ascend_doctor.i18n import _
+from ascend_doctor.lazy import lazy_re
 from ascend_doctor.shellcmd import Placeholder, argv, comment, shaped, with_comment
 from msgspec import Struct, structs
 
@@ -40,10 +41,10 @@ RANKS = "ranks"  # one name, one process on each of several NPUs: the ranks of o
 OTHER = "other"
 
 # Beyond facts.engines' names: the 15-character cut of mindieservice_daemon, vLLM's own titles.
-_MINDIE_NAME = re.compile(r"^mindie", re.I)
-_VLLM_NAME = re.compile(r"^VLLM|^EngineCore_|^vllm\b", re.I)
-_RAY_NAME = re.compile(r"^ray::|^rayWorker|^raylet$", re.I)
-_TRAINING_CMDLINE = re.compile(
+_MINDIE_NAME = lazy_re(r"^mindie", re.I)
+_VLLM_NAME = lazy_re(r"^VLLM|^EngineCore_|^vllm\b", re.I)
+_RAY_NAME = lazy_re(r"^ray::|^rayWorker|^raylet$", re.I)
+_TRAINING_CMDLINE = lazy_re(
     r"\btorchrun\b|torch\.distributed\.(?:run|launch)|\bmsrun\b|\bdeepspeed\b|\baccelerate launch\b"
     r"|\bllamafactory-cli train\b|\bmindspeed\b|(?:^|[/\s])(?:pre)?train[\w.-]*\.py\b", re.I)
 # How many processes one finding names before "and N more, largest first" (the evidence keeps all).

@@ -9,6 +9,7 @@ from ascend_doctor import shellcmd
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import N_, _
+from ascend_doctor.lazy import lazy_re
 
 from ._npu_holders import (
     Holder,
@@ -42,7 +43,7 @@ CHECK = CheckSpec(
 
 # "DrvMngGetConsoleLogLevel failed. (g_conLogLevel=3)\ndcmi model initialized failed, because the device is
 # used. ret is -8020" (cann-container-image#46); "dcmi module initialize failed. ret is -8005" (vllm-ascend#2698)
-_DCMI_BUSY = re.compile(r"dcmi (?:model|module) initiali[sz]e?d? failed[^\n]*ret is (-80(?:20|05))", re.I)
+_DCMI_BUSY = lazy_re(r"dcmi (?:model|module) initiali[sz]e?d? failed[^\n]*ret is (-80(?:20|05))", re.I)
 # What an engine asks for when it starts: vLLM(-Ascend) stops unless free HBM >= gpu_memory_utilization x total
 # ("Free memory on device ... on startup is less than desired GPU memory utilization (0.9, ...)"); MindIE takes
 # NPU_MEMORY_FRACTION of the card.

@@ -8,6 +8,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
+from ascend_doctor.lazy import lazy_re
 from ascend_doctor.shellcmd import argv, fits, source, with_comment
 
 from ._stack_help import chip_family, same_release
@@ -31,7 +32,7 @@ DEEP_EP_REPO = "https://github.com/sgl-project/sgl-kernel-npu.git"
 # build.sh's target per chip family (.github/workflows/release_deep_ep_wheel.yml: deepep2 on the 910b image,
 # deepep on the a3 image).
 DEEP_EP_TARGET = {"A2": "deepep2", "A3": "deepep"}
-_INNER_BUILD = re.compile(r"^b\d+$")
+_INNER_BUILD = lazy_re(r"^b\d+$")
 
 
 def built_cann(version: str) -> Optional[str]:

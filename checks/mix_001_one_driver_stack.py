@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import posixpath
-import re
 from typing import Any, Dict, Iterator, List, Optional
 
 from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
+from ascend_doctor.lazy import lazy_re
 from ascend_doctor.shellcmd import argv, comment, with_comment
 
 from ._stack_help import hdk_commands, same_release
@@ -18,7 +18,7 @@ from ._stack_help import hdk_commands, same_release
 UNINSTALL_SOURCE = ("https://hiascend.com/doc_center/source/zh/300Vtest/300VG/300V_0067.html (卸载驱动固件: "
                     "/usr/local/Ascend/driver/script/uninstall.sh, /usr/local/Ascend/firmware/script/uninstall.sh)")
 # A root path that can go into the sed expression as it is ('#' is its separator).
-_PLAIN_ROOT = re.compile(r"/[A-Za-z0-9._/+-]*")
+_PLAIN_ROOT = lazy_re(r"/[A-Za-z0-9._/+-]*")
 INSTALL_INFO = "/etc/ascend_install.info"
 
 CHECK = CheckSpec(

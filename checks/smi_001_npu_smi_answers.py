@@ -11,6 +11,7 @@ from ascend_doctor.facts import FactUnavailable
 from ascend_doctor.facts.npu import CommandResult, CommandStatus
 from ascend_doctor.facts.origin import require_stated
 from ascend_doctor.i18n import N_, _, ngettext
+from ascend_doctor.lazy import lazy_re
 
 from ._support import container_mount_command, driver_install_hint, in_container
 
@@ -29,7 +30,7 @@ CHECK = CheckSpec(
 
 # compat_facts.md §7: "dcmi model initialized failed, because the device is used. ret is -8020",
 # "dcmi module initialize failed. ret is -8005" (vllm-ascend #632, #2698)
-_DEVICE_USED = re.compile(r"ret is -80(20|05)|device is used", re.I)
+_DEVICE_USED = lazy_re(r"ret is -80(20|05)|device is used", re.I)
 
 
 def run(ctx: CheckContext) -> Iterator[Finding]:

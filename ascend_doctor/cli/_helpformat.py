@@ -14,6 +14,7 @@ import click
 
 from ascend_doctor import i18n
 from ascend_doctor.i18n import N_, N_plural
+from ascend_doctor.lazy import lazy_re
 
 # Click's own words that appear in --help (click translates them with its own domain, which has
 # no Chinese; these are looked up in ours).
@@ -117,7 +118,7 @@ class LocalizedContext(click.Context):
     formatter_class = LocalizedHelpFormatter
 
 
-_EXTRA_RE = re.compile(r"^(.*?)(\s*)\[([^\[\]]*)\]$", re.S)
+_EXTRA_RE = lazy_re(r"^(.*?)(\s*)\[([^\[\]]*)\]$", re.S)
 
 
 def _translate_dl_help(text: str) -> str:

@@ -3,9 +3,10 @@ bearer tokens and the --api-key value itself."""
 
 from __future__ import annotations
 
-import re
 from typing import Iterable, List, Tuple
 from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
+
+from ascend_doctor.lazy import lazy_re
 
 MASK = "***"
 
@@ -15,8 +16,8 @@ SECRET_QUERY_KEYS = frozenset({
     "password", "passwd", "secret", "sig", "signature", "x-api-key",
 })
 
-_USERINFO_RE = re.compile(r"(?P<scheme>\b[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<userinfo>[^/@\s]+)@")
-_BEARER_RE = re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=-]+")
+_USERINFO_RE = lazy_re(r"(?P<scheme>\b[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<userinfo>[^/@\s]+)@")
+_BEARER_RE = lazy_re(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=-]+")
 # Secrets shorter than this are not searched for in free text: masking "a" everywhere would
 # mangle the message and protect nothing.
 _MIN_SECRET_LEN = 4

@@ -8,6 +8,7 @@ from typing import Any, Dict, FrozenSet, Optional, Tuple
 from msgspec import Struct, field
 
 from ascend_doctor.i18n import N_
+from ascend_doctor.lazy import lazy_re
 
 # This tool's starting figures at concurrency 1 for a 7B model on one 910B (TTFT below 500 ms,
 # decode above 30 tokens/s), not published ones. They fit a 7B distill and nothing larger: a DeepSeek-V3/R1
@@ -66,8 +67,8 @@ def thresholds_from_options(max_ttft_ms: Any = None, min_decode_tps: Any = None,
                       overridden=frozenset(values))
 
 
-_SIZE = re.compile(r"(?<![0-9.])(\d+(?:\.\d+)?)\s*[bB](?![a-zA-Z])")
-_FULL_DEEPSEEK = re.compile(r"deepseek[-_ ]?(?:v3|r1|v2\.5|v3\.1|v3\.2)", re.I)
+_SIZE = lazy_re(r"(?<![0-9.])(\d+(?:\.\d+)?)\s*[bB](?![a-zA-Z])")
+_FULL_DEEPSEEK = lazy_re(r"deepseek[-_ ]?(?:v3|r1|v2\.5|v3\.1|v3\.2)", re.I)
 
 
 def model_params_b(name: Optional[str]) -> Optional[float]:

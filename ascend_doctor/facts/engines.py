@@ -36,6 +36,7 @@ from ascend_doctor.facts.reads import Reads
 from ascend_doctor.facts.stack import CannInstall, ParsedFile, StackFacts, _read_parsed
 from ascend_doctor.host.base import CommandResult, HostFileError, ProcessInfo
 from ascend_doctor.i18n import gettext as _
+from ascend_doctor.lazy import lazy_re
 
 KERNEL_DIR = "built-in/op_impl/ai_core/tbe/kernel"
 BINARY_INFO = "binary_info_config.json"
@@ -150,7 +151,7 @@ def kernels(facts: Facts) -> KernelsFacts:
 
 
 # -- NNAL / ATB -------------------------------------------------------------------------------
-_ABI_DIR = re.compile(r"cxx_abi_([01])$")
+_ABI_DIR = lazy_re(r"cxx_abi_([01])$")
 
 
 class _ColonVersionFile:
@@ -283,8 +284,8 @@ ENGINE_PACKAGES: Dict[str, Tuple[str, ...]] = {
 # backend workers (``mindie_llm_back`` in npu-smi's process table, corpus
 # fixture-2x910B4-mindie_llm_back); vLLM: ``vllm serve`` / the OpenAI api_server entry point and
 # its ``VLLMWorker_*`` processes (corpus fixture-A3-26.0.rc1-VLLMWorker_PP, gpustat-fixture-2x910B2C).
-_MINDIE_PROC = re.compile(r"mindieservice_daemon|mindie_llm|mindie-service|mindie_service", re.I)
-_VLLM_PROC = re.compile(r"^VLLMWorker|^vllm$|vllm\.entrypoints|(^|/)vllm\s+serve\b|\bvllm serve\b", re.I)
+_MINDIE_PROC = lazy_re(r"mindieservice_daemon|mindie_llm|mindie-service|mindie_service", re.I)
+_VLLM_PROC = lazy_re(r"^VLLMWorker|^vllm$|vllm\.entrypoints|(^|/)vllm\s+serve\b|\bvllm serve\b", re.I)
 
 
 class RunningEngine(Struct, frozen=True):
@@ -365,7 +366,7 @@ def engines(facts: Facts) -> EnginesFacts:
 
 # -- torch C++ ABI ----------------------------------------------------------------------------
 TORCH_CONFIG = "share/cmake/Torch/TorchConfig.cmake"
-_CMAKE_ABI = re.compile(r"_GLIBCXX_USE_CXX11_ABI=([01])")
+_CMAKE_ABI = lazy_re(r"_GLIBCXX_USE_CXX11_ABI=([01])")
 # Prints torch's package directory without importing torch (find_spec does not run __init__).
 TORCH_DIR_PROBE = ("import importlib.util as u; s = u.find_spec('torch'); "
                    "print((s.submodule_search_locations or [''])[0] if s else '')")

@@ -20,7 +20,6 @@ grades the network exactly as ``check`` does on the machine).
 
 from __future__ import annotations
 
-import re
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from msgspec import Struct, field
@@ -29,6 +28,7 @@ from ascend_doctor.facts import Facts, FactUnavailable, provider
 from ascend_doctor.facts.reads import Reads
 from ascend_doctor.host.base import CommandResult, CommandStatus, FileMissing, HostFileError
 from ascend_doctor.i18n import gettext as _
+from ascend_doctor.lazy import lazy_re
 from ascend_doctor.parsers import hccn as P
 
 Argv = Tuple[str, ...]
@@ -206,7 +206,7 @@ _PARSERS: Dict[str, Callable[[str], Any]] = {
 # ``{device}``: one id per die (facts/reads.py), so an A3 node's 16 dies are all declared.
 _PER_NPU = tuple((binary, "-i", "{device}", flag, "-g") for binary in HCCN_BINARIES for _, flag in QUERIES)
 # A recorded hccn_tool output: <binary>_-i_<N>_-<query>_-g (facts/npu_views.py lists the stems).
-_RECORDED_QUERY = re.compile(r"^(?:.*_)?hccn_tool_-i_(?P<device>\d{1,4})_-[a-z_]+_-g$")
+_RECORDED_QUERY = lazy_re(r"^(?:.*_)?hccn_tool_-i_(?P<device>\d{1,4})_-[a-z_]+_-g$")
 
 
 def device_ids_for(facts: Facts) -> List[int]:

@@ -21,6 +21,7 @@ from msgspec import Struct, field
 from ascend_doctor.facts import Facts, FactUnavailable, provider
 from ascend_doctor.facts.reads import Reads
 from ascend_doctor.i18n import gettext as _
+from ascend_doctor.lazy import lazy_re
 
 if TYPE_CHECKING:
     from ascend_doctor.host.base import CommandResult
@@ -33,7 +34,7 @@ READING_TYPES = ("common", "usages", "memory", "temp", "power")
 MAX_RECORDED = 4096  # command files looked at in a snapshot
 
 # A command file stem of a per-NPU npu-smi query: npu-smi_info_-t_<type>_-i_<N>[_-c_<C>]
-_SMI_QUERY = re.compile(r"^npu-smi_info_-t_(?P<type>[a-z][a-z-]{0,30})_-i_(?P<npu>\d{1,6})(?:_-c_(?P<chip>\d{1,3}))?$")
+_SMI_QUERY = lazy_re(r"^npu-smi_info_-t_(?P<type>[a-z][a-z-]{0,30})_-i_(?P<npu>\d{1,6})(?:_-c_(?P<chip>\d{1,3}))?$")
 
 
 def health_command(npu_id: int, chip_id: Optional[int] = None) -> Tuple[str, ...]:

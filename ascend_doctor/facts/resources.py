@@ -32,14 +32,15 @@ from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.reads import Reads
 from ascend_doctor.host.base import DiskUsage, HostFileError, MemoryInfo
 from ascend_doctor.i18n import gettext as _
+from ascend_doctor.lazy import lazy_re
 
 GOVERNOR_PATH = "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"
 THP_PATH = "/sys/kernel/mm/transparent_hugepage/enabled"
 LIMITS_PATH = "/proc/self/limits"
 ULIMIT_SOFT_COMMAND = ("sh", "-c", "ulimit -n")
 
-_THP_SELECTED = re.compile(r"\[(\w+)\]")
-_LIMITS_NOFILE = re.compile(r"^Max open files\s+(\S+)\s+(\S+)", re.M)
+_THP_SELECTED = lazy_re(r"\[(\w+)\]")
+_LIMITS_NOFILE = lazy_re(r"^Max open files\s+(\S+)\s+(\S+)", re.M)
 
 
 class CacheDir(Struct, frozen=True):

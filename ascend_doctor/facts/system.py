@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Dict, List, Optional, Tuple
 
 from msgspec import Struct, field
@@ -10,9 +9,10 @@ from msgspec import Struct, field
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.reads import Reads
 from ascend_doctor.host.base import HostFileError
+from ascend_doctor.lazy import lazy_re
 
 DEVICE_CONTROL_NODES = ("/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc")
-_DAVINCI_RE = re.compile(r"^davinci(\d+)$")
+_DAVINCI_RE = lazy_re(r"^davinci(\d+)$")
 
 
 class DeviceNodes(Struct, frozen=True):

@@ -13,11 +13,12 @@ merge has stored them), never once per node.
 from __future__ import annotations
 
 import functools
-import re
 import sys
 from typing import Any, List, Mapping, Optional, Tuple
 
 from msgspec import Struct
+
+from ascend_doctor.lazy import lazy_re
 
 MAX_DEVICES = 1024  # per node: more than any Ascend server has
 MAX_TABLE_ENTRIES = 65_536  # device entries of one rank table (4,096 servers x 16)
@@ -97,7 +98,7 @@ def ipv4_int(text: Optional[str]) -> Optional[int]:
 _OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 # What ipv4_int accepts (ASCII digits, no leading zeros), matched in C: ten thousand nodes have 160,000
 # addresses and netmasks to validate.
-_DOTTED_QUAD = re.compile(rf"{_OCTET}(?:\.{_OCTET}){{3}}")
+_DOTTED_QUAD = lazy_re(rf"{_OCTET}(?:\.{_OCTET}){{3}}")
 
 
 def is_ipv4(text: Optional[str]) -> bool:

@@ -24,7 +24,6 @@ import io
 import json
 import os
 import posixpath
-import re
 import stat as statmod
 import struct
 from typing import Any, BinaryIO, Callable, Dict, List, Optional, Tuple
@@ -32,6 +31,7 @@ from typing import Any, BinaryIO, Callable, Dict, List, Optional, Tuple
 from msgspec import Struct, field
 
 from ascend_doctor.host.base import SNAPSHOT_MODEL_DIR, FileMissing, FileStat, FileTooLarge, HostFileError
+from ascend_doctor.lazy import lazy_re
 
 MODEL_LISTING = f"{SNAPSHOT_MODEL_DIR}/model.json"
 MODEL_FILES = f"{SNAPSHOT_MODEL_DIR}/files"
@@ -48,10 +48,10 @@ LFS_PREFIX = b"version https://git-lfs.github.com/spec/v1"
 MAX_LFS_BYTES = 1024
 
 # Files whose content the model checks read (names at any depth; the checks read the top level).
-_FULL_NAMES = re.compile(
+_FULL_NAMES = lazy_re(
     r"^(config\.json|.*\.index\.json|quant_model_description.*\.json|tokenizer_config\.json|"
     r"special_tokens_map\.json|generation_config\.json|configuration\.json)$")
-_CODE_NAMES = re.compile(r"^(modeling|configuration)_[\w.-]*\.py$")
+_CODE_NAMES = lazy_re(r"^(modeling|configuration)_[\w.-]*\.py$")
 _TOOL_DIRS = (".git",)  # never descended into (as the checks' walk)
 
 

@@ -20,20 +20,20 @@ that is busy or absent.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from msgspec import Struct
 from msgspec.structs import replace
 
+from ascend_doctor.lazy import lazy_re
 from ascend_doctor.logscan.hits import SignatureHit, order_hits
 
 TIME_GAP_S = 30 * 60  # a log quiet for longer than this is a new run, not the same failure
-_KERNEL_TIME = re.compile(r"^\s*\[\s*([0-9]+\.[0-9]+)\]")
+_KERNEL_TIME = lazy_re(r"^\s*\[\s*([0-9]+\.[0-9]+)\]")
 # 2025-04-08-18:07:20 (plog), 2025-04-08 18:07:20 / 2025-04-08T18:07:20 (ISO, MindIE, Python logging)
-_DATE_TIME = re.compile(r"\b(20[0-9]{2})-([01][0-9])-([0-3][0-9])[-T ]([0-2][0-9]):([0-5][0-9]):([0-5][0-9])")
+_DATE_TIME = lazy_re(r"\b(20[0-9]{2})-([01][0-9])-([0-3][0-9])[-T ]([0-2][0-9]):([0-5][0-9]):([0-5][0-9])")
 # vLLM: "INFO 04-08 18:07:20" (no year)
-_VLLM_TIME = re.compile(r"\b(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) ([01][0-9])-([0-3][0-9]) "
+_VLLM_TIME = lazy_re(r"\b(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) ([01][0-9])-([0-3][0-9]) "
                         r"([0-2][0-9]):([0-5][0-9]):([0-5][0-9])\b")
 
 Event = Tuple[int, str, str]  # (line, signature id, shown text)

@@ -12,11 +12,13 @@ from __future__ import annotations
 import re
 from typing import List
 
+from ascend_doctor.lazy import lazy_re
+
 # CSI sequences (colours, cursor moves) and OSC sequences (titles, hyperlinks).
-_ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+_ANSI_RE = lazy_re(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 
 # JSON string escapes, handled in one pass so that an escaped backslash before "n" stays literal.
-_JSON_ESCAPE_RE = re.compile(r'\\(u[0-9a-fA-F]{4}|["\\/bfnrt])')
+_JSON_ESCAPE_RE = lazy_re(r'\\(u[0-9a-fA-F]{4}|["\\/bfnrt])')
 _SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "", "f": "", "n": "\n", "r": "", "t": "\t"}
 
 # Prefixes that wrap the interesting text; applied repeatedly (they nest, e.g.

@@ -20,6 +20,7 @@ from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from msgspec import Struct
 
+from ascend_doctor.lazy import lazy_re
 from ascend_doctor.logscan.literals import can_match_empty, parse_pattern, required_literals_of
 from ascend_doctor.sourceref import internal_citation
 
@@ -28,8 +29,8 @@ CATEGORIES = (
     "driver", "runtime", "hccl", "operator", "torch_npu", "oom", "env", "device", "container",
     "serving", "model",
 )
-ID_RE = re.compile(r"^SIG-[A-Z0-9]+(?:-[A-Z0-9]+)+$")
-DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+ID_RE = lazy_re(r"^SIG-[A-Z0-9]+(?:-[A-Z0-9]+)+$")
+DATE_RE = lazy_re(r"^\d{4}-\d{2}-\d{2}$")
 MAX_DB_BYTES = 2 * 1024 * 1024
 
 _REQUIRED = ("id", "pattern", "title", "meaning", "causes", "check_next", "fix", "specificity",

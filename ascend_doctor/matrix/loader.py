@@ -7,11 +7,11 @@ sources, duplicates, references to unknown versions — becomes a ``Problem`` wi
 from __future__ import annotations
 
 import os
-import re
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from msgspec import Struct, field
 
+from ascend_doctor.lazy import lazy_re
 from ascend_doctor.matrix.errors import MatrixError, Problem
 from ascend_doctor.matrix.records import REQUIRED_SECTIONS, SECTIONS, Meta, Row
 from ascend_doctor.matrix.schema import Ctx, Invalid, Nested, convert_rows, describe, line_of, mapping_items
@@ -167,7 +167,7 @@ def _check_serving_refs(path: str, include: Tuple[str, ...], doc: Document) -> N
         doc.problems.extend(check_file(refs))
 
 
-_SECTION_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
+_SECTION_NAME = lazy_re(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
 
 
 def _split_root(root: yaml.Node, ctx: Ctx, meta_nodes: Dict[str, yaml.Node],

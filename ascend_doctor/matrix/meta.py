@@ -11,13 +11,15 @@ import os
 import re
 from typing import Optional
 
+from ascend_doctor.lazy import lazy_re
+
 SHIPPED_PACKAGE = "ascend_doctor.compat_matrix"
 META_FILE = "matrix.yaml"
 USER_FILE = "matrix.yaml"  # the installed bundle in the user data folder
 ENV_MATRIX = "ASCEND_DOCTOR_MATRIX"
 ENV_DATA_DIR = "ASCEND_DOCTOR_DATA_DIR"
 _HEAD_BYTES = 4096
-_VERSION_RE = re.compile(r"""^version:[ \t]*["']?([0-9A-Za-z.+_-]+)["']?[ \t]*(?:#.*)?$""", re.MULTILINE)
+_VERSION_RE = lazy_re(r"""^version:[ \t]*["']?([0-9A-Za-z.+_-]+)["']?[ \t]*(?:#.*)?$""", re.MULTILINE)
 
 
 def shipped_matrix_dir() -> str:

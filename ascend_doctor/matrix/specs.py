@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, List, Optional, Sequence, 
 
 from msgspec import Struct
 
+from ascend_doctor.lazy import lazy_re
 from ascend_doctor.versions import AscendVersion, ReleaseCode, VersionError
 
 if TYPE_CHECKING:
@@ -24,8 +25,8 @@ if TYPE_CHECKING:
     from packaging.version import Version
 
 _OPS = (">=", "<=", "==", "!=", ">", "<")
-_FAMILY_ONLY_RE = re.compile(r"^\s*v?\d+\.\d+\s*$")
-_WILDCARD_RE = re.compile(r"^\s*(\d+)\.(\d+)\.x\s*$", re.IGNORECASE)
+_FAMILY_ONLY_RE = lazy_re(r"^\s*v?\d+\.\d+\s*$")
+_WILDCARD_RE = lazy_re(r"^\s*(\d+)\.(\d+)\.x\s*$", re.IGNORECASE)
 
 
 class SpecError(ValueError):
@@ -67,7 +68,7 @@ def try_pypi(text: Optional[str]) -> Optional[Version]:
         return None
 
 
-_PY_RE = re.compile(r"^\s*(?:python\s*)?(\d+)\.(\d+)(?:\.(\d+))?", re.IGNORECASE)
+_PY_RE = lazy_re(r"^\s*(?:python\s*)?(\d+)\.(\d+)(?:\.(\d+))?", re.IGNORECASE)
 
 
 def python_version(text: str) -> Optional[Version]:
@@ -123,7 +124,7 @@ def spec_clauses(spec_text: str) -> List[Tuple[str, str]]:
 # python_version() reads it is a plain release (3.11.4): for those, SpecifierSet's rules come down
 # to comparing zero-padded release numbers (no pre-, post-, dev or local parts, no wildcards).
 # Anything else goes to SpecifierSet; tests/test_startup.py holds the two side by side.
-_PLAIN_CLAUSE = re.compile(r"^\s*(>=|<=|==|!=|<|>)\s*(\d+(?:\.\d+)*)\s*$")
+_PLAIN_CLAUSE = lazy_re(r"^\s*(>=|<=|==|!=|<|>)\s*(\d+(?:\.\d+)*)\s*$")
 _PLAIN_OPS = {">=": operator.ge, "<=": operator.le, "==": operator.eq, "!=": operator.ne, "<": operator.lt,
               ">": operator.gt}
 
@@ -256,7 +257,7 @@ def spec_matches(spec_text: str, actual: AscendVersion) -> bool:
 # -- Release-code lists ---------------------------------------------------------------------
 
 CodeRange = Tuple[ReleaseCode, ReleaseCode]
-_BRACKET_RE = re.compile(r"\[([^\[\]]*)\]")
+_BRACKET_RE = lazy_re(r"\[([^\[\]]*)\]")
 
 
 def parse_code_list(value: Union[str, Sequence[str], None]) -> List[CodeRange]:

@@ -13,7 +13,6 @@ import hashlib
 import ipaddress
 import json
 import os
-import re
 import tempfile
 import time
 from typing import Any, Dict, Optional
@@ -21,6 +20,7 @@ from urllib.parse import urljoin, urlsplit
 
 from msgspec import Struct
 
+from ascend_doctor.lazy import lazy_re
 from ascend_doctor.matrix.loader import MAX_MATRIX_BYTES, load_document
 from ascend_doctor.matrix.meta import read_matrix_version, shipped_matrix_path, user_data_dir, user_matrix_path
 from ascend_doctor.matrix.select import is_newer
@@ -115,7 +115,7 @@ def download(url: str, *, timeout: float = DEFAULT_TIMEOUT, max_bytes: int = MAX
         raise UpdateError(network_message(exc, current, timeout), UpdateFailure.UNFINISHED) from exc
 
 
-_INCOMPLETE_READ = re.compile(r"IncompleteRead\((\d+) bytes read, (\d+) more expected\)")
+_INCOMPLETE_READ = lazy_re(r"IncompleteRead\((\d+) bytes read, (\d+) more expected\)")
 
 
 def network_message(exc: BaseException, url: str, timeout: float) -> str:

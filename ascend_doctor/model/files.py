@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import stat as stat_module
 from typing import BinaryIO, List, Optional, Tuple
 
@@ -33,6 +32,7 @@ from ascend_doctor.host.base import (
 )
 from ascend_doctor.i18n import N_
 from ascend_doctor.i18n_text import Text
+from ascend_doctor.lazy import lazy_re
 
 try:
     from typing import Protocol
@@ -195,7 +195,7 @@ def _resolve_link(src: FileSource, path: str) -> Tuple[Optional[FileStat], str]:
 
 
 # A Hugging Face hub cache snapshot: its files are links to ../../blobs/<hash> of the same repo.
-_HUB_SNAPSHOT = re.compile(r"^(?P<repo>.*)/snapshots/[^/]+(?:/.*)?$")
+_HUB_SNAPSHOT = lazy_re(r"^(?P<repo>.*)/snapshots/[^/]+(?:/.*)?$")
 
 
 def _inside(path: str, folder: str) -> bool:

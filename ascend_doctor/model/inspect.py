@@ -8,7 +8,6 @@ pointers) and each safetensors header (8 + N bytes). Never tensor data, so a 700
 
 from __future__ import annotations
 
-import re
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List, Optional, Set, Tuple
 
@@ -18,6 +17,7 @@ from ascend_doctor import boundedjson
 from ascend_doctor.host.base import FileTooLarge, HostFileError
 from ascend_doctor.i18n import N_
 from ascend_doctor.i18n_text import Text
+from ascend_doctor.lazy import lazy_re
 from ascend_doctor.model import integrity
 from ascend_doctor.model import records as R
 from ascend_doctor.model.files import DEFAULT_MAX_DEPTH, DEFAULT_MAX_ENTRIES, FileSource, join, walk_model_dir
@@ -28,8 +28,8 @@ from ascend_doctor.model.safetensors import MAX_LFS_POINTER_BYTES, SafetensorsHe
 
 __all__ = ["InspectLimits", "ModelFacts", "inspect_model_dir"]
 
-PICKLE_WEIGHT_RE = re.compile(r"^(pytorch_model.*\.bin|.*\.pth?)$")
-MODELING_RE = re.compile(r"^modeling_[\w.-]*\.py$")
+PICKLE_WEIGHT_RE = lazy_re(r"^(pytorch_model.*\.bin|.*\.pth?)$")
+MODELING_RE = lazy_re(r"^modeling_[\w.-]*\.py$")
 
 
 class InspectLimits(Struct, frozen=True):
@@ -229,7 +229,7 @@ def _config_note(root_names: List[str], facts: ModelFacts) -> str:
 
 
 # Names that would make a directory a model, were they readable.
-_MODEL_NAME_RE = re.compile(r"^(config\.json|.*\.safetensors|pytorch_model.*\.bin|.*\.pth?)$")
+_MODEL_NAME_RE = lazy_re(r"^(config\.json|.*\.safetensors|pytorch_model.*\.bin|.*\.pth?)$")
 
 
 def _no_model_message(path: str, root_names: List[str], facts: ModelFacts) -> str:

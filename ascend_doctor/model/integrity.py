@@ -6,11 +6,11 @@ tested with a few lines. Messages name the file and, for tensors, up to five exa
 
 from __future__ import annotations
 
-import re
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ascend_doctor.i18n import N_
 from ascend_doctor.i18n_text import Text
+from ascend_doctor.lazy import lazy_re
 from ascend_doctor.model import records as R
 from ascend_doctor.model.files import DirListing
 from ascend_doctor.model.safetensors import SafetensorsHeader
@@ -23,7 +23,7 @@ PARTIAL_SUFFIXES: Dict[str, str] = {
     ".partial": N_("{file} is a partial download ({size} bytes)"),
     ".aria2": N_("{file} is an aria2c control file: its download did not finish ({size} bytes)"),
 }
-SHARD_SERIES_RE = re.compile(r"^(?P<stem>.+)-(?P<index>\d+)-of-(?P<total>\d+)\.safetensors$")
+SHARD_SERIES_RE = lazy_re(r"^(?P<stem>.+)-(?P<index>\d+)-of-(?P<total>\d+)\.safetensors$")
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer.model", "vocab.json", "vocab.txt", "tiktoken.model")
 EXAMPLES = 5
 
@@ -199,8 +199,8 @@ def tokenizer(names: Sequence[str], facts: Optional[R.ModelFacts]) -> Tuple[str,
     return tuple(sorted(set(found + extra)))
 
 
-_FLASH_ATTN_RE = re.compile(r"^\s*(from\s+flash_attn[\w.]*\s+import\b|import\s+flash_attn\b)")
-_TORCH_NPU_RE = re.compile(r"^\s*(from\s+torch_npu[\w.]*\s+import\b|import\s+torch_npu\b)")
+_FLASH_ATTN_RE = lazy_re(r"^\s*(from\s+flash_attn[\w.]*\s+import\b|import\s+flash_attn\b)")
+_TORCH_NPU_RE = lazy_re(r"^\s*(from\s+torch_npu[\w.]*\s+import\b|import\s+torch_npu\b)")
 
 
 def scan_modeling(sources: Mapping[str, Optional[str]]) -> R.ModelingCode:

@@ -16,7 +16,6 @@ import datetime
 import hashlib
 import json
 import os
-import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
@@ -25,6 +24,7 @@ from msgspec import Struct, field
 
 from ascend_doctor import __version__, boundedjson, interrupt
 from ascend_doctor.host.base import HostFileError
+from ascend_doctor.lazy import lazy_re
 from ascend_doctor.model.files import DirListing, FileSource, join, walk_model_dir
 
 MANIFEST_FORMAT = "ascend-doctor-manifest"
@@ -33,9 +33,9 @@ CHUNK_BYTES = 4 * 1024 * 1024
 MAX_MANIFEST_BYTES = 64 * 1024 * 1024
 ByteCallback = Callable[[int], None]
 
-_HEX64 = re.compile(r"^[0-9a-fA-F]{64}$")
-_GNU_LINE = re.compile(r"^(?P<esc>\\)?(?P<hash>[0-9a-fA-F]{64}) (?P<mode>[ *])(?P<name>.+)$")
-_BSD_LINE = re.compile(r"^(?P<esc>\\)?SHA256 \((?P<name>.+)\) = (?P<hash>[0-9a-fA-F]{64})$")
+_HEX64 = lazy_re(r"^[0-9a-fA-F]{64}$")
+_GNU_LINE = lazy_re(r"^(?P<esc>\\)?(?P<hash>[0-9a-fA-F]{64}) (?P<mode>[ *])(?P<name>.+)$")
+_BSD_LINE = lazy_re(r"^(?P<esc>\\)?SHA256 \((?P<name>.+)\) = (?P<hash>[0-9a-fA-F]{64})$")
 
 
 class ManifestError(ValueError):

@@ -24,13 +24,13 @@ headers. The model is documented in ``docs/plan.md``; in short, per card::
 from __future__ import annotations
 
 import math
-import re
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from msgspec import Struct, field
 
 from ascend_doctor.i18n import N_
 from ascend_doctor.i18n_text import Text
+from ascend_doctor.lazy import lazy_re
 from ascend_doctor.model.arch import ModelArch, ParamBreakdown, count_params, kv_elements_per_token_per_card
 
 GIB = 1024**3
@@ -459,7 +459,7 @@ def weights_from_tally(tally: WeightTally, include_mtp: bool = False) -> WeightP
 
 # -- safetensors tally (the headers are read by ascend_doctor.model.safetensors) --------------
 
-_LAYER_RE = re.compile(r"(?:^|\.)layers\.(\d+)\.")
+_LAYER_RE = lazy_re(r"(?:^|\.)layers\.(\d+)\.")
 _AUX_WORDS = ("scale", "offset", "quant_bias")
 
 

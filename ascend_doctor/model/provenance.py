@@ -27,20 +27,20 @@ Rules (sources in docs/model-checks.md):
 
 from __future__ import annotations
 
-import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from msgspec import Struct, field
 
 from ascend_doctor.i18n import N_
 from ascend_doctor.i18n_text import Text
+from ascend_doctor.lazy import lazy_re
 from ascend_doctor.model import records as R
 from ascend_doctor.model.safetensors import FP8_DTYPES, SafetensorsHeader
 
-DESCRIPTION_RE = re.compile(r"^quant_model_description(?:_(?P<suffix>[A-Za-z0-9_]+))?\.json$")
+DESCRIPTION_RE = lazy_re(r"^quant_model_description(?:_(?P<suffix>[A-Za-z0-9_]+))?\.json$")
 # quant_model_weight_w8a8_dynamic-00001-of-00004.safetensors (V0 saver) or quant_model_weights.safetensors
 # (AscendV1 saver, msmodelslim docs/zh/quantization_formats/ascendv1.md).
-QUANT_WEIGHT_RE = re.compile(
+QUANT_WEIGHT_RE = lazy_re(
     r"^quant_model_weights?(?:_(?P<type>[a-z0-9_]+?))?(?:-\d+-of-\d+)?\.safetensors$")
 # Keys msmodelslim adds to config.json for MindIE (quant_deepseek_w8a8.py custom hook, copy_config_files.py).
 ASCEND_CONFIG_KEYS = ("quantize", "mla_quantize", "moe_quantize", "mtp_quantize")

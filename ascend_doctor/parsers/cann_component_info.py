@@ -26,6 +26,7 @@ from typing import Dict, List, Optional, Tuple
 
 from msgspec import Struct, field
 
+from ascend_doctor.lazy import lazy_re
 from ascend_doctor.parsers.version_text import (
     JsonRecord,
     NamedFields,
@@ -38,9 +39,9 @@ from ascend_doctor.parsers.version_text import (
 VERSION_CFG_KIND = "CANN version.cfg"
 COMPONENT_KIND = "CANN component version.info"
 
-_CFG_KEY = re.compile(r"^(?P<component>[A-Za-z0-9_]+?)_(?P<state>running|upgrade|installed)_version$", re.I)
-_CFG_ENTRY = re.compile(r"\[([^\[\]]*)\]")
-_REQUIRED_KEY = re.compile(r"^required_package_(?P<package>.+)_version$", re.I)
+_CFG_KEY = lazy_re(r"^(?P<component>[A-Za-z0-9_]+?)_(?P<state>running|upgrade|installed)_version$", re.I)
+_CFG_ENTRY = lazy_re(r"\[([^\[\]]*)\]")
+_REQUIRED_KEY = lazy_re(r"^required_package_(?P<package>.+)_version$", re.I)
 
 
 class CfgVersion(NamedFields, Tuple[str, Optional[str]]):

@@ -21,17 +21,18 @@ from typing import Dict, List, Optional, Tuple
 
 from msgspec import Struct, field
 
+from ascend_doctor.lazy import lazy_re
 from ascend_doctor.parsers.install_info import CannInstallInfo, parse_cann_install_info
 from ascend_doctor.parsers.version_text import JsonRecord, VersionFileError, capped, clean_lines
 
 COLLECT_ENV_KIND = "collect_env output"
 
-_LABEL = re.compile(r"^(?:[-*]\s+)?(?P<label>[A-Za-z`][A-Za-z0-9 ()_/.`'\-]{0,60}?)\s*:\s*(?P<value>.*)$")
-_PACKAGE = re.compile(r"^\[(?P<tool>pip3?|conda)\]\s+(?P<name>[A-Za-z0-9_.\-]+)(?:\s*==\s*|\s+)(?P<version>\S+)")
-_ENV = re.compile(r"^(?P<name>[A-Z][A-Z0-9_]*)=(?P<value>.*)$")
-_CANN_LINE = re.compile(r"^[a-z_]+=")
-_NPU_SMI = re.compile(r"npu-smi\s+(?P<tool>\S+)\s+Version:\s*(?P<version>\S+)")
-_BANNER = re.compile(r"^={10,}$")
+_LABEL = lazy_re(r"^(?:[-*]\s+)?(?P<label>[A-Za-z`][A-Za-z0-9 ()_/.`'\-]{0,60}?)\s*:\s*(?P<value>.*)$")
+_PACKAGE = lazy_re(r"^\[(?P<tool>pip3?|conda)\]\s+(?P<name>[A-Za-z0-9_.\-]+)(?:\s*==\s*|\s+)(?P<version>\S+)")
+_ENV = lazy_re(r"^(?P<name>[A-Z][A-Z0-9_]*)=(?P<value>.*)$")
+_CANN_LINE = lazy_re(r"^[a-z_]+=")
+_NPU_SMI = lazy_re(r"npu-smi\s+(?P<tool>\S+)\s+Version:\s*(?P<version>\S+)")
+_BANNER = lazy_re(r"^={10,}$")
 # Fields searched for anywhere when line breaks were lost.
 _COLLAPSED = {
     "pytorch version": re.compile(r"PyTorch version:\s*(\S+)"),

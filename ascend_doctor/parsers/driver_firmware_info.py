@@ -33,11 +33,11 @@ management library), which reports the pair compatible when EITHER side accepts 
 
 from __future__ import annotations
 
-import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from msgspec import Struct, field
 
+from ascend_doctor.lazy import lazy_re
 from ascend_doctor.parsers.version_text import (
     JsonRecord,
     NamedFields,
@@ -60,7 +60,7 @@ _CANN_MARKERS = {
     "version_dir": "a CANN component version.info",
     "Driver_Install_Path_Param": "/etc/ascend_install.info",
 }
-_NUMBER = re.compile(r"^[0-9]{1,9}$")
+_NUMBER = lazy_re(r"^[0-9]{1,9}$")
 
 
 class CodeRange(NamedFields, Tuple[str, str]):

@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from msgspec import Struct, field
 
+from ascend_doctor.lazy import lazy_re
+
 if TYPE_CHECKING:
     import ipaddress
 
@@ -227,7 +229,7 @@ def parse_tls(text: str) -> TlsInfo:
 # -- -optical -g ---------------------------------------------------------------------------------
 
 
-_NUMBER_UNIT = re.compile(r"^(-?\d+(?:\.\d+)?)\s*([A-Za-z]*)$")
+_NUMBER_UNIT = lazy_re(r"^(-?\d+(?:\.\d+)?)\s*([A-Za-z]*)$")
 
 
 class OpticalReading(Struct, frozen=True):
@@ -406,8 +408,8 @@ class LinkStat(Struct, frozen=True):
                 "records": [list(r) for r in self.records]}
 
 
-_DEVICE_PREFIX = re.compile(r"^\s*\[device\s+\d+\]")
-_LINK_RECORD = re.compile(r"^\s*(\S.*?)\s{2,}(LINK\s+\S+)\s*$", re.IGNORECASE)
+_DEVICE_PREFIX = lazy_re(r"^\s*\[device\s+\d+\]")
+_LINK_RECORD = lazy_re(r"^\s*(\S.*?)\s{2,}(LINK\s+\S+)\s*$", re.IGNORECASE)
 
 
 def parse_link_stat(text: str) -> LinkStat:
@@ -469,8 +471,8 @@ class NetdevStatus(Struct, frozen=True):
                 "settings": {key: list(values) for key, values in self.settings}}
 
 
-_SETTINGS_FOR = re.compile(r"Settings for\s+(\S+?)\s*:")
-_SETTING_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9 ()/_-]*$")  # "Supported link modes", "Speed"
+_SETTINGS_FOR = lazy_re(r"Settings for\s+(\S+?)\s*:")
+_SETTING_KEY = lazy_re(r"^[A-Za-z][A-Za-z0-9 ()/_-]*$")  # "Supported link modes", "Speed"
 
 
 def parse_status(text: str) -> NetdevStatus:
@@ -529,7 +531,7 @@ class HccnConf(Struct, frozen=True):
                 "ignored_lines": self.ignored_lines}
 
 
-_CONF_KEY = re.compile(r"^([A-Za-z][A-Za-z0-9_]*?)_(\d{1,5})$")
+_CONF_KEY = lazy_re(r"^([A-Za-z][A-Za-z0-9_]*?)_(\d{1,5})$")
 
 
 def parse_hccn_conf(text: str) -> HccnConf:

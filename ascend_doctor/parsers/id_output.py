@@ -8,13 +8,14 @@ then stands alone.
 
 from __future__ import annotations
 
-import re
 from typing import Any, Dict, Optional, Tuple
 
 from msgspec import Struct
 
-_ID = re.compile(r"\b(?P<key>uid|gid)=(?P<num>\d{1,10})(?:\((?P<name>[^()]{1,256})\))?")
-_GROUP = re.compile(r"(?:^|,)(?P<num>\d{1,10})(?:\((?P<name>[^()]{1,256})\))?")
+from ascend_doctor.lazy import lazy_re
+
+_ID = lazy_re(r"\b(?P<key>uid|gid)=(?P<num>\d{1,10})(?:\((?P<name>[^()]{1,256})\))?")
+_GROUP = lazy_re(r"(?:^|,)(?P<num>\d{1,10})(?:\((?P<name>[^()]{1,256})\))?")
 MAX_GROUPS = 1024
 
 

@@ -27,14 +27,15 @@ from typing import Dict, List, Optional, Tuple
 
 from msgspec import Struct, field
 
+from ascend_doctor.lazy import lazy_re
 from ascend_doctor.parsers.driver_firmware_info import CodeRange, parse_code_ranges
 from ascend_doctor.parsers.version_text import JsonRecord, VersionFileError, capped, read_pairs
 
 INSTALL_INFO_KIND = "/etc/ascend_install.info"
 CANN_INFO_KIND = "CANN ascend_*_install.info"
 
-_INSTALL_KEY = re.compile(r"^(?P<component>.+?)_install_(?P<what>path_param|type|for_all|mode)$", re.I)
-_ARCH_DIR = re.compile(r"/(?P<arch>[A-Za-z0-9_]+)-linux/*$")
+_INSTALL_KEY = lazy_re(r"^(?P<component>.+?)_install_(?P<what>path_param|type|for_all|mode)$", re.I)
+_ARCH_DIR = lazy_re(r"/(?P<arch>[A-Za-z0-9_]+)-linux/*$")
 
 
 class AscendInstallInfo(JsonRecord, Struct, frozen=True):

@@ -20,10 +20,11 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
+from ascend_doctor.lazy import lazy_re
 from ascend_doctor.parsers.npu_smi import NpuSmiParseError, _keyvalue_lines
 
 # "<DDR|HBM> <Single|Double> Bit <what>" -> (memory, bits, counter)
-_ECC_KEY = re.compile(
+_ECC_KEY = lazy_re(
     r"^(?P<mem>DDR|HBM|SRAM|L2)\s+(?P<bits>Single|Double)\s+Bit\s+(?P<what>Error Count|Aggregate Total Err Cnt|"
     r"Isolated Pages Count|Next-Isolated Pages Count)$", re.I)
 _COUNTERS = {"error count": "errors", "aggregate total err cnt": "lifetime", "isolated pages count": "isolated",

@@ -25,6 +25,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from msgspec import Struct
 
+from ascend_doctor.lazy import lazy_re
 from ascend_doctor.parsers.npu_smi import NpuSmiParseError, _keyvalue_lines, normalize_health
 
 MAX_ROWS = 512  # an 8-NPU A3 prints 24 rows; a pasted -m bigger than this is not one machine
@@ -78,7 +79,7 @@ class NpuMapping(Struct, frozen=True):
         return {"chips": [c.to_dict() for c in self.chips]}
 
 
-_MAPPING_HEADER = re.compile(r"^NPU ID\s+Chip ID\s+Chip Logic ID(?P<phy>\s+Chip Phy-ID)?\s+Chip Name\s*$")
+_MAPPING_HEADER = lazy_re(r"^NPU ID\s+Chip ID\s+Chip Logic ID(?P<phy>\s+Chip Phy-ID)?\s+Chip Name\s*$")
 
 
 def is_mapping_header(line: str) -> bool:
@@ -158,7 +159,7 @@ class HealthReport(Struct, frozen=True):
         return {"npu_id": self.npu_id, "chips": [c.to_dict() for c in self.chips]}
 
 
-_CODE = re.compile(r"^[0-9A-Fa-fx]{4,16}$")
+_CODE = lazy_re(r"^[0-9A-Fa-fx]{4,16}$")
 
 
 def _codes(value: str) -> Tuple[str, ...]:

@@ -52,6 +52,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 from msgspec import Struct, field
 
 from ascend_doctor.i18n import N_
+from ascend_doctor.lazy import lazy_re
 
 # The parser's notes and warnings are English data (the snapshot written from the paste keeps
 # them); their templates are N_-marked so the report shows them in the run's language.
@@ -94,25 +95,25 @@ SMI_QUERY_TYPES = ("ecc", "health", "common", "memory", "temp", "power")
 # hccn_tool queries the network checks read (facts/network.py QUERIES), by flag.
 HCCN_QUERIES = ("-link", "-net_health", "-ip", "-route", "-tls", "-fec", "-lldp", "-optical", "-link_stat", "-status")
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_FENCE = re.compile(r"^\s*(```|~~~)")
+_ANSI = lazy_re(r"\x1b\[[0-9;?]*[A-Za-z]")
+_CONTROL = lazy_re(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_FENCE = lazy_re(r"^\s*(```|~~~)")
 # "$ cmd", "# cmd", "root@host:/path# cmd", "(venv) user@host:~$ cmd", "/usr/local/Ascend/driver# cmd"
-_PROMPT = re.compile(r"^\s*(?:\([^)]*\)\s*)?(?:[\w.@:~/\-\[\] ]*?[#$>]|\$|#|>)\s+(?P<cmd>\S.*)$")
-_COMMANDS = re.compile(r"(?:^|[\s/])(npu-smi|hccn_tool|cat|python3?|llamafactory-cli|vllm|env|printenv|collect_env|"
+_PROMPT = lazy_re(r"^\s*(?:\([^)]*\)\s*)?(?:[\w.@:~/\-\[\] ]*?[#$>]|\$|#|>)\s+(?P<cmd>\S.*)$")
+_COMMANDS = lazy_re(r"(?:^|[\s/])(npu-smi|hccn_tool|cat|python3?|llamafactory-cli|vllm|env|printenv|collect_env|"
                        r"pip3?|ls)\b")
-_KV = re.compile(r"^(?:export\s+)?(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{0,127})=(?P<value>.*)$")
-_ENV_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
-_SMI_KV = re.compile(r"^(?P<key>[A-Za-z][A-Za-z0-9 ()%_./\-]*?)\s+:\s?(?P<value>.*)$")
-_LABEL = re.compile(r"^(?:[-*]\s+)?(?P<label>[A-Za-z`\[][A-Za-z0-9 ()_/.`'\-\]]{0,60}?)\s*:(?:\s+(?P<value>.*))?$")
-_PIP = re.compile(r"^\[(pip3?|conda)\]\s")
-_BANNER = re.compile(r"^={10,}$")
-_TOPO_HEADER = re.compile(r"^NPU0\s+NPU1\b.*|^NPU0\s+CPU Affinity$")
-_TOPO_ROW = re.compile(r"^NPU\d+\s+\S")
-_WATCH_HEADER = re.compile(r"^NpuID\(Idx\)\s+ChipId\(Idx\)")
-_PIP_HEADER = re.compile(r"^Package\s+Version(\s+\S.*)?$")
-_PIP_RULE = re.compile(r"^-{3,}(\s+-{3,})+$")
-_PIP_ROW = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._\-]*\s+(\d[\w.+!\-]*|[0-9a-f]{7,40})(\s+/\S*)?$")
+_KV = lazy_re(r"^(?:export\s+)?(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{0,127})=(?P<value>.*)$")
+_ENV_NAME = lazy_re(r"^[A-Z][A-Z0-9_]*$")
+_SMI_KV = lazy_re(r"^(?P<key>[A-Za-z][A-Za-z0-9 ()%_./\-]*?)\s+:\s?(?P<value>.*)$")
+_LABEL = lazy_re(r"^(?:[-*]\s+)?(?P<label>[A-Za-z`\[][A-Za-z0-9 ()_/.`'\-\]]{0,60}?)\s*:(?:\s+(?P<value>.*))?$")
+_PIP = lazy_re(r"^\[(pip3?|conda)\]\s")
+_BANNER = lazy_re(r"^={10,}$")
+_TOPO_HEADER = lazy_re(r"^NPU0\s+NPU1\b.*|^NPU0\s+CPU Affinity$")
+_TOPO_ROW = lazy_re(r"^NPU\d+\s+\S")
+_WATCH_HEADER = lazy_re(r"^NpuID\(Idx\)\s+ChipId\(Idx\)")
+_PIP_HEADER = lazy_re(r"^Package\s+Version(\s+\S.*)?$")
+_PIP_RULE = lazy_re(r"^-{3,}(\s+-{3,})+$")
+_PIP_ROW = lazy_re(r"^[A-Za-z0-9][A-Za-z0-9._\-]*\s+(\d[\w.+!\-]*|[0-9a-f]{7,40})(\s+/\S*)?$")
 # Distributions whose presence makes two-column lines a pip list (the packages the checks read).
 _PIP_ANCHORS = ("torch", "torch-npu", "vllm", "vllm-ascend", "mindie", "transformers", "mindspeed")
 _COLLAPSED_LABELS = ("PyTorch version:", "Is debug build:", "OS:", "Python version:", "Python platform:",
@@ -775,7 +776,7 @@ def _numbered(argv: Sequence[str]) -> bool:
 
 _DRIVER_KEYS = ("ascendhal_version", "compatible_version_fw", "tsfw_version", "aicpu_version", "dvppkernels_version")
 _FIRMWARE_KEYS = ("firmware_version", "compatible_version_drv")
-_HCCN_CONF_KEY = re.compile(r"^(address|netmask|netdetect|gateway|send_arp_status|arp_send_status|xsfp_reset_\w+)_\d+$"
+_HCCN_CONF_KEY = lazy_re(r"^(address|netmask|netdetect|gateway|send_arp_status|arp_send_status|xsfp_reset_\w+)_\d+$"
                             r"|^(dscp_tc|bitmap|tls_enable|lldp_enable)(_\d+)?$", re.I)
 _INSTALL_KEYS = ("driver_install_path_param", "firmware_install_path_param", "driver_install_type", "username")
 

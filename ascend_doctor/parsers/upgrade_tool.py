@@ -17,15 +17,16 @@ from typing import Dict, List, Optional, Tuple
 
 from msgspec import Struct
 
+from ascend_doctor.lazy import lazy_re
 from ascend_doctor.parsers.version_text import JsonRecord, VersionFileError
 
 UPGRADE_TOOL_KIND = "upgrade-tool --version output"
 
-_RECORD = re.compile(
+_RECORD = lazy_re(
     r'\{\s*"device_id"\s*:\s*"?(?P<device>[0-9]{1,6})"?\s*,\s*"component"\s*:\s*"?(?P<component>[A-Za-z0-9_\-]{1,32})"?'
     r'\s*,\s*"version"\s*:\s*"?(?P<version>[^",}\s]{1,64})"?\s*\}'
 )
-_STATUS = re.compile(
+_STATUS = lazy_re(
     r"Get component version\((?P<version>[^)]{0,64})\)\s*(?P<result>\w+)\s+for\s+deviceId\((?P<device>[0-9]{1,6})\)"
     r"\s*,\s*componentType\((?P<type>[0-9]{1,6})\)",
     re.I,

@@ -17,19 +17,19 @@ Input that is not text of the expected kind (empty, binary, no recognised key) r
 
 from __future__ import annotations
 
-import re
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from msgspec import Struct, field
 
+from ascend_doctor.lazy import lazy_re
 from ascend_doctor.versions import AscendVersion, ReleaseCode
 
 # Keys of `key=value` files: shell-variable-like names (dots and dashes allowed for safety).
-_EQ_LINE = re.compile(r"^(?:export\s+)?(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{0,127})\s*=\s*(?P<value>.*)$")
+_EQ_LINE = lazy_re(r"^(?:export\s+)?(?P<key>[A-Za-z_][A-Za-z0-9_.\-]{0,127})\s*=\s*(?P<value>.*)$")
 # Keys of `key : value` files (NNAL, MindIE, atb-models): words, spaces, - / . _ ; never = [ ] :
-_COLON_LINE = re.compile(r"^(?P<key>[A-Za-z][A-Za-z0-9 _./\-]{0,127}?)\s*:(?P<value>.*)$")
-_ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+_COLON_LINE = lazy_re(r"^(?P<key>[A-Za-z][A-Za-z0-9 _./\-]{0,127}?)\s*:(?P<value>.*)$")
+_ANSI_ESCAPE = lazy_re(r"\x1b\[[0-9;?]*[A-Za-z]")
+_CONTROL = lazy_re(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 _MAX_SHOWN = 80  # characters of an offending line quoted in messages
 _MAX_WARNINGS = 50  # a garbage file should not drown the report
 
@@ -188,7 +188,7 @@ def capped(warnings: Iterable[str]) -> Tuple[str, ...]:
 
 
 # -- bracket lists ----------------------------------------------------------------------------
-_BRACKET = re.compile(r"\[([^\[\]]*)\]")
+_BRACKET = lazy_re(r"\[([^\[\]]*)\]")
 
 
 def bracket_groups(value: str) -> List[List[str]]:

@@ -17,8 +17,10 @@ from typing import Any, Dict, Optional
 
 from msgspec import Struct
 
+from ascend_doctor.lazy import lazy_re
+
 MAX_CHARS = 16 * 1024
-_ASSIGN = re.compile(r"^\s*(__[a-z_]+__)\s*=\s*(?:'([^'\n]{0,64})'|\"([^\"\n]{0,64})\"|(True|False))\s*$", re.M)
+_ASSIGN = lazy_re(r"^\s*(__[a-z_]+__)\s*=\s*(?:'([^'\n]{0,64})'|\"([^\"\n]{0,64})\"|(True|False))\s*$", re.M)
 _DEVICE_TYPES = {"A2": "A2", "A3": "A3", "_310P": "310P", "310P": "310P", "A5": "950"}
 _SOC_FAMILIES = (
     (re.compile(r"^ascend910b", re.I), "A2"),
@@ -59,7 +61,7 @@ def parse_vllm_build_info(text: str) -> VllmBuildInfo:
     return VllmBuildInfo(device_type, soc_version, family)
 
 
-_SCM_NODE = re.compile(r"^g([0-9a-f]{7,40})$")
+_SCM_NODE = lazy_re(r"^g([0-9a-f]{7,40})$")
 
 
 def scm_commit(version: str) -> Optional[str]:

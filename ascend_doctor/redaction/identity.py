@@ -42,6 +42,8 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Set
 
 from msgspec import Struct, structs
 
+from ascend_doctor.lazy import lazy_re
+
 if TYPE_CHECKING:
     from ascend_doctor.report import Report
 
@@ -53,25 +55,25 @@ REPORT_NOTE = ("identities redacted (--redact): host names, IP and MAC addresses
 MAX_TREE_FILE_BYTES = 64 * 1024 * 1024
 
 _NAME_CHARS = r"[A-Za-z0-9_.\-]"
-_HOME = re.compile(r"(/home/|/Users/)([A-Za-z0-9_][A-Za-z0-9_.\-]*)")
-_ASSIGNED_USER = re.compile(r"\b(?:USER|LOGNAME|SUDO_USER|USERNAME)=([A-Za-z_][A-Za-z0-9_.\-]*)")
-_SERIAL_TEXT = re.compile(
+_HOME = lazy_re(r"(/home/|/Users/)([A-Za-z0-9_][A-Za-z0-9_.\-]*)")
+_ASSIGNED_USER = lazy_re(r"\b(?:USER|LOGNAME|SUDO_USER|USERNAME)=([A-Za-z_][A-Za-z0-9_.\-]*)")
+_SERIAL_TEXT = lazy_re(
     r"(?i)(\bserial[ _-]?(?:number|no\.?|num)?\s*[:=]\s*\"?|\"serial(?:_?number)?\"\s*:\s*\")"
     r"([A-Za-z0-9][A-Za-z0-9_\-]{3,})")
-_SERIAL_SN = re.compile(r"(\bSN\s*[:=]\s*)([A-Za-z0-9][A-Za-z0-9_\-]{3,})")
-_MAC = re.compile(r"(?<![\w:.\-])[0-9A-Fa-f]{2}(?P<sep>[:\-])[0-9A-Fa-f]{2}(?:(?P=sep)[0-9A-Fa-f]{2}){4}"
+_SERIAL_SN = lazy_re(r"(\bSN\s*[:=]\s*)([A-Za-z0-9][A-Za-z0-9_\-]{3,})")
+_MAC = lazy_re(r"(?<![\w:.\-])[0-9A-Fa-f]{2}(?P<sep>[:\-])[0-9A-Fa-f]{2}(?:(?P=sep)[0-9A-Fa-f]{2}){4}"
                   r"(?![\w:]|-\w)")
-_PCI_FULL = re.compile(r"(?<![\w:.])([0-9A-Fa-f]{4}):([0-9A-Fa-f]{2}):([0-9A-Fa-f]{2})\.([0-7])(?!\w)")
+_PCI_FULL = lazy_re(r"(?<![\w:.])([0-9A-Fa-f]{4}):([0-9A-Fa-f]{2}):([0-9A-Fa-f]{2})\.([0-7])(?!\w)")
 # lspci prints the short form at the start of its lines; elsewhere "12:30.5" is more likely a time.
-_PCI_SHORT = re.compile(r"(?m)^([ \t]*)([0-9A-Fa-f]{2}):([0-9A-Fa-f]{2})\.([0-7])(?=[ \t])")
-_IPV6 = re.compile(r"(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?:%[A-Za-z0-9_.\-]+)?(?![\w:]|\.\d)")
+_PCI_SHORT = lazy_re(r"(?m)^([ \t]*)([0-9A-Fa-f]{2}):([0-9A-Fa-f]{2})\.([0-7])(?=[ \t])")
+_IPV6 = lazy_re(r"(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?:%[A-Za-z0-9_.\-]+)?(?![\w:]|\.\d)")
 _OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
 # Not inside a longer dotted or dashed token ("5.10.0-182.0.0.95.oe2203sp3" is a kernel release).
-_IPV4 = re.compile(rf"(?<![\w.\-]){_OCTET}(?:\.{_OCTET}){{3}}(?!\w|\.\w|-\w)")
+_IPV4 = lazy_re(rf"(?<![\w.\-]){_OCTET}(?:\.{_OCTET}){{3}}(?!\w|\.\w|-\w)")
 # A dotted quad right after these words (or one word later) is a version ("firmware 7.1.0.11",
 # "torch==2.1.0.1", "npu-smi info 21.0.3.1").
 # The words start a word: "server 10.155.111.155" is an address, not the version after "ver".
-_VERSION_CONTEXT = re.compile(
+_VERSION_CONTEXT = lazy_re(
     r"(?i)(?:(?<![A-Za-z])(?:version|ver|driver|firmware|cann|toolkit|torch|npu|python|hdk|npu-smi|mindie|vllm"
     r"|release|package|kernel)|==|>=|<=|~=|!=|\bv)(?:\s+[A-Za-z]\w*)?[\s:=_\-\"']{0,4}$")
 _DOC_NETS = ("192.0.2.", "198.51.100.", "203.0.113.")
@@ -80,7 +82,7 @@ _DOC_NETS = ("192.0.2.", "198.51.100.", "203.0.113.")
 # addresses and nodes ("Set NPU 4's gateway to 29.1.0.1"): redacted like any text.
 _VERBATIM_KEY = re.compile(r"(?i)version|^(id|status|packages|started_at|captured_at|date|fail_on|"
                            r"exit_code|duration_s|order|component|where|direction|target|accepts)$")
-_SERIAL_KEY = re.compile(r"(?i)^(serial|serial_?number|sn)$")
+_SERIAL_KEY = lazy_re(r"(?i)^(serial|serial_?number|sn)$")
 
 
 class RedactionError(OSError):

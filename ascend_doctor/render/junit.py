@@ -12,18 +12,18 @@ Valid against the JUnit schema Jenkins' xunit plugin uses (tests/schemas/junit-1
 
 from __future__ import annotations
 
-import re
 from typing import Dict, List, Tuple
 from xml.etree import ElementTree as ET
 
 from ascend_doctor.checkapi import Status
 from ascend_doctor.i18n import gettext as _
 from ascend_doctor.i18n import labelled
+from ascend_doctor.lazy import lazy_re
 from ascend_doctor.render.common import area_of, facts_parts, result_name, run_header
 from ascend_doctor.report import Report, Result
 
 # Characters XML 1.0 cannot carry at all (ElementTree would write them and produce invalid XML).
-_XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+_XML_ILLEGAL = lazy_re("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def xml_text(text: object) -> str:

@@ -8,12 +8,12 @@ a table or inject markup; fixes go into fences longer than any backtick run they
 
 from __future__ import annotations
 
-import re
 from typing import Iterable, List
 
 from ascend_doctor.checkapi import CHECK_ID_RE
 from ascend_doctor.i18n import gettext as _
 from ascend_doctor.i18n import labelled
+from ascend_doctor.lazy import lazy_re
 from ascend_doctor.render.common import (
     clean,
     coverage_sentence,
@@ -37,10 +37,10 @@ from ascend_doctor.render.common import (
 )
 from ascend_doctor.report import Report, Result
 
-_INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
+_INLINE_SPECIAL = lazy_re(r"([\\`*_\[\]<>|~&])")
 # At the start of a line these open a heading, list, quote or setext underline.
-_LINE_START = re.compile(r"^(\s*)(\d+)?([#+\-=>.)])")
-_BACKTICKS = re.compile(r"`+")
+_LINE_START = lazy_re(r"^(\s*)(\d+)?([#+\-=>.)])")
+_BACKTICKS = lazy_re(r"`+")
 
 
 def escape(text: object) -> str:

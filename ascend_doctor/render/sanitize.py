@@ -31,11 +31,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ascend_doctor.lazy import lazy_re
+
 # C0 controls but newline and tab, DEL, C1 controls; bidi embeddings, overrides and isolates;
 # zero-width space/joiners and marks; line and paragraph separators; the byte-order mark. A tab
 # only moves to the next tab stop: it is kept everywhere.
-_UNSAFE_IN_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
-_UNSAFE_IN_A_LINE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+_UNSAFE_IN_LINES = lazy_re("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+_UNSAFE_IN_A_LINE = lazy_re("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 
 
 def _shown(match: re.Match[str]) -> str:

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import io
 import os
-import re
 import textwrap
 from typing import IO, Any, Dict, List, Optional, Set
 
 from ascend_doctor.checkapi import Status
 from ascend_doctor.i18n import N_, get_language, joiner, labelled, ngettext
 from ascend_doctor.i18n import gettext as _
+from ascend_doctor.lazy import lazy_re
 from ascend_doctor.render.common import AREA_TITLES
 from ascend_doctor.render.lines import Console, Text, is_a_terminal
 from ascend_doctor.render.sanitize import visible, visible_lines
@@ -414,7 +414,7 @@ def _print_summary(report: Report, console: Console) -> None:
 
 # What textwrap changes in a line that already fits: these characters (tabs expanded, the others
 # made spaces) and whitespace at either end (str.strip's, dropped at the end, kept at the start).
-_TEXTWRAP_WHITESPACE = re.compile(r"[\t\n\x0b\x0c\r]")
+_TEXTWRAP_WHITESPACE = lazy_re(r"[\t\n\x0b\x0c\r]")
 
 
 def _english_wrap(text: str, width: int) -> List[str]:
