@@ -9,19 +9,23 @@ A check is a module in ``checks/`` (shipped as ``ascend_doctor.checks``) that de
         what="...", why="...", fix="...",  # printed by `ascend-doctor explain ID`
     )
 
-    def run(ctx: CheckContext) -> Iterator[Finding]:
+    def run(ctx: CheckContext[Facts]) -> Iterator[Finding]:
         yield Finding.passed("driver 24.1.rc2 at /usr/local/Ascend/driver")
 
 Checks read facts (``ctx.facts``) and the compatibility matrix (``ctx.matrix``) only; they
-never touch the host. A check that discovers late that it does not apply raises
-``NotApplicable``; any other exception becomes an ERROR result and the run goes on.
+never touch the host. Each suite has its own facts, and its checks the context typed over them:
+``CheckContext[Facts]`` for the ``check`` suite (``HostCheckContext`` in checks/_context.py),
+``CheckContext[FleetFacts]`` for ``fleet`` and ``SuiteContext[ProbeFacts]`` for ``probe`` (a probe
+has no matrix). This module names no facts type, so that what imports it (the renderers, for
+``Status``) never reaches the facts, not even for the type checker. A check that discovers late
+that it does not apply raises ``NotApplicable``; any other exception becomes an ERROR result and the run goes on.
 
 **The public check API** (``API_VERSION``). A check shipped by another package (a site's own checks,
 loaded through the entry-point group ``ascend_doctor.checks``; see ascend_doctor/plugins.py and
 docs/plugins.md) may import only the modules of ``PUBLIC_MODULES``:
 
-* ``ascend_doctor.checkapi``: ``CheckSpec``, ``CheckContext``, ``Finding``, ``FixAction``, ``Status``,
-  ``NotApplicable``;
+* ``ascend_doctor.checkapi``: ``CheckSpec``, ``CheckContext`` (``SuiteContext``), ``Finding``, ``FixAction``,
+  ``Status``, ``NotApplicable``;
 * ``ascend_doctor.facts``: ``Fact``, ``Facts``, ``FactUnavailable``, ``Reads``, ``provider`` (a fact of
   its own, read through ``facts.host``);
 * ``ascend_doctor.host.base``: ``HostFileError`` (what a missing or unreadable file raises);
@@ -36,14 +40,13 @@ why, by a version that no longer supports it.
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Generic, Iterable, List, Mapping, Optional, Tuple, TypeVar
 
 from msgspec import Struct, field
 
 from ascend_doctor.lazy import lazy_re
 
 if TYPE_CHECKING:
-    from ascend_doctor.facts import Facts
     from ascend_doctor.matrix.model import Matrix
     from ascend_doctor.options import RunOptions
 
@@ -198,15 +201,28 @@ class CheckSpec(Struct, frozen=True):
         return self.id.split("-")[1]
 
 
-class CheckContext(Struct):
-    """What a check's ``run`` receives."""
+# The facts of a suite. Covariant: a context is only read, so the runner may hand any suite's
+# context on as a SuiteContext[object].
+F_co = TypeVar("F_co", covariant=True)
 
-    facts: Facts
-    matrix: Matrix  # imported for type checking only: a run that needs no matrix does not load it
+
+class SuiteContext(Struct, Generic[F_co]):
+    """What a check's ``run`` receives: its suite's facts and the run's options."""
+
+    facts: F_co
     options: RunOptions
 
 
-RunFunc = Callable[[CheckContext], Iterable[Finding]]
+class CheckContext(SuiteContext[F_co]):
+    """The context of a suite that also judges against the compatibility matrix (``check``, ``fleet``)."""
+
+    matrix: Matrix  # imported for type checking only: a run that needs no matrix does not load it
+
+
+# A check's ``run`` takes its own suite's context (``spec.suite`` says which). The catalogue holds
+# the checks of every suite side by side, and the runner hands each the context of the suite it
+# runs; which facts a run function reads is known to the function, not to the list.
+RunFunc = Callable[[Any], Iterable[Finding]]
 
 
 class Check(Struct, frozen=True):

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
-from ascend_doctor.checkapi import Check, CheckContext, CheckSpec, Finding, validate_spec
+from ascend_doctor.checkapi import Check, CheckSpec, Finding, RunFunc, validate_spec
 
 # Ids that were used once and must never be given to another check.
 RETIRED_IDS: FrozenSet[str] = frozenset({
@@ -72,11 +72,11 @@ def catalogue_if_current(built: Any, folder: str) -> Optional[Tuple[List[Check],
     return checks, list(built.PROBLEMS)
 
 
-def _run_on_import(module_name: str) -> Callable[[CheckContext], Iterable[Finding]]:
+def _run_on_import(module_name: str) -> RunFunc:
     """The module's ``run``, the module imported at the first call."""
 
-    def run(ctx: CheckContext) -> Iterable[Finding]:
-        module_run: Callable[[CheckContext], Iterable[Finding]] = importlib.import_module(module_name).run
+    def run(ctx: object) -> Iterable[Finding]:
+        module_run: RunFunc = importlib.import_module(module_name).run
         return module_run(ctx)
 
     run.__qualname__ = run.__name__ = f"{module_name}.run"

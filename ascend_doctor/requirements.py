@@ -28,9 +28,10 @@ from __future__ import annotations
 
 from typing import Callable, Dict, Optional, Sequence, Tuple
 
-from ascend_doctor.checkapi import CheckContext
+from ascend_doctor.checkapi import SuiteContext
 from ascend_doctor.facts import Facts, FactUnavailable
 from ascend_doctor.i18n import gettext as _
+from ascend_doctor.options import RunOptions
 
 ALIASES = {"model": "input:model", "manifest": "input:manifest", "serving_config": "input:config",
            "npu_devices": "npus"}
@@ -71,22 +72,28 @@ def problems(requires: Sequence[str]) -> Sequence[str]:
     return out
 
 
-def unmet(requires: Sequence[str], ctx: CheckContext) -> Optional[Tuple[str, str]]:
-    """The first unmet requirement as (the key to report it under, the SKIP reason), or None."""
+def unmet(requires: Sequence[str], ctx: SuiteContext[object]) -> Optional[Tuple[str, str]]:
+    """The first unmet requirement as (the key to report it under, the SKIP reason), or None.
+
+    Requirements name the facts of one host: only a check of the ``check`` suite may declare them."""
+    if not requires:
+        return None
+    facts = ctx.facts
+    if not isinstance(facts, Facts):
+        raise UnknownRequirement(f"requirements {', '.join(requires)} name a host's facts; this suite has none")
     for raw in requires:
         req = normalize(raw)
         kind, _sep, arg = req.partition(":")
         test = _TESTS.get(kind) if ":" in req else _TESTS.get(req)
         if test is None:
             raise UnknownRequirement(f"unknown requirement {raw!r} in CheckSpec.requires")
-        reason = test(ctx, arg)
+        reason = test(facts, ctx.options, arg)
         if reason:
             return (_INPUT_KEYS.get(arg, arg) if kind == "input" else req), reason
     return None
 
 
-def _input(ctx: CheckContext, name: str) -> Optional[str]:
-    options = ctx.options
+def _input(facts: Facts, options: RunOptions, name: str) -> Optional[str]:
     if name == "model":
         return None if options.model_dir else _("no model given (use --model DIR)")
     if name == "manifest":
@@ -100,19 +107,19 @@ def _input(ctx: CheckContext, name: str) -> Optional[str]:
     if name == "rank_table":  # --rank-table, else the file RANK_TABLE_FILE (and the like) names
         from ascend_doctor.facts.ranktable import rank_table_location
 
-        env = ctx.facts.maybe(Facts.env)
+        env = facts.maybe(Facts.env)
         if rank_table_location(options, env if env is not None else {}) is not None:
             return None
         return _("no rank table given (use --rank-table FILE, or set RANK_TABLE_FILE)")
     return _("unknown input {name}").format(name=repr(name))
 
 
-def _fact(ctx: CheckContext, name: str) -> Optional[str]:
+def _fact(facts: Facts, options: RunOptions, name: str) -> Optional[str]:
     fact = Facts.declared().get(name)
     if fact is None:
         return _("unknown fact {name}").format(name=repr(name))
     try:
-        ctx.facts.value(fact)
+        facts.value(fact)
     except FactUnavailable as exc:
         return _("cannot be checked here: {reason}").format(reason=exc.reason)
     except Exception:
@@ -120,16 +127,16 @@ def _fact(ctx: CheckContext, name: str) -> Optional[str]:
     return None
 
 
-def _npus(ctx: CheckContext, _arg: str) -> Optional[str]:
-    info = ctx.facts.maybe(Facts.npu_smi)
+def _npus(facts: Facts, options: RunOptions, _arg: str) -> Optional[str]:
+    info = facts.maybe(Facts.npu_smi)
     if info is None or not info.devices:
         return _("no NPU devices were listed by npu-smi")
     return None
 
 
-def _family(ctx: CheckContext, families: str) -> Optional[str]:
+def _family(facts: Facts, options: RunOptions, families: str) -> Optional[str]:
     wanted = [f.strip() for f in families.split(",") if f.strip()]
-    chip = ctx.facts.maybe(Facts.npu_chip)
+    chip = facts.maybe(Facts.npu_chip)
     if chip is None:
         if "none" in wanted:
             return None
@@ -144,29 +151,29 @@ def _family(ctx: CheckContext, families: str) -> Optional[str]:
     return None
 
 
-def _engine(ctx: CheckContext, name: str) -> Optional[str]:
-    engines = ctx.facts.maybe(Facts.engines)
+def _engine(facts: Facts, options: RunOptions, name: str) -> Optional[str]:
+    engines = facts.maybe(Facts.engines)
     label = ENGINE_NAMES.get(name, name)
     if engines is None or label not in engines.installed_engines():
         return _("{engine} is not installed here").format(engine=label)
     return None
 
 
-def _container(ctx: CheckContext, _arg: str) -> Optional[str]:
-    info = ctx.facts.maybe(Facts.container)
+def _container(facts: Facts, options: RunOptions, _arg: str) -> Optional[str]:
+    info = facts.maybe(Facts.container)
     if info is not None and not getattr(info, "known", True):
         return _("whether this ran in a container: not in the pasted text")
     return None if info is not None and info.in_container else _("not running inside a container")
 
 
-def _not_container(ctx: CheckContext, _arg: str) -> Optional[str]:
-    info = ctx.facts.maybe(Facts.container)
+def _not_container(facts: Facts, options: RunOptions, _arg: str) -> Optional[str]:
+    info = facts.maybe(Facts.container)
     if info is not None and info.in_container:
         return _("inside a container (this is checked on the host)")
     return None
 
 
-_TESTS: Dict[str, Callable[[CheckContext, str], Optional[str]]] = {
+_TESTS: Dict[str, Callable[[Facts, RunOptions, str], Optional[str]]] = {
     "input": _input, "fact": _fact, "npus": _npus, "family": _family, "engine": _engine,
     "container": _container, "not-container": _not_container,
 }

@@ -10,7 +10,7 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ascend_doctor import __version__
-from ascend_doctor.checkapi import Check, CheckContext, Finding, FixAction, NotApplicable, Status
+from ascend_doctor.checkapi import Check, CheckContext, Finding, FixAction, NotApplicable, Status, SuiteContext
 from ascend_doctor.facts import Facts, FactUnavailable
 from ascend_doctor.host.base import Host, PathRefused
 from ascend_doctor.i18n import N_
@@ -65,7 +65,7 @@ def run_checks(
     return report
 
 
-def run_suite(suite: str, ctx: CheckContext, options: RunOptions, progress: Optional[ProgressFunc] = None,
+def run_suite(suite: str, ctx: SuiteContext[object], options: RunOptions, progress: Optional[ProgressFunc] = None,
               before: Optional[Callable[[], None]] = None) -> List[Result]:
     """Grade every selected check of one suite ("check", "probe", "fleet") against ``ctx``.
 
@@ -108,7 +108,7 @@ def _selected(check_id: str, options: RunOptions) -> bool:
     return not (options.ignore and matches(check_id, options.ignore))
 
 
-def _run_one(check: Check, ctx: CheckContext) -> List[Result]:
+def _run_one(check: Check, ctx: SuiteContext[object]) -> List[Result]:
     spec = check.spec
     start = time.monotonic()
 

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
-from ascend_doctor.checkapi import CheckContext, FixAction
+from ascend_doctor.checkapi import FixAction
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._stack_help import package_command
 
 
-def engine_canns(ctx: CheckContext) -> List[Tuple[str, str]]:
+def engine_canns(ctx: HostCheckContext) -> List[Tuple[str, str]]:
     """(engine label, the CANN release it pins) for every installed engine the matrix knows."""
     from ascend_doctor.matrix.engines import find_mindie_row, find_vllm_row
 
@@ -38,7 +39,7 @@ def engine_canns(ctx: CheckContext) -> List[Tuple[str, str]]:
     return out
 
 
-def cann_upgrade_action(ctx: CheckContext, cann: str, engine: str) -> FixAction:
+def cann_upgrade_action(ctx: HostCheckContext, cann: str, engine: str) -> FixAction:
     """Toolkit, then kernels/ops, then NNAL of one CANN release, in install order (on the host or in the image),
     for ``engine`` (its label and version: "MindIE 2.1.RC1")."""
     commands: List[str] = []

@@ -26,13 +26,17 @@ INTRA_ROCE_SOURCE = ("gitcode.com/cann/hixl FAQ, issue #15: HCCL_INTRA_ROCE_ENAB
                      "on neither")
 
 
+# What a fleet check receives: the merged node reports as facts, and the matrix.
+FleetCheckContext = CheckContext[FleetFacts]
+
+
 def set_ip_command(device_id: str, address: Optional[str], netmask: Optional[str]) -> str:
     return argv("hccn_tool", "-i", shaped(device_id, "device_id", "N"), "-ip", "-s",
                 "address", shaped(address, "ipv4", "free address"), "netmask", shaped(netmask, "ipv4", "netmask"))
 
 
-def fleet_facts(ctx: CheckContext) -> FleetFacts:
-    facts: Any = ctx.facts
+def fleet_facts(ctx: FleetCheckContext) -> FleetFacts:
+    facts: object = ctx.facts  # a test or a plugin may still hand a fleet check another suite's facts
     if not isinstance(facts, FleetFacts):
         raise NotApplicable(_("graded by `ascend-doctor fleet` only"))
     return facts
@@ -140,10 +144,10 @@ def spread(view: DriftView) -> str:
 
 # -- findings --------------------------------------------------------------------------------------
 
-Fixer = Callable[[CheckContext, DriftView, str, List[str]], Tuple[str, Tuple[FixAction, ...]]]
+Fixer = Callable[[FleetCheckContext, DriftView, str, List[str]], Tuple[str, Tuple[FixAction, ...]]]
 
 
-def drift_findings(ctx: CheckContext, views: Sequence[DriftView], severity: Callable[[DriftView], Status],
+def drift_findings(ctx: FleetCheckContext, views: Sequence[DriftView], severity: Callable[[DriftView], Status],
                    fixer: Fixer) -> Iterator[Finding]:
     """One finding per compared fact: PASS when every node agrees, else ``severity(view)`` naming the
     majority, every node that differs and the remediation ``fixer`` gives for them."""
@@ -219,7 +223,7 @@ def values_of(view: DriftView, odd: Sequence[str]) -> List[str]:
 # -- package names ---------------------------------------------------------------------------------
 
 
-def package_set(ctx: CheckContext) -> Optional[Any]:
+def package_set(ctx: FleetCheckContext) -> Optional[Any]:
     """The matrix's package names for the fleet's (majority) chip family and architecture."""
     facts = fleet_facts(ctx)
     family, arch = facts.majority_of("family"), facts.majority_of("arch")
@@ -232,11 +236,11 @@ def package_set(ctx: CheckContext) -> Optional[Any]:
         return None
 
 
-def fleet_family(ctx: CheckContext) -> str:
+def fleet_family(ctx: FleetCheckContext) -> str:
     return fleet_facts(ctx).majority_of("family") or "<chip>"
 
 
-def majority_value(ctx: CheckContext, key: str) -> Optional[str]:
+def majority_value(ctx: FleetCheckContext, key: str) -> Optional[str]:
     """The target value of another drift key (torch for torch_npu...), when the fleet states it."""
     spec = drift.KEYS_BY_NAME.get(key)
     if spec is None:

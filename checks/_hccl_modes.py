@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Dict, Optional
 
-from ascend_doctor.checkapi import CheckContext
 from ascend_doctor.facts import Facts
+
+from ._context import HostCheckContext
 
 # HCCL_EXEC_TIMEOUT: 1836 s by default on Atlas A2, Atlas A3, the Atlas training series and the
 # Atlas 300I Duo; in AIV mode the range is [0, 1091] and 0 or anything larger is treated as 1091.
@@ -31,7 +32,7 @@ PRODUCT_NAMES: Dict[str, str] = {"310P": "Atlas 300I Duo / 300I Pro (310P)", "91
 MINDIE_AIV_CRASH = ("2.0.T3", "2.0.T3.1", "2.0.T6")
 
 
-def chip_family(ctx: CheckContext) -> Optional[str]:
+def chip_family(ctx: HostCheckContext) -> Optional[str]:
     chip = ctx.facts.maybe(Facts.npu_chip)
     return getattr(chip, "family", None)
 
@@ -47,7 +48,7 @@ def mindie_aiv_crash(mindie: str) -> bool:
     return bool(mindie) and any(mindie == v or mindie.startswith(v + ".B") for v in MINDIE_AIV_CRASH)
 
 
-def aiv_mode(ctx: CheckContext, env: Dict[str, str]) -> str:
+def aiv_mode(ctx: HostCheckContext, env: Dict[str, str]) -> str:
     """"set" when HCCL_OP_EXPANSION_MODE=AIV is in the environment, "recommended" when ASC-ENV-012
     recommends it here (A2/A3, no MindIE release that crashes with it), "" otherwise."""
     current = env.get("HCCL_OP_EXPANSION_MODE", "").strip().upper()

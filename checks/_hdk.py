@@ -12,11 +12,12 @@ from __future__ import annotations
 from typing import Any, List, Optional, Sequence, Tuple
 
 from ascend_doctor import shellcmd
-from ascend_doctor.checkapi import CheckContext, FixAction
+from ascend_doctor.checkapi import FixAction
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 from ascend_doctor.versions import AscendVersion
 
+from ._context import HostCheckContext
 from ._stack_help import _package_sets, chip_family, hdk_commands
 
 
@@ -30,14 +31,14 @@ def newer(a: Optional[str], b: Optional[str]) -> Optional[str]:
     return a if va.sort_key >= vb.sort_key else b
 
 
-def family_hdk_versions(ctx: CheckContext) -> List[str]:
+def family_hdk_versions(ctx: HostCheckContext) -> List[str]:
     """Driver file versions of the HDK releases the matrix names for this chip family."""
     family = chip_family(ctx)
     rows = getattr(ctx.matrix, "hdk_packages", None) or []
     return [r.driver for r in rows if getattr(r, "family", None) == family and getattr(r, "driver", None)]
 
 
-def compatible_hdks(ctx: CheckContext, cann: Optional[str]) -> List[str]:
+def compatible_hdks(ctx: HostCheckContext, cann: Optional[str]) -> List[str]:
     """HDK releases of this family that the matrix says work with ``cann`` (recommended or compatible)."""
     if not cann:
         return []
@@ -53,14 +54,14 @@ def compatible_hdks(ctx: CheckContext, cann: Optional[str]) -> List[str]:
     return out
 
 
-def cann_version(ctx: CheckContext) -> Optional[str]:
+def cann_version(ctx: HostCheckContext) -> Optional[str]:
     stack = ctx.facts.maybe(Facts.stack)
     env = ctx.facts.maybe(Facts.env) or {}
     toolkit = stack.active_toolkit(env) if stack is not None else None
     return toolkit.version if toolkit is not None else None
 
 
-def driver_upgrade_lines(ctx: CheckContext, version: str) -> List[str]:
+def driver_upgrade_lines(ctx: HostCheckContext, version: str) -> List[str]:
     """Only the driver of an HDK release, as an overwrite install (the firmware already matches)."""
     from ascend_doctor.matrix.packages import convention_flags
 
@@ -79,7 +80,7 @@ def driver_upgrade_lines(ctx: CheckContext, version: str) -> List[str]:
     return lines
 
 
-def hdk_action(ctx: CheckContext, version: str, summary: str, *, mode: str = "upgrade",
+def hdk_action(ctx: HostCheckContext, version: str, summary: str, *, mode: str = "upgrade",
                accepts: Sequence[str] = (), direction: str = "upgrade", alternative: str = "",
                driver_only: bool = False) -> FixAction:
     """Install (or upgrade to) one HDK release on the host, then one reboot (a separate step)."""
@@ -91,7 +92,7 @@ def hdk_action(ctx: CheckContext, version: str, summary: str, *, mode: str = "up
                      alternative=alternative, subject="driver+firmware", accepts=tuple(a.lower() for a in accepts))
 
 
-def reboot_action(ctx: CheckContext, why: str) -> FixAction:
+def reboot_action(ctx: HostCheckContext, why: str) -> FixAction:
     """``why``: what the reboot does, translated by the caller ("load the upgraded driver")."""
     from ._support import in_container
 
@@ -105,7 +106,7 @@ def reboot_action(ctx: CheckContext, why: str) -> FixAction:
     return FixAction("reboot", summary.format(why=why).rstrip(": "), ("reboot",), where="host")
 
 
-def hdk_of_firmware(ctx: CheckContext, firmware: Optional[str]) -> Optional[str]:
+def hdk_of_firmware(ctx: HostCheckContext, firmware: Optional[str]) -> Optional[str]:
     """The HDK release (driver file version) whose firmware is ``firmware``, for this family."""
     family = chip_family(ctx)
     for row in getattr(ctx.matrix, "hdk_packages", None) or []:
@@ -118,7 +119,7 @@ def ranges_of(info: Any, attr: str) -> List[Any]:
     return [tuple(r) for r in (getattr(info, attr, None) or ())]
 
 
-def align_hdk(ctx: CheckContext, driver_version: str, firmware_hdk: Optional[str]) -> Tuple[str, List[FixAction]]:
+def align_hdk(ctx: HostCheckContext, driver_version: str, firmware_hdk: Optional[str]) -> Tuple[str, List[FixAction]]:
     """One HDK for both halves: upgrade the older half to the newer half's release (never a downgrade of
     what is newer); the rollback is stated as the alternative. Returns (remediation text, actions)."""
     from ._stack_help import firmware_file
@@ -167,7 +168,7 @@ def align_hdk(ctx: CheckContext, driver_version: str, firmware_hdk: Optional[str
     return text, [action, reboot_action(ctx, _("activate the firmware"))]
 
 
-def _lookup(ctx: CheckContext, version: str) -> str:
+def _lookup(ctx: HostCheckContext, version: str) -> str:
     """``ascend-doctor matrix lookup --driver V --chip F``, quoted (the version may come from the machine)."""
     family = chip_family(ctx)
     return shellcmd.argv("ascend-doctor", "matrix", "lookup", "--driver", version, "--chip",

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, List, Optional, Sequence
 
-from ascend_doctor.checkapi import CheckContext, FixAction, NotApplicable
+from ascend_doctor.checkapi import FixAction, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
+
+from ._context import HostCheckContext
 
 if TYPE_CHECKING:
     from ascend_doctor.facts.network import HccnDevice, HccnFacts
@@ -25,7 +27,7 @@ SRC_MINDCLUSTER = ("MindCluster fault-diagnosis collection (npu_info_before.txt)
                    "-tls, -fec, -ip, -link_stat per device")
 
 
-def devices(ctx: CheckContext) -> List[HccnDevice]:
+def devices(ctx: HostCheckContext) -> List[HccnDevice]:
     """The devices hccn_tool answered for; NotApplicable when hccn_tool is not installed."""
     facts: HccnFacts = ctx.facts.hccn
     if facts.binary is None:
@@ -33,7 +35,7 @@ def devices(ctx: CheckContext) -> List[HccnDevice]:
     return [facts.devices[i] for i in sorted(facts.devices)]
 
 
-def conf(ctx: CheckContext) -> Optional[HccnConf]:
+def conf(ctx: HostCheckContext) -> Optional[HccnConf]:
     info = ctx.facts.maybe(Facts.hccn_conf)
     return getattr(info, "conf", None)
 

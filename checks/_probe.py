@@ -4,16 +4,19 @@ a ``ProbeFacts`` as ``ctx.facts``; the checks compare it with thresholds and not
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Optional
 
-from ascend_doctor.checkapi import CheckContext, NotApplicable
+from ascend_doctor.checkapi import NotApplicable, SuiteContext
 from ascend_doctor.endpoint import engines
 from ascend_doctor.endpoint.records import ProbeFacts
 from ascend_doctor.i18n import N_, _
 
+# What a probe check receives: the measurements as facts (a probe judges no matrix).
+ProbeCheckContext = SuiteContext[ProbeFacts]
 
-def probe_facts(ctx: CheckContext) -> ProbeFacts:
-    facts: Any = ctx.facts
+
+def probe_facts(ctx: ProbeCheckContext) -> ProbeFacts:
+    facts: object = ctx.facts  # a test or a plugin may still hand a probe check another suite's facts
     if not isinstance(facts, ProbeFacts):
         raise NotApplicable(_("graded by `ascend-doctor probe URL` only"))
     return facts

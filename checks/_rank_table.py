@@ -5,9 +5,11 @@ from __future__ import annotations
 from ipaddress import IPv4Network
 from typing import TYPE_CHECKING, Dict, Optional, Set, Tuple
 
-from ascend_doctor.checkapi import CheckContext, FixAction, NotApplicable
+from ascend_doctor.checkapi import FixAction, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
+
+from ._context import HostCheckContext
 
 if TYPE_CHECKING:
     from ascend_doctor.facts.ranktable import NodeMatch, RankTableFacts
@@ -23,7 +25,7 @@ SRC_VLLM_PD = ("vllm-ascend examples/disaggregate_prefill_v1/gen_ranktable.py an
                "device lists of server_id, device_id, device_ip, cluster_id")
 
 
-def loaded(ctx: CheckContext) -> Tuple[RankTableFacts, RankTable]:
+def loaded(ctx: HostCheckContext) -> Tuple[RankTableFacts, RankTable]:
     facts = ctx.facts.rank_table
     if facts.table is None:
         raise NotApplicable(_("the rank table could not be read (see ASC-RT-001): {error}").format(error=facts.error))
@@ -35,7 +37,7 @@ def config_fix(summary: str, path: str, commands: Tuple[str, ...] = (), directio
                      subject=path)
 
 
-def local_addresses(ctx: CheckContext) -> Dict[int, str]:
+def local_addresses(ctx: HostCheckContext) -> Dict[int, str]:
     """Device id -> the address hccn_tool reports here (valid IPv4 only); {} when not known."""
     from ascend_doctor.parsers.hccn import is_ipv4
 
@@ -48,7 +50,7 @@ def local_addresses(ctx: CheckContext) -> Dict[int, str]:
     return out
 
 
-def local_networks(ctx: CheckContext) -> Dict[int, IPv4Network]:
+def local_networks(ctx: HostCheckContext) -> Dict[int, IPv4Network]:
     """Device id -> the subnet of the address hccn_tool reports here (address and netmask valid)."""
     from ascend_doctor.parsers.hccn import network_of
 
@@ -69,7 +71,7 @@ DEVICE_ID_RANGE = {"A2": 8, "A3": 16}
 UNCONFIGURED_IP = "-.-.-.-"
 
 
-def local_device_ids(ctx: CheckContext) -> Optional[Set[int]]:
+def local_device_ids(ctx: HostCheckContext) -> Optional[Set[int]]:
     """The device ids a rank table may name on this node: the NPU ids (one chip per NPU), else the
     chips' physical ids (A3: 0-15); None when npu-smi does not say."""
     smi = ctx.facts.maybe(Facts.npu_smi)
@@ -85,7 +87,7 @@ def local_device_ids(ctx: CheckContext) -> Optional[Set[int]]:
     return None
 
 
-def this_node(ctx: CheckContext, table: RankTable) -> NodeMatch:
+def this_node(ctx: HostCheckContext, table: RankTable) -> NodeMatch:
     """This node's servers in the table (ascend_doctor/facts/ranktable.py match_node)."""
     from ascend_doctor.facts.ranktable import match_node, node_names
 

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from typing import Dict, List, Sequence
 
-from ascend_doctor.checkapi import CheckContext, Finding, FixAction, NotApplicable
+from ascend_doctor.checkapi import Finding, FixAction, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 from ascend_doctor.shellcmd import export as shellcmd_export
 
+from ._context import HostCheckContext
 
-def serving_engines(ctx: CheckContext) -> List[str]:
+
+def serving_engines(ctx: HostCheckContext) -> List[str]:
     """The DeepSeek serving engines installed here; NotApplicable when there is none."""
     engines = ctx.facts.engines
     found = [e for e in engines.installed_engines() if e in ("MindIE", "vLLM-Ascend")]
@@ -24,7 +26,7 @@ def serving_engines(ctx: CheckContext) -> List[str]:
     return found
 
 
-def environment(ctx: CheckContext) -> Dict[str, str]:
+def environment(ctx: HostCheckContext) -> Dict[str, str]:
     return dict(ctx.facts.maybe(Facts.env) or {})
 
 

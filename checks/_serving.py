@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional, Sequence
 
-from ascend_doctor.checkapi import CheckContext, NotApplicable
+from ascend_doctor.checkapi import NotApplicable
 from ascend_doctor.i18n import _
 from ascend_doctor.shellcmd import one_line
+
+from ._context import HostCheckContext
 
 if TYPE_CHECKING:
     from ascend_doctor.parsers.serving_config import ServingConfig
@@ -26,7 +28,7 @@ def require_usable(config: ServingConfig) -> ServingConfig:
     return config
 
 
-def usable_config(ctx: CheckContext) -> ServingConfig:
+def usable_config(ctx: HostCheckContext) -> ServingConfig:
     """The run's serving configuration (``--config`` / ``--vllm-args``), when it could be read."""
     return require_usable(ctx.facts.serving_config)
 

@@ -10,11 +10,12 @@ import posixpath
 import re
 from typing import Any, Iterable, List, Optional, Tuple
 
-from ascend_doctor.checkapi import CheckContext
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 from ascend_doctor.shellcmd import argv, comment, fits, shaped, with_comment
 from ascend_doctor.versions import AscendVersion
+
+from ._context import HostCheckContext
 
 GIB = 1024 ** 3
 
@@ -33,12 +34,12 @@ def normalize_arch(arch: Optional[str]) -> Optional[str]:
     return {"arm64": "aarch64", "amd64": "x86_64", "x64": "x86_64"}.get(lowered, lowered)
 
 
-def machine_arch(ctx: CheckContext) -> Optional[str]:
+def machine_arch(ctx: HostCheckContext) -> Optional[str]:
     info = ctx.facts.maybe(Facts.host_info)
     return normalize_arch(getattr(info, "arch", None))
 
 
-def chip_family(ctx: CheckContext) -> Optional[str]:
+def chip_family(ctx: HostCheckContext) -> Optional[str]:
     chip = ctx.facts.maybe(Facts.npu_chip)
     return getattr(chip, "family", None)
 
@@ -51,7 +52,7 @@ def same_release(a: Optional[str], b: Optional[str]) -> Optional[bool]:
     return va.same_release(vb)
 
 
-def _package_sets(ctx: CheckContext, need_family: bool = True) -> List[Any]:
+def _package_sets(ctx: HostCheckContext, need_family: bool = True) -> List[Any]:
     """The matrix's package names for this host's chip family: its architecture, or both when the
     architecture is not recorded (never a `$(uname -m)` inside a name: HDK files say x86-64).
     Toolkit, NNAE and NNAL names do not depend on the chip (``need_family=False``)."""
@@ -85,7 +86,7 @@ def _alternatives(names: List[Tuple[str, str]], template: str) -> str:
     return "\n".join(lines)
 
 
-def package_command(ctx: CheckContext, kind: str, version: Optional[str], action: str = "--install") -> str:
+def package_command(ctx: HostCheckContext, kind: str, version: Optional[str], action: str = "--install") -> str:
     """``./<file> <action>`` for a CANN package (toolkit, nnal, nnae, kernels) of this chip and
     machine, with the file name from the matrix; a lookup command when the name is not known."""
     names = []
@@ -109,7 +110,7 @@ def package_command(ctx: CheckContext, kind: str, version: Optional[str], action
         what=what, family=chip_family(ctx) or "unknown", version=version))
 
 
-def _kernels_pattern(ctx: CheckContext, version: str, action: str) -> str:
+def _kernels_pattern(ctx: HostCheckContext, version: str, action: str) -> str:
     """Without the chip, the kernels name of this CANN's naming era, with the chip word left to fill."""
     conventions = {c.topic: c for c in getattr(ctx.matrix, "package_conventions", [])}
     parsed = AscendVersion.try_parse(version)
@@ -126,7 +127,7 @@ def _kernels_pattern(ctx: CheckContext, version: str, action: str) -> str:
             "Ascend-cann-A3-ops_…): `ascend-doctor matrix lookup --chip <npu-smi Name>`")
 
 
-def kernels_package_file(ctx: CheckContext, cann_version: Optional[str]) -> Optional[str]:
+def kernels_package_file(ctx: HostCheckContext, cann_version: Optional[str]) -> Optional[str]:
     """The kernels/ops .run file for this chip, CANN release and machine (None when not known)."""
     for pk in _package_sets(ctx) if cann_version else []:
         name = pk.kernels(cann_version)
@@ -135,7 +136,7 @@ def kernels_package_file(ctx: CheckContext, cann_version: Optional[str]) -> Opti
     return None
 
 
-def hdk_commands(ctx: CheckContext, driver_version: Optional[str], mode: str = "first",
+def hdk_commands(ctx: HostCheckContext, driver_version: Optional[str], mode: str = "first",
                  firmware: Optional[str] = None, reboot: bool = True) -> str:
     """Install lines for one HDK release (driver + firmware of this chip family and machine), in
     Huawei's order: ``first`` install driver -> firmware, ``upgrade``/overwrite firmware -> driver."""
@@ -170,7 +171,7 @@ def hdk_commands(ctx: CheckContext, driver_version: Optional[str], mode: str = "
     return "\n".join(lines)
 
 
-def _hdk_pattern(ctx: CheckContext, sets: List[Any], mode: str) -> str:
+def _hdk_pattern(ctx: HostCheckContext, sets: List[Any], mode: str) -> str:
     """The family's HDK file names with the release left open (which release is a lookup away)."""
     from ascend_doctor.matrix.packages import convention_flags, convention_order
 
@@ -196,7 +197,7 @@ def _hdk_pattern(ctx: CheckContext, sets: List[Any], mode: str) -> str:
     return "\n".join(lines)
 
 
-def firmware_file(ctx: CheckContext, driver_version: Optional[str]) -> Optional[str]:
+def firmware_file(ctx: HostCheckContext, driver_version: Optional[str]) -> Optional[str]:
     """The firmware .run of the driver's HDK release for this chip family (None when not recorded)."""
     for pk in _package_sets(ctx)[:1] if driver_version else []:
         number = pk.firmware_for_hdk(driver_version)
@@ -204,7 +205,7 @@ def firmware_file(ctx: CheckContext, driver_version: Optional[str]) -> Optional[
     return None
 
 
-def cleanup_sequence(ctx: CheckContext, driver_roots: Iterable[str], driver_version: Optional[str] = None) -> str:
+def cleanup_sequence(ctx: HostCheckContext, driver_roots: Iterable[str], driver_version: Optional[str] = None) -> str:
     """The clean-up that ends a mixed driver/firmware installation (seed 003 §5.1).
 
     Uninstall every stack completely, install one matching driver+firmware pair (a first install

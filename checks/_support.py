@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence
 
 from ascend_doctor import shellcmd
-from ascend_doctor.checkapi import CheckContext, Finding, FixAction, Status
+from ascend_doctor.checkapi import Finding, FixAction, Status
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 from ascend_doctor.i18n_text import localized
+
+from ._context import HostCheckContext
 
 INSTALL_ROOT = "/usr/local/Ascend"
 
@@ -62,29 +64,29 @@ def verdict_finding(verdict: Any, subject: str, remediation: str, unknown_status
     return Finding(unknown_status, said, fix, evidence)
 
 
-def in_scope(ctx: CheckContext, npu_id: int, chip_id: Optional[int]) -> bool:
+def in_scope(ctx: HostCheckContext, npu_id: int, chip_id: Optional[int]) -> bool:
     """Whether a chip is one this run is about (see facts/scope.py: container and visible-device
     variables). Faults outside the scope are somebody else's and are reported as information."""
     scope = ctx.facts.maybe(Facts.npu_scope)
     return True if scope is None else bool(scope.owns(npu_id, chip_id))
 
 
-def scope_reason(ctx: CheckContext) -> str:
+def scope_reason(ctx: HostCheckContext) -> str:
     scope = ctx.facts.maybe(Facts.npu_scope)
     return str(getattr(scope, "reason", "") or "")
 
 
-def host_arch(ctx: CheckContext) -> Optional[str]:
+def host_arch(ctx: HostCheckContext) -> Optional[str]:
     info = ctx.facts.maybe(Facts.host_info)
     return getattr(info, "arch", None)
 
 
-def in_container(ctx: CheckContext) -> bool:
+def in_container(ctx: HostCheckContext) -> bool:
     info = ctx.facts.maybe(Facts.container)
     return bool(getattr(info, "in_container", False))
 
 
-def driver_install_hint(ctx: CheckContext) -> str:
+def driver_install_hint(ctx: HostCheckContext) -> str:
     """A first install of the HDK the active CANN pairs with, with this chip family's real file
     names for this machine (driver first, then firmware, one reboot); a lookup command when the
     matrix cannot name the release."""
@@ -123,7 +125,7 @@ _SERVING = ("--shm-size=1g --net=host -v /usr/local/Ascend/driver/tools/hccn_too
 CONTAINER_DRIVER_MOUNTS = f"{_CONTROL_DEVICES} {_DRIVER_MOUNTS}"
 
 
-def job_devices(ctx: CheckContext) -> List[int]:
+def job_devices(ctx: HostCheckContext) -> List[int]:
     """The /dev/davinciN numbers of the job: ASCEND_VISIBLE_DEVICES when set, else the NPUs npu-smi
     lists (physical ids on A3), else the device nodes present."""
 
@@ -141,7 +143,7 @@ def job_devices(ctx: CheckContext) -> List[int]:
     return sorted(nodes.davinci) if nodes is not None else []
 
 
-def container_mount_command(ctx: CheckContext, parts: Sequence[str] = ("devices", "driver", "npu-smi", "serving")
+def container_mount_command(ctx: HostCheckContext, parts: Sequence[str] = ("devices", "driver", "npu-smi", "serving")
                             ) -> str:
     """``docker run`` flags for an Ascend container: every /dev/davinciN of the job (not only davinci0),
     the control devices, the host's driver mounts and, for serving, shared memory, host networking and the
@@ -173,7 +175,7 @@ def code_text(code: Any) -> str:
     return str(text()) if callable(text) else str(code)
 
 
-def pip_pair_action(ctx: CheckContext) -> Optional[FixAction]:
+def pip_pair_action(ctx: HostCheckContext) -> Optional[FixAction]:
     """The torch + torch_npu pair of the active CANN as a fix-plan step (None when the matrix has no pair)."""
 
     stack = ctx.facts.maybe(Facts.stack)
@@ -200,7 +202,7 @@ def pip_pair_action(ctx: CheckContext) -> Optional[FixAction]:
 _PAIR_TO_FILL = shellcmd.argv("pip", "install", shellcmd.Placeholder("torch==x"), shellcmd.Placeholder("torch-npu==y"))
 
 
-def pip_pair_hint(ctx: CheckContext) -> str:
+def pip_pair_hint(ctx: HostCheckContext) -> str:
     """`pip install torch==X torch-npu==Y` for the active CANN when the matrix knows the pair, with
     the index it needs on this machine (the PyTorch CPU index on x86_64, where torch_npu dev builds
     come from); torch never without its torch_npu."""

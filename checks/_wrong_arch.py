@@ -11,10 +11,11 @@ from __future__ import annotations
 import posixpath
 from typing import Optional
 
-from ascend_doctor.checkapi import CheckContext, FixAction
+from ascend_doctor.checkapi import FixAction
 from ascend_doctor.i18n import _
 from ascend_doctor.shellcmd import argv, comment, fits, with_comment
 
+from ._context import HostCheckContext
 from ._stack_help import chip_family, normalize_arch
 
 UNINSTALL_SOURCE = ("https://www.hiascend.com/document/detail/zh/canncommercial/63RC1/envdeployment/instg/"
@@ -22,7 +23,7 @@ UNINSTALL_SOURCE = ("https://www.hiascend.com/document/detail/zh/canncommercial/
                     "--uninstall)")
 
 
-def run_file(ctx: CheckContext, kind: str, version: Optional[str], arch: Optional[str]) -> Optional[str]:
+def run_file(ctx: HostCheckContext, kind: str, version: Optional[str], arch: Optional[str]) -> Optional[str]:
     """The matrix's .run file name of a CANN package (toolkit, nnal, nnae, kernels) for ``arch``, or None."""
     arch = normalize_arch(arch)
     packages = getattr(ctx.matrix, "packages", None)
@@ -46,7 +47,7 @@ def run_file(ctx: CheckContext, kind: str, version: Optional[str], arch: Optiona
     return name if name and fits(name, "package") else None
 
 
-def uninstall_command(ctx: CheckContext, kind: str, version: Optional[str], arch: Optional[str],
+def uninstall_command(ctx: HostCheckContext, kind: str, version: Optional[str], arch: Optional[str],
                       path: Optional[str]) -> str:
     """One line that removes the ``arch`` build installed at ``path``: the package's own uninstall script when
     ``path`` is its ``<arch>-linux`` folder, else ``./<file> --uninstall`` (the file of the same release and

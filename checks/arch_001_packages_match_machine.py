@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Iterator, List, Optional, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 from ascend_doctor.shellcmd import argv, comment, fits
 
+from ._context import HostCheckContext
 from ._stack_help import kernels_package_file, machine_arch, normalize_arch
 from ._wrong_arch import UNINSTALL_SOURCE, replace_action, run_file, uninstall_command
 
@@ -32,7 +33,7 @@ _RUN_NAMES = {"toolkit": "Ascend-cann-toolkit", "nnae": "Ascend-cann-nnae", "ops
 Package = Tuple[str, str, Optional[str], str, str, Optional[str]]
 
 
-def _packages(ctx: CheckContext) -> List[Package]:
+def _packages(ctx: HostCheckContext) -> List[Package]:
     """(description, where, arch, .run name stem, kind, version) of everything that records an arch."""
     found: List[Package] = []
     stack = ctx.facts.maybe(Facts.stack)
@@ -62,7 +63,7 @@ def _packages(ctx: CheckContext) -> List[Package]:
     return found
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     arch = machine_arch(ctx)
     if not arch:
         raise NotApplicable(_("the machine architecture (uname -m) is unknown"))

@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor import shellcmd
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.checkapi import CheckSpec, Finding
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import require_stated
 from ascend_doctor.i18n import _
 from ascend_doctor.shellcmd import argv, with_comment
 
+from ._context import HostCheckContext
 from ._stack_help import package_command
 from ._support import host_arch
 from ._wrong_arch import UNINSTALL_SOURCE, replace_action, run_file, uninstall_command
@@ -40,7 +41,7 @@ def opp_only(install: object) -> bool:
     return str(getattr(install, "info_file", "") or "").endswith(OPP_ONLY_INFO)
 
 
-def _opp_only_finding(ctx: CheckContext, toolkit: object) -> Finding:
+def _opp_only_finding(ctx: HostCheckContext, toolkit: object) -> Finding:
     version = getattr(toolkit, "version", None)
     path = str(getattr(toolkit, "path", ""))
     look = with_comment(argv("ls", path), _("a toolkit keeps <arch>-linux/ascend_toolkit_install.info, runtime/ and "
@@ -55,7 +56,7 @@ def _opp_only_finding(ctx: CheckContext, toolkit: object) -> Finding:
         version=version, path=path, basis="opp/version.info", info_file=getattr(toolkit, "info_file", None))
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     stack = ctx.facts.stack
     arch = host_arch(ctx)
     env = ctx.facts.maybe(Facts.env) or {}

@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor import shellcmd
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, Status
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._hdk import compatible_hdks, hdk_action, reboot_action
 from ._support import code_text, verdict_finding
 
@@ -25,7 +26,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     stack = ctx.facts.stack
     env = ctx.facts.maybe(Facts.env) or {}
     toolkit = stack.active_toolkit(env)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 from ascend_doctor.i18n_text import localized
 
+from ._context import HostCheckContext
 from ._serving import edit, id_list, usable_config
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     config = usable_config(ctx)
     host = host_npus_from(ctx.facts.maybe(Facts.npu_smi), _visible(ctx))
     if host is None:
@@ -40,7 +41,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     yield from findings
 
 
-def _visible(ctx: CheckContext) -> Optional[Tuple[int, ...]]:
+def _visible(ctx: HostCheckContext) -> Optional[Tuple[int, ...]]:
     """ASCEND_RT_VISIBLE_DEVICES renumbers the ids MindIE sees (0 = the first listed chip)."""
     devices = ctx.facts.maybe(Facts.visible_devices)
     ids = getattr(devices, "rt_visible", None)

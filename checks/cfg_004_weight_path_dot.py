@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator, List
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, NotApplicable
 from ascend_doctor.i18n import _
 from ascend_doctor.shellcmd import argv, one_line, with_comment
 
+from ._context import HostCheckContext
 from ._model_fixes import dotless, rename_action
 from ._serving import usable_config
 
@@ -34,7 +35,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     findings = judge(usable_config(ctx))
     if not findings:
         raise NotApplicable(_("no MindIE weight path in this configuration"))

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator, List, Optional, Sequence
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _, ngettext
 from ascend_doctor.shellcmd import one_line
 
+from ._context import HostCheckContext
 from ._serving import is_loopback, is_wildcard, usable_config
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     config = usable_config(ctx)
     sockets = ctx.facts.maybe(Facts.listening_sockets)
     if sockets is None:

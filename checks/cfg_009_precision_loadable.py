@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator, List, Optional
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.i18n import N_, _
 
+from ._context import HostCheckContext
 from ._serving import edit, usable_config
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     config = usable_config(ctx)
     if not config.models:
         raise NotApplicable(_("no model in the configuration"))

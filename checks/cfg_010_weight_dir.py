@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator, List, Sequence
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.i18n import _
 from ascend_doctor.i18n_text import localized
 from ascend_doctor.shellcmd import argv
 
+from ._context import HostCheckContext
 from ._serving import edit, usable_config
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     config = usable_config(ctx)
     dirs = ctx.facts.serving_weight_dirs
     if not dirs:

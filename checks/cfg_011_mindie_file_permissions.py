@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterator, List, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import LIVE, absent_phrase, origin_kind
 from ascend_doctor.i18n import N_, _
 from ascend_doctor.shellcmd import argv, shaped
 from ascend_doctor.shellcmd import quote as shell_quote
+
+from ._context import HostCheckContext
 
 CHECK = CheckSpec(
     id="ASC-CFG-011",
@@ -51,7 +53,7 @@ def too_wide(mode: int, limit: int, shown: bool = False) -> List[str]:
     return out
 
 
-def _applies(ctx: CheckContext) -> bool:
+def _applies(ctx: HostCheckContext) -> bool:
     config = ctx.facts.maybe(Facts.serving_config)
     if config is not None and getattr(config, "kind", "") == "mindie":
         return True
@@ -63,7 +65,7 @@ def _q(path: str) -> str:
     return shell_quote(path)
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     if not _applies(ctx):
         raise NotApplicable(_("MindIE's permission rules apply to MindIE deployments: give --config with MindIE's "
                               "config.json, or run on a host with MindIE installed"))

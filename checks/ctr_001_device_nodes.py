@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Iterator, List
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import require_stated
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._stack_help import hdk_commands
 from ._support import container_mount_command
 
@@ -28,7 +29,7 @@ CHECK = CheckSpec(
 CONTROL_NODES = ("/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc")
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     nodes = ctx.facts.device_nodes
     container = ctx.facts.maybe(Facts.container)
     in_container = bool(getattr(container, "in_container", False))

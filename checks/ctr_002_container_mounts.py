@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Iterator, List, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import require_stated
 from ascend_doctor.i18n import _
 from ascend_doctor.shellcmd import Placeholder, argv, with_comment
+
+from ._context import HostCheckContext
 
 # The control devices every Ascend container is given next to its /dev/davinciN (vllm-ascend installation.md).
 CONTROL_DEVICES = ("/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc")
@@ -62,7 +64,7 @@ def _recreate(devices: List[int], volume: str) -> str:
     return with_comment(argv(*words), note)
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     container = ctx.facts.container
     if not container.in_container:
         if not container.known:

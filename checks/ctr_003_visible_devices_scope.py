@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import require_stated
 from ascend_doctor.i18n import _, ngettext
+
+from ._context import HostCheckContext
 
 CHECK = CheckSpec(
     id="ASC-CTR-003",
@@ -23,7 +25,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     visible = ctx.facts.visible_devices
     scope = ctx.facts.npu_scope
     raw = visible.visible_raw

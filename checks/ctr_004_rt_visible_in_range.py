@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Iterator, List
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _, joiner
 from ascend_doctor.shellcmd import Placeholder, argv, export, with_comment
+
+from ._context import HostCheckContext
 
 CONTROL_DEVICES = ("/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc")
 
@@ -27,7 +29,7 @@ CHECK = CheckSpec(
 )
 
 
-def _out_of_range_fix(ctx: CheckContext, raw: str, count: int, out_of_range: List[int]) -> Finding:
+def _out_of_range_fix(ctx: HostCheckContext, raw: str, count: int, out_of_range: List[int]) -> Finding:
     """Ask which NPUs were meant (advice review 2, P20): the ids out of range look like physical ids; renumbering
     them from 0 would silently move the job to other NPUs, possibly another job's."""
     scope = ctx.facts.npu_scope
@@ -69,7 +71,7 @@ def _out_of_range_fix(ctx: CheckContext, raw: str, count: int, out_of_range: Lis
         meant_devices=meant if recreate else [], in_container=scope.in_container).with_actions(action)
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     visible = ctx.facts.visible_devices
     raw = visible.rt_visible_raw
     bad = [e for e in visible.errors if e.startswith("ASCEND_RT_VISIBLE_DEVICES")]

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Iterator, List, Optional, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, Status
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import LIVE, absence_is_evidence, absent_phrase, disk_absence_known, origin_kind
 from ascend_doctor.i18n import _
+
+from ._context import HostCheckContext
 
 CHECK = CheckSpec(
     id="ASC-CTR-005",
@@ -53,14 +55,14 @@ def _needed_npus(config: object) -> Tuple[Optional[int], str]:
     return None, ""
 
 
-def _mindie(ctx: CheckContext, config: object) -> bool:
+def _mindie(ctx: HostCheckContext, config: object) -> bool:
     if getattr(config, "kind", "") == "mindie":
         return True
     engines = ctx.facts.maybe(Facts.engines)
     return bool(engines is not None and "MindIE" in engines.installed_engines())
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     mounts = ctx.facts.serving_mounts
     nodes = ctx.facts.maybe(Facts.device_nodes)
     config = ctx.facts.maybe(Facts.serving_config)

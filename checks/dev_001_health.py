@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Iterator, Optional
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, Status
 from ascend_doctor.i18n import _
 from ascend_doctor.shellcmd import argv, pipe, shaped, with_comment
 
+from ._context import HostCheckContext
 from ._support import in_scope, scope_reason
 
 HEALTH_SOURCE = ("https://www.hiascend.com/document/detail/zh/Atlas%20200I%20A2/2520/re/npu/npusmi_028.html "
@@ -41,7 +42,7 @@ def _where(npu: int, chip: Optional[int]) -> str:
     return f"NPU {npu}" if chip is None else f"NPU {npu} chip {chip}"
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     states = ctx.facts.npu_health_states
     bad = 0
     for state in states.chips:

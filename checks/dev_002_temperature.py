@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Iterator, Optional
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.checkapi import CheckSpec, Finding
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._support import in_scope
 
 # Above this an idle or lightly loaded chip points at cooling trouble; the chips throttle
@@ -30,7 +31,7 @@ def _where(npu: int, chip: Optional[int]) -> str:
     return f"NPU {npu}" if chip is None else f"NPU {npu} chip {chip}"
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     readings = ctx.facts.npu_chip_readings
     hot = 0
     temps = []

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.checkapi import CheckSpec, Finding
 from ascend_doctor.i18n import _
+
+from ._context import HostCheckContext
 
 CHECK = CheckSpec(
     id="ASC-DEV-004",
@@ -20,7 +22,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     chips = ctx.facts.npu_chip_names.chips  # (NPU id, name) per chip
     names = Counter(name for _npu, name in chips)
     if len(names) <= 1:

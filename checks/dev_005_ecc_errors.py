@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator, List, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, Status
 from ascend_doctor.facts.origin import absent_phrase
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._support import in_scope, scope_reason
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ def _chips(info: EccInfo) -> List[Tuple[str, EccCounters]]:
     return out
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     ecc = ctx.facts.npu_ecc
     bad = 0
     single_total = 0

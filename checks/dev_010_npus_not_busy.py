@@ -6,11 +6,12 @@ import re
 from typing import Any, Dict, Iterator, List, Optional, Set, Tuple
 
 from ascend_doctor import shellcmd
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import N_, _
 from ascend_doctor.lazy import lazy_re
 
+from ._context import HostCheckContext
 from ._npu_holders import (
     Holder,
     by_pid_largest_first,
@@ -53,7 +54,7 @@ MINDIE_FRACTION = 0.8
 MINDIE_SOURCE = "Ascend/MindIE-LLM mindie_llm/utils/env.py (NPU_MEMORY_FRACTION, 0.8 by default)"
 
 
-def _engine_request(ctx: CheckContext) -> Tuple[float, str, str]:
+def _engine_request(ctx: HostCheckContext) -> Tuple[float, str, str]:
     """(fraction of the card, engine, source) the engine to be deployed asks for at start. With MindIE
     and vLLM both installed, or neither, the smaller default: less than that free and neither starts."""
     engines = ctx.facts.maybe(Facts.engines)
@@ -109,7 +110,7 @@ def _fix(shown: str, found: List[Holder]) -> str:
             + _("on the host:") + f"\n  {lookups}\n" + stop_advice(found) + "\n" + _("or") + " " + _(FREE_NPUS))
 
 
-def _dcmi_busy(ctx: CheckContext) -> Optional[Finding]:
+def _dcmi_busy(ctx: HostCheckContext) -> Optional[Finding]:
     result = ctx.facts.npu_smi_result
     text = f"{result.stdout}\n{result.stderr}"
     match = _DCMI_BUSY.search(text)
@@ -137,7 +138,7 @@ def _dcmi_busy(ctx: CheckContext) -> Optional[Finding]:
              shellcmd.argv("docker", "ps")), where="host"))
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     busy = _dcmi_busy(ctx)
     if busy is not None:
         yield busy

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Dict, Iterator, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, NotApplicable
 from ascend_doctor.i18n import N_, _
 from ascend_doctor.shellcmd import argv, shaped
+
+from ._context import HostCheckContext
 
 # An idle card shows some memory in use (driver/firmware reservations): ~3.2-3.4 GB of 64 GB on
 # 910B/A3, ~2 GB of 32 GB on 910B4, ~1.5 GB of 44 GB on 310P3 (corpus: vllm-ascend-4480 A3,
@@ -32,7 +34,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     smi = ctx.facts.npu_smi
     if not smi.process_table_present and not smi.idle_npus:
         raise NotApplicable(_("npu-smi printed no process table, so held memory cannot be attributed"))

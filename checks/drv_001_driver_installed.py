@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor import shellcmd
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import require_stated
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._hdk import cann_version, compatible_hdks, hdk_action
 from ._support import container_mount_command, driver_install_hint, in_container
 
@@ -30,7 +31,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     stack = ctx.facts.stack
     running = ctx.facts.running_stack
     driver = running.driver_file

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._hdk import newer, reboot_action
 from ._support import container_mount_command, in_container
 
@@ -27,7 +28,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     smi = ctx.facts.npu_smi
     running = ctx.facts.running_stack
     installed = running.driver.installed
@@ -68,7 +69,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     yield Finding.skip(_("npu-smi printed no version banner to compare"))
 
 
-def _mismatch(ctx: CheckContext, live: str, installed: str, where: str, stale_note: str) -> Iterator[Finding]:
+def _mismatch(ctx: HostCheckContext, live: str, installed: str, where: str, stale_note: str) -> Iterator[Finding]:
     container = in_container(ctx)
     evidence = {"running": live, "installed": installed, "in_container": container}
     if newer(installed, live) == installed:

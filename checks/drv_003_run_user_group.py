@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 from ascend_doctor.shellcmd import argv, pipe, shaped
 
+from ._context import HostCheckContext
 from ._support import in_container
 
 CHECK = CheckSpec(
@@ -30,7 +31,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     user = ctx.facts.run_user
     stack = ctx.facts.maybe(Facts.stack)
     info = getattr(getattr(stack, "install_info", None), "info", None)

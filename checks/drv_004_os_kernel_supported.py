@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Any, Iterator, List, Optional
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import absence_is_evidence
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._stack_help import hdk_commands
 
 CHECK = CheckSpec(
@@ -37,7 +38,7 @@ def _deps_command(host_os: str) -> str:
     return "yum install -y dkms gcc make kernel-devel-$(uname -r) kernel-headers-$(uname -r)"
 
 
-def _loaded(ctx: CheckContext) -> Optional[bool]:
+def _loaded(ctx: HostCheckContext) -> Optional[bool]:
     """True when the driver answers here, False when installed but silent, None when not judged."""
     smi = ctx.facts.maybe(Facts.npu_smi)
     if smi is not None and smi.devices:
@@ -51,7 +52,7 @@ def _loaded(ctx: CheckContext) -> Optional[bool]:
     return False
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     from ascend_doctor.matrix.os_support import MATCH, families, find, load_os_support
 
     info = ctx.facts.host_info

@@ -5,11 +5,13 @@ from __future__ import annotations
 from typing import Iterator, List, Tuple
 
 from ascend_doctor import shellcmd
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.engines import engine_of_process_name
 from ascend_doctor.i18n import _
 from msgspec import structs
+
+from ._context import HostCheckContext
 
 CHECK = CheckSpec(
     id="ASC-ENG-001",
@@ -36,7 +38,7 @@ def _describe(engines: object, name: str) -> str:
     return ", ".join(parts) or name
 
 
-def _split(ctx: CheckContext) -> str:
+def _split(ctx: HostCheckContext) -> str:
     """Two docker run lines giving each engine half of this host's NPUs, by device node (advice review
     row 29: ranges that exist here, and --device, which works without the Ascend Docker Runtime)."""
     from ._support import job_devices
@@ -60,7 +62,7 @@ def _split(ctx: CheckContext) -> str:
             "  " + _("(ASCEND_VISIBLE_DEVICES=... instead of --device works only with the Ascend Docker Runtime)"))
 
 
-def _on_npus(ctx: CheckContext) -> List[Tuple[str, int, str]]:
+def _on_npus(ctx: HostCheckContext) -> List[Tuple[str, int, str]]:
     """(engine, pid, name) of the serving-engine processes npu-smi's process table lists (VLLMWorker_TP,
     mindie_llm_back): they run on the NPUs even where the process list of this view was not captured."""
     smi = ctx.facts.maybe(Facts.npu_smi)
@@ -72,7 +74,7 @@ def _on_npus(ctx: CheckContext) -> List[Tuple[str, int, str]]:
     return found
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     engines = ctx.facts.engines
     installed = engines.installed_engines()
     serving = [e for e in installed if e in ("MindIE", "vLLM-Ascend", "vLLM")]

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Iterator, List, Optional, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 from ascend_doctor.parsers.vllm_build_info import scm_commit
 from ascend_doctor.shellcmd import Placeholder, argv, chain, export, with_comment
 
+from ._context import HostCheckContext
 from ._engines import cann_upgrade_action
 from ._support import verdict_finding
 
@@ -30,7 +31,7 @@ CHECK = CheckSpec(
 )
 
 
-def _installed(ctx: CheckContext) -> List[Tuple[str, str]]:
+def _installed(ctx: HostCheckContext) -> List[Tuple[str, str]]:
     engines = ctx.facts.engines
     py = ctx.facts.maybe(Facts.python_env)
     found: List[Tuple[str, str]] = []
@@ -50,7 +51,7 @@ def _installed(ctx: CheckContext) -> List[Tuple[str, str]]:
     return found
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     installed = _installed(ctx)
     if not installed:
         raise NotApplicable(_("no vLLM-Ascend, MindIE or MindSpeed installed"))
@@ -118,7 +119,7 @@ def _post_release_only(installed: Optional[str], verdict: object) -> bool:
     return a != b and a.release == b.release and a.pre == b.pre and a.dev == b.dev
 
 
-def _mindie_hdk_actions(ctx: CheckContext, version: str) -> List[FixAction]:
+def _mindie_hdk_actions(ctx: HostCheckContext, version: str) -> List[FixAction]:
     """Upgrade to an HDK of MindIE's list (the newest it lists; any listed one fixes it)."""
     from ascend_doctor.matrix.engines import find_mindie_row
 
@@ -137,7 +138,7 @@ def _mindie_hdk_actions(ctx: CheckContext, version: str) -> List[FixAction]:
             reboot_action(ctx, _("load the new driver and activate the firmware"))]
 
 
-def _wanted_cann(ctx: CheckContext, engine: str, version: str) -> Optional[str]:
+def _wanted_cann(ctx: HostCheckContext, engine: str, version: str) -> Optional[str]:
     from ascend_doctor.matrix.engines import find_mindie_row, find_vllm_row
 
     row = find_mindie_row(ctx.matrix, version) if engine == "mindie" else \

@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Any, Iterator, List, Optional
 
 from ascend_doctor import shellcmd
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
+
+from ._context import HostCheckContext
 
 CHECK = CheckSpec(
     id="ASC-ENG-003",
@@ -51,7 +53,7 @@ def pairing_rows(matrix: Any, vllm: str) -> List[Any]:
     return sorted(rows, key=lambda r: _release_key(r.version), reverse=True)
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     from ascend_doctor.matrix.pip import vllm_ascend as pip_vllm_ascend
 
     py = ctx.facts.python_env

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 from ascend_doctor.shellcmd import argv, export, shaped, with_comment
 
+from ._context import HostCheckContext
 from ._stack_help import chip_family
 
 CHECK = CheckSpec(
@@ -43,7 +44,7 @@ def _at_least(version: str, since: str) -> bool:
         return False
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     build = ctx.facts.vllm_ascend_build
     chips = chip_family(ctx)
     built_for = build.info.family

@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 from typing import Dict, Iterator, List, Optional, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 from ascend_doctor.lazy import lazy_re
 from ascend_doctor.shellcmd import argv, fits, source, with_comment
 
+from ._context import HostCheckContext
 from ._stack_help import chip_family, same_release
 
 CHECK = CheckSpec(
@@ -59,7 +60,7 @@ def _turbo_key(version: str) -> str:
     return re.sub(r"\.(?=[a-z])", "", version.strip().lower())
 
 
-def _toolkit(ctx: CheckContext) -> Tuple[Optional[str], Optional[str]]:
+def _toolkit(ctx: HostCheckContext) -> Tuple[Optional[str], Optional[str]]:
     stack = ctx.facts.maybe(Facts.stack)
     toolkit = stack.active_toolkit(ctx.facts.maybe(Facts.env) or {}) if stack else None
     path = getattr(toolkit, "path", None) or ""
@@ -68,7 +69,7 @@ def _toolkit(ctx: CheckContext) -> Tuple[Optional[str], Optional[str]]:
     return getattr(toolkit, "version", None), root
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     py = ctx.facts.maybe(Facts.python_env)
     if py is None:
         raise NotApplicable(_("the target Python could not be inspected"))
@@ -87,7 +88,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         raise NotApplicable(_("no DeepEP-Ascend or MindIE Turbo installed in the target Python"))
 
 
-def _rebuild_commands(ctx: CheckContext, set_env: Optional[str]) -> List[str]:
+def _rebuild_commands(ctx: HostCheckContext, set_env: Optional[str]) -> List[str]:
     family = chip_family(ctx)
     target = DEEP_EP_TARGET.get(family or "")
     commands = [argv("git", "clone", DEEP_EP_REPO), argv("cd", "sgl-kernel-npu")]
@@ -104,7 +105,7 @@ def _rebuild_commands(ctx: CheckContext, set_env: Optional[str]) -> List[str]:
     return commands
 
 
-def _wheel(ctx: CheckContext, row: object, version: str, cann: Optional[str],
+def _wheel(ctx: HostCheckContext, row: object, version: str, cann: Optional[str],
            set_env: Optional[str]) -> Iterator[Finding]:
     dist = getattr(row, "dist", "")
     sources = source_urls(getattr(row, "source", ()))
@@ -143,7 +144,7 @@ def _wheel(ctx: CheckContext, row: object, version: str, cann: Optional[str],
                       tuple(commands), where="either", subject=dist)).scoped(dist)
 
 
-def _turbo(ctx: CheckContext, version: str, cann: Optional[str], vllm_ascend: Optional[str]) -> Iterator[Finding]:
+def _turbo(ctx: HostCheckContext, version: str, cann: Optional[str], vllm_ascend: Optional[str]) -> Iterator[Finding]:
     rows = list(getattr(ctx.matrix, "mindie_turbo", ()))
     row = next((r for r in rows if _turbo_key(r.version) == _turbo_key(version)), None)
     uninstall = argv("pip", "uninstall", "-y", "mindie-turbo")

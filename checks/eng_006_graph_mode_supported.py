@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Iterator, Optional, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._serving import edit, usable_config
 
 GRAPH_GUIDE = "https://docs.vllm.ai/projects/ascend/en/v0.11.0/user_guide/feature_guide/graph_mode.html"
@@ -38,7 +39,7 @@ def _line(version: str) -> Optional[Tuple[int, ...]]:
     return tuple(parsed.release[:2]) if parsed is not None else None
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     cfg = usable_config(ctx)
     if not cfg.is_vllm:
         raise NotApplicable(_("the serving configuration is not a vLLM launch line"))

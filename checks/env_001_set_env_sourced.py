@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Iterator, List
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import absence_is_evidence, require_stated
 from ascend_doctor.i18n import N_, _
 from ascend_doctor.shellcmd import argv, source
+
+from ._context import HostCheckContext
 
 CHECK = CheckSpec(
     id="ASC-ENV-001",
@@ -22,7 +24,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     aenv = ctx.facts.ascend_env
     stack = ctx.facts.maybe(Facts.stack)
     if stack is not None and not stack.toolkits():

@@ -5,12 +5,14 @@ from __future__ import annotations
 import posixpath
 from typing import Iterator, List, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.engines import engine_of_process_name
 from ascend_doctor.facts.origin import absence_is_evidence, require_stated
 from ascend_doctor.i18n import N_, _
 from ascend_doctor.shellcmd import source
+
+from ._context import HostCheckContext
 
 CHECK = CheckSpec(
     id="ASC-ENV-002",
@@ -33,7 +35,7 @@ CHECK = CheckSpec(
 MINDIE_VARS = ("MIES_INSTALL_PATH", "MINDIE_LLM_HOME_PATH")
 
 
-def _mindie_running(ctx: CheckContext) -> bool:
+def _mindie_running(ctx: HostCheckContext) -> bool:
     """A MindIE process runs (the process list, or npu-smi's process table): it was started from an environment
     that had the scripts loaded, so their absence from the doctor's shell is not what starts MindIE."""
     engines = ctx.facts.maybe(Facts.engines)
@@ -43,7 +45,7 @@ def _mindie_running(ctx: CheckContext) -> bool:
     return any(engine_of_process_name(p.name or "") == "MindIE" for p in getattr(smi, "processes", None) or ())
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     menv = ctx.facts.mindie_env
     mindie = ctx.facts.maybe(Facts.mindie)
     nnal = ctx.facts.maybe(Facts.nnal)

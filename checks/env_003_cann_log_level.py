@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Dict, Iterator, List
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, Status
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import require_stated
 from ascend_doctor.i18n import _
+
+from ._context import HostCheckContext
 
 CHECK = CheckSpec(
     id="ASC-ENV-003",
@@ -28,7 +30,7 @@ CHECK = CheckSpec(
 LEVELS = {"0": "DEBUG", "1": "INFO", "2": "WARNING", "3": "ERROR", "4": "NULL"}
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     env: Dict[str, str] = ctx.facts.maybe(Facts.env) or {}
     level = (env.get("ASCEND_GLOBAL_LOG_LEVEL") or "").strip()
     stdout = (env.get("ASCEND_SLOG_PRINT_TO_STDOUT") or "").strip()

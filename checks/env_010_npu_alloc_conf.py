@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.checkapi import CheckSpec, Finding
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._recommend import environment, followed, recommend, serving_engines
 
 SOURCES = (
@@ -27,7 +28,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     serving_engines(ctx)
     current = environment(ctx).get("PYTORCH_NPU_ALLOC_CONF", "")
     if "expandable_segments:true" in current.replace(" ", "").lower():

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Iterator, Optional
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.checkapi import CheckSpec, Finding
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._hccl_modes import AIV_EXEC_TIMEOUT_CAP_S, EXEC_DEFAULT_S, EXEC_TIMEOUT_SOURCE, EXPANSION_SOURCE, aiv_mode
 from ._recommend import environment, followed, recommend, serving_engines
 
@@ -75,7 +76,7 @@ def _exec_under_aiv(mode: str, current: str) -> Finding:
               mode=mode, cap=AIV_EXEC_TIMEOUT_CAP_S, source=EXEC_TIMEOUT_SOURCE), **evidence)
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     serving_engines(ctx)
     env = environment(ctx)
     aiv = aiv_mode(ctx, env)

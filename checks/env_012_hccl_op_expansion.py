@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.checkapi import CheckSpec, Finding
 from ascend_doctor.i18n import _
 from ascend_doctor.shellcmd import unset
 
+from ._context import HostCheckContext
 from ._hccl_modes import (
     AIV_EXEC_TIMEOUT_CAP_S,
     AIV_FAMILIES,
@@ -43,7 +44,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     serving_engines(ctx)
     current = environment(ctx).get("HCCL_OP_EXPANSION_MODE", "")
     engines = ctx.facts.engines

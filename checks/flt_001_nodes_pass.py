@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Dict, Iterator, List, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, Status
 from ascend_doctor.fleet.digest import NodeDigest
 from ascend_doctor.fleet.facts import MAX_EXAMPLE_NODES
 from ascend_doctor.i18n import _, gettext
 from ascend_doctor.shellcmd import argv
 
-from ._fleet import count, fleet_facts, names, plain_names
+from ._fleet import FleetCheckContext, count, fleet_facts, names, plain_names
 
 CHECK = CheckSpec(
     id="ASC-FLT-001",
@@ -110,7 +110,7 @@ def _group(status: Status, nodes: List[NodeDigest]) -> Finding:
                    (FixAction("other", summary, tuple(c for c in commands if not c.startswith("#")), where="host"),))
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: FleetCheckContext) -> Iterator[Finding]:
     facts = fleet_facts(ctx)
     clean: List[str] = []
     groups: Dict[Tuple[str, Tuple[str, ...], str, str, str], List[NodeDigest]] = {}

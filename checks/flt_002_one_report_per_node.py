@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.checkapi import CheckSpec, Finding
 from ascend_doctor.i18n import _
 
-from ._fleet import count, fleet_facts
+from ._fleet import FleetCheckContext, count, fleet_facts
 
 CHECK = CheckSpec(
     id="ASC-FLT-002",
@@ -22,7 +22,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: FleetCheckContext) -> Iterator[Finding]:
     facts = fleet_facts(ctx)
     if not facts.duplicates:
         yield Finding.passed(_("{nodes}, each with its own host name").format(nodes=count(len(facts.readable()))))

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Iterator, List, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.fleet import drift
 from ascend_doctor.fleet.facts import DriftView
 from ascend_doctor.i18n import _
 
-from ._fleet import action, drift_findings, fleet_facts, names, require_nodes
+from ._fleet import FleetCheckContext, action, drift_findings, fleet_facts, names, require_nodes
 
 CHECK = CheckSpec(
     id="ASC-FLT-003",
@@ -29,7 +29,7 @@ def _severity(view: DriftView) -> Status:
     return Status.FAIL if view.spec.key == "chip_model" else Status.WARN
 
 
-def _fix(ctx: CheckContext, view: DriftView, target: str, odd: List[str]) -> Tuple[str, Tuple[FixAction, ...]]:
+def _fix(ctx: FleetCheckContext, view: DriftView, target: str, odd: List[str]) -> Tuple[str, Tuple[FixAction, ...]]:
     if view.spec.key == "chip_model":
         text = (_("{nodes} has another NPU model than {target}: such a node cannot take ranks of this deployment. "
                   "Take it out of the rank table and the inventory, or give the cluster identical nodes.")
@@ -48,7 +48,7 @@ def _fix(ctx: CheckContext, view: DriftView, target: str, odd: List[str]) -> Tup
                          commands),)
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: FleetCheckContext) -> Iterator[Finding]:
     facts = fleet_facts(ctx)
     require_nodes(facts)
     views = facts.group(drift.HARDWARE)

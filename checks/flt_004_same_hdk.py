@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Iterator, List, Optional, Sequence, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.fleet import drift
 from ascend_doctor.fleet.facts import DriftView
 from ascend_doctor.i18n import _
 from ascend_doctor.shellcmd import argv, comment, fits, shaped
 
 from ._fleet import (
+    FleetCheckContext,
     action,
     direction_to,
     drift_findings,
@@ -38,7 +39,7 @@ CHECK = CheckSpec(
 )
 
 
-def _differs(ctx: CheckContext, key: str, target: Optional[str], nodes: Sequence[str]) -> bool:
+def _differs(ctx: FleetCheckContext, key: str, target: Optional[str], nodes: Sequence[str]) -> bool:
     """Whether any of ``nodes`` is not on ``target`` for ``key`` (unknown counts as differing)."""
     if target is None:
         return True
@@ -46,7 +47,7 @@ def _differs(ctx: CheckContext, key: str, target: Optional[str], nodes: Sequence
     return not set(nodes) <= set(view.groups.get(target, []))
 
 
-def _hdk_lines(ctx: CheckContext, driver: Optional[str], firmware: Optional[str]) -> Tuple[List[str], str]:
+def _hdk_lines(ctx: FleetCheckContext, driver: Optional[str], firmware: Optional[str]) -> Tuple[List[str], str]:
     """Install lines (Huawei's upgrade order: firmware, then driver, then one reboot) for what differs."""
     from ascend_doctor.matrix.packages import UPGRADE, convention_flags, convention_order
 
@@ -77,7 +78,7 @@ def _hdk_lines(ctx: CheckContext, driver: Optional[str], firmware: Optional[str]
     return lines, summary.format(firmware=firmware, driver=driver)
 
 
-def _fix(ctx: CheckContext, view: DriftView, target: str, odd: List[str]) -> Tuple[str, Tuple[FixAction, ...]]:
+def _fix(ctx: FleetCheckContext, view: DriftView, target: str, odd: List[str]) -> Tuple[str, Tuple[FixAction, ...]]:
     # The same step for both findings when a node differs in both: one HDK install, one reboot.
     driver = target if view.spec.key == "driver" else majority_value(ctx, "driver")
     firmware = target if view.spec.key == "firmware" else majority_value(ctx, "firmware")
@@ -88,7 +89,7 @@ def _fix(ctx: CheckContext, view: DriftView, target: str, odd: List[str]) -> Tup
                          direction=direction_to(target, values_of(view, odd))),)
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: FleetCheckContext) -> Iterator[Finding]:
     facts = fleet_facts(ctx)
     require_nodes(facts)
     views = facts.group(drift.HDK)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Iterator, List, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.fleet import drift
 from ascend_doctor.fleet.facts import DriftView
 from ascend_doctor.i18n import _
 from ascend_doctor.shellcmd import argv, fits
 
 from ._fleet import (
+    FleetCheckContext,
     action,
     direction_to,
     drift_findings,
@@ -40,7 +41,7 @@ SET_ENV = {"cann": "source /usr/local/Ascend/ascend-toolkit/set_env.sh",
            "nnal": "source /usr/local/Ascend/nnal/atb/set_env.sh"}
 
 
-def _fix(ctx: CheckContext, view: DriftView, target: str, odd: List[str]) -> Tuple[str, Tuple[FixAction, ...]]:
+def _fix(ctx: FleetCheckContext, view: DriftView, target: str, odd: List[str]) -> Tuple[str, Tuple[FixAction, ...]]:
     pk = package_set(ctx)
     key = view.spec.key
     versions = [v.strip() for v in target.split(",")]
@@ -65,7 +66,7 @@ def _fix(ctx: CheckContext, view: DriftView, target: str, odd: List[str]) -> Tup
                          direction=direction_to(target, values_of(view, odd))),)
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: FleetCheckContext) -> Iterator[Finding]:
     facts = fleet_facts(ctx)
     require_nodes(facts)
     views = facts.group(drift.CANN)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Iterator, List, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.fleet import drift
 from ascend_doctor.fleet.facts import DriftView
 from ascend_doctor.i18n import _
 from ascend_doctor.shellcmd import argv, comment, fits, shaped
 
 from ._fleet import (
+    FleetCheckContext,
     action,
     direction_to,
     drift_findings,
@@ -39,11 +40,10 @@ def _severity(view: DriftView) -> Status:
     return Status.WARN if view.spec.key == "python" else Status.FAIL
 
 
-def _fix(ctx: CheckContext, view: DriftView, target: str, odd: List[str]) -> Tuple[str, Tuple[FixAction, ...]]:
-    from ascend_doctor.fleet.facts import FleetFacts
+def _fix(ctx: FleetCheckContext, view: DriftView, target: str, odd: List[str]) -> Tuple[str, Tuple[FixAction, ...]]:
     from ascend_doctor.matrix.pip import torch_pair
 
-    facts: FleetFacts = ctx.facts  # type: ignore[assignment]
+    facts = ctx.facts
     key = view.spec.key
     if key == "python":
         text = _("The other nodes run Python {target}: torch and torch_npu wheels are built per Python version. On "
@@ -72,7 +72,7 @@ def _fix(ctx: CheckContext, view: DriftView, target: str, odd: List[str]) -> Tup
                          where="either", direction=direction_to(target, values_of(view, odd))),)
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: FleetCheckContext) -> Iterator[Finding]:
     facts = fleet_facts(ctx)
     require_nodes(facts)
     views = [v for v in facts.group(drift.PYTHON) if set(v.groups) != {drift.NOT_INSTALLED}]

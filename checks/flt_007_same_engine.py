@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Iterator, List, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.fleet import drift
 from ascend_doctor.fleet.facts import DriftView
 from ascend_doctor.i18n import _
 from ascend_doctor.shellcmd import argv, comment, fits, shaped
 
 from ._fleet import (
+    FleetCheckContext,
     action,
     direction_to,
     drift_findings,
@@ -37,11 +38,10 @@ CHECK = CheckSpec(
 )
 
 
-def _fix(ctx: CheckContext, view: DriftView, target: str, odd: List[str]) -> Tuple[str, Tuple[FixAction, ...]]:
-    from ascend_doctor.fleet.facts import FleetFacts
+def _fix(ctx: FleetCheckContext, view: DriftView, target: str, odd: List[str]) -> Tuple[str, Tuple[FixAction, ...]]:
     from ascend_doctor.matrix.pip import vllm_ascend
 
-    facts: FleetFacts = ctx.facts  # type: ignore[assignment]
+    facts = ctx.facts
     key = view.spec.key
     direction = direction_to(target, values_of(view, odd))
     if target == drift.NOT_INSTALLED:
@@ -81,7 +81,7 @@ def _fix(ctx: CheckContext, view: DriftView, target: str, odd: List[str]) -> Tup
                          (), where="either", direction=direction),)
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: FleetCheckContext) -> Iterator[Finding]:
     facts = fleet_facts(ctx)
     require_nodes(facts)
     views = [v for v in facts.group(drift.ENGINE) if set(v.groups) != {drift.NOT_INSTALLED}]

@@ -5,12 +5,21 @@ from __future__ import annotations
 import re
 from typing import Iterator, List, Optional, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.fleet import drift
 from ascend_doctor.fleet.facts import DriftView
 from ascend_doctor.i18n import _
 
-from ._fleet import FEC_SOURCE, TLS_SOURCE, action, drift_findings, fleet_facts, majority_value, require_nodes
+from ._fleet import (
+    FEC_SOURCE,
+    TLS_SOURCE,
+    FleetCheckContext,
+    action,
+    drift_findings,
+    fleet_facts,
+    majority_value,
+    require_nodes,
+)
 
 CHECK = CheckSpec(
     id="ASC-FLT-008",
@@ -41,13 +50,13 @@ def _switch(value: str) -> Optional[str]:
     return None
 
 
-def _loop(ctx: CheckContext) -> str:
+def _loop(ctx: FleetCheckContext) -> str:
     count = majority_value(ctx, "chip_count")
     last = int(count) - 1 if count and count.isdigit() and int(count) > 0 else 7
     return "{0.." + str(last) + "}"
 
 
-def _fix(ctx: CheckContext, view: DriftView, target: str, odd: List[str]) -> Tuple[str, Tuple[FixAction, ...]]:
+def _fix(ctx: FleetCheckContext, view: DriftView, target: str, odd: List[str]) -> Tuple[str, Tuple[FixAction, ...]]:
     loop = _loop(ctx)
     if view.spec.key == "hccn_tls":
         switch = _switch(target)
@@ -80,7 +89,7 @@ def _severity(view: DriftView) -> Status:
     return Status.FAIL if view.spec.key == "hccn_tls" else Status.WARN
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: FleetCheckContext) -> Iterator[Finding]:
     facts = fleet_facts(ctx)
     require_nodes(facts)
     views = facts.group(drift.NETWORK)

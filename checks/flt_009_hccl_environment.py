@@ -4,13 +4,22 @@ from __future__ import annotations
 
 from typing import Dict, Iterator, List, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.fleet import drift
 from ascend_doctor.fleet.facts import MAX_EXAMPLE_NODES, DriftView
 from ascend_doctor.i18n import _
 from ascend_doctor.shellcmd import Placeholder, comment, export, unset
 
-from ._fleet import INTRA_ROCE_SOURCE, action, count, drift_findings, fleet_facts, names, require_nodes
+from ._fleet import (
+    INTRA_ROCE_SOURCE,
+    FleetCheckContext,
+    action,
+    count,
+    drift_findings,
+    fleet_facts,
+    names,
+    require_nodes,
+)
 
 CHECK = CheckSpec(
     id="ASC-FLT-009",
@@ -35,7 +44,7 @@ def _severity(view: DriftView) -> Status:
     return Status.FAIL if view.spec.label in FAIL_ON_DIFFERENCE else Status.WARN
 
 
-def _fix(ctx: CheckContext, view: DriftView, target: str, odd: List[str]) -> Tuple[str, Tuple[FixAction, ...]]:
+def _fix(ctx: FleetCheckContext, view: DriftView, target: str, odd: List[str]) -> Tuple[str, Tuple[FixAction, ...]]:
     name = view.spec.label
     # The value is the fleet's majority, read from node reports: quoted as one word.
     line = unset(name) if target == drift.UNSET else export(name, target)
@@ -70,7 +79,7 @@ def _unique(view: DriftView) -> Iterator[Finding]:
                           nodes=names(nodes, 20), variable=name),
                           (export(name, Placeholder("address of this node")),), where="either", subject=name),))
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: FleetCheckContext) -> Iterator[Finding]:
     facts = fleet_facts(ctx)
     require_nodes(facts)
     views = facts.group(drift.HCCL_ENV)

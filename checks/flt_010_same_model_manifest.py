@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Iterator, List, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.fleet import drift
 from ascend_doctor.fleet.facts import DriftView
 from ascend_doctor.i18n import _
 
-from ._fleet import action, drift_findings, fleet_facts, require_nodes
+from ._fleet import FleetCheckContext, action, drift_findings, fleet_facts, require_nodes
 
 CHECK = CheckSpec(
     id="ASC-FLT-010",
@@ -24,7 +24,7 @@ CHECK = CheckSpec(
 )
 
 
-def _fix(ctx: CheckContext, view: DriftView, target: str, odd: List[str]) -> Tuple[str, Tuple[FixAction, ...]]:
+def _fix(ctx: FleetCheckContext, view: DriftView, target: str, odd: List[str]) -> Tuple[str, Tuple[FixAction, ...]]:
     text = (_("{nodes} verified against another manifest than the rest of the fleet (digest {digest}…). Distribute "
               "one manifest (`ascend-doctor model manifest DIR -o MANIFEST` on the reference copy), copy the weights "
               "again where they differ, and verify on every node:").format(nodes=", ".join(odd), digest=target[:16])
@@ -33,7 +33,7 @@ def _fix(ctx: CheckContext, view: DriftView, target: str, odd: List[str]) -> Tup
                          ("ascend-doctor check --model DIR --verify MANIFEST",), where="either"),)
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: FleetCheckContext) -> Iterator[Finding]:
     facts = fleet_facts(ctx)
     require_nodes(facts)
     views = facts.group(drift.MODEL)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Dict, Iterator, List, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.fleet.facts import MAX_EXAMPLE_NODES
 from ascend_doctor.i18n import _
 
-from ._fleet import SET_IP_SOURCE, count, fleet_facts, names, set_ip_command
+from ._fleet import SET_IP_SOURCE, FleetCheckContext, count, fleet_facts, names, set_ip_command
 
 MAX_LISTED_ADDRESSES = 16  # addresses spelled out in one message
 
@@ -26,7 +26,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: FleetCheckContext) -> Iterator[Finding]:
     facts = fleet_facts(ctx)
     holders: Dict[str, List[Tuple[str, str, str]]] = {}
     devices = 0

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Dict, Iterator, List
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.i18n import _
 
-from ._fleet import count, fleet_facts, names
+from ._fleet import FleetCheckContext, count, fleet_facts, names
 
 CHECK = CheckSpec(
     id="ASC-FLT-012",
@@ -23,7 +23,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: FleetCheckContext) -> Iterator[Finding]:
     facts = fleet_facts(ctx)
     by_digest: Dict[str, List[str]] = {}
     paths: Dict[str, str] = {}

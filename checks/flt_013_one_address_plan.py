@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Dict, Iterator, List, Set, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable, Status
 from ascend_doctor.fleet.network import ipv4_text
 from ascend_doctor.i18n import _
 
-from ._fleet import count, fleet_facts, names, require_nodes
+from ._fleet import FleetCheckContext, count, fleet_facts, names, require_nodes
 
 CHECK = CheckSpec(
     id="ASC-FLT-013",
@@ -36,7 +36,7 @@ def subnet_text(network: Network) -> str:
     return f"{ipv4_text(network[0])}/{bin(network[1]).count('1')}"
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: FleetCheckContext) -> Iterator[Finding]:
     facts = fleet_facts(ctx)
     require_nodes(facts)
     devices: List[Device] = []

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Dict, Iterator, List, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.fleet.network import TableEntry
 from ascend_doctor.i18n import _
 from ascend_doctor.shellcmd import argv, shaped
 
-from ._fleet import count, fleet_facts, names
+from ._fleet import FleetCheckContext, count, fleet_facts, names
 
 CHECK = CheckSpec(
     id="ASC-FLT-014",
@@ -28,7 +28,7 @@ CHECK = CheckSpec(
 Owner = Tuple[str, str]  # node, device id
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: FleetCheckContext) -> Iterator[Finding]:
     facts = fleet_facts(ctx)
     if not facts.tables:
         raise NotApplicable(_("no node report carries a rank table"))

@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor import shellcmd
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import LIVE, origin_kind, require_stated
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._stack_help import chip_family, firmware_file
 from ._support import in_container
 
@@ -27,7 +28,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     running = ctx.facts.running_stack
     stack = ctx.facts.stack
     firmware = running.firmware_file

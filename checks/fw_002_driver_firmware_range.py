@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterator, List, Optional
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.checkapi import CheckSpec, Finding
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import N_, _
 
+from ._context import HostCheckContext
 from ._dcmi import NOK, OK, dcmi_compatibility, ranges_text
 from ._hdk import align_hdk, hdk_of_firmware, ranges_of
 from ._support import in_scope, verdict_finding
@@ -30,7 +31,7 @@ CHECK = CheckSpec(
 )
 
 
-def _board_verdicts(ctx: CheckContext) -> Dict[str, List[int]]:
+def _board_verdicts(ctx: HostCheckContext) -> Dict[str, List[int]]:
     boards = ctx.facts.maybe(Facts.npu_boards)
     if boards is None:
         return {}
@@ -42,7 +43,7 @@ def _board_verdicts(ctx: CheckContext) -> Dict[str, List[int]]:
     return out
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     running = ctx.facts.running_stack
     drv_file, fw_file = running.driver_file, running.firmware_file
     driver = running.driver.effective
@@ -114,7 +115,7 @@ def _why_ok(by: str, fw_ranges: List[Any], fw_hdk: Optional[str]) -> str:
     return _("the firmware is in the driver's range {ranges}").format(ranges=ranges_text(fw_ranges))
 
 
-def _from_boards(ctx: CheckContext, verdicts: Dict[str, List[int]], driver: str, firmware: str,
+def _from_boards(ctx: HostCheckContext, verdicts: Dict[str, List[int]], driver: str, firmware: str,
                  fw_hdk: Optional[str], by: str, fw_ranges: List[Any], evidence: Dict[str, Any]) -> Iterator[Finding]:
     def ids(key: str) -> str:
         return ", ".join(str(i) for i in verdicts.get(key, []))

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterator, List
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, Status
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import absent_phrase
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._dcmi import ranges_text
 from ._hdk import reboot_action
 from ._support import in_container
@@ -34,7 +35,7 @@ CHECK = CheckSpec(
 
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     boards = ctx.facts.npu_boards
     stack = ctx.facts.maybe(Facts.stack)
     container = in_container(ctx)
@@ -86,7 +87,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         yield Finding.passed(text, running=running, installed=installed, compatibility=verdicts)
 
 
-def _not_active(ctx: CheckContext, stack: Any, installed: str, mismatch: Dict[str, List[int]],
+def _not_active(ctx: HostCheckContext, stack: Any, installed: str, mismatch: Dict[str, List[int]],
                 container: bool) -> Finding:
     from ascend_doctor.versions import AscendVersion
 

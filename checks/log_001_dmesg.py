@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.i18n import _
 from ascend_doctor.i18n_text import localized
 
+from ._context import HostCheckContext
 from ._logs import MAX_FINDINGS, hit_finding, reportable
 
 ROOT_ADVICE = "run as root: sudo ascend-doctor check --select ASC-LOG"
@@ -29,7 +30,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     scan = ctx.facts.dmesg
     if scan.status == "permission_denied":
         yield Finding.skip(_("dmesg is restricted for this user ({detail}); the kernel log was not checked").format(

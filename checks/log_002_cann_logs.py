@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterator, List, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._logs import MAX_FINDINGS, hit_finding, reportable
 
 CHECK = CheckSpec(
@@ -30,7 +31,7 @@ def _run_as_root() -> str:
     return _("run as root: {command}").format(command="sudo ascend-doctor check --select ASC-LOG")
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     scan = ctx.facts.log_files
     if not scan.files:
         if scan.denied and not scan.candidates:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.checkapi import CheckSpec, Finding
 from ascend_doctor.i18n import N_, _
 from ascend_doctor.i18n_text import localized
 from ascend_doctor.shellcmd import argv
+
+from ._context import HostCheckContext
 
 if TYPE_CHECKING:
     from ascend_doctor.model.records import ModelFacts
@@ -46,7 +48,7 @@ def _no_model_fix(facts: ModelFacts) -> str:
     return _(_NO_MODEL_FIX)
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
     from ascend_doctor.model import records as R
 

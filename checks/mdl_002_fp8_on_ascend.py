@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterator, Optional
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.checkapi import CheckSpec, Finding
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 from ascend_doctor.i18n_text import localized
 
+from ._context import HostCheckContext
 from ._model import require_model
 
 if TYPE_CHECKING:
@@ -31,14 +32,14 @@ CHECK = CheckSpec(
 _NO_FP8 = ("A2", "A3", "310P", "310B", "910")
 
 
-def _chip(ctx: CheckContext) -> Any:
+def _chip(ctx: HostCheckContext) -> Any:
     try:
         return ctx.facts.maybe(Facts.npu_chip)
     except KeyError:  # provider not available in this build
         return None
 
 
-def _architecture_params(ctx: CheckContext) -> int:
+def _architecture_params(ctx: HostCheckContext) -> int:
     """Parameters config.json describes: the size when the headers are partial or absent (a
     directory with config.json and no weights yet must not be told it needs 0 B to convert)."""
     from ascend_doctor.model.arch import count_params
@@ -53,7 +54,7 @@ def _architecture_params(ctx: CheckContext) -> int:
     return int(count_params(arch).total)
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
     from ascend_doctor.model import records as R
     from ascend_doctor.model.units import human_bytes, human_params

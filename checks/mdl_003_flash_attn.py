@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._model import require_model
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
     from ascend_doctor.shellcmd import quote as shell_quote
 

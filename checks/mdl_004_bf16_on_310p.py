@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterator, Optional, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import N_, _
 from ascend_doctor.shellcmd import quote as shell_quote
 
+from ._context import HostCheckContext
 from ._model import require_model
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ _FP16 = ("float16", "fp16", "half")
 _BF16 = ("bfloat16", "bf16")
 
 
-def _chip(ctx: CheckContext) -> Any:
+def _chip(ctx: HostCheckContext) -> Any:
     try:
         return ctx.facts.maybe(Facts.npu_chip)
     except KeyError:
@@ -64,7 +65,7 @@ def fp16_choice(config: Any, torch_dtype: Optional[str]) -> Tuple[Optional[bool]
     return None, "", ""
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
     from ascend_doctor.model.units import human_params
 

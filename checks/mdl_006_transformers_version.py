@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Iterator
 
 from ascend_doctor import shellcmd
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._model import require_model
 
 if TYPE_CHECKING:
@@ -28,14 +29,14 @@ CHECK = CheckSpec(
 )
 
 
-def _env(ctx: CheckContext) -> Any:
+def _env(ctx: HostCheckContext) -> Any:
     try:
         return ctx.facts.maybe(Facts.python_env)
     except KeyError:
         return None
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
     from packaging.version import InvalidVersion, Version
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.checkapi import CheckSpec, Finding
 from ascend_doctor.i18n import _
 from ascend_doctor.shellcmd import Placeholder, argv, chain, one_line
 
+from ._context import HostCheckContext
 from ._model import findings_for, require_model
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ def _fix(problem: Problem) -> str:
         ms_command=argv("modelscope", "download", "--model", "REPO", path, "--local_dir", "DIR"))
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
     from ascend_doctor.model import records as R
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.checkapi import CheckSpec, Finding
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._model import findings_for, require_model
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ def _fix(problem: Problem) -> str:
         file=problem.path)
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
     from ascend_doctor.model import records as R
 

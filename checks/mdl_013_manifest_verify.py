@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.checkapi import CheckSpec, Finding
 from ascend_doctor.i18n import _
 from ascend_doctor.i18n_text import localized
 from ascend_doctor.shellcmd import argv
+
+from ._context import HostCheckContext
 
 CHECK = CheckSpec(
     id="ASC-MDL-013",
@@ -25,7 +27,7 @@ CHECK = CheckSpec(
 MAX_LISTED = 20
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
     from ascend_doctor.model.units import human_bytes
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterator, List, Optional, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.i18n import _
 from ascend_doctor.i18n_text import localized
 
+from ._context import HostCheckContext
 from ._model import require_model
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ _NAMES = {"fa3": "FA3", "kv-int8": "int8 KV cache (C8)"}
 _ENGINES = {"mindie": "MindIE", "vllm-ascend": "vLLM-Ascend"}
 
 
-def _chip(ctx: CheckContext) -> Any:
+def _chip(ctx: HostCheckContext) -> Any:
     from ascend_doctor.facts import Facts
 
     try:
@@ -93,7 +94,7 @@ def _unknown_line(engine: str, req: Optional[EngineRequirement]) -> str:
                                                                     source=req.source)
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK, and most runs have no model.
     from ascend_doctor.model import records as R
     from ascend_doctor.model.quant_features import QuantFeatureDataError, requirement

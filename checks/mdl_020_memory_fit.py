@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 from ascend_doctor.i18n_text import localized
 from ascend_doctor.shellcmd import argv
+
+from ._context import HostCheckContext
 
 if TYPE_CHECKING:
     from ascend_doctor.model.plan import MemoryPlan
@@ -44,7 +46,7 @@ def _gib(value: int) -> str:
     return f"{value / GIB:,.1f} GiB"
 
 
-def _serving(ctx: CheckContext) -> Optional[ServingConfig]:
+def _serving(ctx: HostCheckContext) -> Optional[ServingConfig]:
     from ascend_doctor.parsers.serving_config import ServingConfig
 
     if not (ctx.options.serving_config or ctx.options.vllm_args):
@@ -89,7 +91,7 @@ def _evidence(plan: MemoryPlan) -> Any:
 _NO_FP8_FAMILIES = ("A2", "A3", "310P", "310B", "910")  # as ASC-MDL-002 (research/model_facts.md)
 
 
-def _fp8_loads(ctx: CheckContext, chip: Any) -> Optional[bool]:
+def _fp8_loads(ctx: HostCheckContext, chip: Any) -> Optional[bool]:
     """Whether this host's NPU loads FP8 weights: the matrix's word for the chip, else its family."""
     name = getattr(chip, "name", None)
     if ctx.matrix is not None and name:
@@ -136,7 +138,7 @@ def _verdict(plan: MemoryPlan) -> str:
     return _("does not fit, short by {short} per card").format(short=_gib(-card.free_bytes))
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     if not (ctx.options.model_dir or ctx.options.serving_config or ctx.options.vllm_args):
         raise NotApplicable(_("no model given (use --model DIR|NAME, or --config / --vllm-args)"))
     from ascend_doctor.model.plan import (
@@ -231,7 +233,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         plan=message, short=_gib(-card.free_bytes)), fix, **evidence)
 
 
-def _fp8_finding(ctx: CheckContext, model: Any, arch: Any, chip: Any, chip_name: str, hbm: int, layout: Any,
+def _fp8_finding(ctx: HostCheckContext, model: Any, arch: Any, chip: Any, chip_name: str, hbm: int, layout: Any,
                  kv_budget: Optional[int], common: Dict[str, Any], loads: Optional[bool],
                  evidence: Dict[str, Any]) -> Finding:
     """FP8 weights on an NPU that cannot load them: no FP8 plan is worth a PASS. Plan the two

@@ -5,12 +5,13 @@ from __future__ import annotations
 import posixpath
 from typing import Any, Dict, Iterator, List, Optional
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 from ascend_doctor.lazy import lazy_re
 from ascend_doctor.shellcmd import argv, comment, with_comment
 
+from ._context import HostCheckContext
 from ._stack_help import hdk_commands, same_release
 
 # Huawei's driver/firmware uninstall scripts, one per package (hiascend, 卸载驱动固件):
@@ -53,13 +54,13 @@ def _version(parsed: Any, kind: str) -> str:
         error=getattr(parsed, "error", "?")))
 
 
-def _home(ctx: CheckContext) -> str:
+def _home(ctx: HostCheckContext) -> str:
     """The absolute home folder of the run (the operator caches live there), /root when unknown."""
     home = str((ctx.facts.maybe(Facts.env) or {}).get("HOME", ""))
     return home if home.startswith("/") and "\n" not in home else "/root"
 
 
-def _cache_lines(ctx: CheckContext) -> List[str]:
+def _cache_lines(ctx: HostCheckContext) -> List[str]:
     """Absolute cache paths (advice review 2, P19): never ./kernel_meta*, which depends on the shell's folder."""
     return [with_comment(argv("rm", "-rf", posixpath.join(_home(ctx), "atc_data")),
                          _("the CANN operator compile cache, built against the mixed stack")),
@@ -77,7 +78,7 @@ def _same_firmware(parsed: Any, running: str) -> bool:
 class _Keep:
     """What stays: the running driver, and the firmware that belongs to it, with how that is known."""
 
-    def __init__(self, ctx: CheckContext) -> None:
+    def __init__(self, ctx: HostCheckContext) -> None:
         stack = ctx.facts.stack
         running = ctx.facts.running_stack
         self.drivers: List[Any] = list(stack.drivers)
@@ -107,7 +108,7 @@ class _Keep:
         return [f for f in self.firmwares if f is not self.firmware] if self.firmware is not None else []
 
 
-def _remove_stale(ctx: CheckContext, keep: _Keep) -> List[str]:
+def _remove_stale(ctx: HostCheckContext, keep: _Keep) -> List[str]:
     """Uninstall the stale drivers and the stale firmware only, point install.info at what is kept, clear the
     caches, reboot last (advice review 2, P4/P19)."""
     assert keep.driver is not None
@@ -132,7 +133,7 @@ def _remove_stale(ctx: CheckContext, keep: _Keep) -> List[str]:
     return lines
 
 
-def _clean_reinstall(ctx: CheckContext, keep: _Keep) -> List[str]:
+def _clean_reinstall(ctx: HostCheckContext, keep: _Keep) -> List[str]:
     """Which stack runs is not known: uninstall every recorded driver and firmware, install one HDK, reboot last."""
     lines: List[str] = [comment(_("1. stop every job and container using the NPUs (see `npu-smi info`), then as "
                                   "root:"))]
@@ -169,7 +170,7 @@ def _describe(kind: str, files: List[Any], keep: _Keep) -> str:
     return "; ".join(parts)
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     stack = ctx.facts.stack
     drivers, firmwares = list(stack.drivers), list(stack.firmwares)
     if not drivers and not firmwares:

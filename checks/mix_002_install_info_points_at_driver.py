@@ -7,9 +7,10 @@ import re
 from typing import Iterator, List, Optional
 
 from ascend_doctor import shellcmd
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._stack_help import cleanup_sequence
 from ._support import in_container
 
@@ -81,7 +82,7 @@ def _check(kind: str, recorded: Optional[str], roots: List[str], key: str, clean
                   subject=f"install info {kind}"))
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     stack = ctx.facts.stack
     parsed = stack.install_info
     if parsed is None:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.checkapi import CheckSpec, Finding
 from ascend_doctor.i18n import _
 from ascend_doctor.versions import AscendVersion
 
+from ._context import HostCheckContext
 from ._hdk import align_hdk
 
 CHECK = CheckSpec(
@@ -26,7 +27,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     running = ctx.facts.running_stack
     drv = running.driver_file.info if running.driver_file else None
     fw = running.firmware_file.info if running.firmware_file else None

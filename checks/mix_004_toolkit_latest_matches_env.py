@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Iterator, Mapping, Optional
 
 from ascend_doctor import shellcmd
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._stack_help import package_command
 
 TOOLKIT_SET_ENV = "/usr/local/Ascend/ascend-toolkit/set_env.sh"
@@ -34,7 +35,7 @@ def _home(env: Mapping[str, str]) -> Optional[str]:
     return value.rstrip("/") if value else None
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     stack = ctx.facts.stack
     env = ctx.facts.maybe(Facts.env) or {}
     toolkits = stack.toolkits()

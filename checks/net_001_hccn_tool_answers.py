@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable, Status
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._network import SRC_MINDIE_RANKTABLE, SRC_VLLM_MULTINODE, scope, system_fix
 
 # Queries every other network check depends on; the others only add detail.
@@ -34,7 +35,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     from ascend_doctor.facts.ranktable import rank_table_location
 
     hccn = ctx.facts.hccn

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator, List, Optional
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.i18n import _
 
 if TYPE_CHECKING:
     from ascend_doctor.facts.network import HccnDevice
 
+from ._context import HostCheckContext
 from ._network import SRC_MINDCLUSTER, SRC_MINDIE_RANKTABLE, SRC_VLLM_MULTINODE, devices, ids, scope, system_fix
 
 CHECK = CheckSpec(
@@ -36,7 +37,7 @@ def _link(device: HccnDevice) -> Optional[str]:
     return None if detected is None else ("UP" if detected else "DOWN")
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     answered = [d for d in devices(ctx) if _link(d) is not None]
     if not answered:
         raise NotApplicable(_("no device answered `hccn_tool -i N -link -g` (see ASC-NET-001)"))

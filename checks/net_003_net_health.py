@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Iterator, List, Optional
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.i18n import _
 from ascend_doctor.shellcmd import argv, shaped
 
+from ._context import HostCheckContext
 from ._network import SRC_MINDIE_RANKTABLE, SRC_TOOLBOX, SRC_VLLM_MULTINODE, conf, devices, ids, scope, system_fix
 
 HEALTHY = "success"
@@ -28,7 +29,7 @@ CHECK = CheckSpec(
 )
 
 
-def _gateway(ctx: CheckContext, device_id: int, route_gateway: Optional[str]) -> Optional[str]:
+def _gateway(ctx: HostCheckContext, device_id: int, route_gateway: Optional[str]) -> Optional[str]:
     configured = conf(ctx)
     if configured is not None:
         found = configured.gateway(device_id) or configured.get(device_id, "netdetect")
@@ -37,7 +38,7 @@ def _gateway(ctx: CheckContext, device_id: int, route_gateway: Optional[str]) ->
     return route_gateway
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     answered = [d for d in devices(ctx) if d.net_health is not None]
     if not answered:
         raise NotApplicable(_("no device answered `hccn_tool -i N -net_health -g` (see ASC-NET-001)"))

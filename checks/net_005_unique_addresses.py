@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Dict, Iterator, List
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._network import SRC_TOOLBOX, conf, devices, ids, system_fix
 
 CHECK = CheckSpec(
@@ -22,7 +23,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     from ascend_doctor.facts.network import set_ip_command
     from ascend_doctor.parsers.hccn import is_ipv4
 

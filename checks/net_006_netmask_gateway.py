@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Dict, Iterator, List, Optional
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._network import SRC_MINDIE_RANKTABLE, SRC_TOOLBOX, SRC_VLLM_MULTINODE, conf, devices, ids, scope, system_fix
 
 CHECK = CheckSpec(
@@ -33,7 +34,7 @@ def _gateway_fix(device_id: int, gateway: str) -> str:
                  device=device_id, gateway=gateway, command=f"hccn_tool -i {device_id} -route -g")
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     from ascend_doctor.facts.network import set_ip_command
     from ascend_doctor.parsers.hccn import is_ipv4, is_netmask, network_of
 

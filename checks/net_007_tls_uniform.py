@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Dict, Iterator, List
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._network import SRC_MINDIE_RANKTABLE, SRC_VLLM_MULTINODE, devices, ids, system_fix
 
 RECOMMENDED = 0  # MindIE-LLM's rank table guide: set the TLS switch to 0 on every card
@@ -26,7 +27,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     from ._network import loop
 
     by_value: Dict[int, List[int]] = {}

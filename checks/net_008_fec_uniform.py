@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Dict, Iterator, List
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._network import SRC_MINDCLUSTER, devices, ids, system_fix
 
 CHECK = CheckSpec(
@@ -24,7 +25,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     by_mode: Dict[str, List[int]] = {}
     for device in devices(ctx):
         if device.fec is not None:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Iterator, List, Optional
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable, Status
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._network import SRC_MINDCLUSTER, devices, ids, scope, system_fix
 
 CHECK = CheckSpec(
@@ -26,7 +27,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     reported = [d for d in devices(ctx) if d.optical is not None]
     if not reported:
         raise NotApplicable(_("no device reports its optical module (`hccn_tool -i N -optical -g`)"))

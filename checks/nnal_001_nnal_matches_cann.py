@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor import shellcmd
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.facts.origin import absence_is_evidence, require_stated
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._engines import cann_upgrade_action, engine_canns
 from ._stack_help import package_command, same_release
 
@@ -29,7 +30,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     engines = ctx.facts.engines
     needing = [e for e in engines.installed_engines() if e in ("vLLM-Ascend", "MindIE")]
     if not needing:

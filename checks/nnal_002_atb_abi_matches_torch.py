@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Iterator
 
 from ascend_doctor import shellcmd
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable, Status
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._stack_help import package_command
 
 CHECK = CheckSpec(
@@ -26,7 +27,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     nnal = ctx.facts.nnal
     if not nnal.installed:
         raise NotApplicable(_("NNAL/ATB is not installed (ASC-NNAL-001 says whether it should be)"))

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._stack_help import kernels_package_file, package_command
 
 CHECK = CheckSpec(
@@ -24,7 +25,7 @@ CHECK = CheckSpec(
 )
 
 
-def _image_advice(ctx: CheckContext, chip_name: str, family: str) -> str:
+def _image_advice(ctx: HostCheckContext, chip_name: str, family: str) -> str:
     """Which container image flavour carries this chip's kernels (matrix chip families)."""
     info = ctx.matrix.family(family) if callable(getattr(ctx.matrix, "family", None)) else None
     flavor = getattr(info, "image_flavor", None)
@@ -42,7 +43,7 @@ def _image_advice(ctx: CheckContext, chip_name: str, family: str) -> str:
     return text + ")"
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     # Imported on use: every check module is imported to read CHECK (the module is also the
     # "kernels" provider, loaded only when that fact is asked for).
     from ascend_doctor.facts.engines import SOC_FOLDER_BY_FAMILY

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, Status
 from ascend_doctor.facts.origin import require_stated
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._support import pip_pair_hint
 
 CHECK = CheckSpec(
@@ -21,7 +22,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     py = ctx.facts.python_env
     if py.error:
         require_stated(ctx.facts, _("the Python packages"))

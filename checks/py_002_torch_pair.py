@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._support import pip_pair_action, pip_pair_hint, verdict_finding
 
 CHECK = CheckSpec(
@@ -19,7 +20,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     py = ctx.facts.python_env
     torch, torch_npu = py.package("torch"), py.package("torch-npu")
     if not torch or not torch_npu:
@@ -30,6 +31,6 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     yield _with_pair(ctx, verdict_finding(verdict, subject, pip_pair_hint(ctx), suggestion_prefix=keep))
 
 
-def _with_pair(ctx: CheckContext, finding: Finding) -> Finding:
+def _with_pair(ctx: HostCheckContext, finding: Finding) -> Finding:
     action = pip_pair_action(ctx) if finding.status.value in ("FAIL", "WARN") else None
     return finding.with_actions(action) if action is not None else finding

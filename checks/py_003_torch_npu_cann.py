@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Optional
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._support import pip_pair_action, pip_pair_hint, verdict_finding
 
 CHECK = CheckSpec(
@@ -20,7 +21,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     py = ctx.facts.python_env
     torch_npu = py.package("torch-npu")
     stack = ctx.facts.stack
@@ -40,7 +41,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
     yield _with_pair(ctx, verdict_finding(verdict, subject, pip_pair_hint(ctx)))
 
 
-def _engine_row_naming(ctx: CheckContext, torch_npu: str, cann: str) -> Optional[Any]:
+def _engine_row_naming(ctx: HostCheckContext, torch_npu: str, cann: str) -> Optional[Any]:
     """The installed vLLM-Ascend's release row when it names this torch_npu and this CANN."""
     engines = ctx.facts.maybe(Facts.engines)
     version = (engines.installed.get("vLLM-Ascend") or {}).get("vllm-ascend") if engines is not None else None
@@ -55,6 +56,6 @@ def _engine_row_naming(ctx: CheckContext, torch_npu: str, cann: str) -> Optional
     return None
 
 
-def _with_pair(ctx: CheckContext, finding: Finding) -> Finding:
+def _with_pair(ctx: HostCheckContext, finding: Finding) -> Finding:
     action = pip_pair_action(ctx) if finding.status.value in ("FAIL", "WARN") else None
     return finding.with_actions(action) if action is not None else finding

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._support import verdict_finding
 
 CHECK = CheckSpec(
@@ -19,7 +20,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     py = ctx.facts.python_env
     torch = py.package("torch")
     if not py.version or not torch:

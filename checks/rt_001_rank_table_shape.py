@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, Status
 from ascend_doctor.i18n import _
 from ascend_doctor.i18n_text import localized
 from ascend_doctor.shellcmd import argv, one_line
 
+from ._context import HostCheckContext
 from ._rank_table import SRC_HCCL, SRC_MINDIE, SRC_VLLM_PD, config_fix
 
 SHOWN = 20  # problems listed one by one; the rest are counted
@@ -32,7 +33,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     facts = ctx.facts.rank_table
     shown = one_line(facts.path)  # the path in prose: a newline in it must not start a line of its own
     check_json = argv("python3", "-m", "json.tool", facts.path) + " >/dev/null"  # argv quotes the path

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding
+from ascend_doctor.checkapi import CheckSpec, Finding
 from ascend_doctor.i18n import _
 from ascend_doctor.shellcmd import one_line
 
+from ._context import HostCheckContext
 from ._rank_table import SRC_HCCL, SRC_MINDIE, config_fix, loaded
 
 CHECK = CheckSpec(
@@ -26,7 +27,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     from ascend_doctor.parsers.rank_table import KIND_HCCL_2, as_int
 
     facts, table = loaded(ctx)

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Generator, Iterator, List
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 from ascend_doctor.shellcmd import one_line
 
+from ._context import HostCheckContext
 from ._rank_table import DEVICE_ID_RANGE, SRC_HCCL, SRC_MINDIE, SRC_VLLM_PD, config_fix, loaded
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     from ascend_doctor.parsers.rank_table import KIND_PD, as_int
 
     facts, table = loaded(ctx)
@@ -79,7 +80,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
         yield Finding.passed(text.format(count=len(devices), field=field, last=len(devices) - 1))
 
 
-def _device_id_range(ctx: CheckContext, devices: List[RtDevice], fix: FixAction) -> Generator[Finding, None, int]:
+def _device_id_range(ctx: HostCheckContext, devices: List[RtDevice], fix: FixAction) -> Generator[Finding, None, int]:
     """device_id counts the NPUs (A2: 0-7) or dies (A3: 0-15) of one server: a larger id is on no server of
     this product, whichever node it belongs to. Returns the number of FAIL findings."""
     from ascend_doctor.parsers.rank_table import as_int

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Dict, Generator, Iterator, List, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, NotApplicable
 from ascend_doctor.i18n import _
 from ascend_doctor.shellcmd import Placeholder, argv, one_line, shaped
 
+from ._context import HostCheckContext
 from ._rank_table import SRC_HCCL, SRC_MINDIE, UNCONFIGURED_IP, config_fix, loaded
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     from ascend_doctor.parsers.hccn import is_ipv4
 
     facts, table = loaded(ctx)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Dict, Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 from ascend_doctor.shellcmd import argv, one_line, shaped
 
+from ._context import HostCheckContext
 from ._rank_table import SRC_MINDIE, SRC_VLLM_PD, config_fix, loaded, local_addresses, local_device_ids, this_node
 
 CHECK = CheckSpec(
@@ -27,7 +28,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     from ascend_doctor.parsers.rank_table import as_int
 
     facts, table = loaded(ctx)

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Iterator, Optional
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.i18n import _
 from ascend_doctor.shellcmd import argv, one_line, shaped
 
+from ._context import HostCheckContext
 from ._rank_table import SRC_HCCL, SRC_MINDIE, config_fix, loaded, local_addresses, local_networks, this_node
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     from ascend_doctor.facts.ranktable import NODE_VARIABLES
     from ascend_doctor.parsers.hccn import is_ipv4
     from ascend_doctor.parsers.rank_table import KIND_PD
@@ -82,7 +83,7 @@ def run(ctx: CheckContext) -> Iterator[Finding]:
                   {"servers": [s.server_id for s in table.servers]}).with_actions(fix)
 
 
-def _other_subnet(ctx: CheckContext, table: RankTable, fix: FixAction) -> Optional[Finding]:
+def _other_subnet(ctx: HostCheckContext, table: RankTable, fix: FixAction) -> Optional[Finding]:
     """When no server matched: every device_ip of the table outside this node's NPU subnets (from
     `hccn_tool -ip -g`) says the addresses were written for another subnet, not that the node is
     missing (the same table on another node, or this node's entries, with e.g. 192.170.101.x where

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.i18n import _
 from ascend_doctor.shellcmd import argv, one_line
 
+from ._context import HostCheckContext
 from ._rank_table import SRC_MINDIE, config_fix, loaded
 
 ALLOWED = 0o640
@@ -28,7 +29,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     from ascend_doctor.parsers.rank_table import KIND_HCCL
 
     facts, table = loaded(ctx)

@@ -6,13 +6,14 @@ import re
 from typing import Iterator
 
 from ascend_doctor import shellcmd
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, Status
 from ascend_doctor.facts import FactUnavailable
 from ascend_doctor.facts.npu import CommandResult, CommandStatus
 from ascend_doctor.facts.origin import require_stated
 from ascend_doctor.i18n import N_, _, ngettext
 from ascend_doctor.lazy import lazy_re
 
+from ._context import HostCheckContext
 from ._support import container_mount_command, driver_install_hint, in_container
 
 CHECK = CheckSpec(
@@ -33,7 +34,7 @@ CHECK = CheckSpec(
 _DEVICE_USED = lazy_re(r"ret is -80(20|05)|device is used", re.I)
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     result: CommandResult = ctx.facts.npu_smi_result
     text = f"{result.stdout}\n{result.stderr}"
     if result.status is CommandStatus.NOT_FOUND:

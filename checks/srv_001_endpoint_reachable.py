@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.endpoint import records as rec
 from ascend_doctor.i18n import N_, _
 
-from ._probe import ms, probe_facts
+from ._probe import ProbeCheckContext, ms, probe_facts
 
 CHECK = CheckSpec(
     id="ASC-SRV-001",
@@ -37,7 +37,7 @@ _TLS = N_("MindIE serves HTTPS with its own certificates by default: give its CA
            "to skip verification for this probe), or use http:// if httpsEnabled is false.")
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: ProbeCheckContext) -> Iterator[Finding]:
     facts = probe_facts(ctx)
     check = facts.reachability
     if check is None:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.endpoint import engines
 from ascend_doctor.i18n import _
 
-from ._probe import LOOK_AT_NPUS, hints, ms, probe_facts
+from ._probe import LOOK_AT_NPUS, ProbeCheckContext, hints, ms, probe_facts
 
 CHECK = CheckSpec(
     id="ASC-SRV-003",
@@ -24,7 +24,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: ProbeCheckContext) -> Iterator[Finding]:
     facts = probe_facts(ctx)
     info = facts.health
     if info is None:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable, Status
 from ascend_doctor.endpoint import records as rec
 from ascend_doctor.i18n import _
 
-from ._probe import LOOK_AT_NPUS, hints, probe_facts, secs
+from ._probe import LOOK_AT_NPUS, ProbeCheckContext, hints, probe_facts, secs
 
 CHECK = CheckSpec(
     id="ASC-SRV-004",
@@ -23,7 +23,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: ProbeCheckContext) -> Iterator[Finding]:
     facts = probe_facts(ctx)
     record = facts.deterministic
     if record is None and _answered_without_a_model(facts):

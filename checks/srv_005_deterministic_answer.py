@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable, Status
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable, Status
 from ascend_doctor.i18n import _
 
-from ._probe import probe_facts, quote
+from ._probe import ProbeCheckContext, probe_facts, quote
 
 CHECK = CheckSpec(
     id="ASC-SRV-005",
@@ -23,7 +23,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: ProbeCheckContext) -> Iterator[Finding]:
     facts = probe_facts(ctx)
     settings = facts.settings
     if not settings.save and not settings.compare:

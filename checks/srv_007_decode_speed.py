@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.endpoint.sweep import DEFINITIONS
 from ascend_doctor.endpoint.thresholds import DEFAULTS_MAX_PARAMS_B, defaults_apply
 from ascend_doctor.i18n import _
 
-from ._probe import LOOK_AT_NPUS, ms, num, probe_facts, threshold_source
+from ._probe import LOOK_AT_NPUS, ProbeCheckContext, ms, num, probe_facts, threshold_source
 
 CHECK = CheckSpec(
     id="ASC-SRV-007",
@@ -28,7 +28,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: ProbeCheckContext) -> Iterator[Finding]:
     facts = probe_facts(ctx)
     phase = facts.sequential
     if phase is None or not phase.succeeded:

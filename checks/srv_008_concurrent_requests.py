@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.endpoint import records as rec
 from ascend_doctor.endpoint.sweep import DEFINITIONS
 from ascend_doctor.i18n import _
 
-from ._probe import LOOK_AT_NPUS, hints, ms, num, probe_facts
+from ._probe import LOOK_AT_NPUS, ProbeCheckContext, hints, ms, num, probe_facts
 
 CHECK = CheckSpec(
     id="ASC-SRV-008",
@@ -27,7 +27,7 @@ CHECK = CheckSpec(
 BROKEN = (rec.RESET, rec.SERVER_ERROR, rec.BAD_REPLY, rec.HTTP_ERROR, rec.CONNECT, rec.TOO_LONG)
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: ProbeCheckContext) -> Iterator[Finding]:
     facts = probe_facts(ctx)
     phase = facts.concurrent
     settings = facts.settings

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Iterator, List
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.endpoint.records import Reply
 from ascend_doctor.i18n import _
 
-from ._probe import hints, probe_facts
+from ._probe import ProbeCheckContext, hints, probe_facts
 
 CHECK = CheckSpec(
     id="ASC-SRV-009",
@@ -25,7 +25,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: ProbeCheckContext) -> Iterator[Finding]:
     facts = probe_facts(ctx)
     replies: List[Reply] = [r for r in facts.all_replies() if r.ok]
     if not replies:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Iterator, List, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.endpoint.repetition import RepetitionScore
 from ascend_doctor.i18n import _
 
-from ._probe import probe_facts, quote, threshold_source
+from ._probe import ProbeCheckContext, probe_facts, quote, threshold_source
 
 CHECK = CheckSpec(
     id="ASC-SRV-010",
@@ -26,7 +26,7 @@ CHECK = CheckSpec(
 DETERMINISTIC_PREFIX = "deterministic"
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: ProbeCheckContext) -> Iterator[Finding]:
     facts = probe_facts(ctx)
     if not facts.repetition:
         raise NotApplicable(facts.not_measured(_("repetition")))

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.endpoint import records as rec
 from ascend_doctor.i18n import _
 
-from ._probe import LOOK_AT_NPUS, hints, num, probe_facts
+from ._probe import LOOK_AT_NPUS, ProbeCheckContext, hints, num, probe_facts
 
 CHECK = CheckSpec(
     id="ASC-SRV-011",
@@ -28,7 +28,7 @@ CHECK = CheckSpec(
 BROKEN = (rec.RESET, rec.SERVER_ERROR, rec.BAD_REPLY, rec.HTTP_ERROR, rec.CONNECT)
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: ProbeCheckContext) -> Iterator[Finding]:
     facts = probe_facts(ctx)
     if not facts.settings.stress:
         yield Finding.skip(_("not asked for (--stress)"),

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.endpoint import sweep
 from ascend_doctor.i18n import _
 
-from ._probe import hints, probe_facts
+from ._probe import ProbeCheckContext, hints, probe_facts
 
 CHECK = CheckSpec(
     id="ASC-SRV-012",
@@ -30,7 +30,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: ProbeCheckContext) -> Iterator[Finding]:
     facts = probe_facts(ctx)
     if not facts.settings.sweep:
         raise NotApplicable(_("no --sweep given (e.g. --sweep 1,4,16,64,256)"))

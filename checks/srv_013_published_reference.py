@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterator, Optional
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.endpoint import records as rec
 from ascend_doctor.endpoint import references as refs
 from ascend_doctor.endpoint.families import engine_key, family_of
@@ -12,7 +12,7 @@ from ascend_doctor.i18n import _
 from ascend_doctor.matrix import serving_refs
 from ascend_doctor.matrix.serving_refs import RefQuery
 
-from ._probe import probe_facts
+from ._probe import ProbeCheckContext, probe_facts
 
 CHECK = CheckSpec(
     id="ASC-SRV-013",
@@ -46,7 +46,7 @@ def _measured(facts: rec.ProbeFacts) -> Optional[refs.Measured]:
                          output_tps=phase.output_tokens_per_s)
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: ProbeCheckContext) -> Iterator[Finding]:
     facts = probe_facts(ctx)
     s = facts.settings
     if s.chip is None and s.cards is None and s.precision is None:

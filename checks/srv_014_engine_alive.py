@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.i18n import _
 
-from ._probe import hints, probe_facts
+from ._probe import ProbeCheckContext, hints, probe_facts
 
 CHECK = CheckSpec(
     id="ASC-SRV-014",
@@ -27,7 +27,7 @@ CHECK = CheckSpec(
 KV_FULL = 0.95  # ours: the cache is (nearly) full and requests queue behind it
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: ProbeCheckContext) -> Iterator[Finding]:
     facts = probe_facts(ctx)
     metrics = facts.engine_metrics
     if metrics is None:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Iterator, List, Tuple
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.endpoint import records as rec
 from ascend_doctor.endpoint.sweep import CLIENT_BOUND_SHARE
 from ascend_doctor.i18n import _
 
-from ._probe import probe_facts
+from ._probe import ProbeCheckContext, probe_facts
 
 CHECK = CheckSpec(
     id="ASC-SRV-015",
@@ -25,7 +25,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: ProbeCheckContext) -> Iterator[Finding]:
     facts = probe_facts(ctx)
     phases: List[rec.LoadPhase] = [p for p in (facts.sequential, facts.concurrent) if p is not None]
     phases += facts.sweep

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Iterator, List, Optional
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
 
+from ._context import HostCheckContext
 from ._stack_help import GIB, gib
 
 SWAP_IN_USE = 1 * GIB
@@ -28,7 +29,7 @@ CHECK = CheckSpec(
 )
 
 
-def _hbm_in_scope(ctx: CheckContext) -> Optional[int]:
+def _hbm_in_scope(ctx: HostCheckContext) -> Optional[int]:
     smi = ctx.facts.maybe(Facts.npu_smi)
     scope = ctx.facts.maybe(Facts.npu_scope)
     total = 0
@@ -39,7 +40,7 @@ def _hbm_in_scope(ctx: CheckContext) -> Optional[int]:
     return total * 1024 * 1024 if total else None
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     res = ctx.facts.resources
     mem = res.memory
     if mem is None:

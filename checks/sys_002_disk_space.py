@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.i18n import N_, _
 
+from ._context import HostCheckContext
 from ._stack_help import GIB, gib
 
 CACHE_WARN = 20 * GIB
@@ -35,7 +36,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     res = ctx.facts.resources
     if not res.disks:
         raise NotApplicable(_("no disk usage figures for the cache, log or model paths"))

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Iterator, Optional
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, NotApplicable
 from ascend_doctor.facts import Facts
 from ascend_doctor.i18n import _
+
+from ._context import HostCheckContext
 
 CPUS_PER_CHIP = 4
 
@@ -26,7 +28,7 @@ CHECK = CheckSpec(
 )
 
 
-def _chips(ctx: CheckContext) -> Optional[int]:
+def _chips(ctx: HostCheckContext) -> Optional[int]:
     smi = ctx.facts.maybe(Facts.npu_smi)
     scope = ctx.facts.maybe(Facts.npu_scope)
     devices = [d for d in getattr(smi, "devices", None) or []
@@ -34,7 +36,7 @@ def _chips(ctx: CheckContext) -> Optional[int]:
     return len(devices) or None
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     res = ctx.facts.resources
     if res.cpu_count is None and res.governor is None:
         raise NotApplicable(_("neither the CPU count nor the frequency governor is known"))

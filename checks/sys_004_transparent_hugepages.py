@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, FixAction, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, NotApplicable
 from ascend_doctor.i18n import _
+
+from ._context import HostCheckContext
 
 SOURCE = ("MindIE Service performance tuning (hiascend.com mindie/10RC2 mindie_service0293: 开启透明大页 "
           "echo always > /sys/kernel/mm/transparent_hugepage/enabled); MindIE Turbo server tuning (mindie/20RC1 "
@@ -22,7 +24,7 @@ CHECK = CheckSpec(
 )
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     res = ctx.facts.resources
     if res.thp is None:
         raise NotApplicable(_("/sys/kernel/mm/transparent_hugepage/enabled is not readable here"))

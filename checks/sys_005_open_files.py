@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ascend_doctor.checkapi import CheckContext, CheckSpec, Finding, NotApplicable
+from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.i18n import _
+
+from ._context import HostCheckContext
 
 TARGET = 65535
 
@@ -26,7 +28,7 @@ def _show(value: int) -> str:
     return _("unlimited") if value < 0 else str(value)
 
 
-def run(ctx: CheckContext) -> Iterator[Finding]:
+def run(ctx: HostCheckContext) -> Iterator[Finding]:
     res = ctx.facts.resources
     soft, hard = res.nofile_soft, res.nofile_hard
     if soft is None:

@@ -5,11 +5,11 @@ docs/probe-report-schema.json: ``host.source`` is "endpoint" and ``facts`` holds
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, cast
+from typing import Any, Dict, List, Optional
 from urllib.parse import urlsplit
 
 from ascend_doctor import __version__
-from ascend_doctor.checkapi import CheckContext
+from ascend_doctor.checkapi import SuiteContext
 from ascend_doctor.endpoint.records import ProbeFacts
 from ascend_doctor.i18n import _
 from ascend_doctor.options import RunOptions
@@ -23,9 +23,8 @@ def probe_report(facts: ProbeFacts, options: RunOptions, duration_s: float,
     from ascend_doctor.fixplan import build_fix_plan
     from ascend_doctor.runner import run_suite
 
-    # CheckContext.facts is typed for the host suite; the probe suite's checks read a ProbeFacts
-    # (checks/_probe.py probe_facts() asserts it), and no probe check reads the matrix.
-    ctx = CheckContext(facts=cast(Any, facts), matrix=cast(Any, None), options=options)
+    # A probe judges no matrix: its checks receive a SuiteContext (checks/_probe.py: ProbeCheckContext).
+    ctx = SuiteContext(facts=facts, options=options)
     results = run_suite("probe", ctx, options, progress)
     report = Report(tool_version=__version__, matrix={}, host=endpoint_section(facts.settings.url),
                     facts=facts.to_dict(), results=results, fail_on=options.fail_on, duration_s=duration_s,

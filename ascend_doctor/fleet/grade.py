@@ -8,7 +8,7 @@ an ordinary report, ``report render`` shows a saved one in any format.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, cast
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 from ascend_doctor import __version__
 from ascend_doctor.checkapi import CheckContext
@@ -17,18 +17,19 @@ from ascend_doctor.i18n import _
 from ascend_doctor.options import RunOptions
 from ascend_doctor.report import Report
 
+if TYPE_CHECKING:
+    from ascend_doctor.matrix.model import Matrix
+
 SOURCE = "fleet"
 MAX_ORIGIN_CHARS = 400
 
 
-def fleet_report(facts: FleetFacts, matrix: Any, matrix_info: Dict[str, Any], options: RunOptions,
+def fleet_report(facts: FleetFacts, matrix: Matrix, matrix_info: Dict[str, Any], options: RunOptions,
                  inputs: Sequence[str], duration_s: float, progress: Optional[Any] = None) -> Report:
     from ascend_doctor.fixplan import build_fix_plan
     from ascend_doctor.runner import run_suite
 
-    # CheckContext.facts is typed for the host suite; the fleet suite's checks read a FleetFacts
-    # (checks/_fleet.py fleet_facts() asserts it).
-    ctx = CheckContext(facts=cast(Any, facts), matrix=matrix, options=options)
+    ctx = CheckContext(facts=facts, matrix=matrix, options=options)  # checks/_fleet.py: FleetCheckContext
     results = run_suite("fleet", ctx, options, progress)
     report = Report(tool_version=__version__, matrix={k: v for k, v in matrix_info.items() if k != "warnings"},
                     host=fleet_section(facts, inputs), facts=facts.to_dict(), results=results,
