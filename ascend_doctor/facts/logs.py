@@ -265,9 +265,7 @@ def _recorded_times(facts: Facts) -> Optional[Dict[str, float]]:
 
     if origin_kind(facts) == LIVE:
         return None
-    metadata = getattr(facts.host, "metadata", None)
-    meta = metadata() if callable(metadata) else metadata
-    times = meta.get("file_times") if isinstance(meta, dict) else None
+    times = facts.host.metadata.get("file_times")
     if not isinstance(times, dict):
         return {}
     return {str(k): float(v) for k, v in times.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}

@@ -94,8 +94,7 @@ def model_manifest_check(facts: Facts) -> ManifestCheck:
     if not listing.exists or not listing.is_dir:
         return ManifestCheck(manifest_path, model_dir, error=f"{model_dir} is not a directory")
     # `check --model . --verify SHA256SUMS`: the manifest sits in the folder but is no model file.
-    info = getattr(facts.host, "info", None)
-    live = info is None or getattr(info(), "source", "live") == "live"
+    live = facts.host.info().source == "live"
     own = rel_inside(model_dir, manifest_path) if live else None
     plan = verify_plan(manifest, listing, ignore=[own] if own else [])
     with byte_progress(hash_total(plan[0]), "verifying weights", progress_wanted(_progress_flag(facts))) as advance:

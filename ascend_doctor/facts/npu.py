@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from ascend_doctor.facts import Facts, FactUnavailable, provider
 from ascend_doctor.facts.reads import Reads
@@ -116,8 +116,7 @@ def _stated_chip(facts: Facts) -> Optional[ChipSummary]:
 
     if origin_kind(facts) != PASTED_TEXT:
         return None
-    metadata = getattr(facts.host, "metadata", None)  # SnapshotHost: snapshot.json, a property
-    pasted = metadata.get("pasted") if isinstance(metadata, Mapping) else None
+    pasted = facts.host.metadata.get("pasted")  # snapshot.json
     stated = pasted.get("facts", {}).get("npu_type") if isinstance(pasted, dict) else None
     if not isinstance(stated, str) or not re.match(r"^[A-Za-z0-9_\-]{2,40}$", stated.strip()):
         return None

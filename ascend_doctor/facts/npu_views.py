@@ -52,11 +52,8 @@ def recorded_command_names(facts: Facts) -> List[str]:
 
     if origin_kind(facts) == LIVE:
         return []
-    lister = getattr(facts.host, "recorded_commands", None)
-    if not callable(lister):
-        return []
     try:
-        return list(lister())[:MAX_RECORDED]
+        return facts.host.recorded_commands()[:MAX_RECORDED]
     except Exception:  # an unreadable commands/ folder: nothing recorded to add
         return []
 

@@ -82,7 +82,7 @@ def _read(facts: Facts, path: str, source: str) -> Tuple[bytes, str, Optional[in
     from ascend_doctor.parsers.rank_table import MAX_CHARS
 
     host = facts.host
-    snapshot = getattr(host.info(), "source", "live") != "live"
+    snapshot = host.info().source != "live"
     if not snapshot:
         from ascend_doctor import safeio
 

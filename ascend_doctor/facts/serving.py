@@ -254,13 +254,13 @@ def _read_text(host: Host, path: str) -> str:
     from ascend_doctor.parsers.serving_config import MAX_CONFIG_BYTES
 
 
-    if getattr(host.info(), "source", "live") == "live" and safeio.on_pseudo_fs(path):
+    if host.info().source == "live" and safeio.on_pseudo_fs(path):
         # /proc/kmsg "is" a regular file, and reading it consumes the kernel log.
         raise HostFileError(path, "is a kernel interface under /proc or /sys, not a configuration file; refused")
     try:
         return host.read_text(path, MAX_CONFIG_BYTES)
     except FileMissing:
-        if getattr(host.info(), "source", "live") != "snapshot":
+        if host.info().source != "snapshot":
             raise
     from ascend_doctor.model.files import LocalFiles
 

@@ -242,6 +242,39 @@ class Host(Protocol):
 
     def python_env(self) -> PythonEnv: ...
 
+    def close(self) -> None:
+        """Release what the host holds (the unpacked copy of a snapshot archive); nothing, live."""
+        ...
+
+    # -- what a recorded machine covers ------------------------------------------------------------
+    # A snapshot answers only what its capture asked; the facts ask these before they turn "absent"
+    # into a finding (facts/origin.py). A live machine is asked directly: it covers every question
+    # and records nothing.
+    @property
+    def metadata(self) -> Mapping[str, object]:
+        """snapshot.json as recorded; {} on a live machine."""
+        ...
+
+    def captured(self, path: str) -> bool:
+        """Whether the host's view covers ``path`` (so its absence is a fact of the machine)."""
+        ...
+
+    def captured_disk(self, path: str) -> bool:
+        """Whether the host's view covers the disk usage of ``path``."""
+        ...
+
+    def captured_command(self, argv: Sequence[str]) -> bool:
+        """Whether the host's view covers ``argv`` (so a missing output means "not installed")."""
+        ...
+
+    def recorded_commands(self) -> List[str]:
+        """The stems of the command outputs a snapshot holds, sorted; [] on a live machine."""
+        ...
+
+    def recorded_model(self, path: str) -> bool:
+        """Whether ``path`` is a model folder a snapshot recorded (sizes and headers, not weights)."""
+        ...
+
 
 # The snapshot folder holding the model folders recorded with ``snapshot --model``
 # (host/model_record.py). The snapshot host looks for it before importing that module: most

@@ -27,9 +27,7 @@ def make_host(snapshot: Optional[str], timeout_s: float = DEFAULT_TIMEOUT_S,
 
 def close_host(host: Host) -> None:
     """Release what a host holds (the unpacked copy of a snapshot archive)."""
-    close = getattr(host, "close", None)
-    if callable(close):
-        close()
+    host.close()
 
 
 @contextlib.contextmanager

@@ -130,6 +130,26 @@ class LiveHost:
     def close(self) -> None:
         """Nothing to release; present so every host can be closed the same way."""
 
+    # -- what the view covers: all of this machine, recorded nowhere -----------------------------
+    @property
+    def metadata(self) -> Mapping[str, object]:
+        return {}
+
+    def captured(self, path: str) -> bool:
+        return True
+
+    def captured_disk(self, path: str) -> bool:
+        return True
+
+    def captured_command(self, argv: Sequence[str]) -> bool:
+        return True
+
+    def recorded_commands(self) -> List[str]:
+        return []
+
+    def recorded_model(self, path: str) -> bool:
+        return False
+
     # -- commands -----------------------------------------------------------------------
     def run(self, argv: Sequence[str], timeout: Optional[float] = None) -> CommandResult:
         args = tuple(str(a) for a in argv)
