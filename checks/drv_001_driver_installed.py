@@ -74,8 +74,8 @@ def run(ctx: HostCheckContext) -> Iterator[Finding]:
                 _("Re-create the container with the driver's version.info mounted from the host:") + "\n  " + mount,
                 running=live_version)
             return
-        info = ctx.facts.maybe(Facts.stack)
-        recorded = getattr(getattr(getattr(info, "install_info", None), "info", None), "driver_install_path", None)
+        found = ctx.facts.maybe(Facts.stack)
+        recorded = getattr(getattr(getattr(found, "install_info", None), "info", None), "driver_install_path", None)
         yield Finding.warn(
             (_("the driver runs (npu-smi {running}), but no version.info was found ({path} does not exist; "
                "/etc/ascend_install.info records Driver_Install_Path_Param={recorded}): the driver may be installed "

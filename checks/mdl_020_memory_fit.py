@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional
+from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, TypedDict
 
 from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.facts import Facts
@@ -13,7 +13,10 @@ from ascend_doctor.shellcmd import argv
 from ._context import HostCheckContext
 
 if TYPE_CHECKING:
-    from ascend_doctor.model.plan import MemoryPlan
+    from ascend_doctor.facts.records import ChipSummary
+    from ascend_doctor.facts.serving import PlanModel
+    from ascend_doctor.model.arch import ModelArch
+    from ascend_doctor.model.plan import Layout, MemoryPlan, Precision, Reserve, WeightTally
     from ascend_doctor.model.serving_plan import PlanInputs
     from ascend_doctor.parsers.serving_config import ServingConfig
 
@@ -21,6 +24,17 @@ if TYPE_CHECKING:
 # to read CHECK, and a run without --model / --config never needs them.
 
 QUANTIZED = ("w8a8", "w8a16", "w4a8")
+
+
+class PlanSettings(TypedDict):
+    """The serving settings every plan of one run shares (keywords of model/plan.py's planners)."""
+
+    max_seq_len: int
+    batch: int
+    kv_dtype: Optional[str]
+    reserve: Reserve
+    tally: Optional[WeightTally]
+    include_mtp: bool
 
 CHECK = CheckSpec(
     id="ASC-MDL-020",
@@ -83,7 +97,7 @@ def _message(plan: MemoryPlan, chip_name: str) -> str:
         free=_gib(card.free_bytes))
 
 
-def _evidence(plan: MemoryPlan) -> Any:
+def _evidence(plan: MemoryPlan) -> Dict[str, object]:
     data = plan.as_dict()
     return {"plan": data, "notes": list(plan.notes)}
 
@@ -91,7 +105,7 @@ def _evidence(plan: MemoryPlan) -> Any:
 _NO_FP8_FAMILIES = ("A2", "A3", "310P", "310B", "910")  # as ASC-MDL-002 (research/model_facts.md)
 
 
-def _fp8_loads(ctx: HostCheckContext, chip: Any) -> Optional[bool]:
+def _fp8_loads(ctx: HostCheckContext, chip: Optional[ChipSummary]) -> Optional[bool]:
     """Whether this host's NPU loads FP8 weights: the matrix's word for the chip, else its family."""
     name = getattr(chip, "name", None)
     if ctx.matrix is not None and name:
@@ -108,7 +122,7 @@ def _fp8_loads(ctx: HostCheckContext, chip: Any) -> Optional[bool]:
     return None
 
 
-def _weights_need(arch: Any, precision: Any, hbm: int, common: Dict[str, Any], chip_name: str) -> str:
+def _weights_need(arch: ModelArch, precision: Precision, hbm: int, common: PlanSettings, chip_name: str) -> str:
     """"the weights need N x chip; there K of B full-length sequences per replica" (row 15/16 of the
     field review: a KV-bound batch is not "does not fit on 128 cards", and DP replication is not a
     card count)."""
@@ -179,8 +193,8 @@ def run(ctx: HostCheckContext) -> Iterator[Finding]:
         reserve = DEFAULT_RESERVE if inputs.reserve_fraction is None else Reserve(
             DEFAULT_RESERVE.fixed_bytes, max(0.0, inputs.reserve_fraction))
         kv_budget = inputs.kv_budget_gib * GIB if inputs.kv_budget_gib else None
-        common: Dict[str, Any] = dict(max_seq_len=inputs.max_seq_len, batch=inputs.batch, kv_dtype=inputs.kv_dtype,
-                                      reserve=reserve, tally=model.tally, include_mtp=inputs.include_mtp)
+        common = PlanSettings(max_seq_len=inputs.max_seq_len, batch=inputs.batch, kv_dtype=inputs.kv_dtype,
+                              reserve=reserve, tally=model.tally, include_mtp=inputs.include_mtp)
         plan = plan_memory(arch, precision, hbm, layout, kv_budget_bytes=kv_budget, name=model.name,
                            **common)
     except PlanError as exc:
@@ -233,9 +247,9 @@ def run(ctx: HostCheckContext) -> Iterator[Finding]:
         plan=message, short=_gib(-card.free_bytes)), fix, **evidence)
 
 
-def _fp8_finding(ctx: HostCheckContext, model: Any, arch: Any, chip: Any, chip_name: str, hbm: int, layout: Any,
-                 kv_budget: Optional[int], common: Dict[str, Any], loads: Optional[bool],
-                 evidence: Dict[str, Any]) -> Finding:
+def _fp8_finding(ctx: HostCheckContext, model: PlanModel, arch: ModelArch, chip: Optional[ChipSummary],
+                 chip_name: str, hbm: int, layout: Layout, kv_budget: Optional[int], common: PlanSettings,
+                 loads: Optional[bool], evidence: Dict[str, object]) -> Finding:
     """FP8 weights on an NPU that cannot load them: no FP8 plan is worth a PASS. Plan the two
     conversions instead (W8A8 and BF16) on the same cards and say how many each needs."""
     from ascend_doctor.model.plan import GIB, parse_precision, plan_memory
@@ -243,7 +257,7 @@ def _fp8_finding(ctx: HostCheckContext, model: Any, arch: Any, chip: Any, chip_n
     family = getattr(chip, "family", None)
     parts: List[str] = []
     needs: List[str] = []
-    converted: Dict[str, Any] = {}
+    converted: Dict[str, object] = {}
     shape = ""
     for name, label in (("w8a8", "W8A8 (msmodelslim)"), ("bf16", "BF16 (fp8_cast_bf16.py)")):
         precision = parse_precision(name)

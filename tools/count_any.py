@@ -22,28 +22,33 @@ import fnmatch
 import subprocess
 import sys
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence
+from typing import Dict, Iterable, List, Optional, Sequence, Set
 
 ROOT = Path(__file__).resolve().parent.parent
 # (folder, pattern, recursive): checks/ is flat; facts/ may grow sub-packages.
 FOLDERS = (("checks", "*.py", False), ("ascend_doctor/facts", "*.py", True))
 
 
-def _count_in_tree(tree: ast.AST) -> int:
+def count_module(source: str) -> int:
+    """Uses of ``Any`` in one module's source (0 for a module that does not parse)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return 0
+    quoted = _annotation_strings(tree)
+    return _count_in_tree(tree, quoted)
+
+
+def _count_in_tree(tree: ast.AST, quoted: Set[int]) -> int:
     found = 0
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id == "Any":
             found += 1
         elif isinstance(node, ast.Attribute) and node.attr == "Any" and isinstance(node.value, ast.Name):
             found += 1  # typing.Any, t.Any
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _annotation_position(node):
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) in quoted:
             found += _count_in_annotation_string(node.value)
     return found
-
-
-def _annotation_position(node: ast.Constant) -> bool:
-    # Set by _mark_annotations: only strings that stand where a type goes are parsed as types.
-    return bool(getattr(node, "_is_annotation", False))
 
 
 def _count_in_annotation_string(text: str) -> int:
@@ -51,12 +56,16 @@ def _count_in_annotation_string(text: str) -> int:
         tree = ast.parse(text, mode="eval")
     except SyntaxError:
         return 0
-    return _count_in_tree(tree)
+    return _count_in_tree(tree, _every_string(tree))
 
 
-def _mark_annotations(tree: ast.AST) -> None:
-    """Flag the string constants that are annotations (``x: "Dict[str, Any]"``, ``-> "Any"``, and
-    strings inside an annotation's subscript), so that their ``Any`` counts like an unquoted one."""
+def _every_string(tree: ast.AST) -> Set[int]:
+    return {id(n) for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+
+
+def _annotation_strings(tree: ast.AST) -> Set[int]:
+    """The string constants that stand where a type goes (``x: "Dict[str, Any]"``, ``-> "Any"``, a string
+    inside an annotation's subscript), so that a quoted ``Any`` counts like an unquoted one."""
     roots: List[ast.AST] = []
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -67,19 +76,7 @@ def _mark_annotations(tree: ast.AST) -> None:
                 roots.append(node.returns)
         elif isinstance(node, ast.AnnAssign):
             roots.append(node.annotation)
-    for root in roots:
-        for inner in ast.walk(root):
-            if isinstance(inner, ast.Constant) and isinstance(inner.value, str):
-                setattr(inner, "_is_annotation", True)
-
-
-def count_module(source: str) -> int:
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return 0
-    _mark_annotations(tree)
-    return _count_in_tree(tree)
+    return {i for root in roots for i in _every_string(root)}
 
 
 def _in_scope(path: str) -> bool:

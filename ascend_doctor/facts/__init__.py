@@ -21,7 +21,20 @@ from __future__ import annotations
 
 import importlib
 import threading
-from typing import TYPE_CHECKING, Any, Callable, Dict, Generic, List, Optional, Sequence, Tuple, TypeVar, cast, overload
+from typing import (
+    TYPE_CHECKING,
+    Callable,
+    Dict,
+    Generic,
+    List,
+    Optional,
+    Sequence,
+    Tuple,
+    TypeVar,
+    Union,
+    cast,
+    overload,
+)
 
 from ascend_doctor.facts.reads import Reads
 from ascend_doctor.host.base import CommandResult, Host
@@ -49,6 +62,7 @@ if TYPE_CHECKING:
     from ascend_doctor.facts.system import ContainerInfo, DeviceNodes, VisibleDevices
     from ascend_doctor.facts.vllm_build import VllmAscendBuild
     from ascend_doctor.host.base import HostInfo, ListeningSocket, ProcessInfo, PythonEnv
+    from ascend_doctor.matrix.model import Matrix
     from ascend_doctor.model.records import ModelFacts
     from ascend_doctor.parsers.id_output import IdInfo
     from ascend_doctor.parsers.npu_smi import NpuSmiInfo
@@ -59,7 +73,7 @@ T = TypeVar("T")
 # Fact is covariant: a Fact[Dict[str, str]] may be read where a Fact[Mapping[str, str]] is asked for
 # (it is only ever read, never written through).
 T_co = TypeVar("T_co", covariant=True)
-ProviderFunc = Callable[["Facts"], Any]
+ProviderFunc = Callable[["Facts"], object]  # the value of its Fact[T]: a T
 
 __all__ = ["Fact", "FactUnavailable", "Facts", "Reads", "UnknownFact", "every_fact", "provider"]
 
@@ -90,7 +104,7 @@ class FactUnavailable(Exception):
     The runner turns it into SKIP for a check that did not catch it.
     """
 
-    def __init__(self, reason: str, detail: Any = None) -> None:
+    def __init__(self, reason: str, detail: object = None) -> None:
         super().__init__(reason)
         self.reason = reason
         self.detail = detail
@@ -121,7 +135,7 @@ class Fact(Generic[T_co]):
     @overload
     def __get__(self, obj: Facts, owner: type) -> T_co: ...
 
-    def __get__(self, obj: Optional[Facts], owner: type) -> Any:
+    def __get__(self, obj: Optional[Facts], owner: type) -> Union[Fact[T_co], T_co]:
         if obj is None:
             return self
         return obj.value(self)
@@ -198,15 +212,17 @@ class Facts:
     def __init__(self, host: Host, options: Optional[RunOptions] = None) -> None:
         self.host = host
         self.options = options or RunOptions()
-        # The matrix is used by providers only to *name* things (chip family), never to judge.
-        self.matrix: Any = None
-        self._values: Dict[str, Tuple[bool, Any]] = {}
+        # The matrix is used by providers only to *name* things (chip family), never to judge; a run
+        # sets it (runner.py), a provider asked without one names from the chip patterns alone.
+        self.matrix: Optional[Matrix] = None
+        # name -> (the provider's exception, None) or (None, the value): a failure is memoised too
+        self._values: Dict[str, Tuple[Optional[Exception], object]] = {}
         self._commands: Dict[Tuple[str, ...], CommandResult] = {}
         self._lock = threading.RLock()
 
     # -- the registry ------------------------------------------------------------------------
     @classmethod
-    def declared(cls) -> Dict[str, Fact[Any]]:
+    def declared(cls) -> Dict[str, Fact[object]]:
         """Every declared fact by name."""
         return {name: value for klass in reversed(cls.__mro__) for name, value in vars(klass).items()
                 if isinstance(value, Fact)}
@@ -239,33 +255,33 @@ class Facts:
             return list(self._commands.values())
 
     # -- facts ---------------------------------------------------------------------------
-    def seed(self, **values: Any) -> None:
+    def seed(self, **values: object) -> None:
         """Give facts their values without running their providers (tests; imported text)."""
         declared = self.declared()
         with self._lock:
             for name, value in values.items():
                 if name not in declared:
                     raise UnknownFact(name)
-                self._values[name] = (True, value)
+                self._values[name] = (None, value)
 
     def value(self, fact: Fact[T]) -> T:
         """The value of a fact; re-raises the provider's exception if it failed."""
         name = fact.key
         with self._lock:
-            if name in self._values:
-                ok, value = self._values[name]
-                if ok:
-                    return cast(T, value)  # stored by this method for this fact, so of its type
-                raise value
-        try:
-            value = fact.provider()(self)
-        except Exception as exc:  # memoise the failure: the same error for every asker
-            with self._lock:
-                self._values.setdefault(name, (False, exc))
-            raise
-        with self._lock:
-            self._values.setdefault(name, (True, value))
-            return cast(T, self._values[name][1])
+            stored = self._values.get(name)
+        if stored is None:
+            try:
+                computed = fact.provider()(self)
+            except Exception as exc:  # memoise the failure: the same error for every asker
+                with self._lock:
+                    self._values.setdefault(name, (exc, None))
+                raise
+            with self._lock:  # another thread may have stored it meanwhile: the first one counts
+                stored = self._values.setdefault(name, (None, computed))
+        error, value = stored
+        if error is not None:
+            raise error
+        return cast(T, value)  # stored by this method for this fact (or seeded under its name), so of its type
 
     def maybe(self, fact: Fact[T]) -> Optional[T]:
         """The value of a fact, or None when its provider failed."""
@@ -274,24 +290,33 @@ class Facts:
         except Exception:
             return None
 
-    def known(self) -> Dict[str, Any]:
+    def computed(self, fact: Fact[T]) -> Optional[T]:
+        """The value of a fact this run has already computed, else None: never runs its provider
+        (a summary that shows what was asked, and asks nothing more)."""
+        with self._lock:
+            stored = self._values.get(fact.key)
+        if stored is None or stored[0] is not None:
+            return None
+        return cast(T, stored[1])  # stored by value() for this fact, so of its type
+
+    def known(self) -> Dict[str, object]:
         """Facts computed so far (successful ones only)."""
         with self._lock:
-            return {k: v for k, (ok, v) in self._values.items() if ok}
+            return {k: v for k, (error, v) in self._values.items() if error is None}
 
 
 def provider_names() -> List[str]:
     return sorted(Facts.declared())
 
 
-def every_fact(modules: Sequence[str] = ()) -> Dict[str, Fact[Any]]:
+def every_fact(modules: Sequence[str] = ()) -> Dict[str, Fact[object]]:
     """Every fact by key: the attributes of :class:`Facts`, and the facts declared next to their
     providers (``Fact(__name__, "name")``) in the modules of this package and in ``modules`` (a
     plugin's check modules: the facts they import count). Imports all those modules: for the
     capture and the tests, never on a check's path."""
     import pkgutil
 
-    found: Dict[str, Fact[Any]] = dict(Facts.declared())
+    found: Dict[str, Fact[object]] = dict(Facts.declared())
     names = [f"{__name__}.{info.name}" for info in pkgutil.iter_modules(__path__)] + list(modules)
     for name in names:
         for value in vars(importlib.import_module(name)).values():

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from msgspec import Struct, structs
 
@@ -37,6 +37,10 @@ from ascend_doctor.facts.stack import CannInstall, ParsedFile, StackFacts, _read
 from ascend_doctor.host.base import CommandResult, HostFileError, ProcessInfo
 from ascend_doctor.i18n import gettext as _
 from ascend_doctor.lazy import lazy_re
+
+if TYPE_CHECKING:
+    from ascend_doctor.parsers.cann_component_info import ComponentVersionInfo
+    from ascend_doctor.parsers.colon_version_info import ColonVersionInfo
 
 KERNEL_DIR = "built-in/op_impl/ai_core/tbe/kernel"
 BINARY_INFO = "binary_info_config.json"
@@ -58,7 +62,8 @@ class KernelsFacts(Struct, frozen=True):
     cann_home: Optional[str]  # e.g. /usr/local/Ascend/ascend-toolkit/latest or .../cann-8.5.0
     cann_version: Optional[str]  # the toolkit's version= (8.2.RC1)
     opp_path: Optional[str]  # ASCEND_OPP_PATH, else <cann home>/opp
-    opp_kernel: Optional[ParsedFile]  # <cann home>/opp_kernel/version.info (CANN <= 8.3 kernels package)
+    # <cann home>/opp_kernel/version.info (CANN <= 8.3 kernels package)
+    opp_kernel: Optional[ParsedFile[ComponentVersionInfo]]
     ops_packages: Tuple[CannInstall, ...] = ()  # ascend_ops_install.info installs (CANN >= 8.5)
     soc_folders: Tuple[str, ...] = ()  # ascend* folders under <opp>/built-in/.../tbe/kernel/
     soc_configs: Tuple[str, ...] = ()  # ascend* folders under .../kernel/config/ holding binary_info_config.json
@@ -81,7 +86,7 @@ class KernelsFacts(Struct, frozen=True):
     def installed(self) -> bool:
         return bool((self.opp_kernel and self.opp_kernel.info) or self.ops_packages or self.soc_configs)
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> Dict[str, object]:
         return {
             "cann_home": self.cann_home, "cann_version": self.cann_version, "opp_path": self.opp_path,
             "opp_kernel": self.opp_kernel.to_dict() if self.opp_kernel else None,
@@ -157,7 +162,7 @@ _ABI_DIR = lazy_re(r"cxx_abi_([01])$")
 class _ColonVersionFile:
     """Version, full version and platform read from a ``key : value`` version.info (NNAL, MindIE)."""
 
-    version_file: Optional[ParsedFile]
+    version_file: Optional[ParsedFile[ColonVersionInfo]]
 
     @property
     def version(self) -> Optional[str]:
@@ -177,7 +182,7 @@ class _ColonVersionFile:
 
 class NnalFacts(_ColonVersionFile, Struct, frozen=True):
     root: Optional[str]  # <install root>/nnal/atb, None when NNAL is not installed
-    version_file: Optional[ParsedFile]  # <root>/latest/version.info
+    version_file: Optional[ParsedFile[ColonVersionInfo]]  # <root>/latest/version.info
     latest_target: Optional[str]  # where latest points (the versioned folder)
     abi_dirs: Tuple[int, ...] = ()  # cxx_abi_N folders present under latest/atb
     atb_home_path: Optional[str] = None  # ATB_HOME_PATH from the environment
@@ -188,7 +193,7 @@ class NnalFacts(_ColonVersionFile, Struct, frozen=True):
     def installed(self) -> bool:
         return self.root is not None
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> Dict[str, object]:
         return {"root": self.root, "version_file": self.version_file.to_dict() if self.version_file else None,
                 "version": self.version, "latest_target": self.latest_target, "abi_dirs": list(self.abi_dirs),
                 "atb_home_path": self.atb_home_path, "atb_home_abi": self.atb_home_abi,
@@ -240,14 +245,14 @@ def nnal(facts: Facts) -> NnalFacts:
 # -- MindIE -----------------------------------------------------------------------------------
 class MindieFacts(_ColonVersionFile, Struct, frozen=True):
     root: Optional[str]
-    version_file: Optional[ParsedFile]  # <root>/mindie/latest/version.info
-    atb_models: Optional[ParsedFile]  # <root>/atb-models/version.info
+    version_file: Optional[ParsedFile[ColonVersionInfo]]  # <root>/mindie/latest/version.info
+    atb_models: Optional[ParsedFile[ColonVersionInfo]]  # <root>/atb-models/version.info
 
     @property
     def installed(self) -> bool:
         return bool(self.version_file)
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> Dict[str, object]:
         return {"root": self.root, "version": self.version,
                 "version_file": self.version_file.to_dict() if self.version_file else None,
                 "atb_models": self.atb_models.to_dict() if self.atb_models else None}
@@ -315,7 +320,7 @@ class EnginesFacts(Struct, frozen=True):
                 seen.append(r.engine)
         return seen
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> Dict[str, object]:
         return {"installed": self.installed, "mindie_on_disk": self.mindie_on_disk,
                 "running": [structs.asdict(r) for r in self.running], "processes_known": self.processes_known,
                 "python_error": self.python_error}

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import posixpath
 import stat as statmod
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from msgspec import Struct
 
@@ -38,7 +38,7 @@ class PathMode(Struct, frozen=True):
     def known(self) -> bool:
         return self.mode is not None and self.uid is not None
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> Dict[str, object]:
         return {"path": self.path, "role": self.role, "is_dir": self.is_dir,
                 "mode": None if self.mode is None else oct(self.mode), "uid": self.uid}
 
@@ -48,7 +48,7 @@ class FileModes(Struct, frozen=True):
     missing: Tuple[str, ...] = ()  # paths named but absent (ASC-CFG-010 / MDL-001 report those)
     truncated: bool = False
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> Dict[str, object]:
         return {"entries": [e.to_dict() for e in self.entries], "missing": list(self.missing),
                 "truncated": self.truncated}
 

@@ -61,7 +61,7 @@ class DmesgScan(Struct, frozen=True):
     detail: str = ""
     result: Optional[ScanResult] = None
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> Dict[str, object]:
         return {"status": self.status, "detail": self.detail,
                 "result": self.result.to_dict() if self.result else None}
 
@@ -99,7 +99,7 @@ class LogFileScan(Struct, frozen=True):
         """When the file was last written; "" when not known (a replayed snapshot that did not record it)."""
         return format_mtime(self.mtime) if self.mtime >= 0 else ""
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> Dict[str, object]:
         return {"path": self.path, "size": self.size, "modified": self.modified, "error": self.error,
                 "start_offset": self.start_offset, "result": self.result.to_dict() if self.result else None}
 
@@ -113,7 +113,7 @@ class LogFilesScan(Struct, frozen=True):
     bytes_scanned: int
     limits_hit: Tuple[str, ...] = field(default_factory=tuple)
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> Dict[str, object]:
         return {"roots": list(self.roots), "existing_roots": list(self.existing_roots),
                 "denied": list(self.denied), "candidates": self.candidates,
                 "bytes_scanned": self.bytes_scanned, "limits_hit": list(self.limits_hit),

@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+from typing import Dict, Optional
 
 from msgspec import Struct
 
@@ -23,7 +23,7 @@ class MindieEnv(Struct, frozen=True):
     values: Dict[str, Optional[str]]  # each MINDIE_ENV_VARS name -> value (None when unset or empty)
     exists: Dict[str, Optional[bool]]  # name -> whether its folder exists (None: could not be told)
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> Dict[str, object]:
         return {"values": dict(self.values), "exists": dict(self.exists)}
 
 

@@ -12,7 +12,7 @@ from typing import Any, Dict, Optional
 from msgspec import Struct
 
 from ascend_doctor.facts import Facts, provider
-from ascend_doctor.facts.origin import require_model_folder, require_weights
+from ascend_doctor.facts.origin import LIVE, origin_kind, require_model_folder, require_weights
 from ascend_doctor.facts.reads import Reads
 from ascend_doctor.model.files import LocalFiles, walk_model_dir
 from ascend_doctor.model.inspect import inspect_model_dir
@@ -53,7 +53,7 @@ class ManifestCheck(Struct, frozen=True):
     # same weights, whatever file format or name the manifest had (`ascend-doctor fleet` compares it).
     digest: Optional[str] = None
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> Dict[str, object]:
         return {
             "manifest": self.manifest_path,
             "model_dir": self.model_dir,
@@ -94,7 +94,7 @@ def model_manifest_check(facts: Facts) -> ManifestCheck:
     if not listing.exists or not listing.is_dir:
         return ManifestCheck(manifest_path, model_dir, error=f"{model_dir} is not a directory")
     # `check --model . --verify SHA256SUMS`: the manifest sits in the folder but is no model file.
-    live = facts.host.info().source == "live"
+    live = origin_kind(facts) == LIVE
     own = rel_inside(model_dir, manifest_path) if live else None
     plan = verify_plan(manifest, listing, ignore=[own] if own else [])
     with byte_progress(hash_total(plan[0]), "verifying weights", progress_wanted(_progress_flag(facts))) as advance:

@@ -39,8 +39,8 @@ def network(facts: Facts) -> Dict[str, Any]:
     conf = getattr(conf_info, "conf", None)
     out: Dict[str, Any] = {"read": False, "hccn_tool": None, "unavailable": None, "tls": [], "fec": [],
                            "devices": []}
-    if "hccn" in facts.known():
-        hccn = facts.known()["hccn"]
+    hccn = facts.computed(Facts.hccn)
+    if hccn is not None:
         out["read"] = True
         out["hccn_tool"] = hccn.binary
         devices: List[Dict[str, Any]] = []

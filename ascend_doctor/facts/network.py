@@ -82,7 +82,7 @@ class HccnDevice(Struct, frozen=True):
     def gateway(self) -> Optional[str]:
         return P.default_gateway(self.routes)
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> Dict[str, object]:
         return {"device_id": self.device_id, "link": self.link, "net_health": self.net_health,
                 "ip": self.ip.to_dict() if self.ip else None, "gateway": self.gateway,
                 "tls": self.tls.to_dict() if self.tls else None, "fec": self.fec,
@@ -99,7 +99,7 @@ class HccnFacts(Struct, frozen=True):
     devices: Dict[int, HccnDevice]
     searched: Tuple[str, ...] = HCCN_BINARIES
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> Dict[str, object]:
         return {"binary": self.binary, "searched": list(self.searched),
                 "devices": {str(k): v.to_dict() for k, v in sorted(self.devices.items())}}
 
@@ -307,7 +307,7 @@ class HccnConfFacts(Struct, frozen=True):
     conf: Optional[P.HccnConf] = None
     error: Optional[str] = None
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> Dict[str, object]:
         return {"path": self.path, "present": self.present, "conf": self.conf.to_dict() if self.conf else None,
                 "error": self.error}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from ascend_doctor.facts import Facts, FactUnavailable, provider
 from ascend_doctor.facts.reads import Reads
@@ -12,6 +12,7 @@ from ascend_doctor.facts.records import ChipSummary
 from ascend_doctor.host.base import CommandResult, CommandStatus
 
 if TYPE_CHECKING:
+    from ascend_doctor.matrix.model import Matrix
     from ascend_doctor.parsers.npu_smi import NpuSmiInfo
     from ascend_doctor.parsers.npu_smi_board import BoardInfo
 
@@ -55,16 +56,14 @@ _FAMILY_PATTERNS = (
 )
 
 
-def chip_family(name: str, matrix: object = None) -> Optional[str]:
-    chip_lookup = getattr(matrix, "chip", None)
-    if callable(chip_lookup):
+def chip_family(name: str, matrix: Optional[Matrix] = None) -> Optional[str]:
+    if matrix is not None:
         try:
-            info = chip_lookup(name)
-        except Exception:
+            info = matrix.chip(name)
+        except Exception:  # a matrix that cannot index this name: the patterns below still can
             info = None
-        family = getattr(info, "family", None)
-        if family:
-            return str(family)
+        if info is not None and info.family:
+            return info.family
     for pattern, family in _FAMILY_PATTERNS:
         if pattern.match(name.strip()):
             return family
@@ -170,7 +169,7 @@ class NpuBoards:
                 out.setdefault(board.compatibility, []).append(npu_id)
         return out
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> Dict[str, object]:
         return {"boards": {str(k): v.to_dict() for k, v in sorted(self.boards.items())},
                 "failures": {str(k): v for k, v in sorted(self.failures.items())}}
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, Tuple
+from typing import TYPE_CHECKING, Dict, Tuple
 
 from ascend_doctor.facts import Facts, FactUnavailable, provider
 from ascend_doctor.facts.reads import Reads
@@ -28,7 +28,7 @@ class NpuEcc:
         self.failures = failures
         self.not_recorded = not_recorded
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> Dict[str, object]:
         return {"by_npu": {str(k): v.to_dict() for k, v in sorted(self.by_npu.items())},
                 "failures": {str(k): v for k, v in sorted(self.failures.items())},
                 "not_recorded": list(self.not_recorded)}

@@ -100,7 +100,7 @@ class NpuChipNames(Struct, frozen=True):
     chips: Tuple[Tuple[int, str], ...]
     source: str
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> Dict[str, object]:
         return {"chips": [list(c) for c in self.chips], "source": self.source}
 
 
@@ -127,7 +127,7 @@ class NpuIds(Struct, frozen=True):
     ids: Tuple[int, ...]
     source: str  # "npu-smi info", "npu-smi info -m", "npu-smi info -l", "recorded queries"
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> Dict[str, object]:
         return {"ids": list(self.ids), "source": self.source}
 
 
@@ -196,7 +196,7 @@ class ChipHealthState(Struct, frozen=True):
 
         return normalize_health(self.health)
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> Dict[str, object]:
         return {"npu_id": self.npu_id, "chip_id": self.chip_id, "health": self.health, "name": self.name,
                 "error_codes": list(self.error_codes), "error_information": self.error_information,
                 "source": self.source}
@@ -206,7 +206,7 @@ class NpuHealthStates(Struct, frozen=True):
     chips: Tuple[ChipHealthState, ...]
     failures: Dict[str, str] = field(default_factory=dict)  # command line -> why it gave nothing usable
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> Dict[str, object]:
         return {"chips": [c.to_dict() for c in self.chips], "failures": dict(self.failures)}
 
 
@@ -273,7 +273,7 @@ class ChipReadingState(Struct, frozen=True):
     power_w: Optional[float] = None
     source: str = "npu-smi info"
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> Dict[str, object]:
         return {name: getattr(self, name) for name in
                 ("npu_id", "chip_id", "temperature_c", "hbm_temperature_c", "memory_pct", "used_mb", "capacity_mb",
                  "aicore_pct", "power_w", "source")}
@@ -283,7 +283,7 @@ class NpuChipReadings(Struct, frozen=True):
     chips: Tuple[ChipReadingState, ...]
     source: str  # "npu-smi info" (the table) or "npu-smi info -t ..." (the per-NPU queries)
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> Dict[str, object]:
         return {"chips": [c.to_dict() for c in self.chips], "source": self.source}
 
 

@@ -120,7 +120,7 @@ def require_model_folder(facts: Facts, path: str) -> None:
 
 def require_weights(facts: Facts, path: str) -> None:
     """``--verify`` hashes the weights; a snapshot records only their sizes and headers: SKIP."""
-    if facts.host.recorded_model(path):
+    if origin_kind(facts) != LIVE and facts.host.recorded_model(path):  # a live machine records nothing
         raise FactUnavailable(_("the weights of {path} are not in the snapshot (it records their sizes and "
                                 "headers only): run `ascend-doctor check --model DIR --verify MANIFEST` on the "
                                 "machine that holds them").format(path=path))

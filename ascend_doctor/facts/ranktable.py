@@ -14,7 +14,7 @@ does not keep them, so they are unknown there.
 from __future__ import annotations
 
 import posixpath
-from typing import TYPE_CHECKING, Any, Collection, Dict, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Collection, Dict, List, Mapping, Optional, Tuple
 
 from msgspec import Struct, field
 
@@ -50,7 +50,7 @@ class RankTableFacts(Struct, frozen=True):
     mode_note: Optional[str] = None
     sha256: Optional[str] = None
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> Dict[str, object]:
         return {"path": self.path, "source": self.source, "read_from": self.read_from,
                 "table": self.table.to_dict() if self.table else None, "error": self.error,
                 "mode": None if self.mode is None else f"{self.mode:04o}", "mode_note": self.mode_note,

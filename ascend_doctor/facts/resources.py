@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Dict, List, Mapping, Optional, Tuple
 
 from msgspec import Struct, field
 
@@ -60,7 +60,7 @@ class DiskSpace(Struct, frozen=True):
     holds: Tuple[str, ...]  # "what" of every path found on it ("model weights", "operator cache"...)
     paths: Tuple[str, ...]
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> Dict[str, object]:
         return {"mount": self.mount, "total_bytes": self.total_bytes, "free_bytes": self.free_bytes,
                 "holds": list(self.holds), "paths": list(self.paths)}
 
@@ -76,7 +76,7 @@ class HostResources(Struct, frozen=True):
     disks: Tuple[DiskSpace, ...] = ()
     notes: Tuple[str, ...] = field(default_factory=tuple)
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> Dict[str, object]:
         mem = self.memory
         return {
             "memory": None if mem is None else {

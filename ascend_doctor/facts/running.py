@@ -11,11 +11,16 @@ installed ones otherwise, and every record says which it used, so a message can 
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.reads import Reads
 from ascend_doctor.facts.stack import ParsedFile
+
+if TYPE_CHECKING:
+    from ascend_doctor.parsers.driver_firmware_info import DriverVersionInfo, FirmwareVersionInfo
+
+R = TypeVar("R")  # the record of a version.info (driver or firmware)
 
 
 class VersionState:
@@ -59,7 +64,7 @@ class VersionState:
             return f"{component} {self.installed} (installed; what runs is not known here)"
         return f"{component} unknown"
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> Dict[str, object]:
         return {"running": self.running, "installed": self.installed, "running_source": self.running_source,
                 "effective": self.effective, "basis": self.basis, "mismatch": self.mismatch}
 
@@ -87,8 +92,10 @@ class RunningStack:
                  "stale_firmwares")
 
     def __init__(self, driver: VersionState, firmware: VersionState, firmware_by_npu: Dict[str, List[int]],
-                 driver_file: Optional[ParsedFile] = None, firmware_file: Optional[ParsedFile] = None,
-                 stale_drivers: Tuple[ParsedFile, ...] = (), stale_firmwares: Tuple[ParsedFile, ...] = ()) -> None:
+                 driver_file: Optional[ParsedFile[DriverVersionInfo]] = None,
+                 firmware_file: Optional[ParsedFile[FirmwareVersionInfo]] = None,
+                 stale_drivers: Tuple[ParsedFile[DriverVersionInfo], ...] = (),
+                 stale_firmwares: Tuple[ParsedFile[FirmwareVersionInfo], ...] = ()) -> None:
         self.driver = driver
         self.firmware = firmware
         self.firmware_by_npu = firmware_by_npu  # running firmware version -> NPU ids
@@ -97,7 +104,7 @@ class RunningStack:
         self.stale_drivers = stale_drivers
         self.stale_firmwares = stale_firmwares
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> Dict[str, object]:
         return {"driver": self.driver.to_dict(), "firmware": self.firmware.to_dict(),
                 "firmware_by_npu": {k: list(v) for k, v in self.firmware_by_npu.items()},
                 "driver_file": self.driver_file.path if self.driver_file else None,
@@ -106,7 +113,7 @@ class RunningStack:
                 "stale_firmwares": [f.path for f in self.stale_firmwares]}
 
 
-def _file_version(parsed: ParsedFile, kind: str) -> Optional[str]:
+def _file_version(parsed: ParsedFile[object], kind: str) -> Optional[str]:
     info = parsed.info
     if info is None:
         return None
@@ -115,8 +122,8 @@ def _file_version(parsed: ParsedFile, kind: str) -> Optional[str]:
     return getattr(info, "version", None)
 
 
-def _pick(files: Sequence[ParsedFile], running: Optional[str], kind: str
-          ) -> Tuple[Optional[ParsedFile], Tuple[ParsedFile, ...]]:
+def _pick(files: Sequence[ParsedFile[R]], running: Optional[str], kind: str
+          ) -> Tuple[Optional[ParsedFile[R]], Tuple[ParsedFile[R], ...]]:
     """The installed file of what runs (else the recorded, first one) and the others."""
     if not files:
         return None, ()

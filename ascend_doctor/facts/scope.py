@@ -43,7 +43,7 @@ class NpuScope(Struct, frozen=True):
     def owns_npu(self, npu_id: int) -> bool:
         return self.owned is None or any(n == npu_id for n, _ in self.owned)
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> Dict[str, object]:
         return {"in_container": self.in_container,
                 "owned": None if self.owned is None else sorted([list(k) for k in self.owned]),
                 "reason": self.reason, "visible_chip_count": self.visible_chip_count,

@@ -10,7 +10,7 @@ so it is named in the fix but never judged.
 from __future__ import annotations
 
 import posixpath
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from msgspec import Struct
 
@@ -29,7 +29,7 @@ class ServingMounts(Struct, frozen=True):
     hccn_tool_paths: Tuple[str, ...]  # where it was looked for
     hccn_conf: bool
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> Dict[str, object]:
         return {"shm_total_bytes": self.shm_total_bytes, "hccn_tool": self.hccn_tool,
                 "hccn_tool_paths": list(self.hccn_tool_paths), "hccn_conf": self.hccn_conf}
 

@@ -13,7 +13,7 @@ its ``*_install.info`` (copied into an image) is still found from ``opp/version.
 from __future__ import annotations
 
 import posixpath
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Dict, Generic, List, Mapping, Optional, Sequence, Tuple, TypeVar
 
 from msgspec import Struct, field
 
@@ -21,23 +21,29 @@ from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.reads import Reads
 from ascend_doctor.host.base import HostFileError
 
+if TYPE_CHECKING:
+    from ascend_doctor.parsers.driver_firmware_info import DriverVersionInfo, FirmwareVersionInfo
+    from ascend_doctor.parsers.install_info import AscendInstallInfo
+
 DEFAULT_ROOT = "/usr/local/Ascend"
 ASCEND_INSTALL_INFO = "/etc/ascend_install.info"
 CANN_INSTALL_INFO = "/etc/Ascend/ascend_cann_install.info"
 ARCH_DIRS = ("aarch64-linux", "x86_64-linux")
 T = TypeVar("T")
+# The parser's record a ParsedFile holds; covariant: a file is only read.
+R_co = TypeVar("R_co", covariant=True)
 
 
-class ParsedFile(Struct, frozen=True):
+class ParsedFile(Struct, Generic[R_co], frozen=True):
     """A version/install file read from the host, parsed or with the reason it could not be."""
 
     path: str
-    info: Any = None  # the parser's record
+    info: Optional[R_co] = None  # the parser's record
     error: Optional[str] = None
 
-    def to_dict(self) -> Dict[str, Any]:
-        return {"path": self.path, "error": self.error,
-                "info": self.info.to_dict() if hasattr(self.info, "to_dict") else self.info}
+    def to_dict(self) -> Dict[str, object]:
+        to_dict = getattr(self.info, "to_dict", None)  # every parser's record has one; None has none
+        return {"path": self.path, "error": self.error, "info": to_dict() if callable(to_dict) else self.info}
 
 
 class CannInstall(Struct, frozen=True):
@@ -54,7 +60,7 @@ class CannInstall(Struct, frozen=True):
     via_latest: bool = False  # reached through a `latest` / `cann` link
     error: Optional[str] = None
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> Dict[str, object]:
         return {
             "kind": self.kind, "version": self.version, "arch": self.arch, "path": self.path,
             "info_file": self.info_file, "innerversion": self.innerversion,
@@ -67,19 +73,19 @@ class StackFacts(Struct, frozen=True):
     """Everything found under the Ascend install roots."""
 
     roots: Tuple[str, ...]
-    install_info: Optional[ParsedFile]
+    install_info: Optional[ParsedFile[AscendInstallInfo]]
     driver_root: str
-    drivers: Tuple[ParsedFile, ...] = ()  # every driver/version.info found, active one first
-    firmwares: Tuple[ParsedFile, ...] = ()
+    drivers: Tuple[ParsedFile[DriverVersionInfo], ...] = ()  # every driver/version.info found, active one first
+    firmwares: Tuple[ParsedFile[FirmwareVersionInfo], ...] = ()
     cann: Tuple[CannInstall, ...] = ()
     notes: Tuple[str, ...] = field(default_factory=tuple)
 
     @property
-    def driver(self) -> Optional[ParsedFile]:
+    def driver(self) -> Optional[ParsedFile[DriverVersionInfo]]:
         return self.drivers[0] if self.drivers else None
 
     @property
-    def firmware(self) -> Optional[ParsedFile]:
+    def firmware(self) -> Optional[ParsedFile[FirmwareVersionInfo]]:
         return self.firmwares[0] if self.firmwares else None
 
     @property
@@ -113,7 +119,7 @@ class StackFacts(Struct, frozen=True):
 
         return max(toolkits, key=lambda t: AscendVersion.try_parse(t.version or "") or AscendVersion.parse("0.0"))
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> Dict[str, object]:
         return {
             "roots": list(self.roots), "driver_root": self.driver_root,
             "install_info": self.install_info.to_dict() if self.install_info else None,
@@ -122,7 +128,7 @@ class StackFacts(Struct, frozen=True):
         }
 
 
-def _read_parsed(facts: Facts, path: str, parse: Callable[[str], T]) -> Optional[ParsedFile]:
+def _read_parsed(facts: Facts, path: str, parse: Callable[[str], T]) -> Optional[ParsedFile[T]]:
     """Read and parse one file; None when absent, ParsedFile(error=...) when unusable."""
     host = facts.host
     if not host.exists(path):
@@ -135,6 +141,14 @@ def _read_parsed(facts: Facts, path: str, parse: Callable[[str], T]) -> Optional
         return ParsedFile(path, parse(text))
     except ValueError as exc:  # the parsers' documented VersionFileError is a ValueError
         return ParsedFile(path, None, str(exc))
+
+
+def _add_version_file(facts: Facts, path: str, parse: Callable[[str], T], bucket: List[ParsedFile[T]]) -> None:
+    """Read ``path`` into ``bucket`` unless it is absent or a file already there (through a link)."""
+    host = facts.host
+    found = _read_parsed(facts, path, parse)
+    if found and all(host.realpath(found.path) != host.realpath(f.path) for f in bucket):
+        bucket.append(found)
 
 
 def root_candidates(env: Mapping[str, str], install_root: Optional[str],
@@ -204,19 +218,19 @@ def stack(facts: Facts) -> StackFacts:
     install_info = _read_parsed(facts, ASCEND_INSTALL_INFO, ii.parse_ascend_install_info)
     driver_root = DEFAULT_ROOT
     notes: List[str] = []
-    if install_info and install_info.info and getattr(install_info.info, "driver_install_path", None):
-        driver_root = install_info.info.driver_install_path.rstrip("/") or "/"
+    recorded_root = install_info.info.driver_install_path if install_info and install_info.info else None
+    if recorded_root:
+        driver_root = recorded_root.rstrip("/") or "/"
     roots = _roots(facts, driver_root)
 
-    drivers: List[ParsedFile] = []
-    firmwares: List[ParsedFile] = []
+    drivers: List[ParsedFile[DriverVersionInfo]] = []
+    firmwares: List[ParsedFile[FirmwareVersionInfo]] = []
     # The active driver is the one under the recorded driver root; others are leftovers.
     for root in [driver_root] + [r for r in roots if r != driver_root]:
-        for sub, parse, bucket in (("driver", dfi.parse_driver_version_info, drivers),
-                                   ("firmware", dfi.parse_firmware_version_info, firmwares)):
-            found = _read_parsed(facts, posixpath.join(root, sub, "version.info"), parse)
-            if found and all(host.realpath(found.path) != host.realpath(f.path) for f in bucket):
-                bucket.append(found)
+        _add_version_file(facts, posixpath.join(root, "driver", "version.info"), dfi.parse_driver_version_info,
+                          drivers)
+        _add_version_file(facts, posixpath.join(root, "firmware", "version.info"), dfi.parse_firmware_version_info,
+                          firmwares)
 
     cann: List[CannInstall] = []
     seen_real: Dict[str, int] = {}
