@@ -9,7 +9,7 @@ Direction: keep what runs and upgrade the older half; a rollback is only ever th
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple, Union
 
 from ascend_doctor import shellcmd
 from ascend_doctor.checkapi import FixAction
@@ -19,6 +19,11 @@ from ascend_doctor.versions import AscendVersion
 
 from ._context import HostCheckContext
 from ._stack_help import _package_sets, chip_family, hdk_commands
+
+if TYPE_CHECKING:
+    from ascend_doctor.parsers.driver_firmware_info import DriverVersionInfo, FirmwareVersionInfo
+
+    from ._dcmi import Range
 
 
 def newer(a: Optional[str], b: Optional[str]) -> Optional[str]:
@@ -115,7 +120,7 @@ def hdk_of_firmware(ctx: HostCheckContext, firmware: Optional[str]) -> Optional[
     return None
 
 
-def ranges_of(info: Any, attr: str) -> List[Any]:
+def ranges_of(info: Union[DriverVersionInfo, FirmwareVersionInfo, None], attr: str) -> List[Range]:
     return [tuple(r) for r in (getattr(info, attr, None) or ())]
 
 

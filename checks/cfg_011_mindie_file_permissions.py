@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterator, List, Tuple
+from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Tuple
 
 from ascend_doctor.checkapi import CheckSpec, Finding, FixAction, NotApplicable, Status
 from ascend_doctor.facts import Facts
@@ -12,6 +12,10 @@ from ascend_doctor.shellcmd import argv, shaped
 from ascend_doctor.shellcmd import quote as shell_quote
 
 from ._context import HostCheckContext
+
+if TYPE_CHECKING:
+    from ascend_doctor.facts.file_modes import FileModes, PathMode
+    from ascend_doctor.parsers.id_output import IdInfo
 
 CHECK = CheckSpec(
     id="ASC-CFG-011",
@@ -81,8 +85,8 @@ def run(ctx: HostCheckContext) -> Iterator[Finding]:
                                       absent=absent_phrase(ctx.facts)))
         raise NotApplicable(_("none of the MindIE paths given exists here: {paths}").format(
             paths=", ".join(modes.missing)))
-    wide: List[Tuple[Any, List[str]]] = []
-    foreign: List[Any] = []
+    wide: List[Tuple[PathMode, List[str]]] = []
+    foreign: List[PathMode] = []
     for entry in known:
         limit = DIR_MAX if entry.is_dir else FILE_MAX
         over = too_wide(entry.mode or 0, limit)
@@ -114,7 +118,8 @@ def _id_word(value: str, shape: str) -> str:
     return value if value.isdigit() else shaped(value, shape, f"run {shape}")
 
 
-def _finding(wide: List[Tuple[Any, List[str]]], foreign: List[Any], user: Any, modes: Any) -> Finding:
+def _finding(wide: List[Tuple[PathMode, List[str]]], foreign: List[PathMode], user: Optional[IdInfo],
+             modes: FileModes) -> Finding:
     parts: List[str] = []
     commands: List[str] = []
     if wide:
@@ -128,7 +133,7 @@ def _finding(wide: List[Tuple[Any, List[str]]], foreign: List[Any], user: Any, m
         files = [e.path for e, _over in wide if not e.is_dir]
         commands += [f"chmod 750 {_q(p)}" for p in dirs[:20]]
         commands += _chmod_files(files)
-    if foreign:
+    if foreign and user is not None:  # only paths compared with a known run user are foreign
         owner = user.user or str(user.uid)
         group = user.group or (str(user.gid) if user.gid is not None else "")
         first = foreign[0]
@@ -143,9 +148,10 @@ def _finding(wide: List[Tuple[Any, List[str]]], foreign: List[Any], user: Any, m
     run_as = (user.user or str(user.uid)) if user else _("the run user")
     fix = (_("As root (or the files' owner), then start MindIE as {user}:").format(user=run_as) + "\n  "
            + "\n  ".join(commands))
-    evidence: Dict[str, Any] = {"too_wide": [{"path": e.path, "mode": oct(e.mode), "over": o} for e, o in wide[:50]],
-                                "not_owned": [{"path": e.path, "uid": e.uid} for e in foreign[:50]],
-                                "truncated": modes.truncated}
+    evidence: Dict[str, object] = {
+        "too_wide": [{"path": e.path, "mode": oct(e.mode or 0), "over": o} for e, o in wide[:50]],
+        "not_owned": [{"path": e.path, "uid": e.uid} for e in foreign[:50]],
+        "truncated": modes.truncated}
     action = FixAction("config", _("Set MindIE's file modes (640/750) and owner"), tuple(commands), where="either",
                        direction="set", subject="MindIE file permissions")
     return Finding(Status.FAIL, message, fix, evidence, None, (action,))
@@ -166,7 +172,7 @@ def _chmod_files(files: List[str]) -> List[str]:
     return out
 
 
-def _owner_targets(entries: List[Any]) -> List[str]:
+def _owner_targets(entries: List[PathMode]) -> List[str]:
     """The fewest paths to chown -R: a weight folder covers what is inside it."""
     paths = sorted({e.path for e in entries}, key=len)
     out: List[str] = []

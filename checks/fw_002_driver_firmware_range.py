@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterator, List, Optional
+from typing import TYPE_CHECKING, Dict, Iterator, List, Mapping, Optional
 
 from ascend_doctor.checkapi import CheckSpec, Finding
 from ascend_doctor.facts import Facts
@@ -12,6 +12,9 @@ from ._context import HostCheckContext
 from ._dcmi import NOK, OK, dcmi_compatibility, ranges_text
 from ._hdk import align_hdk, hdk_of_firmware, ranges_of
 from ._support import in_scope, verdict_finding
+
+if TYPE_CHECKING:
+    from ._dcmi import Range
 
 CHECK = CheckSpec(
     id="ASC-FW-002",
@@ -52,8 +55,8 @@ def run(ctx: HostCheckContext) -> Iterator[Finding]:
         yield Finding.skip(_("needs the driver and the firmware version (ASC-DRV-001 / ASC-FW-001 say what is "
                              "missing)"))
         return
-    drv_info: Any = drv_file.info if drv_file is not None else None
-    fw_info: Any = fw_file.info if fw_file is not None else None
+    drv_info = drv_file.info if drv_file is not None else None
+    fw_info = fw_file.info if fw_file is not None else None
     fw_ranges = ranges_of(drv_info, "compatible_version_fw")
     # DCMI reads the firmware's driver list from the card's flash: the installed file's list is the running
     # firmware's only when it is the same version.
@@ -106,7 +109,7 @@ def run(ctx: HostCheckContext) -> Iterator[Finding]:
             command="npu-smi info -t board -i 0"), **evidence)
 
 
-def _why_ok(by: str, fw_ranges: List[Any], fw_hdk: Optional[str]) -> str:
+def _why_ok(by: str, fw_ranges: List[Range], fw_hdk: Optional[str]) -> str:
     if "compatible_version_drv" in by:
         return (_("accepted only by the firmware's driver list (HDK {hdk}); the driver's own range {ranges} does not "
                   "hold it") if fw_hdk else
@@ -116,7 +119,8 @@ def _why_ok(by: str, fw_ranges: List[Any], fw_hdk: Optional[str]) -> str:
 
 
 def _from_boards(ctx: HostCheckContext, verdicts: Dict[str, List[int]], driver: str, firmware: str,
-                 fw_hdk: Optional[str], by: str, fw_ranges: List[Any], evidence: Dict[str, Any]) -> Iterator[Finding]:
+                 fw_hdk: Optional[str], by: str, fw_ranges: List[Range],
+                 evidence: Mapping[str, object]) -> Iterator[Finding]:
     def ids(key: str) -> str:
         return ", ".join(str(i) for i in verdicts.get(key, []))
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import posixpath
-from typing import Any, Dict, Iterator, List, Optional
+from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Sequence, Union
 
 from ascend_doctor.checkapi import CheckSpec, Finding, FixAction
 from ascend_doctor.facts import Facts
@@ -13,6 +13,14 @@ from ascend_doctor.shellcmd import argv, comment, with_comment
 
 from ._context import HostCheckContext
 from ._stack_help import hdk_commands, same_release
+
+if TYPE_CHECKING:
+    from ascend_doctor.facts.stack import ParsedFile
+    from ascend_doctor.parsers.driver_firmware_info import DriverVersionInfo, FirmwareVersionInfo
+
+    DriverFile = ParsedFile[DriverVersionInfo]
+    FirmwareFile = ParsedFile[FirmwareVersionInfo]
+    VersionFile = ParsedFile[Union[DriverVersionInfo, FirmwareVersionInfo]]
 
 # Huawei's driver/firmware uninstall scripts, one per package (hiascend, 卸载驱动固件):
 # <root>/driver/script/uninstall.sh and <root>/firmware/script/uninstall.sh, run as root.
@@ -47,7 +55,7 @@ def _root(path: str) -> str:
     return posixpath.dirname(posixpath.dirname(path))
 
 
-def _version(parsed: Any, kind: str) -> str:
+def _version(parsed: VersionFile, kind: str) -> str:
     info = getattr(parsed, "info", None)
     version = getattr(info, "package_version", None) if kind == "firmware" else None
     return str(version or getattr(info, "version", None) or _("unreadable: {error}").format(
@@ -67,7 +75,7 @@ def _cache_lines(ctx: HostCheckContext) -> List[str]:
             comment(_("also delete the kernel_meta* folders in the working directories the engines ran from"))]
 
 
-def _same_firmware(parsed: Any, running: str) -> bool:
+def _same_firmware(parsed: VersionFile, running: str) -> bool:
     """Whether a firmware version.info is the firmware npu-smi info -t board reports running (its firmware number,
     or the HDK package version it records)."""
     info = getattr(parsed, "info", None)
@@ -81,11 +89,11 @@ class _Keep:
     def __init__(self, ctx: HostCheckContext) -> None:
         stack = ctx.facts.stack
         running = ctx.facts.running_stack
-        self.drivers: List[Any] = list(stack.drivers)
-        self.firmwares: List[Any] = list(stack.firmwares)
-        self.driver: Optional[Any] = (running.driver_file if running.driver.running is not None
-                                      and running.driver_file is not None else None)
-        self.firmware: Optional[Any] = None
+        self.drivers: List[DriverFile] = list(stack.drivers)
+        self.firmwares: List[FirmwareFile] = list(stack.firmwares)
+        self.driver: Optional[DriverFile] = (running.driver_file if running.driver.running is not None
+                                             and running.driver_file is not None else None)
+        self.firmware: Optional[FirmwareFile] = None
         self.firmware_basis = ""  # "npu-smi board" | "beside the running driver" | "the only firmware package"
         running_fw = running.firmware.running
         if running_fw and running.firmware_file is not None and _same_firmware(running.firmware_file, running_fw):
@@ -101,10 +109,10 @@ class _Keep:
     def known(self) -> bool:
         return self.driver is not None
 
-    def stale_drivers(self) -> List[Any]:
+    def stale_drivers(self) -> List[DriverFile]:
         return [f for f in self.drivers if f is not self.driver]
 
-    def stale_firmwares(self) -> List[Any]:
+    def stale_firmwares(self) -> List[FirmwareFile]:
         return [f for f in self.firmwares if f is not self.firmware] if self.firmware is not None else []
 
 
@@ -114,10 +122,10 @@ def _remove_stale(ctx: HostCheckContext, keep: _Keep) -> List[str]:
     assert keep.driver is not None
     lines: List[str] = [comment(_("stop every job and container using the NPUs (see `npu-smi info`), then as "
                                   "root:"))]
-    for parsed in keep.stale_drivers():
-        lines.append(argv(posixpath.join(_root(parsed.path), "driver", "script", "uninstall.sh")))
-    for parsed in keep.stale_firmwares():
-        lines.append(argv(posixpath.join(_root(parsed.path), "firmware", "script", "uninstall.sh")))
+    for driver in keep.stale_drivers():
+        lines.append(argv(posixpath.join(_root(driver.path), "driver", "script", "uninstall.sh")))
+    for firmware in keep.stale_firmwares():
+        lines.append(argv(posixpath.join(_root(firmware.path), "firmware", "script", "uninstall.sh")))
     driver_root = _root(keep.driver.path)
     firmware_root = _root(keep.firmware.path) if keep.firmware is not None else None
     if all(_PLAIN_ROOT.fullmatch(r) for r in (driver_root, firmware_root) if r is not None):
@@ -151,7 +159,7 @@ def _clean_reinstall(ctx: HostCheckContext, keep: _Keep) -> List[str]:
     return lines
 
 
-def _describe(kind: str, files: List[Any], keep: _Keep) -> str:
+def _describe(kind: str, files: Sequence[VersionFile], keep: _Keep) -> str:
     kept = keep.driver if kind == "driver" else keep.firmware
     labels: Dict[str, str] = {
         "npu-smi board": _("running, npu-smi info -t board"),
@@ -188,9 +196,9 @@ def run(ctx: HostCheckContext) -> Iterator[Finding]:
     commands = tuple(line for line in lines if not line.startswith("#"))
     for kind in mixed:
         files = drivers if kind == "driver" else firmwares
-        evidence: Dict[str, Any] = {"kind": kind, "paths": [f.path for f in files],
-                                    "uninstall": [w for w in commands if w.endswith("uninstall.sh")],
-                                    "source": UNINSTALL_SOURCE}
+        evidence: Dict[str, object] = {"kind": kind, "paths": [f.path for f in files],
+                                       "uninstall": [w for w in commands if w.endswith("uninstall.sh")],
+                                       "source": UNINSTALL_SOURCE}
         if keep.known:
             assert keep.driver is not None
             driver_root = _root(keep.driver.path)
