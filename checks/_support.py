@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
 
 from ascend_doctor import shellcmd
 from ascend_doctor.checkapi import Finding, FixAction, Status
@@ -12,15 +12,19 @@ from ascend_doctor.i18n_text import localized
 
 from ._context import HostCheckContext
 
+if TYPE_CHECKING:
+    from ascend_doctor.matrix.verdict import Verdict
+    from ascend_doctor.parsers.driver_firmware_info import CodeRange
+
 INSTALL_ROOT = "/usr/local/Ascend"
 
 
-def verdict_kind(verdict: Any) -> str:
+def verdict_kind(verdict: Verdict) -> str:
     kind = getattr(verdict, "kind", "unknown")
     return str(getattr(kind, "value", kind)).lower()
 
 
-def verdict_finding(verdict: Any, subject: str, remediation: str, unknown_status: Status = Status.WARN,
+def verdict_finding(verdict: Verdict, subject: str, remediation: str, unknown_status: Status = Status.WARN,
                     suggestion_prefix: str = "") -> Finding:
     """Map a matrix verdict to a finding.
 
@@ -34,7 +38,7 @@ def verdict_finding(verdict: Any, subject: str, remediation: str, unknown_status
     suggestion = getattr(verdict, "suggestion", None)
     suggestion = localized(suggestion) if suggestion else suggestion
     sources = list(getattr(verdict, "sources", ()) or ())
-    evidence: Dict[str, Any] = {"verdict": kind, "sources": sources}
+    evidence: Dict[str, object] = {"verdict": kind, "sources": sources}
     said = _("{subject}: {verdict}").format(subject=subject, verdict=message)
     if kind == "recommended":
         return Finding(Status.PASS, said, "", evidence)
@@ -169,7 +173,7 @@ def container_mount_command(ctx: HostCheckContext, parts: Sequence[str] = ("devi
     return command
 
 
-def code_text(code: Any) -> str:
+def code_text(code: CodeRange) -> str:
     """A release-code entry as written in version files: ``[V100R001C19]`` or ``[A,B]``."""
     text = getattr(code, "text", None)
     return str(text()) if callable(text) else str(code)

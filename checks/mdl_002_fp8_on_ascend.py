@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterator, Optional
+from typing import TYPE_CHECKING, Iterator, Optional
 
 from ascend_doctor.checkapi import CheckSpec, Finding
 from ascend_doctor.facts import Facts
@@ -13,6 +13,7 @@ from ._context import HostCheckContext
 from ._model import require_model
 
 if TYPE_CHECKING:
+    from ascend_doctor.facts.records import ChipSummary
     from ascend_doctor.model.records import ModelFacts
 
 CHECK = CheckSpec(
@@ -32,7 +33,7 @@ CHECK = CheckSpec(
 _NO_FP8 = ("A2", "A3", "310P", "310B", "910")
 
 
-def _chip(ctx: HostCheckContext) -> Any:
+def _chip(ctx: HostCheckContext) -> Optional[ChipSummary]:
     try:
         return ctx.facts.maybe(Facts.npu_chip)
     except KeyError:  # provider not available in this build

@@ -13,6 +13,7 @@ from ._context import HostCheckContext
 from ._model import require_model
 
 if TYPE_CHECKING:
+    from ascend_doctor.facts.records import ChipSummary
     from ascend_doctor.model.records import ModelFacts
 
 CHECK = CheckSpec(
@@ -35,7 +36,7 @@ _FP16 = ("float16", "fp16", "half")
 _BF16 = ("bfloat16", "bf16")
 
 
-def _chip(ctx: HostCheckContext) -> Any:
+def _chip(ctx: HostCheckContext) -> Optional[ChipSummary]:
     try:
         return ctx.facts.maybe(Facts.npu_chip)
     except KeyError:

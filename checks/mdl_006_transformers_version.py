@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Iterator, Optional
 
 from ascend_doctor import shellcmd
 from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
@@ -13,6 +13,7 @@ from ._context import HostCheckContext
 from ._model import require_model
 
 if TYPE_CHECKING:
+    from ascend_doctor.host.base import PythonEnv
     from ascend_doctor.model.records import ModelFacts
 
 CHECK = CheckSpec(
@@ -29,7 +30,7 @@ CHECK = CheckSpec(
 )
 
 
-def _env(ctx: HostCheckContext) -> Any:
+def _env(ctx: HostCheckContext) -> Optional[PythonEnv]:
     try:
         return ctx.facts.maybe(Facts.python_env)
     except KeyError:

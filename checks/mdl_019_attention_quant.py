@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterator, List, Optional, Tuple
+from typing import TYPE_CHECKING, Iterator, List, Optional, Tuple
 
 from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.i18n import _
@@ -12,6 +12,7 @@ from ._context import HostCheckContext
 from ._model import require_model
 
 if TYPE_CHECKING:
+    from ascend_doctor.facts.records import ChipSummary
     from ascend_doctor.model.quant_features import EngineRequirement
     from ascend_doctor.model.records import AttentionQuant, ModelFacts
 
@@ -36,7 +37,7 @@ _NAMES = {"fa3": "FA3", "kv-int8": "int8 KV cache (C8)"}
 _ENGINES = {"mindie": "MindIE", "vllm-ascend": "vLLM-Ascend"}
 
 
-def _chip(ctx: HostCheckContext) -> Any:
+def _chip(ctx: HostCheckContext) -> Optional[ChipSummary]:
     from ascend_doctor.facts import Facts
 
     try:

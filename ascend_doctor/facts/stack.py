@@ -13,16 +13,16 @@ its ``*_install.info`` (copied into an image) is still found from ``opp/version.
 from __future__ import annotations
 
 import posixpath
-from typing import TYPE_CHECKING, Any, Callable, Dict, Generic, List, Mapping, Optional, Sequence, Tuple, TypeVar
+from typing import TYPE_CHECKING, Callable, Dict, Generic, List, Mapping, Optional, Sequence, Tuple, TypeVar
 
 from msgspec import Struct, field
 
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.reads import Reads
-from ascend_doctor.host.base import HostFileError
+from ascend_doctor.host.base import Host, HostFileError, HostInfo, PythonEnv
 
 if TYPE_CHECKING:
-    from ascend_doctor.parsers.driver_firmware_info import DriverVersionInfo, FirmwareVersionInfo
+    from ascend_doctor.parsers.driver_firmware_info import CodeRange, DriverVersionInfo, FirmwareVersionInfo
     from ascend_doctor.parsers.install_info import AscendInstallInfo
 
 DEFAULT_ROOT = "/usr/local/Ascend"
@@ -55,7 +55,7 @@ class CannInstall(Struct, frozen=True):
     path: str  # the directory holding the *_install.info file
     info_file: str
     innerversion: Optional[str] = None
-    compatible_version: Tuple[Any, ...] = ()
+    compatible_version: Tuple[CodeRange, ...] = ()  # driver release codes this CANN accepts
     package_name: Optional[str] = None
     via_latest: bool = False  # reached through a `latest` / `cann` link
     error: Optional[str] = None
@@ -174,7 +174,7 @@ def root_candidates(env: Mapping[str, str], install_root: Optional[str],
     return out
 
 
-def cann_install_roots(host: Any) -> List[str]:
+def cann_install_roots(host: Host) -> List[str]:
     """The install roots ``/etc/Ascend/ascend_cann_install.info`` names (empty when absent or unreadable)."""
     from ascend_doctor.parsers.cann_install_path import CannInstallPathError, parse_cann_install_paths
 
@@ -357,7 +357,7 @@ def _cann_install(facts: Facts, kind: str, path: str, directory: str, via_latest
 
 
 @provider("python_env", reads=Reads(host=("python",)))
-def python_env(facts: Facts) -> Any:
+def python_env(facts: Facts) -> PythonEnv:
     return facts.host.python_env()
 
 
@@ -367,5 +367,5 @@ def env(facts: Facts) -> Dict[str, str]:
 
 
 @provider("host_info", reads=Reads(host=("info",)))
-def host_info(facts: Facts) -> Any:
+def host_info(facts: Facts) -> HostInfo:
     return facts.host.info()
