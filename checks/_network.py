@@ -11,7 +11,7 @@ from ascend_doctor.i18n import _
 from ._context import HostCheckContext
 
 if TYPE_CHECKING:
-    from ascend_doctor.facts.network import HccnDevice, HccnFacts
+    from ascend_doctor.facts.records.network import HccnDevice, HccnFacts
     from ascend_doctor.parsers.hccn import HccnConf
 
 # The documents the network checks cite (docs/network.md lists what each says).

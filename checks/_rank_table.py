@@ -12,7 +12,8 @@ from ascend_doctor.i18n import _
 from ._context import HostCheckContext
 
 if TYPE_CHECKING:
-    from ascend_doctor.facts.ranktable import NodeMatch, RankTableFacts
+    from ascend_doctor.facts.ranktable import NodeMatch
+    from ascend_doctor.facts.records.ranktable import RankTableFacts
     from ascend_doctor.parsers.rank_table import RankTable
 
 SRC_HCCL = ("hiascend CANN HCCL guide 'ranktable文件配置资源信息' (hcclug_000014): status completed, version 1.0 / "

@@ -13,7 +13,7 @@ from ._context import HostCheckContext
 from ._serving import edit, usable_config
 
 if TYPE_CHECKING:
-    from ascend_doctor.facts.serving import WeightDir
+    from ascend_doctor.facts.records.serving import WeightDir
     from ascend_doctor.parsers.serving_config import ServingConfig
 
 CHECK = CheckSpec(

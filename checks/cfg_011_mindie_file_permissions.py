@@ -14,7 +14,7 @@ from ascend_doctor.shellcmd import quote as shell_quote
 from ._context import HostCheckContext
 
 if TYPE_CHECKING:
-    from ascend_doctor.facts.file_modes import FileModes, PathMode
+    from ascend_doctor.facts.records.file_modes import FileModes, PathMode
     from ascend_doctor.parsers.id_output import IdInfo
 
 CHECK = CheckSpec(

@@ -52,7 +52,7 @@ def run(ctx: HostCheckContext) -> Iterator[Finding]:
         return
     tool = smi.version
     if tool:
-        from ascend_doctor.facts.running import same_release
+        from ascend_doctor.facts.records.running import same_release
 
         if same_release(tool, installed) is False:
             yield Finding.warn(

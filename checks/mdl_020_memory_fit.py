@@ -14,7 +14,7 @@ from ._context import HostCheckContext
 
 if TYPE_CHECKING:
     from ascend_doctor.facts.records import ChipSummary
-    from ascend_doctor.facts.serving import PlanModel
+    from ascend_doctor.facts.records.serving import PlanModel
     from ascend_doctor.model.arch import ModelArch
     from ascend_doctor.model.plan import Layout, MemoryPlan, Precision, Reserve, WeightTally
     from ascend_doctor.model.serving_plan import PlanInputs

@@ -15,7 +15,7 @@ from ._context import HostCheckContext
 from ._stack_help import hdk_commands, same_release
 
 if TYPE_CHECKING:
-    from ascend_doctor.facts.stack import ParsedFile
+    from ascend_doctor.facts.records.stack import ParsedFile
     from ascend_doctor.parsers.driver_firmware_info import DriverVersionInfo, FirmwareVersionInfo
 
     DriverFile = ParsedFile[DriverVersionInfo]

@@ -8,7 +8,7 @@ from ascend_doctor.checkapi import CheckSpec, Finding, NotApplicable
 from ascend_doctor.i18n import _
 
 if TYPE_CHECKING:
-    from ascend_doctor.facts.network import HccnDevice
+    from ascend_doctor.facts.records.network import HccnDevice
 
 from ._context import HostCheckContext
 from ._network import SRC_MINDCLUSTER, SRC_MINDIE_RANKTABLE, SRC_VLLM_MULTINODE, devices, ids, scope, system_fix

@@ -15,7 +15,8 @@ import pytest
 from ascend_doctor import capture
 from ascend_doctor.cli import main
 from ascend_doctor.facts import Facts, FactUnavailable
-from ascend_doctor.facts.network import DRIVER_HCCN_TOOL, QUERIES, capture_hccn, query_argv
+from ascend_doctor.facts.network import QUERIES, capture_hccn, query_argv
+from ascend_doctor.facts.records.network import DRIVER_HCCN_TOOL
 from ascend_doctor.host.base import CommandResult, CommandStatus, HostInfo, PythonEnv, command_file_name
 from ascend_doctor.host.live import LiveHost
 from ascend_doctor.host.snapshot import SnapshotHost

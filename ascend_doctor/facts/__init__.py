@@ -3,7 +3,9 @@
 Every fact is declared once, as a typed attribute of :class:`Facts` (that class body is the
 registry of facts): ``stack: Fact[StackFacts] = Fact("ascend_doctor.facts.stack")`` says that
 ``facts.stack`` is a ``StackFacts`` computed by the function ``stack`` of that module. The module
-is imported only when the fact is first asked for, which keeps ``check`` start-up fast.
+is imported only when the fact is first asked for, which keeps ``check`` start-up fast. The types
+themselves live in ``ascend_doctor.facts.records`` (one module per provider module): a record never
+imports this registry, so the registry names every type without an import circle.
 
 A provider probes through ``facts.host`` (never directly), hands the text to a pure parser from
 ``ascend_doctor.parsers`` and returns a typed record. It declares what it reads with
@@ -41,26 +43,26 @@ from ascend_doctor.host.base import CommandResult, Host
 from ascend_doctor.options import RunOptions
 
 if TYPE_CHECKING:
-    from ascend_doctor.facts.engines import EnginesFacts, KernelsFacts, MindieFacts, NnalFacts, TorchAbi
-    from ascend_doctor.facts.environment import AscendEnv
-    from ascend_doctor.facts.file_modes import FileModes
-    from ascend_doctor.facts.logs import DmesgScan, LogFilesScan
-    from ascend_doctor.facts.mindie_env import MindieEnv
-    from ascend_doctor.facts.model import ManifestCheck
-    from ascend_doctor.facts.network import HccnConfFacts, HccnFacts
-    from ascend_doctor.facts.npu import NpuBoards
-    from ascend_doctor.facts.npu_ecc import NpuEcc
-    from ascend_doctor.facts.npu_views import NpuChipNames, NpuChipReadings, NpuHealthStates, NpuIds
-    from ascend_doctor.facts.ranktable import RankTableFacts
     from ascend_doctor.facts.records import ChipSummary
-    from ascend_doctor.facts.resources import HostResources
-    from ascend_doctor.facts.running import RunningStack
-    from ascend_doctor.facts.scope import NpuScope
-    from ascend_doctor.facts.serving import PlanModel, WeightDir
-    from ascend_doctor.facts.serving_mounts import ServingMounts
-    from ascend_doctor.facts.stack import StackFacts
-    from ascend_doctor.facts.system import ContainerInfo, DeviceNodes, VisibleDevices
-    from ascend_doctor.facts.vllm_build import VllmAscendBuild
+    from ascend_doctor.facts.records.engines import EnginesFacts, KernelsFacts, MindieFacts, NnalFacts, TorchAbi
+    from ascend_doctor.facts.records.environment import AscendEnv
+    from ascend_doctor.facts.records.file_modes import FileModes
+    from ascend_doctor.facts.records.logs import DmesgScan, LogFilesScan
+    from ascend_doctor.facts.records.mindie_env import MindieEnv
+    from ascend_doctor.facts.records.model import ManifestCheck
+    from ascend_doctor.facts.records.network import HccnConfFacts, HccnFacts
+    from ascend_doctor.facts.records.npu import NpuBoards
+    from ascend_doctor.facts.records.npu_ecc import NpuEcc
+    from ascend_doctor.facts.records.npu_views import NpuChipNames, NpuChipReadings, NpuHealthStates, NpuIds
+    from ascend_doctor.facts.records.ranktable import RankTableFacts
+    from ascend_doctor.facts.records.resources import HostResources
+    from ascend_doctor.facts.records.running import RunningStack
+    from ascend_doctor.facts.records.scope import NpuScope
+    from ascend_doctor.facts.records.serving import PlanModel, WeightDir
+    from ascend_doctor.facts.records.serving_mounts import ServingMounts
+    from ascend_doctor.facts.records.stack import StackFacts
+    from ascend_doctor.facts.records.system import ContainerInfo, DeviceNodes, VisibleDevices
+    from ascend_doctor.facts.records.vllm_build import VllmAscendBuild
     from ascend_doctor.host.base import HostInfo, ListeningSocket, ProcessInfo, PythonEnv
     from ascend_doctor.matrix.model import Matrix
     from ascend_doctor.model.records import ModelFacts

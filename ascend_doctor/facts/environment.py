@@ -3,33 +3,15 @@
 from __future__ import annotations
 
 import posixpath
-from typing import Dict, List, Optional, Tuple
-
-from msgspec import Struct
+from typing import List
 
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.origin import absence_known
 from ascend_doctor.facts.reads import Reads
+from ascend_doctor.facts.records.environment import AscendEnv
 
 # Variables set_env.sh exports (compat_facts.md §5.7).
 SET_ENV_VARS = ("ASCEND_HOME_PATH", "ASCEND_OPP_PATH", "ASCEND_TOOLKIT_HOME", "ASCEND_AICPU_PATH")
-
-
-class AscendEnv(Struct, frozen=True):
-    values: Dict[str, Optional[str]]  # each SET_ENV_VARS name -> value (None when unset)
-    missing_paths: Tuple[str, ...]  # variables whose value is a path that does not exist
-    ld_library_path: Tuple[str, ...]
-    driver_lib64: str
-    driver_lib64_on_path: bool
-    set_env_scripts: Tuple[str, ...]  # set_env.sh files that exist, most likely first
-    # variables whose path this snapshot (or paste) does not show either way
-    unrecorded_paths: Tuple[str, ...] = ()
-
-    def to_dict(self) -> Dict[str, object]:
-        return {"values": dict(self.values), "missing_paths": list(self.missing_paths),
-                "unrecorded_paths": list(self.unrecorded_paths),
-                "driver_lib64": self.driver_lib64, "driver_lib64_on_path": self.driver_lib64_on_path,
-                "set_env_scripts": list(self.set_env_scripts)}
 
 
 @provider("ascend_env", reads=Reads(

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import posixpath
 import stat as statmod
-from typing import Dict, List, Optional, Tuple
-
-from msgspec import Struct
+from typing import List, Optional, Tuple
 
 from ascend_doctor.facts import Facts, FactUnavailable, provider
 from ascend_doctor.facts.reads import Reads
+from ascend_doctor.facts.records.file_modes import FileModes, PathMode
 from ascend_doctor.host.base import HostFileError
 from ascend_doctor.i18n import gettext as _
 
@@ -25,32 +24,6 @@ MAX_ENTRIES = 4096
 ROLE_CONFIG = "MindIE config"
 ROLE_WEIGHT_DIR = "weight folder"
 ROLE_WEIGHT_FILE = "weight file"
-
-
-class PathMode(Struct, frozen=True):
-    path: str
-    role: str  # ROLE_*
-    is_dir: bool
-    mode: Optional[int]  # permission bits (0o640), None when unknown
-    uid: Optional[int]  # owner, None when this host cannot tell
-
-    @property
-    def known(self) -> bool:
-        return self.mode is not None and self.uid is not None
-
-    def to_dict(self) -> Dict[str, object]:
-        return {"path": self.path, "role": self.role, "is_dir": self.is_dir,
-                "mode": None if self.mode is None else oct(self.mode), "uid": self.uid}
-
-
-class FileModes(Struct, frozen=True):
-    entries: Tuple[PathMode, ...]
-    missing: Tuple[str, ...] = ()  # paths named but absent (ASC-CFG-010 / MDL-001 report those)
-    truncated: bool = False
-
-    def to_dict(self) -> Dict[str, object]:
-        return {"entries": [e.to_dict() for e in self.entries], "missing": list(self.missing),
-                "truncated": self.truncated}
 
 
 def _stat(facts: Facts, path: str, role: str) -> Optional[PathMode]:

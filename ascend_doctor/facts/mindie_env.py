@@ -10,21 +10,12 @@ from __future__ import annotations
 
 from typing import Dict, Optional
 
-from msgspec import Struct
-
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.reads import Reads
+from ascend_doctor.facts.records.mindie_env import MindieEnv
 from ascend_doctor.host.base import HostFileError
 
 MINDIE_ENV_VARS = ("MIES_INSTALL_PATH", "MINDIE_LLM_HOME_PATH", "ATB_SPEED_HOME_PATH", "ATB_HOME_PATH")
-
-
-class MindieEnv(Struct, frozen=True):
-    values: Dict[str, Optional[str]]  # each MINDIE_ENV_VARS name -> value (None when unset or empty)
-    exists: Dict[str, Optional[bool]]  # name -> whether its folder exists (None: could not be told)
-
-    def to_dict(self) -> Dict[str, object]:
-        return {"values": dict(self.values), "exists": dict(self.exists)}
 
 
 @provider("mindie_env", reads=Reads(present=("{env_path}",), host=("env",)))

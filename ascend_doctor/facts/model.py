@@ -7,18 +7,16 @@ the machine running the doctor.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
-
-from msgspec import Struct
+from typing import Any, Optional
 
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.origin import LIVE, origin_kind, require_model_folder, require_weights
 from ascend_doctor.facts.reads import Reads
+from ascend_doctor.facts.records.model import ManifestCheck
 from ascend_doctor.model.files import LocalFiles, walk_model_dir
 from ascend_doctor.model.inspect import inspect_model_dir
 from ascend_doctor.model.manifest import (
     ManifestError,
-    VerifyResult,
     hash_total,
     load_manifest,
     rel_inside,
@@ -40,27 +38,6 @@ def model(facts: Facts) -> ModelFacts:
         raise NoModelGiven("no model directory given (use --model DIR)")
     require_model_folder(facts, path)  # --from: a folder the snapshot did not record is SKIP
     return inspect_model_dir(facts.host, path)
-
-
-class ManifestCheck(Struct, frozen=True):
-    """The outcome of ``--verify``: the comparison, or why the manifest could not be used."""
-
-    manifest_path: str
-    model_dir: str
-    result: Optional[VerifyResult] = None
-    error: Optional[str] = None
-    # What the manifest says the weights are (manifest_digest): equal on nodes verified against the
-    # same weights, whatever file format or name the manifest had (`ascend-doctor fleet` compares it).
-    digest: Optional[str] = None
-
-    def to_dict(self) -> Dict[str, object]:
-        return {
-            "manifest": self.manifest_path,
-            "model_dir": self.model_dir,
-            "error": self.error,
-            "result": self.result.to_dict() if self.result else None,
-            "digest": self.digest,
-        }
 
 
 def manifest_digest(manifest: Any) -> str:

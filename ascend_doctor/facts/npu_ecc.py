@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Dict, Tuple
 
 from ascend_doctor.facts import Facts, FactUnavailable, provider
 from ascend_doctor.facts.reads import Reads
+from ascend_doctor.facts.records.npu_ecc import NpuEcc
 from ascend_doctor.i18n import gettext as _
 
 if TYPE_CHECKING:
@@ -14,24 +15,6 @@ if TYPE_CHECKING:
 
 def ecc_command(npu_id: int) -> Tuple[str, ...]:
     return ("npu-smi", "info", "-t", "ecc", "-i", str(npu_id))
-
-
-class NpuEcc:
-    """``by_npu`` maps NPU id -> EccInfo for the queries that answered; ``failures`` maps NPU id ->
-    why the query gave nothing usable; ``not_recorded`` lists the NPUs a snapshot has no answer for."""
-
-    __slots__ = ("by_npu", "failures", "not_recorded")
-
-    def __init__(self, by_npu: Dict[int, EccInfo], failures: Dict[int, str],
-                 not_recorded: Tuple[int, ...] = ()) -> None:
-        self.by_npu = by_npu
-        self.failures = failures
-        self.not_recorded = not_recorded
-
-    def to_dict(self) -> Dict[str, object]:
-        return {"by_npu": {str(k): v.to_dict() for k, v in sorted(self.by_npu.items())},
-                "failures": {str(k): v for k, v in sorted(self.failures.items())},
-                "not_recorded": list(self.not_recorded)}
 
 
 @provider("npu_ecc", reads=Reads(per_npu=(("npu-smi", "info", "-t", "ecc", "-i", "{npu}"),)))

@@ -20,6 +20,7 @@ from msgspec import Struct, field
 
 from ascend_doctor.facts import Facts, FactUnavailable, provider
 from ascend_doctor.facts.reads import Reads
+from ascend_doctor.facts.records.ranktable import RankTableFacts
 from ascend_doctor.host.base import FileMissing, FileTooLarge, HostFileError
 from ascend_doctor.i18n import gettext as _
 from ascend_doctor.options import RunOptions
@@ -34,27 +35,6 @@ NODE_VARIABLES = ("MIES_CONTAINER_IP", "HOST_IP", "HCCL_IF_IP")
 OPTION = "--rank-table"
 READ_HERE = "this machine"
 READ_SNAPSHOT = "the snapshot"
-
-
-class RankTableFacts(Struct, frozen=True):
-    """The rank table and where it came from. ``table`` is None when ``error`` says why it could
-    not be read or parsed; ``mode`` is the file's permission bits, None where not known
-    (``mode_note`` says why)."""
-
-    path: str
-    source: str  # "--rank-table" or the environment variable that named it
-    read_from: str  # READ_HERE / READ_SNAPSHOT
-    table: Optional[RankTable] = None
-    error: Optional[str] = None
-    mode: Optional[int] = None
-    mode_note: Optional[str] = None
-    sha256: Optional[str] = None
-
-    def to_dict(self) -> Dict[str, object]:
-        return {"path": self.path, "source": self.source, "read_from": self.read_from,
-                "table": self.table.to_dict() if self.table else None, "error": self.error,
-                "mode": None if self.mode is None else f"{self.mode:04o}", "mode_note": self.mode_note,
-                "sha256": self.sha256}
 
 
 def rank_table_location(options: RunOptions, env: Mapping[str, str]) -> Optional[Tuple[str, str]]:

@@ -11,13 +11,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, List, Optional
 
-from msgspec import Struct, structs
+from msgspec import structs
 
 from ascend_doctor import boundedjson
 from ascend_doctor.facts import Facts, FactUnavailable, UnknownFact, provider
 from ascend_doctor.facts.reads import Reads
+from ascend_doctor.facts.records.serving import PlanModel, WeightDir
 from ascend_doctor.host.base import FileMissing, FileTooLarge, Host, HostFileError, ListeningSocket
 from ascend_doctor.i18n import N_
 from ascend_doctor.i18n import gettext as _
@@ -26,8 +27,6 @@ from ascend_doctor.i18n_text import Text
 if TYPE_CHECKING:
     # Imported where used: other facts ask for serving_config on every run (ASC-CFG-011), and without
     # --config or --model none of the parsing and planning code is needed (start-up).
-    from ascend_doctor.model.arch import ModelArch
-    from ascend_doctor.model.families import ModelFamily
     from ascend_doctor.model.plan import WeightTally
     from ascend_doctor.parsers.serving_config import ServingConfig
 
@@ -38,55 +37,9 @@ KIND_DIRECTORY = "directory"
 KIND_CONFIG = "config.json"
 
 
-class WeightDir(Struct, frozen=True):
-    """What this host has at one weight path of the serving configuration."""
-
-    path: str
-    exists: bool
-    is_dir: bool
-    has_config: bool
-    error: Optional[str] = None
-
-
 def looks_like_hub_id(path: str) -> bool:
     """``deepseek-ai/DeepSeek-R1``: one slash, not absolute or relative - downloaded at start."""
     return not path.startswith((".", "/", "~")) and path.count("/") == 1
-
-
-class PlanModel(Struct, frozen=True):
-    """The model a memory plan is for, and where its numbers come from."""
-
-    ref: str  # what was given: a directory, a config.json, or a built-in name
-    kind: Optional[str] = None  # KIND_* (None when it could not be resolved)
-    arch: Optional[ModelArch] = None
-    tally: Optional[WeightTally] = None
-    family: Optional[ModelFamily] = None
-    error: Optional[str] = None
-    notes: Tuple[str, ...] = ()
-    torch_dtype: Optional[str] = None
-    # Why the weights are sized from the architecture although headers were read (an incomplete
-    # download); the precision those headers showed is kept, it is still the checkpoint's.
-    weights_reason: Optional[str] = None
-    header_precision: Optional[str] = None
-
-    @property
-    def name(self) -> str:
-        if self.family is not None:
-            return self.family.name
-        return self.ref.rstrip("/").rsplit("/", 1)[-1] or self.ref
-
-    @property
-    def checkpoint_precision(self) -> Optional[str]:
-        """The precision the weights on disk are in (from the headers, else config.json)."""
-        if self.tally is not None and self.tally.detected_precision:
-            return self.tally.detected_precision
-        if self.header_precision:
-            return self.header_precision
-        if self.arch is not None and self.arch.quant_method:
-            method = self.arch.quant_method
-            return "fp8" if method == "fp8" else method if method in ("w8a8", "w8a16", "w4a8") else None
-        dtype = (self.torch_dtype or "").lower()
-        return {"bfloat16": "bf16", "float16": "fp16"}.get(dtype)
 
 
 def tally_from_model_facts(model_facts: Any, num_hidden_layers: int) -> Optional[WeightTally]:

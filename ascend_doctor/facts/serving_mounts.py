@@ -10,28 +10,16 @@ so it is named in the fix but never judged.
 from __future__ import annotations
 
 import posixpath
-from typing import Dict, List, Optional, Tuple
-
-from msgspec import Struct
+from typing import List
 
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.reads import Reads
+from ascend_doctor.facts.records.serving_mounts import ServingMounts
 from ascend_doctor.host.base import HostFileError
 
 SHM = "/dev/shm"
 HCCN_CONF = "/etc/hccn.conf"
 HCCN_TOOL_REL = "driver/tools/hccn_tool"
-
-
-class ServingMounts(Struct, frozen=True):
-    shm_total_bytes: Optional[int]  # None when the size of /dev/shm itself is not known here
-    hccn_tool: Optional[str]  # where hccn_tool was found, None when absent
-    hccn_tool_paths: Tuple[str, ...]  # where it was looked for
-    hccn_conf: bool
-
-    def to_dict(self) -> Dict[str, object]:
-        return {"shm_total_bytes": self.shm_total_bytes, "hccn_tool": self.hccn_tool,
-                "hccn_tool_paths": list(self.hccn_tool_paths), "hccn_conf": self.hccn_conf}
 
 
 def _exists(facts: Facts, path: str) -> bool:

@@ -4,23 +4,14 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple
 
-from msgspec import Struct, field
-
 from ascend_doctor.facts import Facts, provider
 from ascend_doctor.facts.reads import Reads
+from ascend_doctor.facts.records.system import ContainerInfo, DeviceNodes, VisibleDevices
 from ascend_doctor.host.base import HostFileError
 from ascend_doctor.lazy import lazy_re
 
 DEVICE_CONTROL_NODES = ("/dev/davinci_manager", "/dev/devmm_svm", "/dev/hisi_hdc")
 _DAVINCI_RE = lazy_re(r"^davinci(\d+)$")
-
-
-class DeviceNodes(Struct, frozen=True):
-    davinci: Tuple[int, ...]  # N of every /dev/davinciN
-    control: Dict[str, bool]  # control node -> present
-
-    def to_dict(self) -> Dict[str, object]:
-        return {"davinci": list(self.davinci), "control": dict(self.control)}
 
 
 @provider("device_nodes", reads=Reads(present=DEVICE_CONTROL_NODES, listings=("/dev",)))
@@ -33,19 +24,6 @@ def device_nodes(facts: Facts) -> DeviceNodes:
     davinci = sorted(int(m.group(1)) for m in (_DAVINCI_RE.match(n) for n in names) if m)
     control = {node: host.exists(node) for node in DEVICE_CONTROL_NODES}
     return DeviceNodes(tuple(davinci), control)
-
-
-class ContainerInfo(Struct, frozen=True):
-    in_container: bool
-    runtime: Optional[str]  # docker | podman | kubernetes | containerd | lxc
-    evidence: Tuple[str, ...] = field(default_factory=tuple)
-    # False when nothing could tell (pasted text without a container hint): in_container is then
-    # False by default, and messages say "not in the pasted text" rather than "not a container".
-    known: bool = True
-
-    def to_dict(self) -> Dict[str, object]:
-        return {"in_container": self.in_container, "runtime": self.runtime, "evidence": list(self.evidence),
-                "known": self.known}
 
 
 @provider("container", reads=Reads(
@@ -87,23 +65,6 @@ def container(facts: Facts) -> ContainerInfo:
 
     evidence += [f"{name} is set in the pasted environment" for name in CONTAINER_ENV_HINTS if name in env]
     return ContainerInfo(bool(evidence), runtime, tuple(evidence), known=bool(evidence))
-
-
-class VisibleDevices(Struct, frozen=True):
-    """ASCEND_VISIBLE_DEVICES (container runtime: physical ids) and ASCEND_RT_VISIBLE_DEVICES
-    (the CANN runtime: logical indices among what the process sees)."""
-
-    visible: Optional[Tuple[int, ...]]
-    visible_raw: Optional[str]
-    rt_visible: Optional[Tuple[int, ...]]
-    rt_visible_raw: Optional[str]
-    errors: Tuple[str, ...] = ()
-
-    def to_dict(self) -> Dict[str, object]:
-        return {"ASCEND_VISIBLE_DEVICES": self.visible_raw, "ASCEND_RT_VISIBLE_DEVICES": self.rt_visible_raw,
-                "visible": list(self.visible) if self.visible is not None else None,
-                "rt_visible": list(self.rt_visible) if self.rt_visible is not None else None,
-                "errors": list(self.errors)}
 
 
 def parse_device_list(text: str) -> Tuple[int, ...]:

@@ -9,22 +9,15 @@ from __future__ import annotations
 import posixpath
 from typing import List
 
-from msgspec import Struct
-
 from ascend_doctor.facts import Facts, FactUnavailable, provider
 from ascend_doctor.facts.engines import _site_candidates
 from ascend_doctor.facts.reads import Reads
+from ascend_doctor.facts.records.vllm_build import VllmAscendBuild
 from ascend_doctor.host.base import HostFileError
 from ascend_doctor.i18n import gettext as _
-from ascend_doctor.parsers.vllm_build_info import MAX_CHARS, VllmBuildInfo, parse_vllm_build_info
+from ascend_doctor.parsers.vllm_build_info import MAX_CHARS, parse_vllm_build_info
 
 BUILD_INFO = "vllm_ascend/_build_info.py"
-
-
-class VllmAscendBuild(Struct, frozen=True):
-    version: str  # the installed vllm-ascend distribution
-    path: str  # where _build_info.py was read
-    info: VllmBuildInfo
 
 
 @provider("vllm_ascend_build", reads=Reads(files=("{python_site}/" + BUILD_INFO,), host=("python",)))
