@@ -1,5 +1,5 @@
 """tools/count_any.py: what counts as a use of ``Any``, and the ceiling that keeps the checks and
-the facts typed (issue 23: the count at 55a58a7 was 133; typed contexts brought it under half)."""
+the facts typed (issue 23: 133 at 55a58a7, 152 when the typed contexts began, 45 after)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
 # Lower it when a change removes more; never raise it: type the new code instead.
-CEILING = 82
+CEILING = 45
 
 
 def _tool() -> ModuleType:

@@ -160,9 +160,7 @@ def check(snapshot: Optional[str], from_text: Optional[str], fmt: str, output: O
         options = with_model_from_serving_config(host, options)
         report = _run_with_progress(host, matrix, options, matrix_info)
     finally:
-        close = getattr(host, "close", None)
-        if callable(close):
-            close()
+        host.close()
 
     from ascend_doctor.cli._common import emit_report
 
