@@ -31,7 +31,7 @@ from ascend_doctor.i18n import gettext as _
 from ascend_doctor.lazy import lazy_re
 
 if TYPE_CHECKING:
-    from ascend_doctor.report import Result
+    from ascend_doctor.result import Result
 
 JUDGED = "judged"
 NOT_APPLICABLE = "not_applicable"

@@ -7,13 +7,14 @@
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from msgspec import Struct, field
 
-from ascend_doctor.checkapi import FixAction, Status
+from ascend_doctor.checkapi import Status
 from ascend_doctor.exitcodes import ExitCode
 from ascend_doctor.jsonutil import jsonable
+from ascend_doctor.result import Result as Result  # the graded line, below coverage.py (which reads it)
 
 # The results a fix plan is made from (fixplan.py); a run of PASS and SKIP alone has none.
 PLANNED_STATUSES = (Status.FAIL, Status.WARN, Status.ERROR, Status.INFO)
@@ -21,33 +22,6 @@ PLANNED_STATUSES = (Status.FAIL, Status.WARN, Status.ERROR, Status.INFO)
 
 # 2: the INFO status (recommendations), per-result "actions" and the report's "fix_plan".
 REPORT_SCHEMA_VERSION = 2
-
-
-class Result(Struct, frozen=True):
-    """One graded line of the report (a check may produce several, each with a scope)."""
-
-    id: str
-    title: str
-    status: Status
-    message: str
-    remediation: str = ""
-    evidence: Mapping[str, Any] = field(default_factory=dict)
-    scope: Optional[str] = None
-    duration_s: float = 0.0
-    actions: Tuple[FixAction, ...] = ()
-
-    def to_dict(self) -> Dict[str, Any]:
-        return {
-            "id": self.id,
-            "title": self.title,
-            "status": self.status.value,
-            "message": self.message,
-            "remediation": self.remediation,
-            "evidence": jsonable(dict(self.evidence)),
-            "scope": self.scope,
-            "duration_s": round(self.duration_s, 4),
-            "actions": [a.to_dict() for a in self.actions],
-        }
 
 
 class FixStep(Struct, frozen=True):

@@ -152,9 +152,10 @@ def test_matrix_plan_agrees_with_itself(chip: str, engine: str, arch: str) -> No
     """Every chip x engine x architecture plan: one version per package, every line parses as bash, the
     title's version is the one its commands install."""
     from ascend_doctor.matrix.plan import PlanError
+    from ascend_doctor.resolve.plan import make_plan
 
     try:
-        plan = MATRIX.plan(chip, engine, {}, arch=arch)
+        plan = make_plan(MATRIX, chip, engine, {}, arch=arch)
     except PlanError:
         return  # a refusal (the engine does not support the chip) is an answer, not a plan
     lines = [c for s in plan.steps for c in s.commands if not c.startswith("#")]

@@ -15,6 +15,7 @@ from ascend_doctor.cli import main
 from ascend_doctor.i18n_text import Text, localized
 from ascend_doctor.matrix import Matrix, load_matrix
 from ascend_doctor.matrix.plan import PlanError
+from ascend_doctor.resolve.plan import make_plan
 
 from .clirunner import make_runner
 
@@ -58,14 +59,14 @@ def test_a_prefixed_verdict_translates_both_parts(m: Matrix) -> None:
 
 def test_plan_errors_keep_their_english_start_for_the_cli_and_show_in_chinese(m: Matrix) -> None:
     with pytest.raises(PlanError) as caught:
-        m.plan("no-such-chip", "mindie", {})
+        make_plan(m, "no-such-chip", "mindie", {})
     assert str(caught.value).startswith("unknown chip 'no-such-chip'")  # cli/matrix_cmd.py reads this start
     i18n.set_language("zh")
     assert localized(caught.value).startswith("未知的芯片 'no-such-chip'")
 
 
 def test_plan_steps_and_notes_are_translatable(m: Matrix) -> None:
-    plan = m.plan("910B3", "vllm-ascend", {})
+    plan = make_plan(m, "910B3", "vllm-ascend", {})
     english = [step.title for step in plan.steps]
     assert any(title.startswith("Install the CANN toolkit ") for title in english)
     i18n.set_language("zh")

@@ -346,9 +346,10 @@ def test_queries_never_raise(m: Matrix, a: str, b: str) -> None:
 @given(chip=st.sampled_from(["910B3", "Ascend910", "310P3", "x"]), driver=VERSIONISH, python=VERSIONISH)
 def test_plan_never_raises_unexpectedly(m: Matrix, chip: str, driver: str, python: str) -> None:
     from ascend_doctor.matrix import PlanError
+    from ascend_doctor.resolve.plan import make_plan
 
     try:
-        plan = m.plan(chip, "vllm-ascend", {"driver": driver, "python": python})
+        plan = make_plan(m, chip, "vllm-ascend", {"driver": driver, "python": python})
     except PlanError:
         return
     assert plan.versions["driver"] == (driver.strip() or plan.versions["driver"])  # empty = not fixed

@@ -188,13 +188,14 @@ def plan_cmd(ctx: click.Context, chip: str, engine: str, driver: Optional[str], 
     """
     from ascend_doctor.matrix.plan import PlanError
     from ascend_doctor.render.matrix import MatrixPlan, render_matrix_plan
+    from ascend_doctor.resolve.plan import make_plan
 
     _guard(ctx, output)
     m = load(ctx)
     fixed = {"driver": driver, "firmware": firmware, "cann": cann, "python": python, "torch": torch,
              "torch_npu": torch_npu, "version": engine_version}
     try:
-        plan = m.plan(chip, engine, {k: v for k, v in fixed.items() if v}, stable_only=stable, arch=arch)
+        plan = make_plan(m, chip, engine, {k: v for k, v in fixed.items() if v}, stable_only=stable, arch=arch)
     except PlanError as exc:
         message = str(exc)
         code = ExitCode.USAGE if message.startswith(("unknown chip", "unknown engine", "cannot fix",

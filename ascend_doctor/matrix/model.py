@@ -278,12 +278,7 @@ class Matrix:
 
         return packages_for(self, family, arch)
 
-    # -- plan / lookups ---------------------------------------------------------------------
-    def plan(self, chip: str, engine: str, fixed: Optional[Dict[str, str]] = None, *,
-             stable_only: bool = False, arch: Optional[str] = None) -> Any:
-        from ascend_doctor.matrix.plan import make_plan
-
-        return make_plan(self, chip, engine, dict(fixed or {}), stable_only=stable_only, arch=arch)
-
+    # -- lookups ------------------------------------------------------------------------------
+    # (A plan is the resolver's: ascend_doctor.resolve.plan.make_plan(matrix, chip, engine, ...).)
     def rows(self, section: str) -> List[Row]:
         return cast(List[Row], list(self.sections.get(section, [])))
