@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import os
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Iterable, NoReturn, Optional, Tuple, TypeVar
 
@@ -13,6 +12,7 @@ from ascend_doctor.exitcodes import ExitCode
 from ascend_doctor.i18n import gettext as _
 
 if TYPE_CHECKING:
+    from ascend_doctor.options import OutputOptions
     from ascend_doctor.redaction.identity import IdentityRedactor
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -83,21 +83,26 @@ def write_output(text: str, output: Optional[str]) -> None:
     click.echo(_("wrote {path} ({size} bytes)").format(path=output, size=len(text.encode("utf-8"))), err=True)
 
 
-def emit_report(report: Any, fmt: str, output: Optional[str], verbose: bool = False,
-                identities: Optional[IdentityRedactor] = None) -> None:
-    """Print a report in ``fmt`` (coloured text on a terminal) or write it atomically to ``output``.
+def emit_report(report: Any, output: OutputOptions, identities: Optional[IdentityRedactor] = None) -> None:
+    """The output step of a run: print a report in ``output.format`` (coloured text on a terminal) or
+    write it atomically to ``output.output``.
 
     The one redaction of the run happens here, before any format sees the report: secrets always,
-    identities too when the command passes ``identities`` (an ``IdentityRedactor``: ``--redact``);
-    then the human text in the chosen language (render.prepare_report)."""
+    identities too with ``output.redact`` (``--redact``: a fresh ``IdentityRedactor``, or
+    ``identities`` when the command has taught one names first, as fleet does); then the human text
+    in the chosen language (render.prepare_report)."""
     from ascend_doctor.redaction.output import redact_for_output
     from ascend_doctor.render import prepare_report, report_as_text, report_for_terminal
 
-    report = prepare_report(redact_for_output(report, identities))
-    if fmt == "text" and not (output and output != "-"):
-        report_for_terminal(report, verbose)
+    if output.redact and identities is None:
+        from ascend_doctor.redaction.identity import IdentityRedactor
+
+        identities = IdentityRedactor()
+    report = prepare_report(redact_for_output(report, identities if output.redact else None))
+    if output.format == "text" and not (output.output and output.output != "-"):
+        report_for_terminal(report, output.verbose)
         return
-    write_output(report_as_text(report, fmt, verbose), output)
+    write_output(report_as_text(report, output.format, output.verbose), output.output)
 
 
 def expand_node_pattern(output: Optional[str]) -> Optional[str]:
@@ -203,7 +208,9 @@ def handle_errors(func: F) -> F:
         except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
             raise
         except Exception as exc:  # pragma: no cover - exercised through CLI tests
-            if os.environ.get("ASCEND_DOCTOR_DEBUG"):
+            from ascend_doctor.options import read_environment
+
+            if read_environment().debug:
                 raise
             fail(_("internal error: {error} (set ASCEND_DOCTOR_DEBUG=1 for a traceback)").format(
                 error=f"{type(exc).__name__}: {exc}"), ExitCode.INCOMPLETE)

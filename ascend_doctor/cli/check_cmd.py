@@ -3,32 +3,16 @@
 from __future__ import annotations
 
 import sys
-from typing import Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
 
 import click
 
 from ascend_doctor.cli._common import expand_node_pattern, fail, handle_errors, report_output_options
-from ascend_doctor.exitcodes import ExitCode
 from ascend_doctor.i18n import gettext as _
 
-
-def _split_prefixes(values: Tuple[str, ...]) -> Tuple[str, ...]:
-    out: List[str] = []
-    for value in values:
-        out.extend(p.strip() for p in value.split(",") if p.strip())
-    return tuple(out)
-
-
-def load_matrix_or_exit(matrix_path: Optional[str]) -> Tuple[Any, Dict[str, Any]]:
-    from ascend_doctor.matrix import MatrixError, load_matrix
-
-    try:
-        matrix = load_matrix(matrix_path)
-    except MatrixError as exc:
-        fail(_("cannot load the compatibility matrix: {error}").format(error=exc), ExitCode.INCOMPLETE)
-    info = dict(matrix.identity())
-    info["warnings"] = list(getattr(matrix, "warnings", []) or [])
-    return matrix, info
+if TYPE_CHECKING:
+    from ascend_doctor.options import CheckOptions
+    from ascend_doctor.report import Report
 
 
 @click.command("check")
@@ -109,81 +93,43 @@ def check(snapshot: Optional[str], from_text: Optional[str], fmt: str, output: O
     quarter of the checks that apply could be judged ("not enough to judge": a sparse paste is
     not "ready"), 130 Ctrl-C, 143 SIGTERM.
     """
-    from ascend_doctor.host.base import SnapshotError
-    from ascend_doctor.host.factory import make_host
-    from ascend_doctor.options import RunOptions
+    from ascend_doctor.options import OutputOptions, check_options, split_prefixes
 
     if verify_manifest and not model_dir:
         raise click.UsageError("--verify needs --model DIR")
     if snapshot and from_text:
         raise click.UsageError("--from and --from-text cannot be used together")
     live = snapshot is None and from_text is None
-    select_prefixes, ignore_prefixes = _split_prefixes(select), _split_prefixes(ignore)
-    _check_selection(select_prefixes, ignore_prefixes)
+    _check_selection(split_prefixes(select), split_prefixes(ignore))
     if model_dir:
         _check_model_is_a_folder(model_dir, live=live)
     if python and live:
         _check_python(python)
-    if rank_table:
-        import os
-
-        rank_table = os.path.abspath(rank_table)
-    output = expand_node_pattern(output)
-    _guard_check_output(output, snapshot or (from_text if from_text != "-" else None), matrix_path, serving_config,
-                        verify_manifest, model_dir, rank_table)
-    options = RunOptions(
-        timeout_s=timeout, python=python, select=select_prefixes, ignore=ignore_prefixes,
-        fail_on=fail_on, model_dir=model_dir, verify_manifest=verify_manifest, serving_config=serving_config,
-        vllm_args=vllm_args, rank_table=rank_table, log_max_files=log_max_files, log_max_bytes=log_max_mb * 1024 * 1024,
-        extra=() if progress is None else (("progress", "1" if progress else "0"),),
-    )
-    matrix, matrix_info = load_matrix_or_exit(matrix_path)
-    pasted_notes: List[str] = []
-    host: Any
-    try:
-        if from_text:
-            from ascend_doctor.host.pasted import open_pasted_text
-
-            host, pasted_notes = open_pasted_text(from_text)
-        else:
-            host = make_host(snapshot, timeout, python)
-    except ValueError as exc:  # PastedTextError: binary, or nothing recognisable
-        fail(_("cannot read pasted text {path}: {error}").format(path=from_text, error=exc), ExitCode.INCOMPLETE)
-    except SnapshotError as exc:
-        fail(_("cannot read snapshot {path}: {error}").format(path=snapshot, error=exc), ExitCode.INCOMPLETE)
-    except OSError as exc:
-        fail(_("cannot read {path}: {error}").format(path=snapshot or from_text, error=exc.strerror or exc),
-             ExitCode.INCOMPLETE)
-    try:
-        from ascend_doctor.runner import with_model_from_serving_config
-
-        options = with_model_from_serving_config(host, options)
-        report = _run_with_progress(host, matrix, options, matrix_info)
-    finally:
-        host.close()
+    options = check_options(
+        snapshot=snapshot, from_text=from_text, timeout=timeout, python=python, select=select, ignore=ignore,
+        fail_on=fail_on, matrix=matrix_path, model_dir=model_dir, verify_manifest=verify_manifest,
+        serving_config=serving_config, vllm_args=vllm_args, rank_table=rank_table, log_max_files=log_max_files,
+        log_max_mb=log_max_mb, progress=progress,
+        output=OutputOptions(format=fmt, output=expand_node_pattern(output), verbose=verbose, redact=redact))
+    _guard_check_output(options)
+    report = _run_with_progress(options)
 
     from ascend_doctor.cli._common import emit_report
 
-    report.notes.extend(pasted_notes)
-    if from_text:  # a SKIP says what the text did not show, never a fact about a machine nobody saw
-        from ascend_doctor.coverage import rephrase_pasted_skips
-
-        report.results = rephrase_pasted_skips(report.results, report.host.get("source"), report.facts)
-    if report.fix_plan:  # the root cause's step first, tuning last (rootcause.py)
-        from ascend_doctor.rootcause import find_root_cause, lead_the_plan
-
-        report.fix_plan = lead_the_plan(report.fix_plan, report.results, find_root_cause(report))
-    if report.results and all(r.status.value in ("SKIP", "INFO") for r in report.results):
-        report.notes.append(_("every selected check was skipped, so nothing was verified: this is not a pass "
-                              "(exit code {code}); give the inputs the checks need or select other checks").format(
-                                  code=int(ExitCode.INCOMPLETE)))
-    identities = None
-    if redact:
-        from ascend_doctor.redaction.identity import IdentityRedactor
-
-        identities = IdentityRedactor()
-    emit_report(report, fmt, output, verbose, identities)
+    emit_report(report, options.output)
     sys.exit(int(report.exit_code))
+
+
+def load_matrix_or_exit(matrix_path: Optional[str]) -> Tuple[Any, Dict[str, Any]]:
+    """The matrix --matrix (else $ASCEND_DOCTOR_MATRIX...) names, and the report's matrix section; a
+    matrix that cannot be loaded ends the command (exit 3)."""
+    from ascend_doctor.options import read_environment
+    from ascend_doctor.pipeline import RunInputError, load_run_matrix
+
+    try:
+        return load_run_matrix(matrix_path, read_environment().matrix)
+    except RunInputError as exc:
+        fail(str(exc), exc.code)
 
 
 def _check_selection(select: Tuple[str, ...], ignore: Tuple[str, ...]) -> None:
@@ -238,31 +184,31 @@ def _check_python(python: str) -> None:
         raise click.UsageError(_("--python: {python} is not an executable interpreter").format(python=python))
 
 
-def _guard_check_output(output: Optional[str], snapshot: Optional[str], matrix_path: Optional[str],
-                        serving_config: Optional[str], verify_manifest: Optional[str],
-                        model_dir: Optional[str], rank_table: Optional[str] = None) -> None:
+def _guard_check_output(options: CheckOptions) -> None:
     """-o must not replace an input (the customer's snapshot, the manifest, a model file...)."""
-    import os
-
     from ascend_doctor.cli._common import guard_output
-    from ascend_doctor.matrix.meta import ENV_MATRIX
 
-    files = [snapshot, matrix_path, os.environ.get(ENV_MATRIX, "").strip() or None, serving_config,
-             verify_manifest, rank_table]
+    run = options.run
+    snapshot = options.snapshot or (options.from_text if options.from_text != "-" else None)
+    files = [snapshot, options.matrix_file, options.matrix_env, run.serving_config, run.verify_manifest,
+             run.rank_table]
     folders = [snapshot]
     if snapshot is None:
-        folders.append(model_dir)
-    guard_output(output, files=files, folders=folders)
+        folders.append(run.model_dir)
+    guard_output(options.output.output, files=files, folders=folders)
 
 
-def _run_with_progress(host: Any, matrix: Any, options: Any, matrix_info: Dict[str, Any]) -> Any:
-    from ascend_doctor.runner import run_checks
+def _run_with_progress(options: CheckOptions) -> Report:
+    """The check pipeline, with a status line on a terminal; an input it cannot use ends the command."""
+    from ascend_doctor.pipeline import RunInputError, run_check
 
-    if not sys.stderr.isatty():
-        return run_checks(host, matrix, options, matrix_info)
-    from rich.console import Console
+    try:
+        if not sys.stderr.isatty():
+            return run_check(options)
+        from rich.console import Console
 
-    console = Console(stderr=True)
-    with console.status(_("probing...")) as status:
-        return run_checks(host, matrix, options, matrix_info,
-                          progress=lambda text: status.update(_("checking {check}").format(check=text)))
+        console = Console(stderr=True)
+        with console.status(_("probing...")) as status:
+            return run_check(options, progress=lambda text: status.update(_("checking {check}").format(check=text)))
+    except RunInputError as exc:
+        fail(str(exc), exc.code)

@@ -59,9 +59,10 @@ def diagnose(source: str, fmt: str, output: Optional[str]) -> None:
         if source != "-":
             stream.close()
     code = ExitCode.FINDINGS if result.found else ExitCode.OK
+    from ascend_doctor.options import read_environment
     from ascend_doctor.render.diagnose import Diagnosis, render_diagnose
 
-    color = output in (None, "-") and fmt == "text" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    color = output in (None, "-") and fmt == "text" and sys.stdout.isatty() and not read_environment().no_color
     write_output(render_diagnose(Diagnosis(result, scanner.db, int(code)), fmt, color=color), output)
     sys.exit(int(code))
 

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import os
 import sys
-import time
-from typing import TYPE_CHECKING, Any, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Optional, Tuple
 
 import click
 
 from ascend_doctor.cli._common import check_selection, fail, handle_errors, report_output_options
-from ascend_doctor.exitcodes import ExitCode
 
 if TYPE_CHECKING:
+    from ascend_doctor.options import FleetOptions
     from ascend_doctor.redaction.identity import IdentityRedactor
+    from ascend_doctor.report import Report
 
 
 @click.command("fleet")
@@ -61,51 +61,17 @@ def fleet(inputs: Tuple[str, ...], fmt: str, output: Optional[str], fail_on: str
     could not be read or a node's check could not finish (and nothing failed), or no node
     report was found, 130 Ctrl-C, 143 SIGTERM.
     """
-    from ascend_doctor.cli.check_cmd import load_matrix_or_exit
-    from ascend_doctor.fleet.inputs import FleetInputError, collect_inputs
-    from ascend_doctor.options import RunOptions
+    from ascend_doctor.options import OutputOptions, fleet_options
 
-    select_prefixes, ignore_prefixes = _split(select), _split(ignore)
-    check_selection("fleet", select_prefixes, ignore_prefixes)
+    options = fleet_options(inputs=inputs, fail_on=fail_on, select=select, ignore=ignore, matrix=matrix_path,
+                            output=OutputOptions(format=fmt, output=output, verbose=verbose, redact=redact))
+    check_selection("fleet", options.run.select, options.run.ignore)
     _guard_fleet_output(output, inputs)
-    started = time.monotonic()
-    try:
-        found = collect_inputs(inputs)
-    except FleetInputError as exc:
-        fail(str(exc), ExitCode.INCOMPLETE)
-    matrix, matrix_info = load_matrix_or_exit(matrix_path)
-    options = RunOptions(select=select_prefixes, ignore=ignore_prefixes, fail_on=fail_on)
-    node_options = RunOptions(fail_on=fail_on)
-    facts = _merge_with_progress(found, matrix, node_options)
-    from ascend_doctor.fleet.grade import fleet_report
-
-    report = fleet_report(facts, matrix, matrix_info, options, inputs, time.monotonic() - started)
-    _note_unselected_node_verdicts(report, options)
+    report = _run_with_progress(options)
     from ascend_doctor.cli._common import emit_report
 
-    emit_report(report, fmt, output, verbose, _node_names(report) if redact else None)
+    emit_report(report, options.output, _node_names(report) if redact else None)
     sys.exit(int(report.exit_code))
-
-
-NODES_PASS = "ASC-FLT-001"  # the fleet check that grades every node by its own report
-
-
-def _note_unselected_node_verdicts(report: Any, options: Any) -> None:
-    """--select grades what it selects, as `check --select` does: a node that is NOT READY by its own
-    checks counts in the exit code only through ASC-FLT-001. When that check is left out and some
-    node is not ready, the report says so, so that a gate on a narrow selection is not misread as
-    "every node ready" (hostile_inputs_2.md, defect 9, the arguable case)."""
-    from ascend_doctor.registry import matches
-
-    if (not options.select or matches(NODES_PASS, options.select)) and \
-            not (options.ignore and matches(NODES_PASS, options.ignore)):
-        return
-    nodes = [n for n in report.facts.get("nodes") or [] if isinstance(n, dict)]
-    not_ready = [str(n.get("name")) for n in nodes if n.get("verdict") not in (None, "READY")]
-    if not_ready:
-        shown = ", ".join(not_ready[:5]) + (", ..." if len(not_ready) > 5 else "")
-        report.notes.append(f"{len(not_ready)} of {len(nodes)} nodes are not ready by their own checks ({shown}); "
-                            f"{NODES_PASS} is not selected, so the exit code does not count them")
 
 
 def _node_names(report: Any) -> IdentityRedactor:
@@ -126,13 +92,6 @@ def _node_names(report: Any) -> IdentityRedactor:
     return redactor
 
 
-def _split(values: Tuple[str, ...]) -> Tuple[str, ...]:
-    out: List[str] = []
-    for value in values:
-        out.extend(p.strip() for p in value.split(",") if p.strip())
-    return tuple(out)
-
-
 def _guard_fleet_output(output: Optional[str], inputs: Tuple[str, ...]) -> None:
     """-o must not replace a node's report nor land in a folder that is read as input (exit 2)."""
     from ascend_doctor.cli._common import guard_output
@@ -142,13 +101,17 @@ def _guard_fleet_output(output: Optional[str], inputs: Tuple[str, ...]) -> None:
     guard_output(output, files=files, folders=folders)
 
 
-def _merge_with_progress(found: Any, matrix: Any, node_options: Any) -> Any:
-    from ascend_doctor.fleet.merge import merge_inputs
+def _run_with_progress(options: FleetOptions) -> Report:
+    """The fleet pipeline, with a status line on a terminal; unusable input ends the command (exit 3)."""
+    from ascend_doctor.pipeline import RunInputError, run_fleet
 
-    if not sys.stderr.isatty():
-        return merge_inputs(found, matrix, node_options)
-    from rich.console import Console
+    try:
+        if not sys.stderr.isatty():
+            return run_fleet(options)
+        from rich.console import Console
 
-    console = Console(stderr=True)
-    with console.status("reading node reports...") as status:
-        return merge_inputs(found, matrix, node_options, progress=lambda text: status.update(f"reading {text}"))
+        console = Console(stderr=True)
+        with console.status("reading node reports...") as status:
+            return run_fleet(options, progress=lambda text: status.update(f"reading {text}"))
+    except RunInputError as exc:
+        fail(str(exc), exc.code)

@@ -5,35 +5,13 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Optional, Tuple
 
 import click
 
 from ascend_doctor.cli._common import check_selection, fail, guard_output, handle_errors, report_output_options
 from ascend_doctor.exitcodes import ExitCode
-
-ENV_API_KEY = "ASCEND_DOCTOR_API_KEY"
-
-
-def _split_prefixes(values: Tuple[str, ...]) -> Tuple[str, ...]:
-    out: List[str] = []
-    for value in values:
-        out.extend(p.strip() for p in value.split(",") if p.strip())
-    return tuple(out)
-
-
-def api_root(url: str) -> str:
-    """The server root of an OpenAI-compatible URL: ``http://h:8000/v1/`` -> ``http://h:8000``; a
-    base path and the query string are kept as given (``http://gw/llm/v1?tenant=a`` ->
-    ``http://gw/llm?tenant=a``: every request goes to ``http://gw/llm/v1/...?tenant=a``), a
-    fragment (never sent to a server) is dropped."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    parts = urlsplit(url.strip())
-    path = parts.path.rstrip("/")
-    if path.endswith("/v1"):
-        path = path[: -len("/v1")]
-    return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
+from ascend_doctor.pipeline import ProbeProgress
 
 
 def _check_url(url: str, option: str) -> None:
@@ -53,8 +31,9 @@ def _check_url(url: str, option: str) -> None:
 @click.command("probe")
 @click.argument("url")
 @click.option("--model", metavar="NAME", default=None, help="Served model to probe (default: the first in /v1/models).")
-@click.option("--api-key", "api_key", metavar="KEY", envvar=ENV_API_KEY, show_envvar=True, default=None,
-              help="Bearer key for the endpoint (never printed). Prefer the environment variable.")
+@click.option("--api-key", "api_key", metavar="KEY", default=None,
+              help="Bearer key for the endpoint (never printed; env: ASCEND_DOCTOR_API_KEY). Prefer the environment "
+                   "variable.")
 @click.option("--health-url", metavar="URL", default=None,
               help="The engine's health route when it is elsewhere (MindIE: the management port, default 1026).")
 @click.option("--timeout", type=click.FloatRange(0.1, 3600), default=60.0, show_default=True,
@@ -145,8 +124,11 @@ def probe(url: str, model: Optional[str], api_key: Optional[str], health_url: Op
     write) and nothing failed, 130 interrupted by Ctrl-C (the report of what was measured is
     still printed).
     """
+    from ascend_doctor.options import OutputOptions, api_key_option, probe_options, split_prefixes
+
+    api_key = api_key_option(api_key)  # --api-key, else $ASCEND_DOCTOR_API_KEY (options.py)
     _check_url(url, "URL")
-    check_selection("probe", _split_prefixes(select), _split_prefixes(ignore))
+    check_selection("probe", split_prefixes(select), split_prefixes(ignore))
     if health_url:
         _check_url(health_url, "--health-url")
     if api_key and _has_credentials(url):
@@ -161,34 +143,22 @@ def probe(url: str, model: Optional[str], api_key: Optional[str], health_url: Op
         raise click.UsageError("--like-reference needs at least --chip and --precision (and --cards, --deployment)")
     guard_output(output, files=(compare,), other_outputs=(("--save", save),))
     _check_answer_files(save, compare)
+    options = probe_options(
+        url=url, timeout=timeout, select=select, ignore=ignore, fail_on=fail_on, api_key=api_key,
+        output=OutputOptions(format=fmt, output=output, verbose=verbose),
+        model=model, health_url=health_url, requests=requests_, concurrency=concurrency, max_tokens=max_tokens,
+        save=save, compare=compare, stress=stress, duration_s=duration, stress_concurrency=stress_concurrency,
+        stress_tokens=stress_tokens, sweep=levels, sweep_requests=sweep_requests, sweep_seconds=sweep_seconds,
+        chip=chip, cards=cards, precision=precision, deployment=deployment, like_reference=like_reference,
+        max_ttft_ms=max_ttft_ms, min_decode_tps=min_decode_tps, max_repeat_ratio=max_repeat_ratio,
+        ca_cert=ca_cert, insecure=insecure, follow_redirects=follow_redirects, progress=progress)
 
-    from ascend_doctor.endpoint.records import ProbeFacts, ProbeSettings
-    from ascend_doctor.endpoint.redact import Redactor, redact_url, url_secrets
-    from ascend_doctor.endpoint.thresholds import thresholds_from_options
-    from ascend_doctor.options import RunOptions
+    from ascend_doctor.pipeline import run_probe
 
-    root = api_root(url)
-    redactor = Redactor([api_key or "", *url_secrets(url), *url_secrets(health_url or "")])
-    settings = ProbeSettings(
-        url=redact_url(root), model=model, timeout_s=timeout, requests=requests_, concurrency=concurrency,
-        max_tokens=max_tokens, stress=stress, duration_s=duration, stress_concurrency=stress_concurrency,
-        stress_tokens=stress_tokens, save=save, compare=compare,
-        health_url=redact_url(health_url) if health_url else None,
-        thresholds=thresholds_from_options(max_ttft_ms, min_decode_tps, max_repeat_ratio),
-        sweep=levels, sweep_requests=sweep_requests, sweep_seconds=sweep_seconds, chip=chip, cards=cards,
-        precision=precision, deployment=deployment, like_reference=like_reference)
-    options = RunOptions(timeout_s=timeout, select=_split_prefixes(select), ignore=_split_prefixes(ignore),
-                         fail_on=fail_on)
-    facts = ProbeFacts(settings)
-    verify: Any = ca_cert if ca_cert else not insecure
-    started = time.monotonic()
-    interrupted = _measure(facts, root, api_key, health_url, verify, redactor, progress, follow_redirects)
-
+    report, interrupted = run_probe(options, _Progress(progress))
     from ascend_doctor.cli._common import emit_report
-    from ascend_doctor.endpoint.grading import probe_report
 
-    report = probe_report(facts, options, time.monotonic() - started)
-    emit_report(report, fmt, output, verbose)
+    emit_report(report, options.output)
     if interrupted is not None:
         sys.exit(int(interrupted))
     sys.exit(int(report.exit_code))
@@ -231,39 +201,7 @@ def _check_answer_files(save: Optional[str], compare: Optional[str]) -> None:
         guard_output(save, files=(compare,), option="--save")
 
 
-def _measure(facts: Any, root: str, api_key: Optional[str], health_url: Optional[str], verify: Any,
-             redactor: Any, progress: bool, follow_redirects: bool = False) -> Optional[int]:
-    """Run the probe; on Ctrl-C (or SIGTERM) stop at once and return the exit code to end with."""
-    import threading
-
-    from ascend_doctor.endpoint.client import EndpointClient
-    from ascend_doctor.endpoint.measure import Probe, finish
-
-    if verify is False:
-        import urllib3
-
-        urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
-    cancel = threading.Event()
-    client = EndpointClient(root, api_key, facts.settings.timeout_s, verify, redactor, follow_redirects)
-    interrupted: Optional[int] = None
-    try:
-        with _Progress(progress) as (say, status):
-            Probe(client, facts.settings, cancel, say, status, health_url).run(facts)
-    except KeyboardInterrupt as exc:
-        cancel.set()
-        client.abort_all()
-        facts.interrupted = True
-        terminated = type(exc).__name__ == "Terminated"  # ascend_doctor.interrupt raises it for SIGTERM
-        interrupted = int(ExitCode.TERMINATED if terminated else ExitCode.INTERRUPTED)
-        click.echo("", err=True)
-        click.echo("ascend-doctor: interrupted; grading what was measured so far", err=True)
-    finally:
-        client.close()
-    finish(facts)
-    return interrupted
-
-
-class _Progress:
+class _Progress(ProbeProgress):
     """Progress on stderr: phase lines, and a status line updated every second (a live line on a
     terminal, a plain line every few seconds elsewhere)."""
 
@@ -274,18 +212,23 @@ class _Progress:
         self._status: Any = None
         self._last_plain = time.monotonic()
 
-    def __enter__(self) -> Tuple[Callable[[str], None], Callable[[str], None]]:
+    def __enter__(self) -> _Progress:
         if self.enabled and sys.stderr.isatty():
             from ascend_doctor.cli._common import stderr_console
 
             self._console = stderr_console()
             self._status = self._console.status("probing...")
             self._status.__enter__()
-        return self.say, self.status
+        return self
 
     def __exit__(self, *exc: Any) -> None:
         if self._status is not None:
             self._status.__exit__(*exc)
+            self._status = None
+
+    def interrupted(self) -> None:
+        click.echo("", err=True)
+        click.echo("ascend-doctor: interrupted; grading what was measured so far", err=True)
 
     def say(self, text: str) -> None:
         from ascend_doctor.render.sanitize import visible

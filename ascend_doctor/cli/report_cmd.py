@@ -80,14 +80,10 @@ def render(report_file: str, fmt: str, output: Optional[str], redact: bool, verb
     """
     _not_an_input(output, [report_file])
     loaded = _read(report_file)
-    identities = None
-    if redact:
-        from ascend_doctor.redaction.identity import IdentityRedactor
-
-        identities = IdentityRedactor()
     from ascend_doctor.cli._common import emit_report
+    from ascend_doctor.options import OutputOptions
 
-    emit_report(loaded, fmt, output, verbose, identities)
+    emit_report(loaded, OutputOptions(format=fmt, output=output, verbose=verbose, redact=redact))
 
 
 @report.command("diff")

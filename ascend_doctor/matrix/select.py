@@ -102,9 +102,15 @@ def load_chip_index(path: Optional[str] = None) -> ChipIndex:
 
 def load_matrix(path: Optional[str] = None) -> Matrix:
     """The matrix for this run. Raises MatrixError when an explicitly chosen file is invalid."""
+    return load_chosen_matrix(path, os.environ.get(ENV_MATRIX, "").strip() or None)
+
+
+def load_chosen_matrix(path: Optional[str], env_path: Optional[str]) -> Matrix:
+    """``load_matrix`` with $ASCEND_DOCTOR_MATRIX as the caller read it (a run's options record,
+    options.py): ``path`` (--matrix), else ``env_path``, else the updated copy or the shipped matrix."""
     if path:
         return open_matrix(path, f"file: {path}")
-    env = os.environ.get(ENV_MATRIX, "").strip()
+    env = (env_path or "").strip()
     if env:
         return open_matrix(env, f"env {ENV_MATRIX}: {env}")
     shipped = shipped_matrix_path()
