@@ -38,12 +38,9 @@ def load(ctx: click.Context) -> Any:
 def _guard(ctx: click.Context, output: Optional[str], files: Tuple[str, ...] = (),
            folders: Tuple[str, ...] = ()) -> None:
     """-o must not replace a matrix file this command reads (exit 2)."""
-    import os
+    from ascend_doctor.options import read_environment
 
-    from ascend_doctor.matrix.meta import ENV_MATRIX
-
-    guard_output(output, files=(_matrix_path(ctx), os.environ.get(ENV_MATRIX, "").strip() or None, *files),
-                 folders=folders)
+    guard_output(output, files=(_matrix_path(ctx), read_environment().matrix, *files), folders=folders)
 
 
 @click.group("matrix", context_settings={"help_option_names": ["-h", "--help"]})
@@ -241,10 +238,11 @@ def validate_cmd(ctx: click.Context, files: Tuple[str, ...], as_bundle: bool, fm
 def _default_matrix_file(ctx: click.Context) -> str:
     import os
 
-    from ascend_doctor.matrix.meta import ENV_MATRIX, read_matrix_version, shipped_matrix_path, user_matrix_path
+    from ascend_doctor.matrix.meta import read_matrix_version, shipped_matrix_path, user_matrix_path
     from ascend_doctor.matrix.select import is_newer
+    from ascend_doctor.options import read_environment
 
-    path = _matrix_path(ctx) or os.environ.get(ENV_MATRIX, "").strip()
+    path = _matrix_path(ctx) or read_environment().matrix
     if path:
         return path
     user, shipped = user_matrix_path(), shipped_matrix_path()

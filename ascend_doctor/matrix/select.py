@@ -87,7 +87,7 @@ def load_chip_index(path: Optional[str] = None) -> ChipIndex:
     """The chip names of the matrix ``load_matrix(path)`` gives (its ``chip_index``). For the shipped
     matrix, only its compiled chip tables are read (plan --chip needs no more); any other matrix,
     or a compiled file that no longer matches the YAML, is loaded whole as before."""
-    if not path and not os.environ.get(ENV_MATRIX, "").strip():
+    if not path and not _matrix_from_environment():
         shipped = shipped_matrix_path()
         if not _updated_copy_in_use(shipped, user_matrix_path()):
             from ascend_doctor.datacache import matrix_chips
@@ -102,7 +102,14 @@ def load_chip_index(path: Optional[str] = None) -> ChipIndex:
 
 def load_matrix(path: Optional[str] = None) -> Matrix:
     """The matrix for this run. Raises MatrixError when an explicitly chosen file is invalid."""
-    return load_chosen_matrix(path, os.environ.get(ENV_MATRIX, "").strip() or None)
+    return load_chosen_matrix(path, _matrix_from_environment())
+
+
+def _matrix_from_environment() -> Optional[str]:
+    """$ASCEND_DOCTOR_MATRIX, read where every run option is read (options.read_environment)."""
+    from ascend_doctor.options import read_environment
+
+    return read_environment().matrix
 
 
 def load_chosen_matrix(path: Optional[str], env_path: Optional[str]) -> Matrix:
