@@ -23,6 +23,7 @@ from ascend_doctor.exitcodes import ExitCode
 from ascend_doctor.i18n import gettext as _
 
 if TYPE_CHECKING:
+    from ascend_doctor.host.base import Host
     from ascend_doctor.matrix.model import Matrix
     from ascend_doctor.options import CheckOptions, FleetOptions, ProbeOptions
     from ascend_doctor.report import Report
@@ -66,9 +67,7 @@ def run_check(options: CheckOptions, progress: Optional[ProgressFunc] = None) ->
         run = with_model_from_serving_config(host, options.run)
         report = run_checks(host, matrix, run, matrix_info, progress=progress)
     finally:
-        close = getattr(host, "close", None)
-        if callable(close):
-            close()
+        host.close()
     report.notes.extend(pasted_notes)
     if options.from_text:  # a SKIP says what the text did not show, never a fact about a machine nobody saw
         from ascend_doctor.coverage import rephrase_pasted_skips
@@ -85,7 +84,7 @@ def run_check(options: CheckOptions, progress: Optional[ProgressFunc] = None) ->
     return report
 
 
-def _open_check_host(options: CheckOptions) -> Tuple[Any, List[str]]:
+def _open_check_host(options: CheckOptions) -> Tuple[Host, List[str]]:
     """The host of a check, and the notes the report carries about it (pasted text: what was recognised)."""
     from ascend_doctor.host.base import SnapshotError
     from ascend_doctor.host.factory import make_host
