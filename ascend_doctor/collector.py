@@ -4,7 +4,11 @@ Start-up makes some 19,000 objects tracked by the collector (modules, classes, f
 command tree) that live until exit, and the collector, run every 700 allocations, went over them
 again and again: ~4 ms of a diagnose or ``checks`` run (3.11 and 3.9). The console script pauses it
 (``pause``); once the command's module is imported (``cli.LazyGroup.get_command``) ``resume`` sets
-the objects made so far aside for good (``gc.freeze``) and runs it again, less often.
+the objects made so far aside for good (``gc.freeze``) and runs it again, less often. When the command
+is done (``finish``) everything still alive is set aside as well: the interpreter's exit collects the
+unfrozen objects again before it frees them, which cost a ``check`` 10 ms on Python 3.9 and 4 ms on
+3.11 (median of 7 paired runs; the matrix, facts and report made by the command are most of them).
+Objects are still freed by their reference counts at exit; only cycles are left to the process's end.
 """
 
 from __future__ import annotations
@@ -42,3 +46,9 @@ def resume() -> None:
         if 0 < young < RUN_THRESHOLD:  # 0: automatic collection disabled; a higher one was chosen
             gc.set_threshold(RUN_THRESHOLD, middle, old)
         gc.enable()
+
+
+def finish() -> None:
+    """The command is done (the console script, after it returned or exited): what is alive now lives
+    until the process ends, so the exit need not walk it looking for cycles."""
+    gc.freeze()

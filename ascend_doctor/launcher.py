@@ -1,6 +1,7 @@
 """The ``ascend-doctor`` console script.
 
-``run`` pauses the garbage collector for the start-up (collector.py) and runs the command line.
+``run`` pauses the garbage collector for the start-up, runs the command line, and sets what is left
+aside for the exit (collector.py).
 ``ascend-doctor --version`` alone (install scripts run it to see what is installed) is answered
 here, without importing click and the command tree, which cost more than the interpreter's own
 start. Everything else, ``--version`` with other arguments included, goes to ``ascend_doctor.cli``.
@@ -15,6 +16,13 @@ from ascend_doctor import collector
 
 def run() -> None:
     collector.pause()
+    try:
+        _run()
+    finally:
+        collector.finish()
+
+
+def _run() -> None:
     if sys.argv[1:] == ["--version"]:
         from ascend_doctor import i18n
 

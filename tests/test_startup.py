@@ -169,12 +169,18 @@ def resume_and_record():
     seen.append(gc.isenabled())  # paused during the start-up
     resume()
 collector.resume = resume_and_record
+finish = collector.finish
+left = []
+def finish_and_record():
+    finish()
+    left.append(gc.get_count()[0])  # nothing made since the freeze but this list's append
+collector.finish = finish_and_record
 try:
     launcher.run()
 finally:
     with open(LISTING, "w") as fh:
         json.dump({"during": seen, "after": gc.isenabled(), "frozen": gc.get_freeze_count(),
-                   "threshold": gc.get_threshold()[0]}, fh)
+                   "threshold": gc.get_threshold()[0], "left": left}, fh)
 """
 
 
@@ -194,6 +200,7 @@ def test_the_collector_is_paused_for_the_start_up_only(tmp_path: Path) -> None:
     found = json.loads(state.read_text(encoding="utf-8"))
     assert found["during"] == [False] and found["after"] is True and found["frozen"] > 1000
     assert found["threshold"] == collector.RUN_THRESHOLD
+    assert found["left"] == [0]  # finish(): what the command left alive is set aside before the exit
     import gc
 
     frozen, threshold = gc.get_freeze_count(), gc.get_threshold()
