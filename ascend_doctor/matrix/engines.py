@@ -29,7 +29,7 @@ from ascend_doctor.matrix.specs import (
 from ascend_doctor.matrix.verdict import Verdict, VerdictKind, unknown
 
 if TYPE_CHECKING:
-    from ascend_doctor.matrix.model import Matrix
+    from ascend_doctor.matrix.tables import MatrixTables
 
 ENGINES = ("vllm-ascend", "mindie", "mindspeed")
 ENGINE_NAMES = {"vllm-ascend": "vLLM-Ascend", "mindie": "MindIE", "mindspeed": "MindSpeed"}
@@ -55,28 +55,28 @@ def normalize_engine(engine: str) -> Optional[str]:
     return key if key in ENGINES else None
 
 
-def find_vllm_row(m: Matrix, version: str) -> Optional[VllmAscendRow]:
+def find_vllm_row(m: MatrixTables, version: str) -> Optional[VllmAscendRow]:
     wanted = try_pypi(version)
     if wanted is None:
         return None
     return next((r for r in m.vllm_ascend_rows if same_public(Version(r.version), wanted)), None)
 
 
-def builds_for(m: Matrix, version: str) -> Optional[VllmAscendBuild]:
+def builds_for(m: MatrixTables, version: str) -> Optional[VllmAscendBuild]:
     wanted = try_pypi(version)
     if wanted is None:
         return None
     return next((b for b in m.vllm_builds if any(same_public(Version(t), wanted) for t in b.tags)), None)
 
 
-def find_mindie_row(m: Matrix, version: str) -> Optional[MindieRow]:
+def find_mindie_row(m: MatrixTables, version: str) -> Optional[MindieRow]:
     wanted = try_ascend(version.replace("MindIE", "").strip())
     if wanted is None:
         return None
     return next((r for r in m.mindie_rows if _ascend_same(r.version, version)), None)
 
 
-def find_mindspeed_row(m: Matrix, version: str) -> Optional[MindspeedRow]:
+def find_mindspeed_row(m: MatrixTables, version: str) -> Optional[MindspeedRow]:
     # published as 1.0.RC3_core_r0.6.0: the part before "_core" names the release
     base = version.split("_core")[0].strip()
     return next((r for r in m.mindspeed_rows if _ascend_same(r.version, base)), None)
@@ -87,7 +87,7 @@ def _ascend_same(row_version: str, actual_text: str) -> bool:
     return row is not None and actual is not None and release_rank(row, actual) >= 0
 
 
-def engine_vs_stack(m: Matrix, engine: str, version: str, *, cann: Optional[str] = None,
+def engine_vs_stack(m: MatrixTables, engine: str, version: str, *, cann: Optional[str] = None,
                     torch: Optional[str] = None, torch_npu: Optional[str] = None, vllm: Optional[str] = None,
                     python: Optional[str] = None, driver: Optional[str] = None) -> Result:
     key = normalize_engine(engine)
@@ -103,7 +103,7 @@ def engine_vs_stack(m: Matrix, engine: str, version: str, *, cann: Optional[str]
 
 # -- vLLM-Ascend ------------------------------------------------------------------------------
 
-def _vllm(m: Matrix, version: str, cann: Optional[str], torch: Optional[str], torch_npu: Optional[str],
+def _vllm(m: MatrixTables, version: str, cann: Optional[str], torch: Optional[str], torch_npu: Optional[str],
           vllm: Optional[str], python: Optional[str], driver: Optional[str]) -> Result:
     row = find_vllm_row(m, version)
     if row is None:
@@ -145,7 +145,7 @@ def _vllm(m: Matrix, version: str, cann: Optional[str], torch: Optional[str], to
     return result
 
 
-def _nearest_vllm(m: Matrix, version: str) -> Optional[str]:
+def _nearest_vllm(m: MatrixTables, version: str) -> Optional[str]:
     wanted = try_pypi(version)
     if wanted is None:
         return None
@@ -214,7 +214,7 @@ def _cann_for_row(name: str, row_cann: str, actual: str, sources: Tuple[str, ...
                    sources)
 
 
-def _caveats(m: Matrix, cann: str, driver: str) -> List[str]:
+def _caveats(m: MatrixTables, cann: str, driver: str) -> List[str]:
     notes = []
     cann_v, driver_v = try_ascend(cann), try_ascend(driver)
     for caveat in m.caveats:
@@ -232,7 +232,7 @@ def _caveats(m: Matrix, cann: str, driver: str) -> List[str]:
 _MINDIE_RULE = ("MindIE release notes: MindIE与CANN版本必须配套使用 (MindIE must be used with its CANN release)",)
 
 
-def _mindie(m: Matrix, version: str, cann: Optional[str], torch: Optional[str], torch_npu: Optional[str],
+def _mindie(m: MatrixTables, version: str, cann: Optional[str], torch: Optional[str], torch_npu: Optional[str],
             python: Optional[str], driver: Optional[str]) -> Result:
     row = find_mindie_row(m, version)
     if row is None:
@@ -263,7 +263,7 @@ def _mindie(m: Matrix, version: str, cann: Optional[str], torch: Optional[str], 
     return result
 
 
-def mindie_pairs(m: Matrix, row: MindieRow) -> List[TorchNpuRow]:
+def mindie_pairs(m: MatrixTables, row: MindieRow) -> List[TorchNpuRow]:
     """The torch_npu releases of MindIE's PTA that build on a torch MindIE ships packages for
     (all of the PTA's when MindIE names no torch), table rows first, newest torch first."""
     pta_rows = [r for r in m.torch_npu_rows if row.pta and r.pta and _ascend_same(r.pta, row.pta)]
@@ -273,14 +273,14 @@ def mindie_pairs(m: Matrix, row: MindieRow) -> List[TorchNpuRow]:
                                            [-x for x in Version(r.version).release], -(Version(r.version).post or 0)))
 
 
-def _pair_for_torch(m: Matrix, torch: str, rows: Sequence[TorchNpuRow]) -> Optional[str]:
+def _pair_for_torch(m: MatrixTables, torch: str, rows: Sequence[TorchNpuRow]) -> Optional[str]:
     from ascend_doctor.matrix.pip import torch_pair
 
     hit = next((r for r in rows if same_public(Version(r.torch), Version(torch))), None)
     return torch_pair(m, hit.torch, hit.version).text() if hit is not None else None
 
 
-def _mindie_driver(m: Matrix, row: MindieRow, driver: str) -> Verdict:
+def _mindie_driver(m: MatrixTables, row: MindieRow, driver: str) -> Verdict:
     name = f"MindIE {row.version}"
     driver_v = try_ascend(driver)
     if driver_v is None:
@@ -304,7 +304,7 @@ def _mindie_driver(m: Matrix, row: MindieRow, driver: str) -> Verdict:
     return m.cann_vs_driver(cann, driver).with_prefix(prefix)
 
 
-def _mindie_torch(m: Matrix, name: str, row: MindieRow, pta_rows: Sequence[TorchNpuRow], torch: str) -> Verdict:
+def _mindie_torch(m: MatrixTables, name: str, row: MindieRow, pta_rows: Sequence[TorchNpuRow], torch: str) -> Verdict:
     torch_v = try_pypi(torch)
     if torch_v is None:
         return _cannot_read("torch", torch)
@@ -329,7 +329,7 @@ def _mindie_torch(m: Matrix, name: str, row: MindieRow, pta_rows: Sequence[Torch
     return unknown(Text(N_("no torch version is recorded for {engine}"), engine=name))
 
 
-def _via_pta(m: Matrix, name: str, pta: Optional[str], cann: str, pta_rows: Sequence[TorchNpuRow],
+def _via_pta(m: MatrixTables, name: str, pta: Optional[str], cann: str, pta_rows: Sequence[TorchNpuRow],
              torch_npu: str, torches: Sequence[str] = ()) -> Verdict:
     npu_v = try_pypi(torch_npu)
     if npu_v is None:
@@ -359,7 +359,7 @@ def _via_pta(m: Matrix, name: str, pta: Optional[str], cann: str, pta_rows: Sequ
                    hint, verdict.sources)
 
 
-def _python_via_packages(m: Matrix, name: str, torch_npu: Optional[str], torch: Optional[str],
+def _python_via_packages(m: MatrixTables, name: str, torch_npu: Optional[str], torch: Optional[str],
                          python: str) -> Verdict:
     if torch_npu:
         return m.torch_npu_vs_python(torch_npu, python)
@@ -371,7 +371,7 @@ def _python_via_packages(m: Matrix, name: str, torch_npu: Optional[str], torch: 
 
 # -- MindSpeed --------------------------------------------------------------------------------
 
-def _mindspeed(m: Matrix, version: str, cann: Optional[str], torch: Optional[str], torch_npu: Optional[str],
+def _mindspeed(m: MatrixTables, version: str, cann: Optional[str], torch: Optional[str], torch_npu: Optional[str],
                python: Optional[str], driver: Optional[str]) -> Result:
     row = find_mindspeed_row(m, version)
     if row is None:
@@ -429,7 +429,7 @@ def _mindspeed(m: Matrix, version: str, cann: Optional[str], torch: Optional[str
     return result
 
 
-def mindspeed_cann(m: Matrix, row: MindspeedRow) -> Optional[str]:
+def mindspeed_cann(m: MatrixTables, row: MindspeedRow) -> Optional[str]:
     """The CANN release of a MindSpeed row's PTA, when the row lists it."""
     if not row.pta:
         return None

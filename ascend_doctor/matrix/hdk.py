@@ -33,7 +33,7 @@ from ascend_doctor.matrix.verdict import (
 from ascend_doctor.versions import AscendVersion, ReleaseCode, VersionError
 
 if TYPE_CHECKING:
-    from ascend_doctor.matrix.model import Matrix
+    from ascend_doctor.matrix.tables import MatrixTables
 
 # Verdict messages and suggestions are ascend_doctor.i18n_text.Text: English str for code and JSON,
 # shown translated by the checks (N_ marks the templates for the catalogue).
@@ -76,7 +76,7 @@ def _where(row: HdkCannRow) -> str:
     return fields["origin"]
 
 
-def recommended_driver(m: Matrix, cann: AscendVersion, flavor: Optional[str] = None,
+def recommended_driver(m: MatrixTables, cann: AscendVersion, flavor: Optional[str] = None,
                        product: Optional[str] = None) -> Optional[Tuple[HdkCannRow, str]]:
     """The HDK release a CANN release is paired with, preferring official > installer; without
     either, the driver the quick-install page installs with it (a working pairing, not "recommended")."""
@@ -96,14 +96,14 @@ def recommended_driver(m: Matrix, cann: AscendVersion, flavor: Optional[str] = N
     return row, spec
 
 
-def family_of_flavor(m: Matrix, flavor: Optional[str]) -> Optional[str]:
+def family_of_flavor(m: MatrixTables, flavor: Optional[str]) -> Optional[str]:
     """The chip family of an image/package flavour (910b -> A2, a3 -> A3, 310p -> 310P, 910 -> 910)."""
     if not flavor:
         return None
     return next((f.family for f in m.chip_families if (f.image_flavor or "").lower() == flavor.lower()), None)
 
 
-def firmware_by_family(m: Matrix, hdk: str) -> Dict[str, Tuple[str, Tuple[str, ...]]]:
+def firmware_by_family(m: MatrixTables, hdk: str) -> Dict[str, Tuple[str, Tuple[str, ...]]]:
     """{family: (firmware number, sources)} for an HDK release: each family's own number only."""
     from ascend_doctor.matrix.packages import PackageSet
 
@@ -116,7 +116,7 @@ def firmware_by_family(m: Matrix, hdk: str) -> Dict[str, Tuple[str, Tuple[str, .
     return result
 
 
-def firmware_for_hdk(m: Matrix, hdk: AscendVersion,
+def firmware_for_hdk(m: MatrixTables, hdk: AscendVersion,
                      flavor: Optional[str] = None) -> Optional[Tuple[str, Tuple[str, ...]]]:
     """The firmware number shipped in an HDK release, with its sources.
 
@@ -138,7 +138,7 @@ def firmware_for_hdk(m: Matrix, hdk: AscendVersion,
     return firmware, tuple(sources)
 
 
-def suggestion_for_cann(m: Matrix, cann: AscendVersion, flavor: Optional[str] = None) -> Optional[str]:
+def suggestion_for_cann(m: MatrixTables, cann: AscendVersion, flavor: Optional[str] = None) -> Optional[str]:
     hit = recommended_driver(m, cann, flavor)
     if hit is None:
         return None
@@ -150,7 +150,7 @@ def suggestion_for_cann(m: Matrix, cann: AscendVersion, flavor: Optional[str] = 
                 origin=_origin(row))
 
 
-def hdk_release_row(m: Matrix, version: AscendVersion) -> Optional[HdkRelease]:
+def hdk_release_row(m: MatrixTables, version: AscendVersion) -> Optional[HdkRelease]:
     for row in m.hdk_releases:
         listed = try_ascend(row.version)
         if listed is not None and listed.same_release(version):
@@ -160,7 +160,7 @@ def hdk_release_row(m: Matrix, version: AscendVersion) -> Optional[HdkRelease]:
 
 # -- CANN <-> driver --------------------------------------------------------------------------
 
-def cann_vs_driver(m: Matrix, cann: str, driver: str, *, cann_innerversion: Optional[str] = None,
+def cann_vs_driver(m: MatrixTables, cann: str, driver: str, *, cann_innerversion: Optional[str] = None,
                    cann_compatible: Sequence[str] = (), driver_innerversion: Optional[str] = None,
                    driver_compatible: Sequence[str] = (), product: Optional[str] = None,
                    chip: Optional[str] = None) -> Verdict:
@@ -242,7 +242,7 @@ def _row_message(row: HdkCannRow, driver: str) -> str:
     return Text(N_("CANN {cann} does not support driver {driver} (HDK {hdk}; {where})"), **fields)
 
 
-def _samples(m: Matrix, sides: Tuple[str, ...], version: AscendVersion, *,
+def _samples(m: MatrixTables, sides: Tuple[str, ...], version: AscendVersion, *,
              include_uncertain: bool = False) -> List[ReleaseCodeSample]:
     """Real version files of this release. Samples marked uncertain (a documentation example whose
     codes look mixed) are not evidence: the release-code alignment speaks for that release instead."""
@@ -250,7 +250,7 @@ def _samples(m: Matrix, sides: Tuple[str, ...], version: AscendVersion, *,
                   lambda: _find_samples(m, sides, version, include_uncertain))
 
 
-def _find_samples(m: Matrix, sides: Tuple[str, ...], version: AscendVersion,
+def _find_samples(m: MatrixTables, sides: Tuple[str, ...], version: AscendVersion,
                   include_uncertain: bool) -> List[ReleaseCodeSample]:
     result = []
     for sample in m.release_codes:
@@ -264,7 +264,7 @@ def _find_samples(m: Matrix, sides: Tuple[str, ...], version: AscendVersion,
     return result
 
 
-def _aligned_code(m: Matrix, side: str, version: AscendVersion) -> Optional[Tuple[ReleaseCode, Tuple[str, ...]]]:
+def _aligned_code(m: MatrixTables, side: str, version: AscendVersion) -> Optional[Tuple[ReleaseCode, Tuple[str, ...]]]:
     for row in m.code_alignment:
         names = row.cann if side == "cann" else row.hdk
         for name in names:
@@ -274,7 +274,7 @@ def _aligned_code(m: Matrix, side: str, version: AscendVersion) -> Optional[Tupl
     return None
 
 
-def _side_codes(m: Matrix, side: str, version: AscendVersion, given_code: Optional[str],
+def _side_codes(m: MatrixTables, side: str, version: AscendVersion, given_code: Optional[str],
                 given_list: Sequence[str], host_file: str
                 ) -> Tuple[Optional[ReleaseCode], List[CodeRange], List[str], List[str]]:
     """(own code, compatible ranges, sources, notes) for one side, host data first."""
@@ -304,7 +304,7 @@ def _side_codes(m: Matrix, side: str, version: AscendVersion, given_code: Option
     return code, ranges, sources, notes
 
 
-def _code_evidence(m: Matrix, cann_v: AscendVersion, driver_v: AscendVersion, cann: str, driver: str,
+def _code_evidence(m: MatrixTables, cann_v: AscendVersion, driver_v: AscendVersion, cann: str, driver: str,
                    cann_innerversion: Optional[str], cann_compatible: Sequence[str],
                    driver_innerversion: Optional[str], driver_compatible: Sequence[str]) -> Optional[Evidence]:
     c_code, c_ranges, c_sources, c_notes = _side_codes(m, "cann", cann_v, cann_innerversion, cann_compatible,
@@ -340,7 +340,7 @@ def _code_evidence(m: Matrix, cann_v: AscendVersion, driver_v: AscendVersion, ca
     return None
 
 
-def _colisting(m: Matrix, cann_v: AscendVersion, driver_v: AscendVersion, cann: str, driver: str) -> List[str]:
+def _colisting(m: MatrixTables, cann_v: AscendVersion, driver_v: AscendVersion, cann: str, driver: str) -> List[str]:
     """Co-existence lists naming both: a note only. They list which CANN and which HDK releases a
     product works with, not which HDK a CANN works with (compat_facts §1.1), so they decide nothing."""
     result = []
@@ -354,7 +354,7 @@ def _colisting(m: Matrix, cann_v: AscendVersion, driver_v: AscendVersion, cann: 
 
 # -- driver <-> firmware ----------------------------------------------------------------------
 
-def driver_vs_firmware(m: Matrix, driver: str, firmware: str, *,
+def driver_vs_firmware(m: MatrixTables, driver: str, firmware: str, *,
                        compatible_version_fw: Sequence[Tuple[str, str]] = (),
                        firmware_compatible_drv: Sequence[Tuple[str, str]] = ()) -> Verdict:
     driver_v, firmware_v = try_ascend(driver), try_ascend(firmware)

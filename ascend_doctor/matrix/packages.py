@@ -24,7 +24,7 @@ from ascend_doctor.matrix.specs import try_ascend
 from ascend_doctor.versions import AscendVersion
 
 if TYPE_CHECKING:
-    from ascend_doctor.matrix.model import Matrix
+    from ascend_doctor.matrix.tables import MatrixTables
 
 ARCHES = ("aarch64", "x86_64")
 _ARCH_SPELLINGS = {"aarch64": "aarch64", "arm64": "aarch64", "armv8": "aarch64", "x86_64": "x86_64",
@@ -55,7 +55,7 @@ class PackageSet(Struct, frozen=True):
 
     family: str
     arch: str
-    matrix: Matrix  # where the names are read; not part of a set's identity
+    matrix: MatrixTables  # where the names are read; not part of a set's identity
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, PackageSet):
@@ -201,7 +201,7 @@ def _at_least(version: AscendVersion, bound: Optional[AscendVersion]) -> bool:
     return bound is not None and version.sort_key >= bound.sort_key
 
 
-def convention_order(m: Matrix, mode: str) -> Tuple[str, ...]:
+def convention_order(m: MatrixTables, mode: str) -> Tuple[str, ...]:
     topic = "order_upgrade" if mode == UPGRADE else "order_first_install"
     conv = next((c for c in m.package_conventions if c.topic == topic), None)
     if conv is None or not conv.template:
@@ -209,12 +209,12 @@ def convention_order(m: Matrix, mode: str) -> Tuple[str, ...]:
     return tuple(p.strip() for p in conv.template.split(",") if p.strip())
 
 
-def convention_flags(m: Matrix, part: str) -> str:
+def convention_flags(m: MatrixTables, part: str) -> str:
     conv = next((c for c in m.package_conventions if c.topic == f"{part}_flags"), None)
     return conv.template if conv is not None and conv.template else "--full"
 
 
-def install_lines(m: Matrix, family: str, arch: str, version: str, mode: str = FIRST_INSTALL, *,
+def install_lines(m: MatrixTables, family: str, arch: str, version: str, mode: str = FIRST_INSTALL, *,
                   firmware: Optional[str] = None, reboot: bool = True) -> List[str]:
     pk = PackageSet(family, arch, m)
     fw = firmware or pk.firmware_for_hdk(version)
@@ -238,7 +238,7 @@ def install_lines(m: Matrix, family: str, arch: str, version: str, mode: str = F
     return lines
 
 
-def packages_for(m: Matrix, family: str, arch: Optional[str]) -> Optional[PackageSet]:
+def packages_for(m: MatrixTables, family: str, arch: Optional[str]) -> Optional[PackageSet]:
     """A PackageSet, or None when the family or the architecture is not one the matrix names."""
     arch_name = normalize_arch(arch)
     if arch_name is None or m.family(family) is None:

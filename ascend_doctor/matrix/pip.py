@@ -25,7 +25,7 @@ from ascend_doctor.matrix.packages import normalize_arch
 from ascend_doctor.matrix.specs import try_pypi
 
 if TYPE_CHECKING:
-    from ascend_doctor.matrix.model import Matrix
+    from ascend_doctor.matrix.tables import MatrixTables
 
 RELEASES_PAGE = "https://gitcode.com/Ascend/pytorch/releases"
 
@@ -40,12 +40,12 @@ class PipAdvice(Struct, frozen=True):
         return "\n".join(self.lines + [f"# {n}" for n in self.notes])
 
 
-def _index(m: Matrix, use: str) -> Optional[str]:
+def _index(m: MatrixTables, use: str) -> Optional[str]:
     row = next((r for r in m.pip_indexes if r.use == use), None)
     return row.url if row is not None else None
 
 
-def torch_npu_on_pypi(m: Matrix, version: str) -> Optional[bool]:
+def torch_npu_on_pypi(m: MatrixTables, version: str) -> Optional[bool]:
     """True/False from the recorded PyPI release list; None when it cannot say (a newer release)."""
     wanted = try_pypi(version)
     if wanted is None:
@@ -63,7 +63,7 @@ def torch_npu_on_pypi(m: Matrix, version: str) -> Optional[bool]:
     return False
 
 
-def torch_pair(m: Matrix, torch: str, torch_npu: str, arch: Optional[str] = None) -> PipAdvice:
+def torch_pair(m: MatrixTables, torch: str, torch_npu: str, arch: Optional[str] = None) -> PipAdvice:
     """``pip install torch==X torch-npu==Y`` with the indexes this pair needs."""
     machine = normalize_arch(arch)
     notes: List[str] = []
@@ -92,7 +92,7 @@ def torch_pair(m: Matrix, torch: str, torch_npu: str, arch: Optional[str] = None
     return PipAdvice([line], notes)
 
 
-def vllm_ascend(m: Matrix, vllm: Optional[str], version: str, arch: Optional[str] = None) -> PipAdvice:
+def vllm_ascend(m: MatrixTables, vllm: Optional[str], version: str, arch: Optional[str] = None) -> PipAdvice:
     """``pip install vllm==X`` then ``pip install vllm-ascend==Y`` (with the variant index when needed)."""
     lines: List[str] = []
     notes: List[str] = []

@@ -23,7 +23,7 @@ from ascend_doctor.matrix.verdict import Verdict, VerdictKind, unknown
 from ascend_doctor.versions import AscendVersion
 
 if TYPE_CHECKING:
-    from ascend_doctor.matrix.model import Matrix
+    from ascend_doctor.matrix.tables import MatrixTables
 
 # Verdict messages are ascend_doctor.i18n_text.Text: English str for code and JSON, shown translated
 # by the checks (N_ marks the templates for the catalogue).
@@ -56,20 +56,20 @@ def describe_python(spec_text: str) -> str:
     return spec_text
 
 
-def rows_for_torch_npu(m: Matrix, torch_npu: Version) -> List[TorchNpuRow]:
+def rows_for_torch_npu(m: MatrixTables, torch_npu: Version) -> List[TorchNpuRow]:
     return [row for row in m.torch_npu_rows if try_pypi(row.version) == torch_npu]
 
 
-def vllm_rows_for_torch_npu(m: Matrix, torch_npu: Version) -> List[VllmAscendRow]:
+def vllm_rows_for_torch_npu(m: MatrixTables, torch_npu: Version) -> List[VllmAscendRow]:
     return [row for row in m.vllm_ascend_rows if try_pypi(row.torch_npu) == torch_npu]
 
 
-def rows_for_cann(m: Matrix, cann: AscendVersion) -> List[TorchNpuRow]:
+def rows_for_cann(m: MatrixTables, cann: AscendVersion) -> List[TorchNpuRow]:
     """torch_npu rows of this CANN release (the most specific spelling wins: 6.3.RC3.1 over 6.3.RC3)."""
     return most_specific_rows(m.torch_npu_rows, lambda row: row.cann, cann)
 
 
-def recommended_pair(m: Matrix, cann: AscendVersion, torch: Optional[str] = None) -> Optional[TorchNpuRow]:
+def recommended_pair(m: MatrixTables, cann: AscendVersion, torch: Optional[str] = None) -> Optional[TorchNpuRow]:
     """The highest torch_npu released for a CANN (for ``torch`` when given); table rows first."""
     rows = rows_for_cann(m, cann)
     if torch:
@@ -88,7 +88,7 @@ def _list(versions: Sequence[str]) -> str:
 
 # -- torch_npu <-> torch ----------------------------------------------------------------------
 
-def torch_npu_vs_torch(m: Matrix, torch_npu: str, torch: str) -> Verdict:
+def torch_npu_vs_torch(m: MatrixTables, torch_npu: str, torch: str) -> Verdict:
     from ascend_doctor.matrix.pip import torch_pair  # the fix line of a mismatch (pip install lines)
 
     npu_v, torch_v = try_pypi(torch_npu), try_pypi(torch)
@@ -130,7 +130,7 @@ def torch_npu_vs_torch(m: Matrix, torch_npu: str, torch: str) -> Verdict:
 
 # -- torch_npu <-> CANN -----------------------------------------------------------------------
 
-def torch_npu_vs_cann(m: Matrix, torch_npu: str, cann: str) -> Verdict:
+def torch_npu_vs_cann(m: MatrixTables, torch_npu: str, cann: str) -> Verdict:
     npu_v, cann_v = try_pypi(torch_npu), try_ascend(cann)
     if npu_v is None:
         return _cannot_read("torch_npu", torch_npu)
@@ -187,7 +187,7 @@ def _cann_matches(row_cann: str, cann_v: AscendVersion) -> bool:
     return version is not None and release_rank(version, cann_v) >= 0
 
 
-def _suggest_for_cann(m: Matrix, cann_v: AscendVersion, torch_npu: Version) -> Optional[str]:
+def _suggest_for_cann(m: MatrixTables, cann_v: AscendVersion, torch_npu: Version) -> Optional[str]:
     rows = rows_for_cann(m, cann_v)
     if not rows:
         return None
@@ -199,7 +199,7 @@ def _suggest_for_cann(m: Matrix, cann_v: AscendVersion, torch_npu: Version) -> O
 
 # -- Python -----------------------------------------------------------------------------------
 
-def torch_vs_python(m: Matrix, torch: str, python: str) -> Verdict:
+def torch_vs_python(m: MatrixTables, torch: str, python: str) -> Verdict:
     torch_v = try_pypi(torch)
     if torch_v is None:
         return _cannot_read("torch", torch)
@@ -222,7 +222,7 @@ def torch_vs_python(m: Matrix, torch: str, python: str) -> Verdict:
                                     pythons=shown, python=python))
 
 
-def torch_npu_vs_python(m: Matrix, torch_npu: str, python: str) -> Verdict:
+def torch_npu_vs_python(m: MatrixTables, torch_npu: str, python: str) -> Verdict:
     npu_v = try_pypi(torch_npu)
     if npu_v is None:
         return _cannot_read("torch_npu", torch_npu)
