@@ -14,7 +14,7 @@ candidate at all, so the resolver reports the conflict instead of planning aroun
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterator, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Iterator, List, Optional, Protocol, Sequence, Tuple
 
 from ascend_doctor.i18n import N_
 from ascend_doctor.i18n_text import Text
@@ -22,8 +22,25 @@ from ascend_doctor.matrix.specs import python_in, try_ascend, try_pypi
 from ascend_doctor.resolve.candidates import Candidate, Need, same_ascend, same_public, same_pypi
 
 if TYPE_CHECKING:
+    from ascend_doctor.matrix.chips import ChipInfo
     from ascend_doctor.matrix.model import Matrix
-    from ascend_doctor.resolve.provider import StackProvider
+    from ascend_doctor.resolve.model import StackState
+
+
+class ProviderView(Protocol):
+    """What this module reads of the resolver's provider (provider.py's ``StackProvider``, which
+    imports this module): the matrix, the machine's state, its chip and the engine asked for.
+    Annotating with the provider itself would tie the two modules into a circle, for a type."""
+
+    @property
+    def m(self) -> Matrix: ...
+    @property
+    def state(self) -> StackState: ...
+    @property
+    def chip(self) -> Optional[ChipInfo]: ...
+    @property
+    def engine(self) -> Optional[str]: ...
+
 
 ENGINE_LABEL = {"vllm-ascend": "vLLM-Ascend", "mindie": "MindIE", "mindspeed": "MindSpeed"}
 
@@ -32,7 +49,7 @@ def label(engine: str, version: str) -> str:
     return f"{ENGINE_LABEL.get(engine, engine)} {version}"
 
 
-def supports_chip(provider: StackProvider, engine: str) -> Tuple[bool, str, Tuple[str, ...]]:
+def supports_chip(provider: ProviderView, engine: str) -> Tuple[bool, str, Tuple[str, ...]]:
     """(usable, why not, sources) from the chip's engine support entry."""
     chip = provider.chip
     if chip is None:
@@ -47,7 +64,7 @@ def supports_chip(provider: StackProvider, engine: str) -> Tuple[bool, str, Tupl
     return True, "", tuple(support.source) if support is not None else ()
 
 
-def engine_candidates(provider: StackProvider) -> Iterator[Candidate]:
+def engine_candidates(provider: ProviderView) -> Iterator[Candidate]:
     engine = provider.engine
     if engine is None:
         return
@@ -69,7 +86,7 @@ def engine_candidates(provider: StackProvider) -> Iterator[Candidate]:
                         sources=tuple(row.source), needs=needs)
 
 
-def engine_torch_npu_builds(provider: StackProvider) -> List[str]:
+def engine_torch_npu_builds(provider: ProviderView) -> List[str]:
     """torch_npu versions that only an engine row names (vLLM-Ascend dev builds)."""
     if provider.engine != "vllm-ascend":
         return []
@@ -125,7 +142,7 @@ def _python_need(spec: Optional[str], by: str, sources: Tuple[str, ...], current
     yield Need("python", f"Python {spec_text}", fits, by=by, sources=sources)
 
 
-def _needs(provider: StackProvider, engine: str, row: Any) -> Iterator[Need]:
+def _needs(provider: ProviderView, engine: str, row: Any) -> Iterator[Need]:
     m = provider.m
     by = label(engine, row.version)
     sources = tuple(row.source)
