@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 from typing import Iterator
 
 import pytest
 
 from .report_schema import validate_report
+from .wheel_util import shared_wheel
 
 
 def _hypothesis_profile() -> None:
@@ -93,3 +95,9 @@ def _every_json_report_matches_the_schema(monkeypatch: pytest.MonkeyPatch) -> It
 
     monkeypatch.setattr(json_render, "report_to_json", checked)
     yield
+
+
+@pytest.fixture(scope="session")
+def ascend_doctor_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel of this checkout, built once per run (tests/wheel_util.py); read it, never change it."""
+    return shared_wheel(tmp_path_factory)

@@ -45,19 +45,11 @@ def ansible_env(tmp_path: Path) -> Dict[str, str]:
     return env
 
 
-def build_wheelhouse(tmp_path: Path) -> Path:
-    """The ascend_doctor wheel, built from a copy of the sources (setuptools builds in the source tree:
-    never in the checkout, which other runs may be building at the same time)."""
-    source = tmp_path / "source"
-    source.mkdir()
-    for name in ("ascend_doctor", "checks", "compat_matrix"):
-        shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    for name in ("setup.py", "pyproject.toml", "README.md"):
-        shutil.copy2(ROOT / name, source / name)
+def build_wheelhouse(tmp_path: Path, wheel: Path) -> Path:
+    """A wheelhouse holding the ascend_doctor wheel of this checkout (built once per run: tests/wheel_util.py)."""
     wheelhouse = tmp_path / "wheelhouse"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheelhouse), str(source)],
-                   check=True, cwd=tmp_path)
-    assert list(wheelhouse.glob("ascend_doctor-*.whl"))
+    wheelhouse.mkdir()
+    shutil.copy2(wheel, wheelhouse / wheel.name)
     return wheelhouse
 
 
@@ -89,8 +81,9 @@ def run_playbook(tmp_path: Path, inventory_path: Path, extra: List[str]) -> subp
 
 
 @pytest.mark.slow
-def test_playbook_runs_on_every_host_and_gates_on_the_fleet_verdict(tmp_path: Path) -> None:
-    wheelhouse = build_wheelhouse(tmp_path)
+def test_playbook_runs_on_every_host_and_gates_on_the_fleet_verdict(tmp_path: Path, ascend_doctor_wheel: Path
+                                                                    ) -> None:
+    wheelhouse = build_wheelhouse(tmp_path, ascend_doctor_wheel)
     inventory_path = inventory(tmp_path, wheelhouse)
     failed = run_playbook(tmp_path, inventory_path, [])
     log = failed.stdout + failed.stderr
