@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Iterator, List
+from typing import Iterator
 
 import pytest
 
@@ -47,13 +47,6 @@ def _hypothesis_profile() -> None:
 
 
 _hypothesis_profile()
-
-def pytest_collection_modifyitems(items: List[pytest.Item]) -> None:
-    """Tests marked slow run first (otherwise in their order). With ``-n auto`` the workers take even shares
-    of the list and an idle one steals from the end of another's: a long test left at the end would hold its
-    worker while the other has nothing more to do, and the run would end one long test after the rest."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
-
 
 # Checks of plugins installed in the test environment (.ci/run installs examples/plugin) must not change
 # what the suite's reports hold; the tests of plugin loading turn this off in their own processes.

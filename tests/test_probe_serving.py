@@ -94,7 +94,6 @@ def small_table(monkeypatch: pytest.MonkeyPatch) -> None:
 REF_ARGS = ("--chip", "a2", "--cards", "64", "--precision", "w8a8", "--deployment", "pd", "--like-reference")
 
 
-@pytest.mark.slow
 def test_a_server_at_the_published_speed_is_within_the_band(serve: Any, small_table: None) -> None:
     server = serve(model="DeepSeek-R1", token_delay_s=0.025)
     _, report = probe(server.url, *REF_ARGS)
@@ -107,7 +106,6 @@ def test_a_server_at_the_published_speed_is_within_the_band(serve: Any, small_ta
     assert report["facts"]["concurrent"]["concurrency"] == 2
 
 
-@pytest.mark.slow
 def test_a_slow_server_is_slower_by_a_figure_with_the_sources_causes(serve: Any, small_table: None) -> None:
     server = serve(model="DeepSeek-R1", token_delay_s=0.08)
     _, report = probe(server.url, *REF_ARGS)

@@ -90,7 +90,6 @@ def test_a_stale_sample_changes_nothing() -> None:
     assert (0, 0, 7) in detector.series
 
 
-@pytest.mark.slow
 def test_memory_is_bounded_however_long_it_runs() -> None:
     detector = LeakDetector(window_s=600)
     for index in range(3000):  # 2.5 windows at a 0.5 s interval: more points than the buffer holds
