@@ -4,6 +4,7 @@ imports resolvelib) so that the engine and step modules it calls need not import
 
 from __future__ import annotations
 
+import functools
 from typing import Callable, Optional, Tuple
 
 from msgspec import Struct
@@ -67,6 +68,9 @@ class Candidate(Struct, frozen=True):
         return hash(self._key())
 
 
+# Called for every candidate against every need while the resolver backtracks (481,000 same_pypi
+# calls over the 85 fixtures), on a few hundred distinct version strings: cached.
+@functools.lru_cache(maxsize=8192)
 def same_ascend(a: Optional[str], b: Optional[str]) -> bool:
     va, vb = try_ascend(a), try_ascend(b)
     if va is None or vb is None:
@@ -74,6 +78,7 @@ def same_ascend(a: Optional[str], b: Optional[str]) -> bool:
     return release_rank(va, vb) >= 0 or release_rank(vb, va) >= 0
 
 
+@functools.lru_cache(maxsize=8192)
 def same_pypi(a: Optional[str], b: Optional[str]) -> bool:
     va, vb = try_pypi((a or "").lstrip("v")), try_pypi((b or "").lstrip("v"))
     if va is None or vb is None:
