@@ -17,6 +17,16 @@ from .report_schema import validate_report
 from .wheel_util import shared_wheel
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: one worker more than the CPUs this process may use. Part of the suite waits rather
+    than computes (fake serving endpoints answering at a set token rate, commands that must time out,
+    child processes), and the extra worker fills those waits. Whole suite on 2 CPUs, clean clone:
+    2 min 55 s to 3 min 7 s with two workers, 2 min 44 s with three."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return cpus + 1
+
+
 def _hypothesis_profile() -> None:
     """The fuzzers' budget (tests/fuzz/): ASCEND_DOCTOR_FUZZ=ci (default: deterministic, a few
     dozen examples each, the whole set well under a minute) or long (thousands, for a night).

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Callable, Dict, Hashable, List, Optional, Sequence, Tuple, TypeVar, cast
 
 from ascend_doctor.matrix import hdk, pytorch
 from ascend_doctor.matrix.chips import ChipIndex, ChipInfo
@@ -112,6 +112,9 @@ class Matrix:
         self._hdk_cann_rows: Dict[AscendVersion, List[HdkCannRow]] = {}
         self._lists_naming_cann: Dict[AscendVersion, List[HdkCannList]] = {}
         self._memo: Dict[Tuple[Any, ...], List[Any]] = {}
+        # Pairwise verdicts, asked again and again while the resolver backtracks (torch_npu vs CANN:
+        # 6,000 times for 84 checks of one test); verdicts are frozen records, shared safely.
+        self._verdicts: Dict[Tuple[Hashable, ...], Verdict] = {}
 
     # -- identity ---------------------------------------------------------------------------
     @property
@@ -159,6 +162,12 @@ class Matrix:
             found = self._memo[key] = rows()
         return list(found)
 
+    def _verdict(self, key: Tuple[Hashable, ...], compute: Callable[[], Verdict]) -> Verdict:
+        found = self._verdicts.get(key)
+        if found is None:
+            found = self._verdicts[key] = compute()
+        return found
+
     def lists_naming_cann(self, cann: AscendVersion) -> List[HdkCannList]:
         """The co-existence lists (``hdk_cann_lists``) that name ``cann``, in table order."""
         lists = self._lists_naming_cann.get(cann)
@@ -190,28 +199,36 @@ class Matrix:
                        cann_compatible: Sequence[str] = (), driver_innerversion: Optional[str] = None,
                        driver_compatible: Sequence[str] = (), product: Optional[str] = None,
                        chip: Optional[str] = None) -> Verdict:
-        return hdk.cann_vs_driver(self, cann, driver, cann_innerversion=cann_innerversion,
-                                  cann_compatible=cann_compatible, driver_innerversion=driver_innerversion,
-                                  driver_compatible=driver_compatible, product=product, chip=chip)
+        key = ("cann_vs_driver", cann, driver, cann_innerversion, tuple(cann_compatible), driver_innerversion,
+               tuple(driver_compatible), product, chip)
+        return self._verdict(key, lambda: hdk.cann_vs_driver(
+            self, cann, driver, cann_innerversion=cann_innerversion, cann_compatible=cann_compatible,
+            driver_innerversion=driver_innerversion, driver_compatible=driver_compatible, product=product,
+            chip=chip))
 
     def driver_vs_firmware(self, driver: str, firmware: str, *,
                            compatible_version_fw: Sequence[Tuple[str, str]] = (),
                            firmware_compatible_drv: Sequence[Tuple[str, str]] = ()) -> Verdict:
-        return hdk.driver_vs_firmware(self, driver, firmware, compatible_version_fw=compatible_version_fw,
-                                      firmware_compatible_drv=firmware_compatible_drv)
+        key = ("driver_vs_firmware", driver, firmware, tuple(compatible_version_fw), tuple(firmware_compatible_drv))
+        return self._verdict(key, lambda: hdk.driver_vs_firmware(
+            self, driver, firmware, compatible_version_fw=compatible_version_fw,
+            firmware_compatible_drv=firmware_compatible_drv))
 
     # -- queries: PyTorch -------------------------------------------------------------------
     def torch_npu_vs_torch(self, torch_npu: str, torch: str) -> Verdict:
-        return pytorch.torch_npu_vs_torch(self, torch_npu, torch)
+        return self._verdict(("torch_npu_vs_torch", torch_npu, torch),
+                             lambda: pytorch.torch_npu_vs_torch(self, torch_npu, torch))
 
     def torch_npu_vs_cann(self, torch_npu: str, cann: str) -> Verdict:
-        return pytorch.torch_npu_vs_cann(self, torch_npu, cann)
+        return self._verdict(("torch_npu_vs_cann", torch_npu, cann),
+                             lambda: pytorch.torch_npu_vs_cann(self, torch_npu, cann))
 
     def torch_vs_python(self, torch: str, python: str) -> Verdict:
-        return pytorch.torch_vs_python(self, torch, python)
+        return self._verdict(("torch_vs_python", torch, python), lambda: pytorch.torch_vs_python(self, torch, python))
 
     def torch_npu_vs_python(self, torch_npu: str, python: str) -> Verdict:
-        return pytorch.torch_npu_vs_python(self, torch_npu, python)
+        return self._verdict(("torch_npu_vs_python", torch_npu, python),
+                             lambda: pytorch.torch_npu_vs_python(self, torch_npu, python))
 
     # -- queries: engines -------------------------------------------------------------------
     def engine_vs_stack(self, engine: str, version: str, *, cann: Optional[str] = None,
