@@ -51,6 +51,9 @@ class Environment(Struct, frozen=True, kw_only=True):
     debug: bool = False  # $ASCEND_DOCTOR_DEBUG: an internal error shows its traceback
     no_color: bool = False  # $NO_COLOR (no-color.org): no colours in text on a terminal
 
+    def __repr__(self) -> str:
+        return _repr_without_key(self)
+
 
 def read_environment(environ: Optional[Mapping[str, str]] = None) -> Environment:
     """The run options of ``environ`` (default: this process's). An empty variable is an unset one."""
@@ -127,6 +130,17 @@ class ProbeOptions(Struct, frozen=True, kw_only=True):
     insecure: bool = False
     follow_redirects: bool = False
     progress: bool = True
+
+    def __repr__(self) -> str:
+        return _repr_without_key(self)
+
+
+def _repr_without_key(record: Struct) -> str:
+    """A record's repr with its API key shown as set or not, never its value: a record that holds a
+    key must not print it, in a debug traceback or a log line (docs/redaction.md)."""
+    shown = ", ".join(f"{name}={'<set>' if getattr(record, name) else None}" if name == "api_key"
+                      else f"{name}={getattr(record, name)!r}" for name in record.__struct_fields__)
+    return f"{type(record).__name__}({shown})"
 
 
 def split_prefixes(values: Tuple[str, ...]) -> Tuple[str, ...]:

@@ -67,6 +67,9 @@ def test_the_probe_key_comes_from_the_flag_else_the_environment() -> None:
                              ignore=(), fail_on="warn", api_key=None, environment=env, requests=2)
     assert record.api_key == "from-env" and record.requests == 2 and record.run.timeout_s == 5.0
     assert record.run.fail_on == "warn"
+    # the records that hold the key never show it (a debug traceback, a log line)
+    assert "from-env" not in repr(env) and "from-env" not in repr(record) and "api_key=<set>" in repr(record)
+    assert "api_key=None" in repr(O.Environment())
 
 
 def test_run_check_gives_the_report_the_command_prints() -> None:
